@@ -1,0 +1,16 @@
+//! SeaORM entities: one module per table, no behaviour beyond the mapping.
+
+pub mod api_token;
+pub mod asset;
+pub mod audit_event;
+pub mod comment;
+pub mod comment_edit;
+pub mod counter;
+pub mod group;
+pub mod project;
+pub mod setting;
+pub mod ticket;
+pub mod ticket_asset;
+pub mod user;
+pub mod user_group;
+pub mod web_session;

@@ -1,0 +1,36 @@
+//! A ticket: a request or incident raised by a requester.
+use sea_orm::entity::prelude::*;
+
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "tickets")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i32,
+    #[sea_orm(unique)]
+    pub number: i64,
+    #[sea_orm(unique)]
+    pub ticket_number: String,
+    pub title: String,
+    pub description: String,
+    pub status: String,
+    pub priority: String,
+    pub requester_id: i32,
+    pub assignee_id: Option<i32>,
+    pub assigned_group_id: Option<i32>,
+    pub project_id: Option<i32>,
+    pub due_date: Option<Date>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+    pub first_responded_at: Option<DateTimeUtc>,
+    pub resolved_at: Option<DateTimeUtc>,
+    pub closed_at: Option<DateTimeUtc>,
+    pub archived_at: Option<DateTimeUtc>,
+    pub archived_by_id: Option<i32>,
+}
+
+/// Relations are resolved by the service's batched loaders, not through SeaORM joins.
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

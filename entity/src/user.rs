@@ -1,0 +1,25 @@
+//! A person who signs in: requester, agent or administrator.
+use sea_orm::entity::prelude::*;
+
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "users")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i32,
+    #[sea_orm(unique)]
+    pub username: String,
+    pub full_name: String,
+    pub email: Option<String>,
+    pub password_hash: String,
+    pub is_staff: bool,
+    pub is_superuser: bool,
+    pub is_active: bool,
+    pub created_at: DateTimeUtc,
+}
+
+/// Relations are resolved by the service's batched loaders, not through SeaORM joins.
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

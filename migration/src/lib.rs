@@ -1,0 +1,32 @@
+//! Database migrations for deskgraph, in the order they apply. Each file owns one concern.
+
+pub use sea_orm_migration::prelude::*;
+
+mod helpers;
+mod m20261125_000001_create_users_and_groups;
+mod m20261125_000002_create_api_tokens;
+mod m20261125_000003_create_projects;
+mod m20261125_000004_create_tickets;
+mod m20261125_000005_create_comments;
+mod m20261125_000006_create_assets;
+mod m20261125_000007_create_audit_events;
+mod m20261125_000008_create_web_sessions;
+
+/// The ordered list of migrations the service applies on start.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261125_000001_create_users_and_groups::Migration),
+            Box::new(m20261125_000002_create_api_tokens::Migration),
+            Box::new(m20261125_000003_create_projects::Migration),
+            Box::new(m20261125_000004_create_tickets::Migration),
+            Box::new(m20261125_000005_create_comments::Migration),
+            Box::new(m20261125_000006_create_assets::Migration),
+            Box::new(m20261125_000007_create_audit_events::Migration),
+            Box::new(m20261125_000008_create_web_sessions::Migration),
+        ]
+    }
+}

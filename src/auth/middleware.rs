@@ -1,0 +1,91 @@
+//! Resolves the bearer token once per request and hands the result to handlers.
+use super::{authenticate_bearer, Actor};
+use crate::error::AppError;
+use crate::state::AppState;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+/// What the Authorization header said.
+#[derive(Clone, Debug)]
+pub enum Auth {
+    /// No Authorization header.
+    Anonymous,
+    /// A valid token.
+    Actor(Arc<Actor>),
+    /// A token was sent but is unknown, expired, revoked or malformed.
+    Invalid(String),
+}
+
+impl Auth {
+    /// The actor, if authenticated.
+    pub fn actor(&self) -> Option<Arc<Actor>> {
+        match self {
+            Auth::Actor(actor) => Some(actor.clone()),
+            _ => None,
+        }
+    }
+
+    /// The actor, or the 401 that explains why there is none.
+    pub fn require(&self) -> Result<Arc<Actor>, AppError> {
+        match self {
+            Auth::Actor(actor) => Ok(actor.clone()),
+            Auth::Anonymous => Err(AppError::Unauthenticated(
+                "authentication credentials were not provided".into(),
+            )),
+            Auth::Invalid(reason) => Err(AppError::Unauthenticated(reason.clone())),
+        }
+    }
+}
+
+/// The bearer token of a request: `None` without an Authorization header, `Err` when it is not `Bearer <token>`.
+pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ()>> {
+    let value = headers.get(header::AUTHORIZATION)?;
+    let parsed = value
+        .to_str()
+        .ok()
+        .and_then(|v| {
+            let (scheme, token) = v.trim().split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        })
+        .filter(|t| !t.is_empty())
+        .ok_or(());
+    Some(parsed)
+}
+
+/// Middleware: put an [`Auth`] into the request extensions.
+pub async fn resolve_auth(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let auth = match bearer_token(req.headers()) {
+        None => Auth::Anonymous,
+        Some(Err(())) => {
+            Auth::Invalid("malformed Authorization header: expected `Bearer <token>`".into())
+        }
+        Some(Ok(token)) => match authenticate_bearer(&state, token).await {
+            Ok(actor) => Auth::Actor(actor),
+            Err(AppError::Unauthenticated(reason)) => Auth::Invalid(reason),
+            Err(other) => return other.into_response(),
+        },
+    };
+    req.extensions_mut().insert(auth);
+    next.run(req).await
+}
+
+/// Extractor for handlers that require an authenticated actor (401 otherwise).
+pub struct CurrentActor(pub Arc<Actor>);
+
+impl<S: Send + Sync> FromRequestParts<S> for CurrentActor {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Auth>()
+            .cloned()
+            .unwrap_or(Auth::Anonymous)
+            .require()
+            .map(CurrentActor)
+    }
+}

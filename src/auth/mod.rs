@@ -1,0 +1,123 @@
+//! Who is calling: the actor, resolved once per request from a bearer token (API token or JWT)
+//! or a web session cookie.
+pub mod jwt;
+pub mod middleware;
+pub mod password;
+pub mod tokens;
+
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use chrono::Utc;
+use entity::{api_token, group, user, user_group};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use std::sync::Arc;
+
+/// Name of the group whose members are agents (team members).
+pub const AGENTS_GROUP: &str = "Agents";
+/// Name of the group whose members are administrators.
+pub const ADMINISTRATORS_GROUP: &str = "Administrators";
+
+/// An authenticated, active user with their groups.
+#[derive(Clone, Debug)]
+pub struct Actor {
+    /// The user record.
+    pub user: user::Model,
+    /// Groups the user belongs to.
+    pub groups: Vec<group::Model>,
+}
+
+impl Actor {
+    /// The user's id.
+    pub fn id(&self) -> i32 {
+        self.user.id
+    }
+
+    fn in_named_group(&self, name: &str) -> bool {
+        self.groups.iter().any(|g| g.name == name)
+    }
+
+    /// Team member: staff, superuser, or in Agents or Administrators.
+    pub fn is_team(&self) -> bool {
+        self.user.is_active
+            && (self.user.is_staff
+                || self.user.is_superuser
+                || self.in_named_group(AGENTS_GROUP)
+                || self.in_named_group(ADMINISTRATORS_GROUP))
+    }
+
+    /// Admin: superuser or in Administrators.
+    pub fn is_admin(&self) -> bool {
+        self.user.is_active && (self.user.is_superuser || self.in_named_group(ADMINISTRATORS_GROUP))
+    }
+
+    /// Staff or admin: may edit and delete anyone's comments.
+    pub fn is_staff_or_admin(&self) -> bool {
+        self.user.is_staff || self.is_admin()
+    }
+
+    /// Ids of the user's groups.
+    pub fn group_ids(&self) -> Vec<i32> {
+        self.groups.iter().map(|g| g.id).collect()
+    }
+
+    /// Whether the user belongs to the group `group_id` (false for `None`).
+    pub fn member_of(&self, group_id: Option<i32>) -> bool {
+        group_id.is_some_and(|gid| self.groups.iter().any(|g| g.id == gid))
+    }
+}
+
+/// Load an active user and their groups; `None` when missing or inactive.
+pub async fn load_actor(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Option<Actor>> {
+    let Some(user) = user::Entity::find_by_id(user_id).one(db).await? else {
+        return Ok(None);
+    };
+    if !user.is_active {
+        return Ok(None);
+    }
+    let group_ids: Vec<i32> = user_group::Entity::find()
+        .select_only()
+        .column(user_group::Column::GroupId)
+        .filter(user_group::Column::UserId.eq(user_id))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let groups = if group_ids.is_empty() {
+        Vec::new()
+    } else {
+        group::Entity::find()
+            .filter(group::Column::Id.is_in(group_ids))
+            .all(db)
+            .await?
+    };
+    Ok(Some(Actor { user, groups }))
+}
+
+/// Resolve a bearer token (API token or JWT) to its actor; any failure is 401.
+pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc<Actor>> {
+    let unauthenticated = |m: &str| AppError::Unauthenticated(m.to_string());
+    let user_id = if token.starts_with(tokens::API_TOKEN_PREFIX) {
+        let hash = tokens::hash_secret(token);
+        let record = api_token::Entity::find()
+            .filter(api_token::Column::TokenHash.eq(hash))
+            .one(&state.db.conn)
+            .await?
+            .ok_or_else(|| unauthenticated("invalid token"))?;
+        let now = Utc::now();
+        if record.revoked_at.is_some() {
+            return Err(unauthenticated("token revoked"));
+        }
+        if record.expires_at.is_some_and(|at| at <= now) {
+            return Err(unauthenticated("token expired"));
+        }
+        crate::service::tokens::touch(&state.db.conn, &record, now).await?;
+        record.user_id
+    } else if token.split('.').count() == 3 {
+        state.jwt.verify(token)?
+    } else {
+        return Err(unauthenticated("invalid token"));
+    };
+    load_actor(&state.db.conn, user_id)
+        .await?
+        .map(Arc::new)
+        .ok_or_else(|| unauthenticated("user inactive or deleted"))
+}

@@ -1,0 +1,246 @@
+//! Command line: serve, migrate, users, tokens and the demo.
+use crate::config::{Config, LogFormat};
+use crate::service::{tokens, users};
+use crate::state::AppState;
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
+use std::net::SocketAddr;
+
+/// deskgraph: IT service management over GraphQL and REST.
+#[derive(Debug, Parser)]
+#[command(name = "deskgraph", version, about)]
+pub struct Cli {
+    /// What to do (default: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Sub-commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply pending migrations, then serve HTTP.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: SocketAddr,
+    },
+    /// Apply pending migrations and exit.
+    Migrate,
+    /// Manage users.
+    User {
+        /// User action.
+        #[command(subcommand)]
+        action: UserCommand,
+    },
+    /// Manage API tokens.
+    Token {
+        /// Token action.
+        #[command(subcommand)]
+        action: TokenCommand,
+    },
+    /// Seed demo data on an empty database, print the ways in, then serve.
+    Demo {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: SocketAddr,
+    },
+}
+
+/// `deskgraph user …`
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create a user.
+    Create {
+        /// Login name.
+        username: String,
+        /// Password.
+        #[arg(long)]
+        password: String,
+        /// Display name.
+        #[arg(long)]
+        full_name: Option<String>,
+        /// Email address.
+        #[arg(long)]
+        email: Option<String>,
+        /// Staff flag.
+        #[arg(long)]
+        staff: bool,
+        /// Superuser flag.
+        #[arg(long)]
+        superuser: bool,
+        /// Group membership (repeatable; missing groups are created).
+        #[arg(long = "group")]
+        groups: Vec<String>,
+    },
+}
+
+/// `deskgraph token …`
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Issue a token; it is printed alone on the last line.
+    Create {
+        /// Owner's username.
+        username: String,
+        /// Token name.
+        #[arg(long, default_value = "cli")]
+        name: String,
+        /// Lifetime in days (none: never expires).
+        #[arg(long)]
+        expires_days: Option<i64>,
+    },
+    /// Revoke the user's active tokens with this name.
+    Revoke {
+        /// Owner's username.
+        username: String,
+        /// Token name.
+        name: String,
+    },
+}
+
+/// Run the parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = Config::from_env()?;
+    init_tracing(config.log_format);
+    let command = cli.command.unwrap_or(Command::Serve {
+        bind: default_bind(),
+    });
+    match command {
+        Command::Serve { bind } => {
+            let state = AppState::init(config).await?;
+            serve(state, bind).await
+        }
+        Command::Migrate => {
+            AppState::init(config).await?;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::User {
+            action:
+                UserCommand::Create {
+                    username,
+                    password,
+                    full_name,
+                    email,
+                    staff,
+                    superuser,
+                    groups,
+                },
+        } => {
+            let state = AppState::init(config).await?;
+            let input = users::NewUser {
+                username,
+                password,
+                full_name: full_name.unwrap_or_default(),
+                email,
+                is_staff: staff,
+                is_superuser: superuser,
+                groups,
+            };
+            let txn = state.db.begin_write().await?;
+            let user = users::create_user(&txn, input)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+            txn.commit().await?;
+            println!("created user {} (id {})", user.username, user.id);
+            Ok(())
+        }
+        Command::Token {
+            action:
+                TokenCommand::Create {
+                    username,
+                    name,
+                    expires_days,
+                },
+        } => {
+            let state = AppState::init(config).await?;
+            let user = find_user(&state, &username).await?;
+            let issued = tokens::create(&state.db, None, user.id, &name, expires_days)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+            println!(
+                "token {:?} for {} (shown once):",
+                issued.record.name, user.username
+            );
+            println!("{}", issued.secret);
+            Ok(())
+        }
+        Command::Token {
+            action: TokenCommand::Revoke { username, name },
+        } => {
+            let state = AppState::init(config).await?;
+            let user = find_user(&state, &username).await?;
+            let count = tokens::revoke_by_name(&state.db, user.id, &name)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+            if count == 0 {
+                bail!("{username} has no active token named {name:?}");
+            }
+            println!("revoked {count} token(s)");
+            Ok(())
+        }
+        Command::Demo { bind } => {
+            let state = AppState::init(config).await?;
+            crate::demo::seed_and_print(&state, bind).await?;
+            serve(state, bind).await
+        }
+    }
+}
+
+fn default_bind() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+
+async fn find_user(state: &AppState, username: &str) -> anyhow::Result<entity::user::Model> {
+    users::find_by_username(&state.db.conn, username)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?
+        .with_context(|| format!("no user named {username:?}"))
+}
+
+/// Serve HTTP until SIGINT or SIGTERM, then finish in-flight requests.
+pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
+    let app = crate::app::router(state);
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .with_context(|| format!("cannot listen on {bind}"))?;
+    tracing::info!("deskgraph listening on http://{}", listener.local_addr()?);
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await?;
+    tracing::info!("deskgraph stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+}
+
+fn init_tracing(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn,sea_orm=warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let _ = match format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}

@@ -1,0 +1,147 @@
+//! One typed configuration, read from the environment (and an optional `.env` file).
+use anyhow::{bail, Context};
+use std::collections::HashMap;
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Service configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `DATABASE_URL`: `sqlite://…` or `postgres://…`.
+    pub database_url: String,
+    /// `DESKGRAPH_JWT_SECRET`; when unset, one is generated and kept in the database.
+    pub jwt_secret: Option<String>,
+    /// `DESKGRAPH_JWT_TTL_SECONDS`: lifetime of issued access tokens (default 3600).
+    pub jwt_ttl_seconds: i64,
+    /// `DESKGRAPH_TICKET_PREFIX`: prefix of ticket numbers (default `TKT`).
+    pub ticket_prefix: String,
+    /// `DESKGRAPH_LOG_FORMAT`: `text` or `json`.
+    pub log_format: LogFormat,
+    /// `DESKGRAPH_DB_POOL_SIZE`: maximum database connections (default 10).
+    pub db_pool_size: u32,
+    /// `DESKGRAPH_SESSION_TTL_HOURS`: lifetime of web sessions (default 336, two weeks).
+    pub session_ttl_hours: i64,
+}
+
+/// Default SQLite database, created on first run.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://deskgraph.db?mode=rwc";
+
+impl Config {
+    /// Read from the process environment (after loading `.env` when present).
+    pub fn from_env() -> anyhow::Result<Self> {
+        let _ = dotenvy::dotenv();
+        Self::from_map(&std::env::vars().collect())
+    }
+
+    /// Read from a map of variables; a bad value is an error naming the variable.
+    pub fn from_map(vars: &HashMap<String, String>) -> anyhow::Result<Self> {
+        let get = |key: &str| {
+            vars.get(key)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let database_url = get("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_string());
+        if !(database_url.starts_with("sqlite:")
+            || database_url.starts_with("postgres://")
+            || database_url.starts_with("postgresql://"))
+        {
+            bail!("DATABASE_URL must start with sqlite:, postgres:// or postgresql:// (got {database_url:?})");
+        }
+        let jwt_secret = get("DESKGRAPH_JWT_SECRET");
+        if let Some(secret) = &jwt_secret {
+            if secret.len() < 16 {
+                bail!("DESKGRAPH_JWT_SECRET must be at least 16 characters long");
+            }
+        }
+        let ticket_prefix = get("DESKGRAPH_TICKET_PREFIX").unwrap_or_else(|| "TKT".to_string());
+        if ticket_prefix.len() > 10 || !ticket_prefix.chars().all(|c| c.is_ascii_alphanumeric()) {
+            bail!("DESKGRAPH_TICKET_PREFIX must be 1-10 ASCII letters or digits (got {ticket_prefix:?})");
+        }
+        let log_format = match get("DESKGRAPH_LOG_FORMAT").as_deref() {
+            None | Some("text") => LogFormat::Text,
+            Some("json") => LogFormat::Json,
+            Some(other) => bail!("DESKGRAPH_LOG_FORMAT must be `text` or `json` (got {other:?})"),
+        };
+        Ok(Config {
+            database_url,
+            jwt_secret,
+            jwt_ttl_seconds: number(&get, "DESKGRAPH_JWT_TTL_SECONDS", 3600, 1, 31 * 24 * 3600)?,
+            ticket_prefix,
+            log_format,
+            db_pool_size: number(&get, "DESKGRAPH_DB_POOL_SIZE", 10, 1, 1000)? as u32,
+            session_ttl_hours: number(&get, "DESKGRAPH_SESSION_TTL_HOURS", 336, 1, 24 * 365)?,
+        })
+    }
+
+    /// Configuration for tests: the given database, defaults elsewhere.
+    pub fn for_database(database_url: &str) -> Self {
+        Config {
+            database_url: database_url.to_string(),
+            jwt_secret: Some("test-secret-test-secret-test-secret".to_string()),
+            jwt_ttl_seconds: 3600,
+            ticket_prefix: "TKT".to_string(),
+            log_format: LogFormat::Text,
+            db_pool_size: 5,
+            session_ttl_hours: 336,
+        }
+    }
+}
+
+fn number(
+    get: &impl Fn(&str) -> Option<String>,
+    key: &str,
+    default: i64,
+    min: i64,
+    max: i64,
+) -> anyhow::Result<i64> {
+    match get(key) {
+        None => Ok(default),
+        Some(raw) => {
+            let value: i64 = raw
+                .parse()
+                .with_context(|| format!("{key} must be a whole number (got {raw:?})"))?;
+            if value < min || value > max {
+                bail!("{key} must be between {min} and {max} (got {value})");
+            }
+            Ok(value)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let mut vars = HashMap::new();
+        vars.insert("DESKGRAPH_LOG_FORMAT".to_string(), "xml".to_string());
+        let err = Config::from_map(&vars)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("DESKGRAPH_LOG_FORMAT"), "{err}");
+        let mut vars = HashMap::new();
+        vars.insert("DESKGRAPH_DB_POOL_SIZE".to_string(), "lots".to_string());
+        let err = Config::from_map(&vars)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("DESKGRAPH_DB_POOL_SIZE"), "{err}");
+    }
+
+    #[test]
+    fn defaults() -> anyhow::Result<()> {
+        let config = Config::from_map(&HashMap::new())?;
+        assert_eq!(config.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(config.ticket_prefix, "TKT");
+        Ok(())
+    }
+}

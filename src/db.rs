@@ -1,0 +1,85 @@
+//! Connecting to SQLite or PostgreSQL, migrating, write transactions and statement counting.
+use crate::error::AppResult;
+use migration::{Migrator, MigratorTrait};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
+    SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The database handle shared by the whole service.
+#[derive(Clone, Debug)]
+pub struct Db {
+    /// The connection pool.
+    pub conn: DatabaseConnection,
+    statements: Arc<AtomicU64>,
+}
+
+impl Db {
+    /// Connect to `url` with at most `pool_size` connections.
+    pub async fn connect(url: &str, pool_size: u32) -> anyhow::Result<Self> {
+        let mut options = ConnectOptions::new(url.to_string());
+        options
+            .max_connections(pool_size)
+            .min_connections(1)
+            .connect_timeout(Duration::from_secs(10))
+            .acquire_timeout(Duration::from_secs(30))
+            .sqlx_logging(false)
+            .map_sqlx_sqlite_opts(|opts| {
+                opts.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
+                    .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(30))
+                    .foreign_keys(true)
+            });
+        let mut conn = Database::connect(options).await?;
+        let statements = Arc::new(AtomicU64::new(0));
+        let counter = statements.clone();
+        conn.set_metric_callback(move |_info| {
+            counter.fetch_add(1, Ordering::Relaxed);
+        });
+        Ok(Db { conn, statements })
+    }
+
+    /// Apply every pending migration.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        Migrator::up(&self.conn, None).await?;
+        Ok(())
+    }
+
+    /// Whether every known migration has been applied.
+    pub async fn migrations_applied(&self) -> anyhow::Result<bool> {
+        Ok(Migrator::get_pending_migrations(&self.conn)
+            .await?
+            .is_empty())
+    }
+
+    /// Which engine this is.
+    pub fn backend(&self) -> DbBackend {
+        self.conn.get_database_backend()
+    }
+
+    /// Start a transaction that will write. On SQLite it takes the write lock up front
+    /// (`BEGIN IMMEDIATE`), so concurrent writers queue instead of failing with "database is locked".
+    pub async fn begin_write(&self) -> AppResult<DatabaseTransaction> {
+        let options = TransactionOptions {
+            sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+            ..Default::default()
+        };
+        Ok(self.conn.begin_with_options(options).await?)
+    }
+
+    /// Number of SQL statements run through this handle so far (for tests and benchmarks).
+    pub fn statement_count(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> bool {
+        self.conn
+            .query_one_raw(Statement::from_string(self.backend(), "SELECT 1"))
+            .await
+            .is_ok()
+    }
+}

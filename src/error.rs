@@ -1,0 +1,248 @@
+//! The one error type: every failure maps to a REST body `{error, code, details}` and a GraphQL
+//! `extensions.code`. Internal causes are logged by the caller's layer and never shown.
+use async_graphql::ErrorExtensions;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use sea_orm::{DbErr, SqlErr};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// Field name → messages, as in the REST body's `details`.
+pub type FieldErrors = BTreeMap<String, Vec<String>>;
+
+/// Result alias used throughout the service.
+pub type AppResult<T> = Result<T, AppError>;
+
+/// Everything a request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// No or invalid credentials.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// Authenticated, but not allowed.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The record does not exist or the caller may not know it exists.
+    #[error("{0}")]
+    NotFound(String),
+    /// Bad input, with per-field messages.
+    #[error("{message}")]
+    Validation {
+        /// Human summary.
+        message: String,
+        /// Field → messages.
+        fields: FieldErrors,
+    },
+    /// A status move the workflow refuses.
+    #[error("{message}")]
+    InvalidTransition {
+        /// Human summary.
+        message: String,
+        /// Statuses that would be allowed.
+        allowed: Vec<String>,
+    },
+    /// A unique constraint or concurrent change clash.
+    #[error("{message}")]
+    Conflict {
+        /// Human summary.
+        message: String,
+        /// Field → messages.
+        fields: FieldErrors,
+    },
+    /// The body is larger than allowed.
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// Over the rate limit; retry after this many seconds.
+    #[error("rate limit exceeded")]
+    RateLimited {
+        /// Seconds until the window resets.
+        retry_after: u64,
+    },
+    /// Anything else; the cause is logged, the client sees a generic message.
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl AppError {
+    /// A validation error on one field.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        let mut fields = FieldErrors::new();
+        fields.insert(field.to_string(), vec![message.clone()]);
+        AppError::Validation {
+            message: format!("{field}: {message}"),
+            fields,
+        }
+    }
+
+    /// A validation error without a specific field.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        AppError::Validation {
+            message: message.into(),
+            fields: FieldErrors::new(),
+        }
+    }
+
+    /// A not-found error naming the kind of record.
+    pub fn not_found(what: &str) -> Self {
+        AppError::NotFound(format!("{what} not found"))
+    }
+
+    /// A forbidden error.
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        AppError::Forbidden(message.into())
+    }
+
+    /// Wrap any internal failure.
+    pub fn internal(err: impl Into<anyhow::Error>) -> Self {
+        AppError::Internal(err.into())
+    }
+
+    /// HTTP status for REST and web responses.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::Validation { .. } | AppError::InvalidTransition { .. } => {
+                StatusCode::BAD_REQUEST
+            }
+            AppError::Conflict { .. } => StatusCode::CONFLICT,
+            AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// Stable snake_case code for REST bodies.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::Unauthenticated(_) => "unauthenticated",
+            AppError::Forbidden(_) => "forbidden",
+            AppError::NotFound(_) => "not_found",
+            AppError::Validation { .. } => "validation_error",
+            AppError::InvalidTransition { .. } => "invalid_transition",
+            AppError::Conflict { .. } => "conflict",
+            AppError::PayloadTooLarge(_) => "payload_too_large",
+            AppError::RateLimited { .. } => "rate_limited",
+            AppError::Internal(_) => "internal_error",
+        }
+    }
+
+    /// Stable UPPER_CASE code for GraphQL `extensions.code`.
+    pub fn graphql_code(&self) -> &'static str {
+        match self {
+            AppError::Unauthenticated(_) => "UNAUTHENTICATED",
+            AppError::Forbidden(_) => "FORBIDDEN",
+            AppError::NotFound(_) => "NOT_FOUND",
+            AppError::Validation { .. }
+            | AppError::Conflict { .. }
+            | AppError::PayloadTooLarge(_) => "BAD_USER_INPUT",
+            AppError::InvalidTransition { .. } => "INVALID_TRANSITION",
+            AppError::RateLimited { .. } => "RATE_LIMITED",
+            AppError::Internal(_) => "INTERNAL",
+        }
+    }
+
+    /// The message a client may see.
+    pub fn public_message(&self) -> String {
+        self.to_string()
+    }
+
+    /// The `details` object of the REST body.
+    pub fn details(&self) -> Value {
+        match self {
+            AppError::Validation { fields, .. } | AppError::Conflict { fields, .. } => {
+                fields_json(fields)
+            }
+            AppError::InvalidTransition { allowed, .. } => json!({ "allowed": allowed }),
+            AppError::RateLimited { retry_after } => json!({ "retry_after": retry_after }),
+            _ => Value::Object(Map::new()),
+        }
+    }
+
+    /// The REST error body.
+    pub fn body(&self) -> Value {
+        json!({ "error": self.public_message(), "code": self.code(), "details": self.details() })
+    }
+}
+
+fn fields_json(fields: &FieldErrors) -> Value {
+    Value::Object(fields.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
+}
+
+/// Carried in response extensions so one middleware layer logs internal causes.
+#[derive(Clone, Debug)]
+pub struct LoggedCause(pub String);
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status(), axum::Json(self.body())).into_response();
+        if let AppError::Internal(cause) = &self {
+            response
+                .extensions_mut()
+                .insert(LoggedCause(format!("{cause:#}")));
+        }
+        if let AppError::RateLimited { retry_after } = &self {
+            if let Ok(value) = retry_after.to_string().parse() {
+                response
+                    .headers_mut()
+                    .insert(axum::http::header::RETRY_AFTER, value);
+            }
+        }
+        response
+    }
+}
+
+impl From<DbErr> for AppError {
+    fn from(err: DbErr) -> Self {
+        AppError::Internal(err.into())
+    }
+}
+
+/// Turns unique-constraint violations into a field error, decided from the database, race-free.
+pub trait OnConstraint<T> {
+    /// Map a unique violation to a conflict on `field`.
+    fn on_unique(self, field: &str, message: &str) -> AppResult<T>;
+}
+
+impl<T> OnConstraint<T> for Result<T, DbErr> {
+    fn on_unique(self, field: &str, message: &str) -> AppResult<T> {
+        self.map_err(|err| match err.sql_err() {
+            Some(SqlErr::UniqueConstraintViolation(_)) => {
+                let mut fields = FieldErrors::new();
+                fields.insert(field.to_string(), vec![message.to_string()]);
+                AppError::Validation {
+                    message: format!("{field}: {message}"),
+                    fields,
+                }
+            }
+            _ => AppError::from(err),
+        })
+    }
+}
+
+impl From<AppError> for async_graphql::Error {
+    fn from(err: AppError) -> Self {
+        if let AppError::Internal(cause) = &err {
+            tracing::error!(error = %format!("{cause:#}"), "internal error in GraphQL resolver");
+        }
+        let mut gql = async_graphql::Error::new(err.public_message());
+        let code = err.graphql_code();
+        let details = err.details();
+        gql = gql.extend_with(|_, ext| {
+            ext.set("code", code);
+            if let AppError::Validation { fields, .. } | AppError::Conflict { fields, .. } = &err {
+                if let Ok(v) = async_graphql::Value::from_json(fields_json(fields)) {
+                    ext.set("fields", v);
+                }
+            }
+            if let AppError::InvalidTransition { .. } = &err {
+                if let Ok(v) = async_graphql::Value::from_json(details.clone()) {
+                    ext.set("details", v);
+                }
+            }
+        });
+        gql
+    }
+}

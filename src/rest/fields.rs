@@ -1,0 +1,68 @@
+//! Reading fields of a JSON object one by one, so each wrong type or value becomes a 400 that names
+//! the field, and `null` can be told apart from absence.
+use crate::error::{AppError, AppResult};
+use chrono::NaiveDate;
+use serde_json::{Map, Value};
+
+/// Accessors over a request's JSON object.
+pub struct Fields<'a>(pub &'a Map<String, Value>);
+
+impl Fields<'_> {
+    /// Whether `key` is present (even as null).
+    pub fn has(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+
+    /// An optional string (absent or null → None).
+    pub fn string(&self, key: &str) -> AppResult<Option<String>> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(AppError::field(key, "must be a string")),
+        }
+    }
+
+    /// A string that may not be null when present.
+    pub fn string_not_null(&self, key: &str) -> AppResult<Option<String>> {
+        match self.0.get(key) {
+            None => Ok(None),
+            Some(Value::Null) => Err(AppError::field(key, "may not be null")),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(AppError::field(key, "must be a string")),
+        }
+    }
+
+    /// An id: absent → None, null → Some(None), integer → Some(Some(id)).
+    pub fn nullable_id(&self, key: &str) -> AppResult<Option<Option<i32>>> {
+        match self.0.get(key) {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(v) => Ok(Some(Some(id_value(key, v)?))),
+        }
+    }
+
+    /// A date `YYYY-MM-DD`: absent → None, null → Some(None).
+    pub fn nullable_date(&self, key: &str) -> AppResult<Option<Option<NaiveDate>>> {
+        match self.0.get(key) {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(Value::String(s)) => NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
+                .map(|d| Some(Some(d)))
+                .map_err(|_| AppError::field(key, "must be a date formatted YYYY-MM-DD")),
+            Some(_) => Err(AppError::field(key, "must be a date formatted YYYY-MM-DD")),
+        }
+    }
+}
+
+/// Parse an id from a JSON number or a numeric string.
+pub fn id_value(key: &str, value: &Value) -> AppResult<i32> {
+    let parsed = match value {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    parsed
+        .filter(|n| *n > 0 && *n <= i64::from(i32::MAX))
+        .map(|n| n as i32)
+        .ok_or_else(|| AppError::field(key, "must be a positive integer id"))
+}

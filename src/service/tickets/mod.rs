@@ -1,0 +1,225 @@
+//! Tickets: reading (one, lists with filters and counts) here; changes in `write`; permissions in `rules`.
+pub mod rules;
+pub mod write;
+
+pub use write::{archive, change_status, create, restore, update, NewTicket, TicketPatch};
+
+use crate::auth::Actor;
+use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus};
+use crate::error::{AppError, AppResult};
+use crate::service::PageRequest;
+use entity::ticket;
+use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, Order, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Select,
+};
+
+/// Which assignee a list is restricted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssigneeFilter {
+    /// Assigned to the caller.
+    Me,
+    /// Assigned to anyone.
+    Any,
+    /// Unassigned.
+    Nobody,
+    /// Assigned to this user id.
+    User(i32),
+}
+
+/// Filters for ticket lists; every field narrows the result.
+#[derive(Debug, Clone, Default)]
+pub struct TicketFilter {
+    /// Text in title or description, or a ticket number in any spelling.
+    pub query: Option<String>,
+    /// Any of these statuses.
+    pub statuses: Vec<TicketStatus>,
+    /// Any of these priorities.
+    pub priorities: Vec<Priority>,
+    /// Status category.
+    pub status_category: Option<StatusCategory>,
+    /// Assignee restriction.
+    pub assignee: Option<AssigneeFilter>,
+    /// Requester id.
+    pub requester_id: Option<i32>,
+    /// Project id.
+    pub project_id: Option<i32>,
+}
+
+/// Sort key of ticket lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TicketSort {
+    /// Creation time (default).
+    #[default]
+    CreatedAt,
+    /// Last change.
+    UpdatedAt,
+    /// Due date.
+    DueDate,
+    /// Ticket number.
+    Number,
+}
+
+/// Ordering of ticket lists; ties break on id in the same direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TicketOrder {
+    /// Key.
+    pub sort: TicketSort,
+    /// Descending when true.
+    pub descending: bool,
+}
+
+impl Default for TicketOrder {
+    fn default() -> Self {
+        TicketOrder {
+            sort: TicketSort::CreatedAt,
+            descending: true,
+        }
+    }
+}
+
+/// A ticket the actor may see and that is not archived (404 otherwise).
+pub async fn get(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
+    let found = ticket::Entity::find_by_id(id).one(db).await?;
+    match found {
+        Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok(t),
+        _ => Err(AppError::not_found("ticket")),
+    }
+}
+
+/// Look a ticket up by its number in any spelling (`TKT-042`, `tkt-42`, `42`).
+pub async fn get_by_number(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    number: &str,
+    prefix: &str,
+) -> AppResult<ticket::Model> {
+    let n = parse_ticket_number(number, prefix).ok_or_else(|| AppError::not_found("ticket"))?;
+    let found = ticket::Entity::find()
+        .filter(ticket::Column::Number.eq(n))
+        .one(db)
+        .await?;
+    match found {
+        Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok(t),
+        _ => Err(AppError::not_found("ticket")),
+    }
+}
+
+/// Like [`get`], but also returns archived tickets to team members (for restore).
+pub async fn get_including_archived(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    id: i32,
+) -> AppResult<ticket::Model> {
+    let found = ticket::Entity::find_by_id(id).one(db).await?;
+    match found {
+        Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok(t),
+        Some(t) if t.archived_at.is_some() && rules::can_archive(actor) => Ok(t),
+        _ => Err(AppError::not_found("ticket")),
+    }
+}
+
+/// The visible, non-archived tickets matching `filter`, as a query to page through.
+pub fn visible_query(actor: &Actor, filter: &TicketFilter, prefix: &str) -> Select<ticket::Entity> {
+    let mut select = ticket::Entity::find()
+        .filter(ticket::Column::ArchivedAt.is_null())
+        .filter(rules::visible_to(actor));
+    if let Some(q) = filter
+        .query
+        .as_deref()
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+    {
+        select = select.filter(text_condition(q, prefix));
+    }
+    if !filter.statuses.is_empty() {
+        select =
+            select.filter(ticket::Column::Status.is_in(filter.statuses.iter().map(|s| s.as_str())));
+    }
+    if let Some(category) = filter.status_category {
+        let statuses = TicketStatus::ALL
+            .iter()
+            .filter(|s| s.category() == category)
+            .map(|s| s.as_str());
+        select = select.filter(ticket::Column::Status.is_in(statuses));
+    }
+    if !filter.priorities.is_empty() {
+        select = select
+            .filter(ticket::Column::Priority.is_in(filter.priorities.iter().map(|p| p.as_str())));
+    }
+    select = match filter.assignee {
+        None => select,
+        Some(AssigneeFilter::Me) => select.filter(ticket::Column::AssigneeId.eq(actor.id())),
+        Some(AssigneeFilter::Any) => select.filter(ticket::Column::AssigneeId.is_not_null()),
+        Some(AssigneeFilter::Nobody) => select.filter(ticket::Column::AssigneeId.is_null()),
+        Some(AssigneeFilter::User(id)) => select.filter(ticket::Column::AssigneeId.eq(id)),
+    };
+    if let Some(id) = filter.requester_id {
+        select = select.filter(ticket::Column::RequesterId.eq(id));
+    }
+    if let Some(id) = filter.project_id {
+        select = select.filter(ticket::Column::ProjectId.eq(id));
+    }
+    select
+}
+
+fn text_condition(q: &str, prefix: &str) -> Condition {
+    let escaped = q
+        .to_lowercase()
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    let pattern = format!("%{escaped}%");
+    let like = |col: ticket::Column| {
+        Expr::expr(Func::lower(Expr::col(col))).like(LikeExpr::new(pattern.clone()).escape('\\'))
+    };
+    let mut any = Condition::any()
+        .add(like(ticket::Column::Title))
+        .add(like(ticket::Column::Description));
+    if let Some(number) = parse_ticket_number(q, prefix) {
+        any = any.add(ticket::Column::Number.eq(number));
+    }
+    any
+}
+
+/// Apply an ordering to a ticket query.
+pub fn ordered(select: Select<ticket::Entity>, order: TicketOrder) -> Select<ticket::Entity> {
+    let direction = if order.descending {
+        Order::Desc
+    } else {
+        Order::Asc
+    };
+    let column = match order.sort {
+        TicketSort::CreatedAt => ticket::Column::CreatedAt,
+        TicketSort::UpdatedAt => ticket::Column::UpdatedAt,
+        TicketSort::DueDate => ticket::Column::DueDate,
+        TicketSort::Number => ticket::Column::Number,
+    };
+    select
+        .order_by(column, direction.clone())
+        .order_by(ticket::Column::Id, direction)
+}
+
+/// One page of visible tickets, with the total when asked for.
+pub async fn list(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: &TicketFilter,
+    order: TicketOrder,
+    page: PageRequest,
+    prefix: &str,
+) -> AppResult<(Vec<ticket::Model>, Option<u64>)> {
+    let query = visible_query(actor, filter, prefix);
+    let total = if page.with_total {
+        Some(query.clone().count(db).await?)
+    } else {
+        None
+    };
+    let items = ordered(query, order)
+        .offset(page.offset)
+        .limit(page.limit)
+        .all(db)
+        .await?;
+    Ok((items, total))
+}

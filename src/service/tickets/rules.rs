@@ -1,0 +1,58 @@
+//! Who may see and change a ticket, and which status moves the workflow allows them.
+use crate::auth::Actor;
+use crate::domain::TicketStatus;
+use entity::ticket;
+use sea_orm::{ColumnTrait, Condition};
+
+/// Restricts a ticket query to what the actor may see (everything, for the team).
+pub fn visible_to(actor: &Actor) -> Condition {
+    if actor.is_team() {
+        return Condition::all();
+    }
+    let mut any = Condition::any()
+        .add(ticket::Column::RequesterId.eq(actor.id()))
+        .add(ticket::Column::AssigneeId.eq(actor.id()));
+    let groups = actor.group_ids();
+    if !groups.is_empty() {
+        any = any.add(ticket::Column::AssignedGroupId.is_in(groups));
+    }
+    any
+}
+
+/// Whether the actor may see the ticket at all.
+pub fn can_see(actor: &Actor, t: &ticket::Model) -> bool {
+    actor.is_team() || t.requester_id == actor.id() || is_worker(actor, t)
+}
+
+/// The assignee or a member of the assigned group.
+pub fn is_worker(actor: &Actor, t: &ticket::Model) -> bool {
+    t.assignee_id == Some(actor.id()) || actor.member_of(t.assigned_group_id)
+}
+
+/// Team members, the assignee and the assigned group may change every field, status included.
+pub fn can_update_all(actor: &Actor, t: &ticket::Model) -> bool {
+    actor.is_team() || is_worker(actor, t)
+}
+
+/// Whether the actor may change anything at all (a requester may change some fields of their own ticket).
+pub fn can_update(actor: &Actor, t: &ticket::Model) -> bool {
+    can_update_all(actor, t) || t.requester_id == actor.id()
+}
+
+/// Fields a requester may change on their own ticket.
+pub const REQUESTER_FIELDS: &[&str] = &["title", "description", "priority"];
+
+/// Only team members archive and restore tickets.
+pub fn can_archive(actor: &Actor) -> bool {
+    actor.is_team()
+}
+
+/// Statuses the actor may move the ticket to now (empty when they may not change status).
+pub fn allowed_transitions(actor: &Actor, t: &ticket::Model) -> Vec<TicketStatus> {
+    if !can_update_all(actor, t) {
+        return Vec::new();
+    }
+    TicketStatus::from_db(&t.status)
+        .map(|s| s.allowed_next().to_vec())
+        .unwrap_or_default()
+}

@@ -1,0 +1,144 @@
+//! API tokens: issue (shown once), list, revoke, and record use.
+use crate::auth::tokens::{hash_secret, new_secret, API_TOKEN_PREFIX};
+use crate::auth::Actor;
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::service::audit;
+use chrono::{DateTime, Utc};
+use entity::api_token;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+};
+use serde_json::json;
+
+/// A freshly issued token: the secret is available only here.
+#[derive(Debug)]
+pub struct IssuedToken {
+    /// The stored record.
+    pub record: api_token::Model,
+    /// The secret to hand to the user once.
+    pub secret: String,
+}
+
+/// Issue a token for `user_id`. `actor_id` is who asked (None for the CLI).
+pub async fn create(
+    db: &Db,
+    actor_id: Option<i32>,
+    user_id: i32,
+    name: &str,
+    expires_in_days: Option<i64>,
+) -> AppResult<IssuedToken> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(AppError::field("name", "must be 1-100 characters"));
+    }
+    if let Some(days) = expires_in_days {
+        if !(1..=3650).contains(&days) {
+            return Err(AppError::field(
+                "expiresInDays",
+                "must be between 1 and 3650",
+            ));
+        }
+    }
+    let now = Utc::now();
+    let secret = new_secret(API_TOKEN_PREFIX);
+    let txn = db.begin_write().await?;
+    let record = api_token::ActiveModel {
+        user_id: Set(user_id),
+        name: Set(name.to_string()),
+        token_hash: Set(hash_secret(&secret)),
+        created_at: Set(now),
+        expires_at: Set(expires_in_days.map(|d| now + chrono::Duration::days(d))),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(actor_id, "api_token", record.id, "create")
+            .changes(json!({"name": [null, name]})),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(IssuedToken { record, secret })
+}
+
+/// The user's tokens, newest first (secrets are never returned).
+pub async fn list_for(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+) -> AppResult<Vec<api_token::Model>> {
+    Ok(api_token::Entity::find()
+        .filter(api_token::Column::UserId.eq(actor.id()))
+        .order_by_desc(api_token::Column::CreatedAt)
+        .all(db)
+        .await?)
+}
+
+/// Revoke one token of the actor's by id (404 for someone else's).
+pub async fn revoke(db: &Db, actor: &Actor, token_id: i32) -> AppResult<api_token::Model> {
+    let txn = db.begin_write().await?;
+    let record = api_token::Entity::find_by_id(token_id)
+        .one(&txn)
+        .await?
+        .filter(|t| t.user_id == actor.id())
+        .ok_or_else(|| AppError::not_found("API token"))?;
+    let updated = revoke_record(&txn, Some(actor.id()), record).await?;
+    txn.commit().await?;
+    Ok(updated)
+}
+
+/// Revoke every active token named `name` of `user_id`; returns how many were revoked.
+pub async fn revoke_by_name(db: &Db, user_id: i32, name: &str) -> AppResult<usize> {
+    let txn = db.begin_write().await?;
+    let records = api_token::Entity::find()
+        .filter(api_token::Column::UserId.eq(user_id))
+        .filter(api_token::Column::Name.eq(name))
+        .filter(api_token::Column::RevokedAt.is_null())
+        .all(&txn)
+        .await?;
+    let count = records.len();
+    for record in records {
+        revoke_record(&txn, None, record).await?;
+    }
+    txn.commit().await?;
+    Ok(count)
+}
+
+async fn revoke_record(
+    txn: &impl ConnectionTrait,
+    actor_id: Option<i32>,
+    record: api_token::Model,
+) -> AppResult<api_token::Model> {
+    if record.revoked_at.is_some() {
+        return Ok(record);
+    }
+    let id = record.id;
+    let mut active: api_token::ActiveModel = record.into();
+    active.revoked_at = Set(Some(Utc::now()));
+    let updated = active.update(txn).await?;
+    audit::record(txn, audit::Entry::new(actor_id, "api_token", id, "revoke")).await?;
+    Ok(updated)
+}
+
+/// Record use of a token, at most once a minute so reads stay reads.
+pub async fn touch(
+    db: &impl ConnectionTrait,
+    record: &api_token::Model,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    let stale = record
+        .last_used_at
+        .is_none_or(|at| now - at > chrono::Duration::seconds(60));
+    if stale {
+        api_token::Entity::update_many()
+            .col_expr(
+                api_token::Column::LastUsedAt,
+                sea_orm::sea_query::Expr::value(now),
+            )
+            .filter(api_token::Column::Id.eq(record.id))
+            .exec(db)
+            .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! Users and groups: creation (CLI and demo), lookup and the team's user directory.
+use crate::auth::password::hash_password;
+use crate::auth::Actor;
+use crate::error::{AppError, AppResult, OnConstraint};
+use chrono::Utc;
+use entity::{group, user, user_group};
+use sea_orm::sea_query::{Expr, ExprTrait, Func};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
+};
+
+/// Fields for a new user.
+#[derive(Debug, Clone, Default)]
+pub struct NewUser {
+    /// Unique login name, 1-150 characters.
+    pub username: String,
+    /// Password in clear (hashed before storage).
+    pub password: String,
+    /// Display name.
+    pub full_name: String,
+    /// Optional email.
+    pub email: Option<String>,
+    /// Staff flag.
+    pub is_staff: bool,
+    /// Superuser flag.
+    pub is_superuser: bool,
+    /// Group names; missing groups are created.
+    pub groups: Vec<String>,
+}
+
+/// Create a user and their group memberships.
+pub async fn create_user(db: &impl ConnectionTrait, input: NewUser) -> AppResult<user::Model> {
+    let username = input.username.trim().to_string();
+    if username.is_empty() || username.chars().count() > 150 {
+        return Err(AppError::field("username", "must be 1-150 characters"));
+    }
+    if input.password.is_empty() {
+        return Err(AppError::field("password", "must not be empty"));
+    }
+    let password = input.password.clone();
+    let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
+        .await
+        .map_err(AppError::internal)??;
+    let created = user::ActiveModel {
+        username: Set(username.clone()),
+        full_name: Set(input.full_name.trim().to_string()),
+        email: Set(input
+            .email
+            .map(|e| e.trim().to_string())
+            .filter(|e| !e.is_empty())),
+        password_hash: Set(password_hash),
+        is_staff: Set(input.is_staff),
+        is_superuser: Set(input.is_superuser),
+        is_active: Set(true),
+        created_at: Set(Utc::now()),
+        ..Default::default()
+    }
+    .insert(db)
+    .await
+    .on_unique("username", "a user with that username already exists")?;
+    for name in input.groups {
+        let group = ensure_group(db, &name).await?;
+        user_group::ActiveModel {
+            user_id: Set(created.id),
+            group_id: Set(group.id),
+        }
+        .insert(db)
+        .await?;
+    }
+    Ok(created)
+}
+
+/// Find a group by name, creating it if missing.
+pub async fn ensure_group(db: &impl ConnectionTrait, name: &str) -> AppResult<group::Model> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 150 {
+        return Err(AppError::field("group", "must be 1-150 characters"));
+    }
+    if let Some(existing) = group::Entity::find()
+        .filter(group::Column::Name.eq(name))
+        .one(db)
+        .await?
+    {
+        return Ok(existing);
+    }
+    Ok(group::ActiveModel {
+        name: Set(name.to_string()),
+        ..Default::default()
+    }
+    .insert(db)
+    .await?)
+}
+
+/// Find an active or inactive user by username.
+pub async fn find_by_username(
+    db: &impl ConnectionTrait,
+    username: &str,
+) -> AppResult<Option<user::Model>> {
+    Ok(user::Entity::find()
+        .filter(user::Column::Username.eq(username))
+        .one(db)
+        .await?)
+}
+
+/// The user directory, for team members only: users whose username or name contains `query`.
+pub async fn search(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    query: Option<&str>,
+    offset: u64,
+    limit: u64,
+) -> AppResult<(Vec<user::Model>, u64)> {
+    if !actor.is_team() {
+        return Err(AppError::forbidden("only team members may list users"));
+    }
+    let mut select = user::Entity::find().filter(user::Column::IsActive.eq(true));
+    if let Some(q) = query.map(str::trim).filter(|q| !q.is_empty()) {
+        let pattern = format!("%{}%", q.to_lowercase());
+        let lower = |col: user::Column| Expr::expr(Func::lower(Expr::col(col)));
+        select = select.filter(
+            Condition::any()
+                .add(lower(user::Column::Username).like(pattern.clone()))
+                .add(lower(user::Column::FullName).like(pattern)),
+        );
+    }
+    let total = select.clone().count(db).await?;
+    let users = select
+        .order_by_asc(user::Column::Username)
+        .offset(offset)
+        .limit(limit)
+        .all(db)
+        .await?;
+    Ok((users, total))
+}
+
+/// Every group, by name.
+pub async fn list_groups(db: &impl ConnectionTrait) -> AppResult<Vec<group::Model>> {
+    Ok(group::Entity::find()
+        .order_by_asc(group::Column::Name)
+        .all(db)
+        .await?)
+}
+
+/// Whether a user with this id exists and is active.
+pub async fn active_user_exists(db: &impl ConnectionTrait, id: i32) -> AppResult<bool> {
+    Ok(user::Entity::find_by_id(id)
+        .filter(user::Column::IsActive.eq(true))
+        .count(db)
+        .await?
+        > 0)
+}
+
+/// Ids of the groups `user_id` belongs to.
+pub async fn group_ids_of(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Vec<i32>> {
+    Ok(user_group::Entity::find()
+        .select_only()
+        .column(user_group::Column::GroupId)
+        .filter(user_group::Column::UserId.eq(user_id))
+        .into_tuple()
+        .all(db)
+        .await?)
+}

@@ -1,0 +1,72 @@
+//! Shared state built once at start-up: database, configuration and signing keys.
+use crate::auth::jwt::JwtKeys;
+use crate::auth::tokens::new_secret;
+use crate::config::Config;
+use crate::db::Db;
+use entity::setting;
+use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+use std::sync::Arc;
+
+/// Everything a request handler needs; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// Database handle.
+    pub db: Db,
+    /// Configuration.
+    pub config: Arc<Config>,
+    /// JWT keys.
+    pub jwt: JwtKeys,
+}
+
+const JWT_SECRET_KEY: &str = "jwt_secret";
+
+impl AppState {
+    /// Connect, migrate, and load or create the JWT secret.
+    pub async fn init(config: Config) -> anyhow::Result<Self> {
+        let db = Db::connect(&config.database_url, config.db_pool_size).await?;
+        db.migrate().await?;
+        Self::from_db(db, config).await
+    }
+
+    /// Build the state over an already migrated database.
+    pub async fn from_db(db: Db, config: Config) -> anyhow::Result<Self> {
+        let secret = match &config.jwt_secret {
+            Some(secret) => secret.clone(),
+            None => stored_jwt_secret(&db).await?,
+        };
+        let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
+        Ok(AppState {
+            db,
+            config: Arc::new(config),
+            jwt,
+        })
+    }
+}
+
+/// The generated secret kept in the database, so restarts keep issued tokens valid.
+async fn stored_jwt_secret(db: &Db) -> anyhow::Result<String> {
+    if let Some(found) = setting::Entity::find_by_id(JWT_SECRET_KEY.to_string())
+        .one(&db.conn)
+        .await?
+    {
+        return Ok(found.value);
+    }
+    let secret = new_secret("");
+    let inserted = setting::ActiveModel {
+        key: Set(JWT_SECRET_KEY.to_string()),
+        value: Set(secret.clone()),
+    }
+    .insert(&db.conn)
+    .await;
+    if inserted.is_err() {
+        // Another instance won the race: use its secret.
+        if let Some(found) = setting::Entity::find_by_id(JWT_SECRET_KEY.to_string())
+            .one(&db.conn)
+            .await?
+        {
+            return Ok(found.value);
+        }
+    }
+    inserted?;
+    Ok(secret)
+}

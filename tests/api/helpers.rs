@@ -1,0 +1,280 @@
+//! The test app: a router over a fresh database per test, users of every role, and request helpers.
+#![allow(dead_code)]
+use axum::body::Body;
+use axum::http::{header, HeaderMap, Method, Request, StatusCode};
+use axum::Router;
+use deskgraph::config::Config;
+use deskgraph::db::Db;
+use deskgraph::service::{tokens, users};
+use deskgraph::state::AppState;
+use http_body_util::BodyExt;
+use sea_orm::{ConnectionTrait, Database, Statement};
+use serde_json::Value;
+use tower::ServiceExt;
+
+/// Runs an async test body `fn(TestApp)` on SQLite, and on PostgreSQL when configured.
+#[macro_export]
+macro_rules! db_test {
+    ($name:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = $crate::helpers::TestApp::sqlite().await;
+                super::$name(&app).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some(app) = $crate::helpers::TestApp::postgres().await else {
+                    eprintln!("DESKGRAPH_TEST_POSTGRES_URL unset: PostgreSQL run skipped");
+                    return;
+                };
+                super::$name(&app).await;
+                app.cleanup().await;
+            }
+        }
+    };
+}
+
+/// A user of the test world with an API token.
+#[derive(Clone, Debug)]
+pub struct TestUser {
+    /// User id.
+    pub id: i32,
+    /// Username.
+    pub username: String,
+    /// A valid API token.
+    pub token: String,
+}
+
+/// The application under test.
+pub struct TestApp {
+    /// Shared state (database, config).
+    pub state: AppState,
+    /// The router, driven in-process.
+    pub router: Router,
+    _dir: Option<tempfile::TempDir>,
+    pg: Option<(String, String)>,
+}
+
+/// A response, with its body parsed as JSON when it is JSON.
+#[derive(Debug)]
+pub struct TestResponse {
+    /// Status code.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: HeaderMap,
+    /// Body as text.
+    pub text: String,
+    /// Body as JSON (Null when empty or not JSON).
+    pub json: Value,
+}
+
+impl TestApp {
+    /// A fresh SQLite database in a temporary directory.
+    pub async fn sqlite() -> TestApp {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+        let mut app = TestApp::with_url(&url).await;
+        app._dir = Some(dir);
+        app
+    }
+
+    /// A fresh PostgreSQL database, when `DESKGRAPH_TEST_POSTGRES_URL` is set.
+    pub async fn postgres() -> Option<TestApp> {
+        let base = std::env::var("DESKGRAPH_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|s| !s.is_empty())?;
+        let base = base.trim_end_matches('/').to_string();
+        let name = format!("dg_test_{}", rand::random::<u64>());
+        let admin = Database::connect(format!("{base}/postgres")).await.unwrap();
+        admin
+            .execute_raw(Statement::from_string(
+                admin.get_database_backend(),
+                format!("CREATE DATABASE {name}"),
+            ))
+            .await
+            .unwrap();
+        admin.close().await.ok();
+        let mut app = TestApp::with_url(&format!("{base}/{name}")).await;
+        app.pg = Some((base, name));
+        Some(app)
+    }
+
+    async fn with_url(url: &str) -> TestApp {
+        let config = Config::for_database(url);
+        let db = Db::connect(url, config.db_pool_size).await.unwrap();
+        db.migrate().await.unwrap();
+        let state = AppState::from_db(db, config).await.unwrap();
+        let router = deskgraph::app::router(state.clone());
+        TestApp {
+            state,
+            router,
+            _dir: None,
+            pg: None,
+        }
+    }
+
+    /// Drop the PostgreSQL database of this test.
+    pub async fn cleanup(&self) {
+        if let Some((base, name)) = &self.pg {
+            self.state.db.conn.clone().close().await.ok();
+            if let Ok(admin) = Database::connect(format!("{base}/postgres")).await {
+                let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                admin
+                    .execute_raw(Statement::from_string(admin.get_database_backend(), sql))
+                    .await
+                    .ok();
+                admin.close().await.ok();
+            }
+        }
+    }
+
+    /// Whether this run is on PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        self.pg.is_some()
+    }
+
+    /// Create a user with `groups` (and flags) and an API token.
+    pub async fn user_with(
+        &self,
+        username: &str,
+        groups: &[&str],
+        staff: bool,
+        superuser: bool,
+    ) -> TestUser {
+        let user = users::create_user(
+            &self.state.db.conn,
+            users::NewUser {
+                username: username.to_string(),
+                password: format!("{username}-password"),
+                full_name: format!("{} Example", capitalise(username)),
+                email: Some(format!("{username}@example.com")),
+                is_staff: staff,
+                is_superuser: superuser,
+                groups: groups.iter().map(|g| g.to_string()).collect(),
+            },
+        )
+        .await
+        .unwrap();
+        let issued = tokens::create(&self.state.db, None, user.id, "test", None)
+            .await
+            .unwrap();
+        TestUser {
+            id: user.id,
+            username: user.username,
+            token: issued.secret,
+        }
+    }
+
+    /// A plain user (a requester).
+    pub async fn user(&self, username: &str) -> TestUser {
+        self.user_with(username, &[], false, false).await
+    }
+
+    /// A member of the Agents group (a team member).
+    pub async fn agent(&self, username: &str) -> TestUser {
+        self.user_with(username, &["Agents"], false, false).await
+    }
+
+    /// A member of the Administrators group.
+    pub async fn admin(&self, username: &str) -> TestUser {
+        self.user_with(username, &["Administrators"], false, false)
+            .await
+    }
+
+    /// Send a request with an optional bearer token and JSON body.
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        if let Some(token) = token {
+            builder = builder.header(header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let body = match body {
+            Some(json) => {
+                builder = builder.header(header::CONTENT_TYPE, "application/json");
+                Body::from(json.to_string())
+            }
+            None => Body::empty(),
+        };
+        self.send(builder.body(body).unwrap()).await
+    }
+
+    /// Send a raw request.
+    pub async fn send(&self, request: Request<Body>) -> TestResponse {
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+        TestResponse {
+            status,
+            headers,
+            text,
+            json,
+        }
+    }
+
+    /// GET as `token`.
+    pub async fn get(&self, path: &str, token: Option<&str>) -> TestResponse {
+        self.request(Method::GET, path, token, None).await
+    }
+
+    /// POST JSON as `token`.
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> TestResponse {
+        self.request(Method::POST, path, token, Some(body)).await
+    }
+
+    /// PATCH JSON as `token`.
+    pub async fn patch(&self, path: &str, token: Option<&str>, body: Value) -> TestResponse {
+        self.request(Method::PATCH, path, token, Some(body)).await
+    }
+
+    /// DELETE as `token`.
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> TestResponse {
+        self.request(Method::DELETE, path, token, None).await
+    }
+
+    /// Run a GraphQL operation as `token`; returns the whole response body.
+    pub async fn graphql(&self, token: Option<&str>, query: &str, variables: Value) -> Value {
+        let body = serde_json::json!({ "query": query, "variables": variables });
+        self.request(Method::POST, "/graphql", token, Some(body))
+            .await
+            .json
+    }
+
+    /// SQL statements run so far on this app's database.
+    pub fn statements(&self) -> u64 {
+        self.state.db.statement_count()
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// Assert the REST error body shape and code.
+pub fn assert_error(response: &TestResponse, status: StatusCode, code: &str) {
+    assert_eq!(response.status, status, "body: {}", response.text);
+    assert_eq!(response.json["code"], code, "body: {}", response.text);
+    assert!(
+        response.json["error"].is_string(),
+        "body: {}",
+        response.text
+    );
+    assert!(
+        response.json["details"].is_object(),
+        "body: {}",
+        response.text
+    );
+}

@@ -1,0 +1,7 @@
+//! Integration tests: one binary, one file per area. Every storage test runs on SQLite, and on
+//! PostgreSQL too when `DESKGRAPH_TEST_POSTGRES_URL` is set.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod helpers;
+
+mod auth;
