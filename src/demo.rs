@@ -1,9 +1,417 @@
-//! Demo data for a first run.
+//! Demo data for a first run: a small team, requesters, projects, tickets in every status, comments of
+//! both kinds and assets. Seeded only into an empty database.
+use crate::auth::{load_actor, Actor};
+use crate::domain::{Priority, TicketStatus};
+use crate::service::tickets::{self, NewTicket, TicketPatch};
+use crate::service::{tokens, users};
 use crate::state::AppState;
+use anyhow::Context;
+use chrono::Utc;
+use entity::{asset, comment, project, user};
+use sea_orm::{ActiveModelTrait, EntityTrait, PaginatorTrait, Set};
 use std::net::SocketAddr;
 
-/// Seed demo data on an empty database and print how to sign in.
-pub async fn seed_and_print(_state: &AppState, bind: SocketAddr) -> anyhow::Result<()> {
-    println!("deskgraph demo on http://{bind}");
+struct DemoUser {
+    username: &'static str,
+    full_name: &'static str,
+    groups: &'static [&'static str],
+    staff: bool,
+    superuser: bool,
+    role: &'static str,
+}
+
+const USERS: &[DemoUser] = &[
+    DemoUser {
+        username: "admin",
+        full_name: "Ada Admin",
+        groups: &["Administrators"],
+        staff: true,
+        superuser: true,
+        role: "administrator",
+    },
+    DemoUser {
+        username: "alice",
+        full_name: "Alice Agent",
+        groups: &["Agents"],
+        staff: false,
+        superuser: false,
+        role: "agent",
+    },
+    DemoUser {
+        username: "bob",
+        full_name: "Bob Builder",
+        groups: &["Agents", "Network Team"],
+        staff: true,
+        superuser: false,
+        role: "agent (staff)",
+    },
+    DemoUser {
+        username: "nina",
+        full_name: "Nina Network",
+        groups: &["Network Team"],
+        staff: false,
+        superuser: false,
+        role: "network team (not an agent)",
+    },
+    DemoUser {
+        username: "carol",
+        full_name: "Carol Customer",
+        groups: &[],
+        staff: false,
+        superuser: false,
+        role: "requester",
+    },
+    DemoUser {
+        username: "dave",
+        full_name: "Dave Requester",
+        groups: &[],
+        staff: false,
+        superuser: false,
+        role: "requester",
+    },
+];
+
+/// Password of every demo user: `<username>-demo`.
+fn demo_password(username: &str) -> String {
+    format!("{username}-demo")
+}
+
+/// Seed when the database has no users, then print each login with a fresh API token.
+pub async fn seed_and_print(state: &AppState, bind: SocketAddr) -> anyhow::Result<()> {
+    let empty = user::Entity::find().count(&state.db.conn).await? == 0;
+    if empty {
+        seed(state)
+            .await
+            .map_err(|e| anyhow::anyhow!("seeding demo data failed: {e}"))?;
+    }
+    println!();
+    println!("deskgraph demo: http://{bind}/graphql (GraphiQL in a browser), REST under http://{bind}/api/");
+    println!("{:<8} {:<14} {:<28} API token", "login", "password", "role");
+    for demo in USERS {
+        let Some(found) = users::find_by_username(&state.db.conn, demo.username)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+        else {
+            continue;
+        };
+        tokens::revoke_by_name(&state.db, found.id, "demo")
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let issued = tokens::create(&state.db, None, found.id, "demo", Some(30))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!(
+            "{:<8} {:<14} {:<28} {}",
+            demo.username,
+            demo_password(demo.username),
+            demo.role,
+            issued.secret
+        );
+    }
+    let token_hint = "<token from the table>";
+    println!();
+    println!("Try: curl -s -H 'Authorization: Bearer {token_hint}' http://{bind}/api/tickets/");
+    println!("     curl -s -H 'Authorization: Bearer {token_hint}' -H 'Content-Type: application/json' \\");
+    println!("          -d '{{\"query\":\"{{ me {{ username }} }}\"}}' http://{bind}/graphql");
+    if !empty {
+        println!("(database already had data: nothing seeded; demo tokens were re-issued)");
+    }
+    println!();
+    Ok(())
+}
+
+async fn actor(state: &AppState, username: &str) -> anyhow::Result<Actor> {
+    let found = users::find_by_username(&state.db.conn, username)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .with_context(|| format!("demo user {username} missing"))?;
+    load_actor(&state.db.conn, found.id)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .context("demo user inactive")
+}
+
+async fn seed(state: &AppState) -> anyhow::Result<()> {
+    let db = &state.db.conn;
+    for demo in USERS {
+        users::create_user(
+            db,
+            users::NewUser {
+                username: demo.username.to_string(),
+                password: demo_password(demo.username),
+                full_name: demo.full_name.to_string(),
+                email: Some(format!("{}@example.com", demo.username)),
+                is_staff: demo.staff,
+                is_superuser: demo.superuser,
+                groups: demo.groups.iter().map(|g| g.to_string()).collect(),
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let now = Utc::now();
+    let mut project_ids = Vec::new();
+    for (name, description) in [
+        (
+            "Office Move 2026",
+            "Moving the Berlin office to the new building",
+        ),
+        ("Laptop Refresh", "Replacing laptops older than four years"),
+        ("Email Migration", "Moving mailboxes to the new provider"),
+    ] {
+        let created = project::ActiveModel {
+            name: Set(name.into()),
+            description: Set(description.into()),
+            created_at: Set(now),
+            updated_at: Set(now),
+            ..Default::default()
+        }
+        .insert(db)
+        .await?;
+        project_ids.push(created.id);
+    }
+    let alice = actor(state, "alice").await?;
+    let bob = actor(state, "bob").await?;
+    let carol = actor(state, "carol").await?;
+    let dave = actor(state, "dave").await?;
+    let network_group = users::ensure_group(db, "Network Team")
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    use TicketStatus::*;
+    type Plan<'a> = (
+        &'a Actor,
+        &'a str,
+        &'a str,
+        Priority,
+        Option<usize>,
+        Option<&'a Actor>,
+        bool,
+        &'a [TicketStatus],
+    );
+    let plan: &[Plan] = &[
+        (
+            &carol,
+            "Cannot connect to VPN",
+            "<p>The VPN client says <em>authentication failed</em> since this morning.</p>",
+            Priority::High,
+            None,
+            Some(&alice),
+            true,
+            &[Open, InProgress],
+        ),
+        (
+            &carol,
+            "New laptop for onboarding",
+            "<p>Starting 1 December: Dana needs a laptop.</p>",
+            Priority::Medium,
+            Some(1),
+            Some(&bob),
+            false,
+            &[],
+        ),
+        (
+            &dave,
+            "Printer on 3rd floor jams",
+            "<p>Every second page jams.</p>",
+            Priority::Low,
+            None,
+            None,
+            false,
+            &[Open],
+        ),
+        (
+            &dave,
+            "Outlook keeps asking for password",
+            "",
+            Priority::High,
+            Some(2),
+            Some(&alice),
+            false,
+            &[Open, OnHold],
+        ),
+        (
+            &carol,
+            "Desk phones for the new office",
+            "<p>We need 40 desk phones.</p>",
+            Priority::Medium,
+            Some(0),
+            Some(&bob),
+            true,
+            &[InProgress, Blocked],
+        ),
+        (
+            &dave,
+            "Shared drive is full",
+            "<p>S: has 0 bytes free.</p>",
+            Priority::Critical,
+            None,
+            Some(&alice),
+            false,
+            &[InProgress, Resolved],
+        ),
+        (
+            &carol,
+            "Password reset for Carol",
+            "",
+            Priority::Medium,
+            None,
+            Some(&alice),
+            false,
+            &[Resolved, Closed],
+        ),
+        (
+            &dave,
+            "Wi-Fi drops in meeting room B",
+            "<p>Drops every 10 minutes.</p>",
+            Priority::High,
+            Some(0),
+            None,
+            true,
+            &[],
+        ),
+    ];
+    for (requester, title, description, priority, project, assignee, network, moves) in plan {
+        let created = tickets::create(
+            state,
+            requester,
+            NewTicket {
+                title: title.to_string(),
+                description: Some(description.to_string()),
+                priority: Some(*priority),
+                project_id: project.map(|i| project_ids[i]),
+                assignee_id: assignee.map(|a| a.id()),
+                assigned_group_id: network.then_some(network_group.id),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        add_comment(
+            state,
+            created.id,
+            requester.id(),
+            "public",
+            "<p>Any update on this?</p>",
+        )
+        .await?;
+        if let Some(agent) = assignee {
+            add_comment(
+                state,
+                created.id,
+                agent.id(),
+                "public",
+                "<p>Looking into it now.</p>",
+            )
+            .await?;
+            add_comment(
+                state,
+                created.id,
+                agent.id(),
+                "internal",
+                "<p>Internal: check the admin console logs first.</p>",
+            )
+            .await?;
+        }
+        for status in moves.iter() {
+            tickets::update(
+                state,
+                &alice,
+                created.id,
+                TicketPatch {
+                    status: Some(*status),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+    }
+    for (name, kind, status, location, owner, serial) in [
+        (
+            "ThinkPad T14 #1042",
+            "hardware",
+            "in_use",
+            "Berlin, desk 3.12",
+            Some(carol.id()),
+            "PF-3K2M9",
+        ),
+        (
+            "MacBook Pro 14 #2201",
+            "hardware",
+            "in_stock",
+            "IT store room",
+            None,
+            "C02FX1ZQ",
+        ),
+        (
+            "Office 365 E3 licence",
+            "license",
+            "in_use",
+            "",
+            Some(dave.id()),
+            "O365-E3-0042",
+        ),
+        (
+            "Cisco Catalyst 9200 switch",
+            "network",
+            "in_use",
+            "Server room rack 2",
+            None,
+            "FOC2231X0AB",
+        ),
+        (
+            "Dell U2723QE monitor",
+            "peripheral",
+            "in_repair",
+            "Vendor RMA",
+            Some(carol.id()),
+            "CN-0H0F-7412",
+        ),
+        (
+            "iPhone 15 #77",
+            "mobile",
+            "lost",
+            "",
+            Some(dave.id()),
+            "F2LZK9Q1N0",
+        ),
+    ] {
+        asset::ActiveModel {
+            name: Set(name.into()),
+            asset_type: Set(kind.into()),
+            status: Set(status.into()),
+            location: Set(location.into()),
+            owner_id: Set(owner),
+            description: Set(String::new()),
+            serial_number: Set(serial.into()),
+            created_at: Set(now),
+            updated_at: Set(now),
+            ..Default::default()
+        }
+        .insert(db)
+        .await?;
+    }
+    Ok(())
+}
+
+async fn add_comment(
+    state: &AppState,
+    ticket_id: i32,
+    author_id: i32,
+    kind: &str,
+    body: &str,
+) -> anyhow::Result<()> {
+    let now = Utc::now();
+    comment::ActiveModel {
+        ticket_id: Set(ticket_id),
+        author_id: Set(Some(author_id)),
+        body: Set(body.into()),
+        comment_type: Set(kind.into()),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+    .insert(&state.db.conn)
+    .await?;
     Ok(())
 }
