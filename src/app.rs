@@ -1,28 +1,64 @@
-//! The router: GraphQL, REST, web and health endpoints behind the shared layers.
+//! The router: GraphQL, REST, web and operational endpoints behind the shared layers.
 use crate::auth::middleware::resolve_auth;
-use crate::error::LoggedCause;
+use crate::error::{AppError, LoggedCause};
+use crate::http::{health, layers, metrics, ratelimit};
 use crate::state::AppState;
 use axum::extract::Request;
+use axum::http::{HeaderName, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use std::time::Duration;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Build the whole application router.
 pub fn router(state: AppState) -> Router {
     let schema = crate::graphql::build_schema(state.clone());
-    Router::new()
-        .route(
-            "/healthz",
-            get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
-        )
+    let _ = metrics::handle();
+    let timeout = Duration::from_secs(state.config.request_timeout_seconds);
+    let routes = Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .merge(crate::rest::router())
         .merge(crate::graphql::router(schema))
+        .route_layer(middleware::from_fn(metrics::track))
+        .fallback(not_found);
+    let mut app = routes
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            ratelimit::rate_limit,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), resolve_auth))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            layers::limit_body,
+        ))
+        .layer(middleware::from_fn(layers::security_headers))
         .layer(middleware::from_fn(log_internal_errors))
-        .layer(TraceLayer::new_for_http())
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            timeout,
+        ));
+    if let Some(cors) = layers::cors(&state.config) {
+        app = app.layer(cors);
+    }
+    app.layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
+            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .with_state(state)
+}
+
+async fn not_found() -> Response {
+    AppError::NotFound("no such path".into()).into_response()
 }
 
 /// One place logs the hidden cause of every 500.

@@ -28,6 +28,22 @@ pub struct Config {
     pub db_pool_size: u32,
     /// `DESKGRAPH_SESSION_TTL_HOURS`: lifetime of web sessions (default 336, two weeks).
     pub session_ttl_hours: i64,
+    /// `DESKGRAPH_RATE_LIMIT_AUTHENTICATED`: requests per hour per user (default 1000).
+    pub rate_limit_authenticated: u64,
+    /// `DESKGRAPH_RATE_LIMIT_ANONYMOUS`: requests per hour per client address (default 100).
+    pub rate_limit_anonymous: u64,
+    /// `DESKGRAPH_REDIS_URL`: when set, rate-limit counters live in Redis and are shared by instances.
+    pub redis_url: Option<String>,
+    /// `DESKGRAPH_TRUSTED_PROXIES`: comma-separated addresses or CIDRs whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// `DESKGRAPH_CORS_ORIGINS`: comma-separated origins allowed to call the API from a browser.
+    pub cors_origins: Vec<String>,
+    /// `DESKGRAPH_REQUEST_TIMEOUT_SECONDS`: longest a request may take (default 30).
+    pub request_timeout_seconds: u64,
+    /// `DESKGRAPH_MAX_BODY_BYTES`: largest accepted request body (default 1 MiB).
+    pub max_body_bytes: usize,
+    /// `DESKGRAPH_ANONYMOUS_INTROSPECTION`: whether unauthenticated callers may introspect (default true).
+    pub anonymous_introspection: bool,
 }
 
 /// Default SQLite database, created on first run.
@@ -77,6 +93,40 @@ impl Config {
             log_format,
             db_pool_size: number(&get, "DESKGRAPH_DB_POOL_SIZE", 10, 1, 1000)? as u32,
             session_ttl_hours: number(&get, "DESKGRAPH_SESSION_TTL_HOURS", 336, 1, 24 * 365)?,
+            rate_limit_authenticated: number(
+                &get,
+                "DESKGRAPH_RATE_LIMIT_AUTHENTICATED",
+                1000,
+                1,
+                1_000_000_000,
+            )? as u64,
+            rate_limit_anonymous: number(
+                &get,
+                "DESKGRAPH_RATE_LIMIT_ANONYMOUS",
+                100,
+                1,
+                1_000_000_000,
+            )? as u64,
+            redis_url: get("DESKGRAPH_REDIS_URL"),
+            trusted_proxies: proxies(get("DESKGRAPH_TRUSTED_PROXIES"))?,
+            cors_origins: get("DESKGRAPH_CORS_ORIGINS")
+                .map(|v| {
+                    v.split(',')
+                        .map(|o| o.trim().to_string())
+                        .filter(|o| !o.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            request_timeout_seconds: number(&get, "DESKGRAPH_REQUEST_TIMEOUT_SECONDS", 30, 1, 3600)?
+                as u64,
+            max_body_bytes: number(
+                &get,
+                "DESKGRAPH_MAX_BODY_BYTES",
+                1024 * 1024,
+                1024,
+                1024 * 1024 * 1024,
+            )? as usize,
+            anonymous_introspection: boolean(&get, "DESKGRAPH_ANONYMOUS_INTROSPECTION", true)?,
         })
     }
 
@@ -90,8 +140,46 @@ impl Config {
             log_format: LogFormat::Text,
             db_pool_size: 5,
             session_ttl_hours: 336,
+            rate_limit_authenticated: 1000,
+            rate_limit_anonymous: 100,
+            redis_url: None,
+            trusted_proxies: Vec::new(),
+            cors_origins: Vec::new(),
+            request_timeout_seconds: 30,
+            max_body_bytes: 1024 * 1024,
+            anonymous_introspection: true,
         }
     }
+}
+
+fn boolean(
+    get: &impl Fn(&str) -> Option<String>,
+    key: &str,
+    default: bool,
+) -> anyhow::Result<bool> {
+    match get(key).map(|v| v.to_ascii_lowercase()).as_deref() {
+        None => Ok(default),
+        Some("1" | "true" | "yes" | "on") => Ok(true),
+        Some("0" | "false" | "no" | "off") => Ok(false),
+        Some(other) => bail!("{key} must be true or false (got {other:?})"),
+    }
+}
+
+fn proxies(raw: Option<String>) -> anyhow::Result<Vec<ipnet::IpNet>> {
+    let Some(raw) = raw else {
+        return Ok(Vec::new());
+    };
+    raw.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.parse::<ipnet::IpNet>()
+                .or_else(|_| p.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    anyhow::anyhow!("DESKGRAPH_TRUSTED_PROXIES: {p:?} is not an IP address or CIDR")
+                })
+        })
+        .collect()
 }
 
 fn number(

@@ -3,6 +3,7 @@ use crate::auth::jwt::JwtKeys;
 use crate::auth::tokens::new_secret;
 use crate::config::Config;
 use crate::db::Db;
+use crate::http::ratelimit::RateStore;
 use entity::setting;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use std::sync::Arc;
@@ -16,6 +17,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// JWT keys.
     pub jwt: JwtKeys,
+    /// Rate-limit counters (memory or Redis).
+    pub rate_limits: Arc<RateStore>,
 }
 
 const JWT_SECRET_KEY: &str = "jwt_secret";
@@ -35,10 +38,17 @@ impl AppState {
             None => stored_jwt_secret(&db).await?,
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
+        let rate_limits = match &config.redis_url {
+            Some(url) => RateStore::redis(url).await.map_err(|e| {
+                anyhow::anyhow!("DESKGRAPH_REDIS_URL: cannot connect to Redis: {e}")
+            })?,
+            None => RateStore::memory(),
+        };
         Ok(AppState {
             db,
             config: Arc::new(config),
             jwt,
+            rate_limits: Arc::new(rate_limits),
         })
     }
 }

@@ -1,0 +1,89 @@
+//! Small layers: body size limit in our error shape, security headers, CORS.
+use crate::config::Config;
+use crate::error::AppError;
+use crate::state::AppState;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, Limited};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+/// Refuse bodies over the configured size with 413 and the error body, whether or not they declare a length.
+pub async fn limit_body(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let max = state.config.max_body_bytes;
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > max as u64) {
+        return too_large(max);
+    }
+    let (parts, body) = req.into_parts();
+    let collected = match Limited::new(body, max).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(err)
+            if err
+                .downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            return too_large(max)
+        }
+        Err(_) => return AppError::bad_request("could not read the request body").into_response(),
+    };
+    next.run(Request::from_parts(parts, Body::from(collected)))
+        .await
+}
+
+fn too_large(max: usize) -> Response {
+    AppError::PayloadTooLarge(format!("request body exceeds {max} bytes")).into_response()
+}
+
+/// Headers that make browsers safer with every response.
+pub async fn security_headers(req: Request, next: Next) -> Response {
+    let mut response = next.run(req).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    headers.insert(
+        "referrer-policy",
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    );
+    response
+}
+
+/// CORS for the configured front-end origins (none: no CORS headers at all).
+pub fn cors(config: &Config) -> Option<CorsLayer> {
+    if config.cors_origins.is_empty() {
+        return None;
+    }
+    let origins: Vec<HeaderValue> = config
+        .cors_origins
+        .iter()
+        .filter_map(|o| o.parse().ok())
+        .collect();
+    Some(
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins))
+            .allow_methods([
+                Method::GET,
+                Method::POST,
+                Method::PATCH,
+                Method::PUT,
+                Method::DELETE,
+                Method::OPTIONS,
+            ])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                header::HeaderName::from_static("x-csrftoken"),
+            ])
+            .allow_credentials(true)
+            .max_age(std::time::Duration::from_secs(600)),
+    )
+}

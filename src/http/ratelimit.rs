@@ -1,0 +1,196 @@
+//! Fixed-window rate limits (per hour): per user when authenticated, per client address otherwise.
+//! Counters live in memory, or in Redis so that several instances share one budget.
+use super::client_ip::client_ip;
+use crate::auth::middleware::Auth;
+use crate::error::AppError;
+use crate::state::AppState;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Length of one window, in seconds.
+pub const WINDOW_SECONDS: u64 = 3600;
+
+/// Where counters are kept.
+pub enum RateStore {
+    /// This process only.
+    Memory(Mutex<HashMap<String, (u64, u64)>>),
+    /// Shared by every instance.
+    Redis(redis::aio::ConnectionManager),
+}
+
+impl std::fmt::Debug for RateStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RateStore::Memory(_) => "RateStore::Memory",
+            RateStore::Redis(_) => "RateStore::Redis",
+        })
+    }
+}
+
+/// The verdict for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// The budget.
+    pub limit: u64,
+    /// What is left after this request.
+    pub remaining: u64,
+    /// Epoch seconds when the window resets.
+    pub reset: u64,
+    /// Whether the request may proceed.
+    pub allowed: bool,
+}
+
+impl RateStore {
+    /// In-memory counters.
+    pub fn memory() -> Self {
+        RateStore::Memory(Mutex::new(HashMap::new()))
+    }
+
+    /// Redis counters at `url`.
+    pub async fn redis(url: &str) -> anyhow::Result<Self> {
+        let client = redis::Client::open(url)?;
+        Ok(RateStore::Redis(
+            redis::aio::ConnectionManager::new(client).await?,
+        ))
+    }
+
+    /// Count one request against `key` with budget `limit` at time `now` (epoch seconds).
+    pub async fn hit(&self, key: &str, limit: u64, now: u64) -> Decision {
+        let window = now / WINDOW_SECONDS;
+        let reset = (window + 1) * WINDOW_SECONDS;
+        let count = match self {
+            RateStore::Memory(map) => {
+                let mut map = match map.lock() {
+                    Ok(guard) => guard,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                if map.len() > 100_000 {
+                    map.retain(|_, (w, _)| *w == window);
+                }
+                let entry = map.entry(key.to_string()).or_insert((window, 0));
+                if entry.0 != window {
+                    *entry = (window, 0);
+                }
+                entry.1 += 1;
+                entry.1
+            }
+            RateStore::Redis(manager) => {
+                let redis_key = format!("deskgraph:rl:{key}:{window}");
+                let mut conn = manager.clone();
+                let result: redis::RedisResult<(u64,)> = redis::pipe()
+                    .atomic()
+                    .incr(&redis_key, 1u64)
+                    .expire(&redis_key, (WINDOW_SECONDS + 60) as i64)
+                    .ignore()
+                    .query_async(&mut conn)
+                    .await;
+                match result {
+                    Ok((count,)) => count,
+                    Err(err) => {
+                        // Fail open: an unreachable Redis must not take the API down with it.
+                        tracing::warn!(error = %err, "rate-limit store unavailable; request allowed");
+                        return Decision {
+                            limit,
+                            remaining: limit,
+                            reset,
+                            allowed: true,
+                        };
+                    }
+                }
+            }
+        };
+        Decision {
+            limit,
+            remaining: limit.saturating_sub(count),
+            reset,
+            allowed: count <= limit,
+        }
+    }
+}
+
+fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
+    for (name, value) in [
+        ("x-ratelimit-limit", decision.limit),
+        ("x-ratelimit-remaining", decision.remaining),
+        ("x-ratelimit-reset", decision.reset),
+    ] {
+        headers.insert(name, HeaderValue::from(value));
+    }
+}
+
+fn exempt(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/metrics")
+}
+
+/// Middleware: count the request, add the headers, refuse with 429 past the budget.
+pub async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if exempt(req.uri().path()) {
+        return next.run(req).await;
+    }
+    let config = &state.config;
+    let (key, limit) = match req.extensions().get::<Auth>().and_then(Auth::actor) {
+        Some(actor) => (
+            format!("user:{}", actor.id()),
+            config.rate_limit_authenticated,
+        ),
+        None => {
+            let ip = client_ip(&req, &config.trusted_proxies)
+                .map(|ip| ip.to_string())
+                .unwrap_or_else(|| "unknown".into());
+            (format!("ip:{ip}"), config.rate_limit_anonymous)
+        }
+    };
+    let now = chrono::Utc::now().timestamp().max(0) as u64;
+    let decision = state.rate_limits.hit(&key, limit, now).await;
+    let mut response = if decision.allowed {
+        next.run(req).await
+    } else {
+        crate::http::metrics::rate_limited();
+        let retry_after = decision.reset.saturating_sub(now).max(1);
+        if req.uri().path().starts_with("/graphql") {
+            graphql_rate_limited(retry_after)
+        } else {
+            AppError::RateLimited { retry_after }.into_response()
+        }
+    };
+    set_headers(response.headers_mut(), &decision);
+    response
+}
+
+fn graphql_rate_limited(retry_after: u64) -> Response {
+    let body = serde_json::json!({
+        "errors": [{ "message": "rate limit exceeded", "extensions": { "code": "RATE_LIMITED", "retryAfter": retry_after } }]
+    });
+    let mut response =
+        (axum::http::StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response();
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        HeaderValue::from(retry_after),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn memory_window_counts_and_resets() {
+        let store = RateStore::memory();
+        let now = 7200 + 10;
+        let first = store.hit("k", 2, now).await;
+        assert_eq!(
+            (first.allowed, first.remaining, first.reset),
+            (true, 1, 10800)
+        );
+        assert!(store.hit("k", 2, now).await.allowed);
+        let third = store.hit("k", 2, now).await;
+        assert_eq!((third.allowed, third.remaining), (false, 0));
+        assert!(store.hit("other", 2, now).await.allowed);
+        assert!(store.hit("k", 2, now + 3600).await.allowed);
+    }
+}
