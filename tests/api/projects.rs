@@ -50,7 +50,8 @@ async fn team_member_manages_projects(app: &TestApp) {
     assert_eq!(created.json["description"], "Second floor");
     assert_eq!(created.json["ticket_count"], 0);
     assert!(created.json["created_at"].as_str().unwrap().ends_with('Z'));
-    let keys: Vec<&String> = created.json.as_object().unwrap().keys().collect();
+    let mut keys: Vec<&String> = created.json.as_object().unwrap().keys().collect();
+    keys.sort();
     assert_eq!(
         keys,
         [
@@ -299,6 +300,12 @@ async fn project_validation_errors(app: &TestApp) {
         let response = app.send(request).await;
         assert_error(&response, StatusCode::BAD_REQUEST, "validation_error");
         assert_eq!(response.json["details"], json!({}));
+        let message = response.json["error"].as_str().unwrap();
+        assert!(
+            message.starts_with("malformed JSON")
+                || message == "request body must be a JSON object",
+            "{message}"
+        );
     }
 }
 db_test!(project_validation_errors);
