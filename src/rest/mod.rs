@@ -1,7 +1,10 @@
 //! The `/api/` REST contract: thin handlers over the service layer, legacy JSON shapes in `shapes`.
+pub mod assets;
 pub mod auth;
 pub mod fields;
 pub mod json;
+pub mod path;
+pub mod projects;
 pub mod shapes;
 
 use crate::state::AppState;
@@ -16,6 +19,20 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/version/", get(version))
         .route("/api/auth/token/", post(auth::issue_token))
+        .route("/api/projects/", get(projects::list).post(projects::create))
+        .route(
+            "/api/projects/{id}/",
+            get(projects::get)
+                .patch(projects::update)
+                .delete(projects::archive),
+        )
+        .route("/api/assets/", get(assets::list).post(assets::create))
+        .route(
+            "/api/assets/{id}/",
+            get(assets::get)
+                .patch(assets::update)
+                .delete(assets::archive),
+        )
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

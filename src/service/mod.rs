@@ -1,6 +1,8 @@
 //! Business rules and permissions, written once. Every adapter (GraphQL, REST, web, CLI) calls these.
+pub mod assets;
 pub mod audit;
 pub mod auth;
+pub mod projects;
 pub mod tickets;
 pub mod tokens;
 pub mod users;

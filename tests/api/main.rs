@@ -4,4 +4,7 @@
 
 mod helpers;
 
+mod asset_links;
+mod assets;
 mod auth;
+mod projects;

@@ -1,0 +1,152 @@
+//! `/api/assets/`: list (with filters), read, create, change and archive inventory items.
+use crate::auth::middleware::CurrentActor;
+use crate::domain::{AssetStatus, AssetType};
+use crate::error::{AppError, AppResult};
+use crate::rest::fields::Fields;
+use crate::rest::json::JsonObject;
+use crate::rest::path::PathId;
+use crate::rest::shapes;
+use crate::service::assets::{self, AssetFilter, AssetPatch, NewAsset};
+use crate::state::AppState;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::Json;
+use entity::asset;
+use sea_orm::ConnectionTrait;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// A non-empty query parameter (an empty one counts as absent, as legacy clients send `?type=`).
+fn param<'a>(params: &'a HashMap<String, String>, key: &str) -> Option<&'a str> {
+    params.get(key).map(|v| v.trim()).filter(|v| !v.is_empty())
+}
+
+async fn render(db: &impl ConnectionTrait, found: &[asset::Model]) -> AppResult<Vec<Value>> {
+    let owners = assets::owner_names(db, found).await?;
+    Ok(found
+        .iter()
+        .map(|a| {
+            let owner = a
+                .owner_id
+                .and_then(|id| owners.get(&id))
+                .map(String::as_str);
+            shapes::asset(a, owner)
+        })
+        .collect())
+}
+
+async fn render_one(db: &impl ConnectionTrait, a: asset::Model) -> AppResult<Value> {
+    let mut rendered = render(db, std::slice::from_ref(&a)).await?;
+    rendered
+        .pop()
+        .ok_or_else(|| AppError::internal(anyhow::anyhow!("asset {} did not render", a.id)))
+}
+
+/// `GET /api/assets/?type=&status=&search=`: the visible assets, by name.
+pub async fn list(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> AppResult<Json<Value>> {
+    let Query(params) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    let filter = AssetFilter {
+        asset_type: param(&params, "type").map(AssetType::parse).transpose()?,
+        status: param(&params, "status")
+            .map(AssetStatus::parse)
+            .transpose()?,
+        search: param(&params, "search").map(str::to_string),
+    };
+    let found = assets::list(&state.db.conn, &actor, &filter).await?;
+    Ok(Json(Value::Array(render(&state.db.conn, &found).await?)))
+}
+
+/// `GET /api/assets/{id}/` (404 for assets the caller may not see).
+pub async fn get(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+) -> AppResult<Json<Value>> {
+    let found = assets::get(&state.db.conn, &actor, id).await?;
+    Ok(Json(render_one(&state.db.conn, found).await?))
+}
+
+/// Text fields where null means empty.
+fn text(fields: &Fields<'_>, key: &str) -> AppResult<Option<String>> {
+    if fields.has(key) {
+        Ok(Some(fields.string(key)?.unwrap_or_default()))
+    } else {
+        Ok(None)
+    }
+}
+
+/// `POST /api/assets/` `{name, type, status?, location?, owner?, description?, serial_number?}` → 201.
+pub async fn create(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    JsonObject(body): JsonObject,
+) -> AppResult<(StatusCode, Json<Value>)> {
+    let fields = Fields(&body);
+    let required = |key: &str| -> AppResult<String> {
+        fields
+            .string_not_null(key)?
+            .ok_or_else(|| AppError::field(key, "this field is required"))
+    };
+    let input = NewAsset {
+        name: required("name")?,
+        asset_type: AssetType::parse(&required("type")?)?,
+        status: fields
+            .string_not_null("status")?
+            .as_deref()
+            .map(AssetStatus::parse)
+            .transpose()?,
+        location: text(&fields, "location")?,
+        owner_id: fields.nullable_id("owner")?.flatten(),
+        description: text(&fields, "description")?,
+        serial_number: text(&fields, "serial_number")?,
+    };
+    let created = assets::create(&state, &actor, input).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(render_one(&state.db.conn, created).await?),
+    ))
+}
+
+/// `PATCH /api/assets/{id}/` with any create field (`owner: null` clears the owner).
+pub async fn update(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+    JsonObject(body): JsonObject,
+) -> AppResult<Json<Value>> {
+    let fields = Fields(&body);
+    let patch = AssetPatch {
+        name: fields.string_not_null("name")?,
+        asset_type: fields
+            .string_not_null("type")?
+            .as_deref()
+            .map(AssetType::parse)
+            .transpose()?,
+        status: fields
+            .string_not_null("status")?
+            .as_deref()
+            .map(AssetStatus::parse)
+            .transpose()?,
+        location: text(&fields, "location")?,
+        owner_id: fields.nullable_id("owner")?,
+        description: text(&fields, "description")?,
+        serial_number: text(&fields, "serial_number")?,
+    };
+    let saved = assets::update(&state, &actor, id, patch).await?;
+    Ok(Json(render_one(&state.db.conn, saved).await?))
+}
+
+/// `DELETE /api/assets/{id}/` → 204; the asset is archived.
+pub async fn archive(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+) -> AppResult<StatusCode> {
+    assets::archive(&state, &actor, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

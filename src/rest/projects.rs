@@ -1,0 +1,92 @@
+//! `/api/projects/`: list, read, create, change and archive projects.
+use crate::auth::middleware::CurrentActor;
+use crate::error::{AppError, AppResult};
+use crate::rest::fields::Fields;
+use crate::rest::json::JsonObject;
+use crate::rest::path::PathId;
+use crate::rest::shapes;
+use crate::service::projects::{self, NewProject, ProjectPatch};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use serde_json::Value;
+
+/// `GET /api/projects/`: every non-archived project, by name, with ticket counts.
+pub async fn list(
+    State(state): State<AppState>,
+    CurrentActor(_actor): CurrentActor,
+) -> AppResult<Json<Value>> {
+    let found = projects::list(&state.db.conn).await?;
+    let ids: Vec<i32> = found.iter().map(|p| p.id).collect();
+    let counts = projects::ticket_counts(&state.db.conn, &ids).await?;
+    Ok(Json(Value::Array(
+        found
+            .iter()
+            .map(|p| shapes::project(p, counts.get(&p.id).copied().unwrap_or(0)))
+            .collect(),
+    )))
+}
+
+async fn with_count(state: &AppState, p: &entity::project::Model) -> AppResult<Value> {
+    let counts = projects::ticket_counts(&state.db.conn, &[p.id]).await?;
+    Ok(shapes::project(p, counts.get(&p.id).copied().unwrap_or(0)))
+}
+
+/// `GET /api/projects/{id}/`.
+pub async fn get(
+    State(state): State<AppState>,
+    CurrentActor(_actor): CurrentActor,
+    PathId(id): PathId,
+) -> AppResult<Json<Value>> {
+    let p = projects::get(&state.db.conn, id).await?;
+    Ok(Json(with_count(&state, &p).await?))
+}
+
+/// `POST /api/projects/` `{name, description?}` → 201.
+pub async fn create(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    JsonObject(body): JsonObject,
+) -> AppResult<(StatusCode, Json<Value>)> {
+    let fields = Fields(&body);
+    let name = fields
+        .string_not_null("name")?
+        .ok_or_else(|| AppError::field("name", "this field is required"))?;
+    let input = NewProject {
+        name,
+        description: fields.string("description")?,
+    };
+    let created = projects::create(&state, &actor, input).await?;
+    Ok((StatusCode::CREATED, Json(shapes::project(&created, 0))))
+}
+
+/// `PATCH /api/projects/{id}/` with any of `name`, `description` (null clears the description).
+pub async fn update(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+    JsonObject(body): JsonObject,
+) -> AppResult<Json<Value>> {
+    let fields = Fields(&body);
+    let patch = ProjectPatch {
+        name: fields.string_not_null("name")?,
+        description: if fields.has("description") {
+            Some(fields.string("description")?.unwrap_or_default())
+        } else {
+            None
+        },
+    };
+    let saved = projects::update(&state, &actor, id, patch).await?;
+    Ok(Json(with_count(&state, &saved).await?))
+}
+
+/// `DELETE /api/projects/{id}/` → 204; the project is archived.
+pub async fn archive(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+) -> AppResult<StatusCode> {
+    projects::archive(&state, &actor, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
