@@ -3,6 +3,7 @@ pub mod auth;
 pub mod fields;
 pub mod json;
 pub mod shapes;
+pub mod tickets;
 
 use crate::state::AppState;
 use axum::routing::{get, post};
@@ -16,6 +17,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/version/", get(version))
         .route("/api/auth/token/", post(auth::issue_token))
+        .merge(tickets::router())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

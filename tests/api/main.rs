@@ -5,3 +5,6 @@
 mod helpers;
 
 mod auth;
+mod tickets_list;
+mod tickets_rest;
+mod workflow;
