@@ -7,4 +7,5 @@ mod helpers;
 mod auth;
 mod tickets_list;
 mod tickets_rest;
+mod tickets_visibility;
 mod workflow;

@@ -53,6 +53,9 @@ async fn pagination_edges(app: &TestApp) {
     assert_eq!(past.json["count"], 5);
     assert_eq!(past.json["results"], json!([]));
     assert_eq!(past.json["next"], Value::Null);
+    let far = get("/api/tickets/?page=92233720368547758&limit=100").await;
+    assert_eq!(far.status, StatusCode::OK, "{}", far.text);
+    assert_eq!(far.json["results"], json!([]));
 
     // Links keep the filters, in a stable order, encoded.
     let filtered = get("/api/tickets/?status=new&limit=2&q=T&priority=medium&assigned=none").await;
@@ -70,6 +73,7 @@ async fn pagination_edges(app: &TestApp) {
         "/api/tickets/?limit=-1",
         "/api/tickets/?page=0",
         "/api/tickets/?page=abc",
+        "/api/tickets/?page=99999999999999999999",
         "/api/tickets/?status=bogus",
         "/api/tickets/?priority=urgent",
         "/api/tickets/?assigned=xyz",

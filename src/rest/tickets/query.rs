@@ -7,6 +7,8 @@ use crate::service::PageRequest;
 
 const DEFAULT_LIMIT: u64 = 20;
 const MAX_LIMIT: u64 = 100;
+/// Keeps every offset within the databases' signed 64-bit range.
+const MAX_PAGE: u64 = (i64::MAX as u64) / MAX_LIMIT;
 
 /// A parsed list request: the filter, the page, and the filter parameters as sent (for links).
 #[derive(Debug)]
@@ -39,7 +41,7 @@ impl ListParams {
                 continue;
             }
             match key.as_ref() {
-                "page" => params.page = positive("page", value, u64::MAX)?,
+                "page" => params.page = positive("page", value, MAX_PAGE)?,
                 "limit" => params.limit = positive("limit", value, MAX_LIMIT)?,
                 "q" => params.filter.query = Some(value.to_string()),
                 "status" => {
@@ -105,14 +107,7 @@ fn positive(key: &str, value: &str, max: u64) -> AppResult<u64> {
         .parse::<u64>()
         .ok()
         .filter(|n| (1..=max).contains(n))
-        .ok_or_else(|| {
-            let range = if max == u64::MAX {
-                "a whole number of at least 1".to_string()
-            } else {
-                format!("a whole number from 1 to {max}")
-            };
-            AppError::field(key, format!("must be {range}"))
-        })
+        .ok_or_else(|| AppError::field(key, format!("must be a whole number from 1 to {max}")))
 }
 
 fn assignee(value: &str) -> AppResult<AssigneeFilter> {
