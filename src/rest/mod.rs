@@ -6,6 +6,7 @@ pub mod json;
 pub mod path;
 pub mod projects;
 pub mod shapes;
+pub mod tickets;
 
 use crate::state::AppState;
 use axum::routing::{get, post};
@@ -33,6 +34,7 @@ pub fn router() -> Router<AppState> {
                 .patch(assets::update)
                 .delete(assets::archive),
         )
+        .merge(tickets::router())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

@@ -1,5 +1,9 @@
 //! The legacy JSON shapes of the REST contract, in one place.
+use crate::domain::TicketStatus;
 use chrono::{DateTime, Utc};
+use entity::{project, ticket, user};
+use serde_json::{json, Value};
+use std::collections::HashMap;
 
 /// ISO 8601 UTC with a trailing Z, as REST clients expect.
 pub fn timestamp(at: &DateTime<Utc>) -> String {
@@ -39,5 +43,91 @@ pub fn asset(a: &entity::asset::Model, owner: Option<&str>) -> serde_json::Value
         "serial_number": a.serial_number,
         "created_at": timestamp(&a.created_at),
         "updated_at": timestamp(&a.updated_at),
+/// `{id, username, full_name}`, as the detail shows people.
+pub fn user_ref(u: &user::Model) -> Value {
+    json!({ "id": u.id, "username": u.username, "full_name": u.full_name })
+}
+
+/// A ticket as a list item: people as user names (null when unset or unknown).
+pub fn ticket_list_item(t: &ticket::Model, people: &HashMap<i32, user::Model>) -> Value {
+    let name = |id: Option<i32>| {
+        id.and_then(|id| people.get(&id))
+            .map(|u| Value::String(u.username.clone()))
+            .unwrap_or(Value::Null)
+    };
+    json!({
+        "id": t.id,
+        "ticket_number": t.ticket_number,
+        "title": t.title,
+        "description": t.description,
+        "status": t.status,
+        "priority": t.priority,
+        "requester": name(Some(t.requester_id)),
+        "assigned_to": name(t.assignee_id),
+        "created_at": timestamp(&t.created_at),
+        "updated_at": timestamp(&t.updated_at),
+    })
+}
+
+/// What the ticket detail shows beside the ticket row itself.
+pub struct TicketExtras<'a> {
+    /// Requester and assignee, by id.
+    pub people: &'a HashMap<i32, user::Model>,
+    /// The ticket's project, if any.
+    pub project: Option<&'a project::Model>,
+    /// Comments the caller may read.
+    pub comments_count: u64,
+}
+
+/// The ticket detail: people and project as objects, due date as `YYYY-MM-DD`.
+pub fn ticket_detail(t: &ticket::Model, extras: &TicketExtras<'_>) -> Value {
+    let person = |id: Option<i32>| {
+        id.and_then(|id| extras.people.get(&id))
+            .map(user_ref)
+            .unwrap_or(Value::Null)
+    };
+    let status_category = TicketStatus::parse(&t.status)
+        .map(|s| Value::String(s.category().as_str().to_string()))
+        .unwrap_or(Value::Null);
+    json!({
+        "id": t.id,
+        "ticket_number": t.ticket_number,
+        "title": t.title,
+        "description": t.description,
+        "status": t.status,
+        "status_category": status_category,
+        "priority": t.priority,
+        "requester": person(Some(t.requester_id)),
+        "assigned_to": person(t.assignee_id),
+        "project": extras.project.map(|p| json!({ "id": p.id, "name": p.name })),
+        "created_at": timestamp(&t.created_at),
+        "updated_at": timestamp(&t.updated_at),
+        "due_date": t.due_date.map(|d| d.format("%Y-%m-%d").to_string()),
+        "comments_count": extras.comments_count,
+        "attachments": [],
+    })
+}
+
+/// The 201 body of a ticket create.
+pub fn ticket_created(t: &ticket::Model) -> Value {
+    json!({
+        "id": t.id,
+        "ticket_number": t.ticket_number,
+        "title": t.title,
+        "status": t.status,
+        "priority": t.priority,
+        "created_at": timestamp(&t.created_at),
+    })
+}
+
+/// The 200 body of a ticket update.
+pub fn ticket_updated(t: &ticket::Model) -> Value {
+    json!({
+        "id": t.id,
+        "ticket_number": t.ticket_number,
+        "title": t.title,
+        "status": t.status,
+        "priority": t.priority,
+        "updated_at": timestamp(&t.updated_at),
     })
 }

@@ -8,3 +8,7 @@ mod asset_links;
 mod assets;
 mod auth;
 mod projects;
+mod tickets_list;
+mod tickets_rest;
+mod tickets_visibility;
+mod workflow;

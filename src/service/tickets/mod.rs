@@ -1,4 +1,5 @@
 //! Tickets: reading (one, lists with filters and counts) here; changes in `write`; permissions in `rules`.
+pub mod counts;
 pub mod rules;
 pub mod write;
 

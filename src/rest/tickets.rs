@@ -1,0 +1,114 @@
+//! `/api/tickets/`: list, detail, create, update and archive, as thin adapters over `service::tickets`.
+mod body;
+mod query;
+
+use crate::auth::middleware::CurrentActor;
+use crate::error::{AppError, AppResult};
+use crate::rest::json::JsonObject;
+use crate::rest::shapes::{self, TicketExtras};
+use crate::service::tickets::{self, counts, TicketOrder};
+use crate::state::AppState;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+use axum::{Json, Router};
+use query::ListParams;
+use serde_json::{json, Value};
+
+/// The ticket routes.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/tickets/", get(list).post(create))
+        .route(
+            "/api/tickets/{id}/",
+            get(detail).patch(update).put(update).delete(archive),
+        )
+}
+
+/// A path id that is not a positive number names no ticket: 404, like any unknown id.
+fn ticket_id(raw: &str) -> AppResult<i32> {
+    raw.parse::<i32>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| AppError::not_found("ticket"))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    RawQuery(raw): RawQuery,
+) -> AppResult<Json<Value>> {
+    let params = ListParams::parse(raw.as_deref())?;
+    let db = &state.db.conn;
+    let (items, total) = tickets::list(
+        db,
+        &actor,
+        &params.filter,
+        TicketOrder::default(),
+        params.page_request(),
+        &state.config.ticket_prefix,
+    )
+    .await?;
+    let count = total.unwrap_or_default();
+    let people = counts::people_of(db, &items).await?;
+    let results: Vec<Value> = items
+        .iter()
+        .map(|t| shapes::ticket_list_item(t, &people))
+        .collect();
+    Ok(Json(json!({
+        "count": count,
+        "next": params.next(count),
+        "previous": params.previous(),
+        "results": results,
+    })))
+}
+
+async fn detail(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    Path(id): Path<String>,
+) -> AppResult<Json<Value>> {
+    let db = &state.db.conn;
+    let t = tickets::get(db, &actor, ticket_id(&id)?).await?;
+    let people = counts::people_of(db, std::slice::from_ref(&t)).await?;
+    let project = counts::project_of(db, &t).await?;
+    let comments_count = counts::visible_comment_count(db, &actor, &t).await?;
+    let extras = TicketExtras {
+        people: &people,
+        project: project.as_ref(),
+        comments_count,
+    };
+    Ok(Json(shapes::ticket_detail(&t, &extras)))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    JsonObject(body): JsonObject,
+) -> AppResult<(StatusCode, Json<Value>)> {
+    let input = body::new_ticket(&body)?;
+    let created = tickets::create(&state, &actor, input).await?;
+    Ok((StatusCode::CREATED, Json(shapes::ticket_created(&created))))
+}
+
+/// PATCH and PUT alike: a partial change.
+async fn update(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    Path(id): Path<String>,
+    JsonObject(body): JsonObject,
+) -> AppResult<Json<Value>> {
+    let id = ticket_id(&id)?;
+    let patch = body::ticket_patch(&body)?;
+    let saved = tickets::update(&state, &actor, id, patch).await?;
+    Ok(Json(shapes::ticket_updated(&saved)))
+}
+
+async fn archive(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    Path(id): Path<String>,
+) -> AppResult<StatusCode> {
+    tickets::archive(&state, &actor, ticket_id(&id)?).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,145 @@
+//! Query parameters of `GET /api/tickets/`: parsed strictly (400 naming the parameter) and written back
+//! into the `next`/`previous` links.
+use crate::domain::{Priority, TicketStatus};
+use crate::error::{AppError, AppResult};
+use crate::service::tickets::{AssigneeFilter, TicketFilter};
+use crate::service::PageRequest;
+
+const DEFAULT_LIMIT: u64 = 20;
+const MAX_LIMIT: u64 = 100;
+/// Keeps every offset within the databases' signed 64-bit range.
+const MAX_PAGE: u64 = (i64::MAX as u64) / MAX_LIMIT;
+
+/// A parsed list request: the filter, the page, and the filter parameters as sent (for links).
+#[derive(Debug)]
+pub struct ListParams {
+    /// Filter for the service.
+    pub filter: TicketFilter,
+    /// Page number, from 1.
+    pub page: u64,
+    /// Page size, 1-100.
+    pub limit: u64,
+    kept: Vec<(&'static str, String)>,
+}
+
+/// Filter parameters carried over into `next`/`previous`, in this order.
+const FILTER_KEYS: [&str; 4] = ["q", "status", "priority", "assigned"];
+
+impl ListParams {
+    /// Parse a raw query string; unknown parameters are ignored, empty ones count as absent.
+    pub fn parse(raw: Option<&str>) -> AppResult<Self> {
+        let mut params = ListParams {
+            filter: TicketFilter::default(),
+            page: 1,
+            limit: DEFAULT_LIMIT,
+            kept: Vec::new(),
+        };
+        let pairs = url::form_urlencoded::parse(raw.unwrap_or("").as_bytes());
+        for (key, value) in pairs {
+            let value = value.trim();
+            if value.is_empty() {
+                continue;
+            }
+            match key.as_ref() {
+                "page" => params.page = positive("page", value, MAX_PAGE)?,
+                "limit" => params.limit = positive("limit", value, MAX_LIMIT)?,
+                "q" => params.filter.query = Some(value.to_string()),
+                "status" => {
+                    params.filter.statuses = split(value)
+                        .map(TicketStatus::parse)
+                        .collect::<AppResult<_>>()?
+                }
+                "priority" => {
+                    params.filter.priorities = split(value)
+                        .map(Priority::parse)
+                        .collect::<AppResult<_>>()?
+                }
+                "assigned" => params.filter.assignee = Some(assignee(value)?),
+                _ => continue,
+            }
+            if let Some(kept_key) = FILTER_KEYS.iter().find(|k| **k == key.as_ref()) {
+                params.kept.retain(|(k, _)| k != kept_key);
+                params.kept.push((kept_key, value.to_string()));
+            }
+        }
+        Ok(params)
+    }
+
+    /// The service's page request (always with the total: the body carries `count`).
+    pub fn page_request(&self) -> PageRequest {
+        PageRequest {
+            offset: (self.page - 1).saturating_mul(self.limit),
+            limit: self.limit,
+            with_total: true,
+        }
+    }
+
+    /// Relative link to `page` with the same size and filters.
+    pub fn link(&self, page: u64) -> String {
+        let mut out = url::form_urlencoded::Serializer::new(String::new());
+        out.append_pair("page", &page.to_string());
+        out.append_pair("limit", &self.limit.to_string());
+        for key in FILTER_KEYS {
+            if let Some((_, value)) = self.kept.iter().find(|(k, _)| *k == key) {
+                out.append_pair(key, value);
+            }
+        }
+        format!("/api/tickets/?{}", out.finish())
+    }
+
+    /// `next` link, or None on the last page (and past it).
+    pub fn next(&self, count: u64) -> Option<String> {
+        (self.page.saturating_mul(self.limit) < count).then(|| self.link(self.page + 1))
+    }
+
+    /// `previous` link (the page before this one, even past the end), or None on the first page.
+    pub fn previous(&self) -> Option<String> {
+        (self.page > 1).then(|| self.link(self.page - 1))
+    }
+}
+
+fn split(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn positive(key: &str, value: &str, max: u64) -> AppResult<u64> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| AppError::field(key, format!("must be a whole number from 1 to {max}")))
+}
+
+fn assignee(value: &str) -> AppResult<AssigneeFilter> {
+    match value.to_ascii_lowercase().as_str() {
+        "me" => Ok(AssigneeFilter::Me),
+        "any" => Ok(AssigneeFilter::Any),
+        "none" => Ok(AssigneeFilter::Nobody),
+        other => other
+            .parse::<i32>()
+            .ok()
+            .filter(|id| *id > 0)
+            .map(AssigneeFilter::User)
+            .ok_or_else(|| AppError::field("assigned", "must be me, any, none or a user id")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_keep_filters_and_stop_at_the_ends() -> AppResult<()> {
+        let p = ListParams::parse(Some("status=open&page=2&limit=1&x=y"))?;
+        assert_eq!(
+            p.next(3).as_deref(),
+            Some("/api/tickets/?page=3&limit=1&status=open")
+        );
+        assert_eq!(
+            p.previous().as_deref(),
+            Some("/api/tickets/?page=1&limit=1&status=open")
+        );
+        assert_eq!(p.next(2), None);
+        Ok(())
+    }
+}

@@ -1,0 +1,181 @@
+//! Who sees a ticket, who may change which of its fields, and what its comment count reveals.
+use crate::db_test;
+use crate::helpers::{assert_error, TestApp};
+use crate::tickets_rest::{create_ticket, path_of};
+use axum::http::StatusCode;
+use chrono::Utc;
+use deskgraph::service::users;
+use entity::comment;
+use sea_orm::{ActiveModelTrait, Set};
+use serde_json::json;
+
+async fn visibility_and_change_rights(app: &TestApp) {
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let dan = app.user("dan").await; // assignee, not on the team
+    let erin = app.user_with("erin", &["Network"], false, false).await;
+    let agent = app.agent("carol").await;
+    let network = users::ensure_group(&app.state.db.conn, "Network")
+        .await
+        .unwrap();
+    let t = create_ticket(app, &alice, json!({"title": "Mine"})).await;
+    let path = path_of(&t);
+
+    // Another requester: 404 everywhere, absent from lists and counts.
+    assert_error(
+        &app.get(&path, Some(&bob.token)).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    assert_error(
+        &app.patch(&path, Some(&bob.token), json!({"title": "x"}))
+            .await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    assert_error(
+        &app.delete(&path, Some(&bob.token)).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    let list = app.get("/api/tickets/", Some(&bob.token)).await.json;
+    assert_eq!(list["count"], 0);
+    assert_eq!(list["results"], json!([]));
+    let by_number = app
+        .get("/api/tickets/?q=TKT-001", Some(&bob.token))
+        .await
+        .json;
+    assert_eq!(by_number["count"], 0);
+
+    // The requester may change title, description and priority only.
+    let ok = app
+        .patch(
+            &path,
+            Some(&alice.token),
+            json!({"title": "Mine!", "description": "more", "priority": "low"}),
+        )
+        .await;
+    assert_eq!(ok.status, StatusCode::OK, "{}", ok.text);
+    for body in [
+        json!({"status": "open"}),
+        json!({"assigned_to": dan.id}),
+        json!({"title": "x", "status": "open"}),
+    ] {
+        let resp = app.patch(&path, Some(&alice.token), body).await;
+        assert_error(&resp, StatusCode::FORBIDDEN, "forbidden");
+    }
+    let d = app.get(&path, Some(&alice.token)).await.json;
+    assert_eq!(
+        (d["title"].clone(), d["status"].clone()),
+        (json!("Mine!"), json!("new"))
+    );
+
+    // The assignee (not on the team) sees and changes it, status included.
+    assert_error(
+        &app.get(&path, Some(&dan.token)).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    let assign = app
+        .patch(&path, Some(&agent.token), json!({"assigned_to": dan.id}))
+        .await;
+    assert_eq!(assign.status, StatusCode::OK, "{}", assign.text);
+    assert_eq!(
+        app.get(&path, Some(&dan.token)).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        app.get("/api/tickets/", Some(&dan.token)).await.json["count"],
+        1
+    );
+    let moved = app
+        .patch(&path, Some(&dan.token), json!({"status": "in_progress"}))
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    assert_eq!(moved.json["status"], "in_progress");
+    // ...but may not archive it.
+    assert_error(
+        &app.delete(&path, Some(&dan.token)).await,
+        StatusCode::FORBIDDEN,
+        "forbidden",
+    );
+
+    // A member of the assigned group sees and changes it.
+    assert_error(
+        &app.get(&path, Some(&erin.token)).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    let group = app
+        .patch(
+            &path,
+            Some(&agent.token),
+            json!({"assigned_group": network.id}),
+        )
+        .await;
+    assert_eq!(group.status, StatusCode::OK, "{}", group.text);
+    assert_eq!(
+        app.get(&path, Some(&erin.token)).await.status,
+        StatusCode::OK
+    );
+    let held = app
+        .patch(
+            &path,
+            Some(&erin.token),
+            json!({"status": "on_hold", "assigned_to": null}),
+        )
+        .await;
+    assert_eq!(held.status, StatusCode::OK, "{}", held.text);
+    // Unassigned now: dan lost access, erin keeps it through the group.
+    assert_error(
+        &app.get(&path, Some(&dan.token)).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    );
+    assert_eq!(
+        app.get(&path, Some(&erin.token)).await.status,
+        StatusCode::OK
+    );
+}
+db_test!(visibility_and_change_rights);
+
+async fn comments_count_follows_comment_visibility(app: &TestApp) {
+    let alice = app.user("alice").await;
+    let dan = app.user("dan").await;
+    let agent = app.agent("carol").await;
+    let t = create_ticket(
+        app,
+        &alice,
+        json!({"title": "Chatty", "assigned_to": dan.id}),
+    )
+    .await;
+    let id = t["id"].as_i64().unwrap() as i32;
+    for (kind, deleted) in [
+        ("public", false),
+        ("public", false),
+        ("internal", false),
+        ("public", true),
+        ("internal", true),
+    ] {
+        comment::ActiveModel {
+            ticket_id: Set(id),
+            author_id: Set(Some(agent.id)),
+            body: Set("<p>hi</p>".into()),
+            comment_type: Set(kind.into()),
+            created_at: Set(Utc::now()),
+            updated_at: Set(Utc::now()),
+            edit_count: Set(0),
+            is_deleted: Set(deleted),
+            ..Default::default()
+        }
+        .insert(&app.state.db.conn)
+        .await
+        .unwrap();
+    }
+    let path = path_of(&t);
+    for (who, expected) in [(&alice, 2), (&dan, 3), (&agent, 3)] {
+        let d = app.get(&path, Some(&who.token)).await;
+        assert_eq!(d.json["comments_count"], expected, "{}", who.username);
+    }
+}
+db_test!(comments_count_follows_comment_visibility);
