@@ -43,6 +43,9 @@ pub fn asset(a: &entity::asset::Model, owner: Option<&str>) -> serde_json::Value
         "serial_number": a.serial_number,
         "created_at": timestamp(&a.created_at),
         "updated_at": timestamp(&a.updated_at),
+    })
+}
+
 /// `{id, username, full_name}`, as the detail shows people.
 pub fn user_ref(u: &user::Model) -> Value {
     json!({ "id": u.id, "username": u.username, "full_name": u.full_name })
