@@ -18,6 +18,7 @@ pub fn router(state: AppState) -> Router {
             get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
         )
         .merge(crate::rest::router())
+        .merge(crate::web::router())
         .merge(crate::graphql::router(schema))
         .layer(middleware::from_fn_with_state(state.clone(), resolve_auth))
         .layer(middleware::from_fn(log_internal_errors))

@@ -1,11 +1,12 @@
 //! The `/api/` REST contract: thin handlers over the service layer, legacy JSON shapes in `shapes`.
 pub mod auth;
+pub mod comments;
 pub mod fields;
 pub mod json;
 pub mod shapes;
 
 use crate::state::AppState;
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 use axum::Router;
 
 /// Interface release served by this build.
@@ -16,6 +17,23 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/version/", get(version))
         .route("/api/auth/token/", post(auth::issue_token))
+        .route(
+            "/api/tickets/{id}/comments/",
+            get(comments::list).post(comments::create),
+        )
+        .route(
+            "/api/tickets/{id}/comments/{comment_id}/",
+            patch(comments::update).delete(comments::delete),
+        )
+        // The alternative comment paths of the spec, same handlers, same Bearer auth.
+        .route(
+            "/tickets/{id}/comment/",
+            get(comments::list).post(comments::create),
+        )
+        .route(
+            "/tickets/{id}/comment/{comment_id}/",
+            patch(comments::update).delete(comments::delete),
+        )
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

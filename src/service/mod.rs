@@ -1,6 +1,7 @@
 //! Business rules and permissions, written once. Every adapter (GraphQL, REST, web, CLI) calls these.
 pub mod audit;
 pub mod auth;
+pub mod comments;
 pub mod tickets;
 pub mod tokens;
 pub mod users;

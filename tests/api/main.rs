@@ -5,3 +5,7 @@
 mod helpers;
 
 mod auth;
+mod comments_support;
+mod comments_visibility;
+mod comments_write;
+mod web_comments;
