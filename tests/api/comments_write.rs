@@ -336,3 +336,55 @@ async fn bodies_are_sanitised_and_validated(app: &TestApp) {
     assert_eq!(resp.json[1]["edit_count"], 0);
 }
 db_test!(bodies_are_sanitised_and_validated);
+
+async fn each_change_is_audited_with_its_visibility(app: &TestApp) {
+    use entity::audit_event;
+    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
+    let w = world(app).await;
+    let t = w.ticket.id;
+    let secret = add(app, &w.agent, t, "secret", CommentType::Internal).await;
+    let public = add(app, &w.owner, t, "hello", CommentType::Public).await;
+    let path = format!("/api/tickets/{t}/comments/{}/", public.id);
+    let admin = Some(w.admin.token.as_str());
+    assert_eq!(
+        app.patch(&path, admin, json!({"content": "hello"}))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        app.patch(&path, admin, json!({"content": "hello!"}))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    let resp = app
+        .delete(
+            &format!("/api/tickets/{t}/comments/{}/", secret.id),
+            Some(&w.agent.token),
+        )
+        .await;
+    assert_eq!(resp.status, StatusCode::NO_CONTENT);
+    let events = audit_event::Entity::find()
+        .filter(audit_event::Column::EntityType.eq("comment"))
+        .order_by_asc(audit_event::Column::Id)
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    let summary: Vec<(i32, &str, bool, Option<i32>)> = events
+        .iter()
+        .map(|e| (e.entity_id, e.action.as_str(), e.is_internal, e.ticket_id))
+        .collect();
+    // The edit that changed nothing left no trace.
+    assert_eq!(
+        summary,
+        [
+            (secret.id, "create", true, Some(t)),
+            (public.id, "create", false, Some(t)),
+            (public.id, "update", false, Some(t)),
+            (secret.id, "delete", true, Some(t)),
+        ]
+    );
+    assert_eq!(events[2].changes, json!({"body": ["hello", "hello!"]}));
+}
+db_test!(each_change_is_audited_with_its_visibility);

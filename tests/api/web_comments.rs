@@ -334,3 +334,33 @@ async fn web_comment_round_trip(app: &TestApp) {
     assert_eq!(list.json["comments"], json!([]));
 }
 db_test!(web_comment_round_trip);
+
+async fn expired_sessions_are_refused(app: &TestApp) {
+    use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
+    let w = world(app).await;
+    let browser = login(app, &w.owner).await;
+    let list = format!("/tickets/{}/comments/", w.ticket.id);
+    assert_eq!(browser.get(app, &list).await.status, StatusCode::OK);
+    let stored = entity::web_session::Entity::find()
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut active = stored.into_active_model();
+    active.expires_at = Set(chrono::Utc::now() - chrono::Duration::minutes(1));
+    active.update(&app.state.db.conn).await.unwrap();
+    assert_web_error(&browser.get(app, &list).await, StatusCode::UNAUTHORIZED);
+    // An edit with nothing in it is a 400, once signed in again.
+    let fresh = login(app, &w.owner).await;
+    let c = add(app, &w.owner, w.ticket.id, "mine", CommentType::Public).await;
+    let resp = fresh
+        .send(
+            app,
+            Method::PATCH,
+            &format!("/tickets/comments/{}/edit/", c.id),
+            Some(json!({})),
+        )
+        .await;
+    assert_web_error(&resp, StatusCode::BAD_REQUEST);
+}
+db_test!(expired_sessions_are_refused);
