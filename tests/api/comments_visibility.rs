@@ -168,7 +168,7 @@ async fn internal_comments_are_404_to_those_who_may_not_read_them(app: &TestApp)
     let t = w.ticket.id;
     let secret = add(app, &w.agent, t, SECRET, CommentType::Internal).await;
     let path = format!("/api/tickets/{t}/comments/{}/", secret.id);
-    // Even as staff-like power is missing, the owner cannot learn the comment exists.
+    // The owner cannot learn that the internal comment exists.
     let resp = app
         .patch(&path, Some(&w.owner.token), json!({"content": "x"}))
         .await;

@@ -5,7 +5,9 @@
 mod helpers;
 
 mod auth;
+mod comments_edit;
 mod comments_support;
 mod comments_visibility;
 mod comments_write;
 mod web_comments;
+mod web_session;
