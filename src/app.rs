@@ -26,6 +26,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
         .merge(crate::rest::router())
+        .merge(crate::web::router())
         .merge(crate::graphql::router(schema))
         .route_layer(middleware::from_fn(metrics::track))
         .fallback(not_found);

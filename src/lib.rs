@@ -15,3 +15,4 @@ pub mod rest;
 pub mod sanitize;
 pub mod service;
 pub mod state;
+pub mod web;

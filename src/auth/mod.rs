@@ -3,6 +3,7 @@
 pub mod jwt;
 pub mod middleware;
 pub mod password;
+pub mod session;
 pub mod tokens;
 
 use crate::error::{AppError, AppResult};

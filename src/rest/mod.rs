@@ -1,6 +1,7 @@
 //! The `/api/` REST contract: thin handlers over the service layer, legacy JSON shapes in `shapes`.
 pub mod assets;
 pub mod auth;
+pub mod comments;
 pub mod fields;
 pub mod json;
 pub mod path;
@@ -9,7 +10,7 @@ pub mod shapes;
 pub mod tickets;
 
 use crate::state::AppState;
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 use axum::Router;
 
 /// Interface release served by this build.
@@ -35,6 +36,23 @@ pub fn router() -> Router<AppState> {
                 .delete(assets::archive),
         )
         .merge(tickets::router())
+        .route(
+            "/api/tickets/{id}/comments/",
+            get(comments::list).post(comments::create),
+        )
+        .route(
+            "/api/tickets/{id}/comments/{comment_id}/",
+            patch(comments::update).delete(comments::delete),
+        )
+        // The alternative comment paths of the spec, same handlers, same Bearer auth.
+        .route(
+            "/tickets/{id}/comment/",
+            get(comments::list).post(comments::create),
+        )
+        .route(
+            "/tickets/{id}/comment/{comment_id}/",
+            patch(comments::update).delete(comments::delete),
+        )
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

@@ -134,3 +134,67 @@ pub fn ticket_updated(t: &ticket::Model) -> Value {
         "updated_at": timestamp(&t.updated_at),
     })
 }
+
+/// `{id, username, full_name}` of a user, null when the user is gone.
+pub fn user_ref_or_null(user: Option<&entity::user::Model>) -> serde_json::Value {
+    user.map(user_ref).unwrap_or(serde_json::Value::Null)
+}
+
+/// A comment in REST lists: the author as an object.
+pub fn comment_item(
+    c: &entity::comment::Model,
+    author: Option<&entity::user::Model>,
+) -> serde_json::Value {
+    serde_json::json!({
+        "id": c.id,
+        "ticket": c.ticket_id,
+        "author": user_ref_or_null(author),
+        "content": c.body,
+        "comment_type": c.comment_type,
+        "created_at": timestamp(&c.created_at),
+        "updated_at": timestamp(&c.updated_at),
+        "edit_count": c.edit_count,
+    })
+}
+
+/// The create response: the author as a user name.
+pub fn comment_created(c: &entity::comment::Model, author_username: &str) -> serde_json::Value {
+    serde_json::json!({
+        "id": c.id,
+        "ticket": c.ticket_id,
+        "author": author_username,
+        "content": c.body,
+        "comment_type": c.comment_type,
+        "created_at": timestamp(&c.created_at),
+    })
+}
+
+/// The edit response, with the history oldest first; `edited_by` is the editor's user name.
+pub fn comment_edited(
+    c: &entity::comment::Model,
+    history: &[entity::comment_edit::Model],
+    people: &std::collections::HashMap<i32, entity::user::Model>,
+) -> serde_json::Value {
+    let history: Vec<serde_json::Value> = history
+        .iter()
+        .map(|e| {
+            let editor = e
+                .edited_by_id
+                .and_then(|id| people.get(&id))
+                .map(|u| u.username.clone());
+            serde_json::json!({
+                "edited_at": timestamp(&e.edited_at),
+                "edited_by": editor,
+                "previous_content": e.previous_body,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "id": c.id,
+        "content": c.body,
+        "comment_type": c.comment_type,
+        "updated_at": timestamp(&c.updated_at),
+        "edit_count": c.edit_count,
+        "edit_history": history,
+    })
+}

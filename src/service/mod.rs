@@ -2,6 +2,7 @@
 pub mod assets;
 pub mod audit;
 pub mod auth;
+pub mod comments;
 pub mod projects;
 pub mod tickets;
 pub mod tokens;

@@ -1,0 +1,129 @@
+//! `/api/tickets/<id>/comments/` and the alternative `/tickets/<pk>/comment/` paths (Bearer auth).
+//! REST calls the body `content`; the service calls it `body`.
+use crate::auth::middleware::CurrentActor;
+use crate::domain::CommentType;
+use crate::error::{AppError, AppResult, FieldErrors};
+use crate::rest::fields::Fields;
+use crate::rest::json::JsonObject;
+use crate::rest::shapes;
+use crate::service::{comments, tickets};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+/// A numeric path id; anything else cannot name a record, so it is a 404.
+pub fn path_id(raw: &str, what: &str) -> AppResult<i32> {
+    raw.parse::<i32>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| AppError::not_found(what))
+}
+
+/// The service's `body` field errors, renamed to REST's `content`.
+fn as_content(err: AppError) -> AppError {
+    match err {
+        AppError::Validation { message, fields } => {
+            let fields: FieldErrors = fields
+                .into_iter()
+                .map(|(k, v)| (if k == "body" { "content".into() } else { k }, v))
+                .collect();
+            let message = message
+                .strip_prefix("body:")
+                .map(|rest| format!("content:{rest}"))
+                .unwrap_or(message);
+            AppError::Validation { message, fields }
+        }
+        other => other,
+    }
+}
+
+fn comment_type(fields: &Fields<'_>) -> AppResult<Option<CommentType>> {
+    fields
+        .string_not_null("comment_type")?
+        .map(|raw| CommentType::parse(&raw))
+        .transpose()
+}
+
+/// `GET`: the comments the caller may read, oldest first.
+pub async fn list(
+    CurrentActor(actor): CurrentActor,
+    State(state): State<AppState>,
+    Path(ticket_id): Path<String>,
+) -> AppResult<axum::Json<Value>> {
+    let db = &state.db.conn;
+    let t = tickets::get(db, &actor, path_id(&ticket_id, "ticket")?).await?;
+    let items = comments::list_visible(db, &actor, &t).await?;
+    let people = comments::people(db, items.iter().filter_map(|c| c.author_id)).await?;
+    let body = items
+        .iter()
+        .map(|c| shapes::comment_item(c, c.author_id.and_then(|id| people.get(&id))))
+        .collect();
+    Ok(axum::Json(Value::Array(body)))
+}
+
+/// `POST {content, comment_type?}` → 201.
+pub async fn create(
+    CurrentActor(actor): CurrentActor,
+    State(state): State<AppState>,
+    Path(ticket_id): Path<String>,
+    JsonObject(body): JsonObject,
+) -> AppResult<Response> {
+    let ticket_id = path_id(&ticket_id, "ticket")?;
+    let fields = Fields(&body);
+    let content = fields
+        .string_not_null("content")?
+        .ok_or_else(|| AppError::field("content", "this field is required"))?;
+    let input = comments::NewComment {
+        body: content,
+        comment_type: comment_type(&fields)?.unwrap_or(CommentType::Public),
+    };
+    let created = comments::create(&state, &actor, ticket_id, input)
+        .await
+        .map_err(as_content)?;
+    let json = shapes::comment_created(&created, &actor.user.username);
+    Ok((StatusCode::CREATED, axum::Json(json)).into_response())
+}
+
+/// `PATCH {content?, comment_type?}` (not both absent) → 200 with the edit history.
+pub async fn update(
+    CurrentActor(actor): CurrentActor,
+    State(state): State<AppState>,
+    Path((ticket_id, comment_id)): Path<(String, String)>,
+    JsonObject(body): JsonObject,
+) -> AppResult<axum::Json<Value>> {
+    let db = &state.db.conn;
+    let ticket_id = path_id(&ticket_id, "comment")?;
+    let comment_id = path_id(&comment_id, "comment")?;
+    let fields = Fields(&body);
+    let patch = comments::CommentPatch {
+        body: fields.string_not_null("content")?,
+        comment_type: comment_type(&fields)?,
+    };
+    if patch.body.is_none() && patch.comment_type.is_none() {
+        return Err(AppError::bad_request("send content, comment_type, or both"));
+    }
+    comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
+    let updated = comments::edit(&state, &actor, comment_id, patch)
+        .await
+        .map_err(as_content)?;
+    let history = comments::edits(db, updated.id).await?;
+    let people = comments::people(db, history.iter().filter_map(|e| e.edited_by_id)).await?;
+    Ok(axum::Json(shapes::comment_edited(
+        &updated, &history, &people,
+    )))
+}
+
+/// `DELETE` → 204 (soft delete).
+pub async fn delete(
+    CurrentActor(actor): CurrentActor,
+    State(state): State<AppState>,
+    Path((ticket_id, comment_id)): Path<(String, String)>,
+) -> AppResult<StatusCode> {
+    let ticket_id = path_id(&ticket_id, "comment")?;
+    let comment_id = path_id(&comment_id, "comment")?;
+    comments::get_visible_on(&state.db.conn, &actor, ticket_id, comment_id).await?;
+    comments::delete(&state, &actor, comment_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,172 @@
+//! Comments on tickets: who may read, write, edit and delete them (here, and nowhere else), reading
+//! and counting; changes live in `write`.
+mod write;
+
+pub use write::{create, delete, edit, CommentPatch, NewComment};
+
+use crate::auth::Actor;
+use crate::domain::CommentType;
+use crate::error::{AppError, AppResult};
+use crate::service::tickets::{self, rules};
+use entity::{comment, comment_edit, ticket, user};
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+use std::collections::HashMap;
+
+/// Largest accepted comment body, in bytes, before sanitising.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Whether the actor may read, and write, internal comments on this ticket: the team, the assignee
+/// and members of the assigned group.
+pub fn can_read_internal(actor: &Actor, t: &ticket::Model) -> bool {
+    actor.is_team() || rules::is_worker(actor, t)
+}
+
+/// Whether the actor may read this comment of a ticket they can see.
+pub fn can_read(actor: &Actor, t: &ticket::Model, c: &comment::Model) -> bool {
+    c.comment_type != CommentType::Internal.as_str() || can_read_internal(actor, t)
+}
+
+/// Whether the actor may edit or delete this comment: its author, or staff/admin.
+pub fn can_modify(actor: &Actor, c: &comment::Model) -> bool {
+    c.author_id == Some(actor.id()) || actor.is_staff_or_admin()
+}
+
+/// The live (not deleted) comments of a ticket the actor can see, oldest first, without the internal
+/// ones when the actor may not read them. The caller has already checked the ticket is visible.
+pub async fn list_visible(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    t: &ticket::Model,
+) -> AppResult<Vec<comment::Model>> {
+    let mut select = comment::Entity::find()
+        .filter(comment::Column::TicketId.eq(t.id))
+        .filter(comment::Column::IsDeleted.eq(false));
+    if !can_read_internal(actor, t) {
+        select = select.filter(comment::Column::CommentType.eq(CommentType::Public.as_str()));
+    }
+    Ok(select
+        .order_by_asc(comment::Column::CreatedAt)
+        .order_by_asc(comment::Column::Id)
+        .all(db)
+        .await?)
+}
+
+/// A live comment the actor may read, with its ticket; 404 for anything else (missing, deleted, on
+/// a ticket they cannot see, or internal when they may not read internal comments).
+pub async fn get_visible(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    comment_id: i32,
+) -> AppResult<(comment::Model, ticket::Model)> {
+    let mut select = comment::Entity::find_by_id(comment_id);
+    if db.get_database_backend() == DbBackend::Postgres {
+        // Inside a write transaction this holds the row until commit, so edits queue up.
+        select = select.lock_exclusive();
+    }
+    let found = select
+        .one(db)
+        .await?
+        .filter(|c| !c.is_deleted)
+        .ok_or_else(|| AppError::not_found("comment"))?;
+    let t = tickets::get(db, actor, found.ticket_id)
+        .await
+        .map_err(|err| match err {
+            AppError::NotFound(_) => AppError::not_found("comment"),
+            other => other,
+        })?;
+    if !can_read(actor, &t, &found) {
+        return Err(AppError::not_found("comment"));
+    }
+    Ok((found, t))
+}
+
+/// Like [`get_visible`], but 404 unless the comment belongs to `ticket_id` (REST paths name both).
+pub async fn get_visible_on(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    ticket_id: i32,
+    comment_id: i32,
+) -> AppResult<(comment::Model, ticket::Model)> {
+    let (c, t) = get_visible(db, actor, comment_id).await?;
+    if c.ticket_id != ticket_id {
+        return Err(AppError::not_found("comment"));
+    }
+    Ok((c, t))
+}
+
+/// The edit history of a comment, oldest edit first. The caller has already checked the comment is
+/// readable.
+pub async fn edits(
+    db: &impl ConnectionTrait,
+    comment_id: i32,
+) -> AppResult<Vec<comment_edit::Model>> {
+    Ok(comment_edit::Entity::find()
+        .filter(comment_edit::Column::CommentId.eq(comment_id))
+        .order_by_asc(comment_edit::Column::EditedAt)
+        .order_by_asc(comment_edit::Column::Id)
+        .all(db)
+        .await?)
+}
+
+/// Users by id, in one query (authors and editors of comments).
+pub async fn people(
+    db: &impl ConnectionTrait,
+    ids: impl IntoIterator<Item = i32>,
+) -> AppResult<HashMap<i32, user::Model>> {
+    let mut ids: Vec<i32> = ids.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok(user::Entity::find()
+        .filter(user::Column::Id.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u))
+        .collect())
+}
+
+/// How many live comments the actor can read on each of `tickets` (which they can see), in one query:
+/// public comments everywhere, internal ones only where the actor may read internal comments.
+/// Every ticket gets an entry, 0 when it has none.
+pub async fn visible_comment_counts(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    tickets: &[ticket::Model],
+) -> AppResult<HashMap<i32, u64>> {
+    let mut counts: HashMap<i32, u64> = tickets.iter().map(|t| (t.id, 0)).collect();
+    if tickets.is_empty() {
+        return Ok(counts);
+    }
+    let internal_ok: Vec<i32> = tickets
+        .iter()
+        .filter(|t| can_read_internal(actor, t))
+        .map(|t| t.id)
+        .collect();
+    let mut readable =
+        Condition::any().add(comment::Column::CommentType.eq(CommentType::Public.as_str()));
+    if !internal_ok.is_empty() {
+        readable = readable.add(comment::Column::TicketId.is_in(internal_ok));
+    }
+    let rows: Vec<(i32, i64)> = comment::Entity::find()
+        .select_only()
+        .column(comment::Column::TicketId)
+        .column_as(Expr::col(comment::Column::Id).count(), "n")
+        .filter(comment::Column::TicketId.is_in(counts.keys().copied().collect::<Vec<_>>()))
+        .filter(comment::Column::IsDeleted.eq(false))
+        .filter(readable)
+        .group_by(comment::Column::TicketId)
+        .into_tuple()
+        .all(db)
+        .await?;
+    for (ticket_id, n) in rows {
+        counts.insert(ticket_id, u64::try_from(n).unwrap_or(0));
+    }
+    Ok(counts)
+}

@@ -1,0 +1,208 @@
+//! Comment changes: create, edit (with history) and soft delete, each with its audit record in one
+//! transaction.
+use super::{can_modify, can_read_internal, get_visible, MAX_BODY_BYTES};
+use crate::auth::Actor;
+use crate::domain::CommentType;
+use crate::error::{AppError, AppResult};
+use crate::sanitize::{has_visible_content, sanitize_html};
+use crate::service::audit::{self, Changes};
+use crate::service::tickets;
+use crate::state::AppState;
+use chrono::Utc;
+use entity::{comment, comment_edit, ticket};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
+use serde_json::json;
+
+/// A new comment. The type is parsed at the edge (public when the client sent none).
+#[derive(Debug, Clone)]
+pub struct NewComment {
+    /// HTML body; sanitised here.
+    pub body: String,
+    /// Public or internal.
+    pub comment_type: CommentType,
+}
+
+/// An edit; at least one field must be set.
+#[derive(Debug, Clone, Default)]
+pub struct CommentPatch {
+    /// New HTML body; sanitised here.
+    pub body: Option<String>,
+    /// New type.
+    pub comment_type: Option<CommentType>,
+}
+
+/// Sanitise a body; too large, or nothing visible left, is a 400 on the field `body`.
+pub fn clean_body(raw: &str) -> AppResult<String> {
+    if raw.len() > MAX_BODY_BYTES {
+        return Err(AppError::field(
+            "body",
+            format!("ensure this field has no more than {MAX_BODY_BYTES} bytes"),
+        ));
+    }
+    let clean = sanitize_html(raw).trim().to_string();
+    if !has_visible_content(&clean) {
+        return Err(AppError::field("body", "this field may not be blank"));
+    }
+    Ok(clean)
+}
+
+fn check_internal_allowed(actor: &Actor, t: &ticket::Model, kind: CommentType) -> AppResult<()> {
+    if kind == CommentType::Internal && !can_read_internal(actor, t) {
+        return Err(AppError::forbidden(
+            "only the team, the assignee and the assigned group may write internal comments",
+        ));
+    }
+    Ok(())
+}
+
+/// Add a comment to a ticket the actor can see (404 otherwise). The first public comment by a team
+/// member marks the ticket as responded to.
+pub async fn create(
+    state: &AppState,
+    actor: &Actor,
+    ticket_id: i32,
+    input: NewComment,
+) -> AppResult<comment::Model> {
+    let body = clean_body(&input.body)?;
+    let t = tickets::get(&state.db.conn, actor, ticket_id).await?;
+    check_internal_allowed(actor, &t, input.comment_type)?;
+    let is_internal = input.comment_type == CommentType::Internal;
+    let now = Utc::now();
+    let txn = state.db.begin_write().await?;
+    let created = comment::ActiveModel {
+        ticket_id: Set(t.id),
+        author_id: Set(Some(actor.id())),
+        body: Set(body),
+        comment_type: Set(input.comment_type.as_str().to_string()),
+        created_at: Set(now),
+        updated_at: Set(now),
+        edit_count: Set(0),
+        is_deleted: Set(false),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await?;
+    if !is_internal && actor.is_team() {
+        // Conditional, so a concurrent first response keeps the earlier time.
+        ticket::Entity::update_many()
+            .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
+            .filter(ticket::Column::Id.eq(t.id))
+            .filter(ticket::Column::FirstRespondedAt.is_null())
+            .exec(&txn)
+            .await?;
+    }
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "comment", created.id, "create")
+            .ticket(t.id)
+            .internal(is_internal)
+            .changes(json!({
+                "body": [null, created.body],
+                "comment_type": [null, created.comment_type],
+            })),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// Edit a comment (its author, or staff/admin). Each real change keeps the previous text in the edit
+/// history; an edit that changes nothing records nothing and returns the comment as it was.
+pub async fn edit(
+    state: &AppState,
+    actor: &Actor,
+    comment_id: i32,
+    patch: CommentPatch,
+) -> AppResult<comment::Model> {
+    if patch.body.is_none() && patch.comment_type.is_none() {
+        return Err(AppError::bad_request(
+            "send the new body, the new comment_type, or both",
+        ));
+    }
+    let body = patch.body.as_deref().map(clean_body).transpose()?;
+    let txn = state.db.begin_write().await?;
+    let (current, t) = get_visible(&txn, actor, comment_id).await?;
+    if !can_modify(actor, &current) {
+        return Err(AppError::forbidden(
+            "only the author or staff may edit this comment",
+        ));
+    }
+    if let Some(kind) = patch.comment_type {
+        check_internal_allowed(actor, &t, kind)?;
+    }
+    let new_body = body.unwrap_or_else(|| current.body.clone());
+    let new_type = patch
+        .comment_type
+        .map(|k| k.as_str().to_string())
+        .unwrap_or_else(|| current.comment_type.clone());
+    let mut changes = Changes::new();
+    changes.diff("body", &current.body, &new_body);
+    changes.diff("comment_type", &current.comment_type, &new_type);
+    if changes.is_empty() {
+        txn.commit().await?;
+        return Ok(current);
+    }
+    let was_internal = current.comment_type == CommentType::Internal.as_str();
+    let is_internal = new_type == CommentType::Internal.as_str();
+    let now = Utc::now();
+    comment_edit::ActiveModel {
+        comment_id: Set(current.id),
+        edited_by_id: Set(Some(actor.id())),
+        previous_body: Set(current.body.clone()),
+        previous_comment_type: Set(current.comment_type.clone()),
+        edited_at: Set(now),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await?;
+    let edit_count = current.edit_count + 1;
+    let mut active = current.into_active_model();
+    active.body = Set(new_body);
+    active.comment_type = Set(new_type);
+    active.updated_at = Set(now);
+    active.edited_at = Set(Some(now));
+    active.edited_by_id = Set(Some(actor.id()));
+    active.edit_count = Set(edit_count);
+    let updated = active.update(&txn).await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "comment", updated.id, "update")
+            .ticket(t.id)
+            // An entry that once concerned internal text stays internal.
+            .internal(was_internal || is_internal)
+            .changes(changes.into_value()),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(updated)
+}
+
+/// Soft-delete a comment (its author, or staff/admin): the row and its history stay, but it leaves
+/// every list and count and answers 404 from then on.
+pub async fn delete(state: &AppState, actor: &Actor, comment_id: i32) -> AppResult<()> {
+    let txn = state.db.begin_write().await?;
+    let (current, t) = get_visible(&txn, actor, comment_id).await?;
+    if !can_modify(actor, &current) {
+        return Err(AppError::forbidden(
+            "only the author or staff may delete this comment",
+        ));
+    }
+    let is_internal = current.comment_type == CommentType::Internal.as_str();
+    let now = Utc::now();
+    let mut active = current.into_active_model();
+    active.is_deleted = Set(true);
+    active.deleted_at = Set(Some(now));
+    active.deleted_by_id = Set(Some(actor.id()));
+    let deleted = active.update(&txn).await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "comment", deleted.id, "delete")
+            .ticket(t.id)
+            .internal(is_internal)
+            .changes(json!({ "is_deleted": [false, true] })),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}

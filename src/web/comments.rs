@@ -1,0 +1,137 @@
+//! The web interface's comment endpoints (session + CSRF) and their JSON shapes.
+use super::session::WebActor;
+use super::{WebJson, WebResult};
+use crate::auth::Actor;
+use crate::domain::CommentType;
+use crate::error::AppError;
+use crate::rest::comments::path_id;
+use crate::rest::fields::Fields;
+use crate::service::{comments, tickets};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use entity::{comment, user};
+use serde_json::{json, Value};
+
+/// Web dates: `Nov 25, 2026 14:05` (UTC).
+pub fn web_date(at: &DateTime<Utc>) -> String {
+    at.format("%b %d, %Y %H:%M").to_string()
+}
+
+/// The name the web interface shows: the full name, or the user name when there is none.
+fn display_name(author: Option<&user::Model>) -> String {
+    match author {
+        Some(u) if !u.full_name.trim().is_empty() => u.full_name.clone(),
+        Some(u) => u.username.clone(),
+        None => "Deleted user".to_string(),
+    }
+}
+
+/// The full web comment, including what the caller may do with it.
+pub fn web_comment(actor: &Actor, c: &comment::Model, author: Option<&user::Model>) -> Value {
+    json!({
+        "id": c.id,
+        "body": c.body,
+        "comment_type": c.comment_type,
+        "author": display_name(author),
+        "author_username": author.map(|u| u.username.clone()),
+        "created_at": web_date(&c.created_at),
+        "updated_at": web_date(&c.updated_at),
+        "is_internal": c.comment_type == CommentType::Internal.as_str(),
+        "is_edited": c.edited_at.is_some(),
+        "edited_at": c.edited_at.as_ref().map(web_date),
+        "can_edit": comments::can_modify(actor, c),
+        "can_delete": comments::can_modify(actor, c),
+    })
+}
+
+fn comment_type(fields: &Fields<'_>) -> Result<Option<CommentType>, AppError> {
+    fields
+        .string_not_null("comment_type")?
+        .map(|raw| CommentType::parse(&raw))
+        .transpose()
+}
+
+/// `GET /tickets/<id>/comments/`: the comments the caller may read, oldest first.
+pub async fn list(
+    State(state): State<AppState>,
+    Path(ticket_id): Path<String>,
+    web: WebActor,
+) -> WebResult<axum::Json<Value>> {
+    let db = &state.db.conn;
+    let actor = &web.actor;
+    let t = tickets::get(db, actor, path_id(&ticket_id, "ticket")?).await?;
+    let items = comments::list_visible(db, actor, &t).await?;
+    let people = comments::people(db, items.iter().filter_map(|c| c.author_id)).await?;
+    let list: Vec<Value> = items
+        .iter()
+        .map(|c| web_comment(actor, c, c.author_id.and_then(|id| people.get(&id))))
+        .collect();
+    Ok(axum::Json(json!({ "success": true, "comments": list })))
+}
+
+/// `POST /tickets/<id>/comments/add/` `{body, comment_type?}` → 201.
+pub async fn add(
+    State(state): State<AppState>,
+    Path(ticket_id): Path<String>,
+    web: WebActor,
+    WebJson(body): WebJson,
+) -> WebResult<Response> {
+    let ticket_id = path_id(&ticket_id, "ticket")?;
+    let fields = Fields(&body);
+    let text = fields
+        .string_not_null("body")?
+        .ok_or_else(|| AppError::field("body", "this field is required"))?;
+    let input = comments::NewComment {
+        body: text,
+        comment_type: comment_type(&fields)?.unwrap_or(CommentType::Public),
+    };
+    let created = comments::create(&state, &web.actor, ticket_id, input).await?;
+    let json = json!({
+        "success": true,
+        "comment": {
+            "id": created.id,
+            "body": created.body,
+            "comment_type": created.comment_type,
+            "author": display_name(Some(&web.actor.user)),
+            "created_at": web_date(&created.created_at),
+            "is_internal": created.comment_type == CommentType::Internal.as_str(),
+        },
+    });
+    Ok((StatusCode::CREATED, axum::Json(json)).into_response())
+}
+
+/// `PATCH /tickets/comments/<id>/edit/` `{body?, comment_type?}` → the edited web comment.
+pub async fn edit(
+    State(state): State<AppState>,
+    Path(comment_id): Path<String>,
+    web: WebActor,
+    WebJson(body): WebJson,
+) -> WebResult<axum::Json<Value>> {
+    let comment_id = path_id(&comment_id, "comment")?;
+    let fields = Fields(&body);
+    let patch = comments::CommentPatch {
+        body: fields.string_not_null("body")?,
+        comment_type: comment_type(&fields)?,
+    };
+    let updated = comments::edit(&state, &web.actor, comment_id, patch).await?;
+    let people = comments::people(&state.db.conn, updated.author_id).await?;
+    let author = updated.author_id.and_then(|id| people.get(&id));
+    let comment = web_comment(&web.actor, &updated, author);
+    Ok(axum::Json(json!({ "success": true, "comment": comment })))
+}
+
+/// `DELETE /tickets/comments/<id>/delete/`: soft delete.
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(comment_id): Path<String>,
+    web: WebActor,
+) -> WebResult<axum::Json<Value>> {
+    let comment_id = path_id(&comment_id, "comment")?;
+    comments::delete(&state, &web.actor, comment_id).await?;
+    Ok(axum::Json(
+        json!({ "success": true, "message": "Comment deleted" }),
+    ))
+}

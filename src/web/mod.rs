@@ -1,0 +1,69 @@
+//! The web interface's JSON endpoints: session login/logout and the comment endpoints, with CSRF.
+//! Every failure here answers `{"success": false, "error": "<message>"}`.
+pub mod comments;
+pub mod session;
+
+use crate::error::{AppError, LoggedCause};
+use crate::rest::json::JsonObject;
+use crate::state::AppState;
+use axum::extract::{FromRequest, Request};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch, post};
+use axum::Router;
+use serde_json::{json, Map, Value};
+
+/// Every web route.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/accounts/login/", post(session::login))
+        .route("/accounts/logout/", post(session::logout))
+        // `{id}` is the ticket id here: matching segments must share one name across the router.
+        .route("/tickets/{id}/comments/", get(comments::list))
+        .route("/tickets/{id}/comments/add/", post(comments::add))
+        .route(
+            "/tickets/comments/{comment_id}/edit/",
+            patch(comments::edit),
+        )
+        .route(
+            "/tickets/comments/{comment_id}/delete/",
+            delete(comments::delete),
+        )
+}
+
+/// An [`AppError`] in the web interface's failure shape.
+#[derive(Debug)]
+pub struct WebError(pub AppError);
+
+impl From<AppError> for WebError {
+    fn from(err: AppError) -> Self {
+        WebError(err)
+    }
+}
+
+impl IntoResponse for WebError {
+    fn into_response(self) -> Response {
+        let body = json!({ "success": false, "error": self.0.public_message() });
+        let mut response = (self.0.status(), axum::Json(body)).into_response();
+        if let AppError::Internal(cause) = &self.0 {
+            response
+                .extensions_mut()
+                .insert(LoggedCause(format!("{cause:#}")));
+        }
+        response
+    }
+}
+
+/// Result of a web handler.
+pub type WebResult<T> = Result<T, WebError>;
+
+/// A JSON object body whose rejections come back in the web failure shape.
+pub struct WebJson(pub Map<String, Value>);
+
+impl<S: Send + Sync> FromRequest<S> for WebJson {
+    type Rejection = WebError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let JsonObject(map) = JsonObject::from_request(req, state).await?;
+        Ok(WebJson(map))
+    }
+}

@@ -1,0 +1,143 @@
+//! Web sessions: login (JSON and form), cookies, logout and expiry.
+use crate::comments_support::{add, browser_from, login, set_cookie, web, world};
+use crate::db_test;
+use crate::helpers::{TestApp, TestResponse};
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use deskgraph::domain::CommentType;
+use sea_orm::EntityTrait;
+use serde_json::json;
+
+/// The web failure shape: exactly `{success: false, error}`.
+pub fn assert_web_error(resp: &TestResponse, status: StatusCode) {
+    assert_eq!(resp.status, status, "{}", resp.text);
+    assert_eq!(resp.json["success"], false, "{}", resp.text);
+    assert!(resp.json["error"].is_string(), "{}", resp.text);
+    assert_eq!(resp.json.as_object().unwrap().len(), 2, "{}", resp.text);
+}
+
+async fn login_sets_cookies_and_logout_ends_the_session(app: &TestApp) {
+    let w = world(app).await;
+    let resp = app
+        .post(
+            "/accounts/login/",
+            None,
+            json!({"username": "owner", "password": "owner-password"}),
+        )
+        .await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    assert_eq!(resp.json["success"], true);
+    assert_eq!(resp.json["user"]["username"], "owner");
+    let session = set_cookie(&resp, "sessionid").unwrap();
+    assert!(session.contains("HttpOnly"), "{session}");
+    assert!(session.contains("SameSite=Lax"), "{session}");
+    assert!(session.contains("Path=/"), "{session}");
+    let csrf = set_cookie(&resp, "csrftoken").unwrap();
+    assert!(!csrf.contains("HttpOnly"), "{csrf}");
+    let browser = browser_from(&resp);
+    // Only the hash is stored.
+    let stored = entity::web_session::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_ne!(stored[0].session_hash, browser.session);
+    assert_eq!(stored[0].csrf_token, browser.csrf);
+
+    let list = format!("/tickets/{}/comments/", w.ticket.id);
+    assert_eq!(browser.get(app, &list).await.status, StatusCode::OK);
+    // Logout needs the CSRF token like any unsafe request.
+    let resp = web(
+        app,
+        Method::POST,
+        "/accounts/logout/",
+        Some(&browser.session),
+        None,
+        None,
+    )
+    .await;
+    assert_web_error(&resp, StatusCode::FORBIDDEN);
+    let resp = browser
+        .send(app, Method::POST, "/accounts/logout/", None)
+        .await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    assert_eq!(resp.json["success"], true);
+    assert_web_error(&browser.get(app, &list).await, StatusCode::UNAUTHORIZED);
+    let resp = browser
+        .send(
+            app,
+            Method::POST,
+            &format!("/tickets/{}/comments/add/", w.ticket.id),
+            Some(json!({"body": "late"})),
+        )
+        .await;
+    assert_web_error(&resp, StatusCode::UNAUTHORIZED);
+}
+db_test!(login_sets_cookies_and_logout_ends_the_session);
+
+async fn bad_logins(app: &TestApp) {
+    app.user("owner").await;
+    let resp = app
+        .post(
+            "/accounts/login/",
+            None,
+            json!({"username": "owner", "password": "wrong"}),
+        )
+        .await;
+    assert_web_error(&resp, StatusCode::UNAUTHORIZED);
+    assert!(set_cookie(&resp, "sessionid").is_none());
+    let resp = app
+        .post("/accounts/login/", None, json!({"username": "owner"}))
+        .await;
+    assert_web_error(&resp, StatusCode::BAD_REQUEST);
+
+    // A form post works as well as JSON.
+    let form = Request::builder()
+        .method(Method::POST)
+        .uri("/accounts/login/")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from("username=owner&password=owner-password"))
+        .unwrap();
+    let resp = app.send(form).await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    assert_eq!(resp.json["success"], true);
+    assert!(set_cookie(&resp, "sessionid").is_some());
+    let form = Request::builder()
+        .method(Method::POST)
+        .uri("/accounts/login/")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from("username=owner&password=nope"))
+        .unwrap();
+    assert_web_error(&app.send(form).await, StatusCode::UNAUTHORIZED);
+}
+db_test!(bad_logins);
+
+async fn expired_sessions_are_refused(app: &TestApp) {
+    use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
+    let w = world(app).await;
+    let browser = login(app, &w.owner).await;
+    let list = format!("/tickets/{}/comments/", w.ticket.id);
+    assert_eq!(browser.get(app, &list).await.status, StatusCode::OK);
+    let stored = entity::web_session::Entity::find()
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut active = stored.into_active_model();
+    active.expires_at = Set(chrono::Utc::now() - chrono::Duration::minutes(1));
+    active.update(&app.state.db.conn).await.unwrap();
+    assert_web_error(&browser.get(app, &list).await, StatusCode::UNAUTHORIZED);
+    // An edit with nothing in it is a 400, once signed in again.
+    let fresh = login(app, &w.owner).await;
+    let c = add(app, &w.owner, w.ticket.id, "mine", CommentType::Public).await;
+    let resp = fresh
+        .send(
+            app,
+            Method::PATCH,
+            &format!("/tickets/comments/{}/edit/", c.id),
+            Some(json!({})),
+        )
+        .await;
+    assert_web_error(&resp, StatusCode::BAD_REQUEST);
+}
+db_test!(expired_sessions_are_refused);
