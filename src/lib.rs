@@ -10,6 +10,7 @@ pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod graphql;
+pub mod notify;
 pub mod rest;
 pub mod sanitize;
 pub mod service;

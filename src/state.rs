@@ -3,6 +3,7 @@ use crate::auth::jwt::JwtKeys;
 use crate::auth::tokens::new_secret;
 use crate::config::Config;
 use crate::db::Db;
+use crate::notify::Notifier;
 use entity::setting;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use std::sync::Arc;
@@ -16,6 +17,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// JWT keys.
     pub jwt: JwtKeys,
+    /// Delivery of outbox rows (HTTP client, mailer).
+    pub notifier: Notifier,
 }
 
 const JWT_SECRET_KEY: &str = "jwt_secret";
@@ -35,7 +38,9 @@ impl AppState {
             None => stored_jwt_secret(&db).await?,
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
+        let notifier = Notifier::from_config(&config)?;
         Ok(AppState {
+            notifier,
             db,
             config: Arc::new(config),
             jwt,

@@ -5,3 +5,7 @@
 mod helpers;
 
 mod auth;
+mod events_admin;
+mod events_email;
+mod events_support;
+mod events_webhooks;
