@@ -158,3 +158,86 @@ async fn internal_notes_never_leave_through_webhooks(app: &TestApp) {
         .iter()
         .all(|h| !h.body.contains("\"comment_id\":7")));
 }
+
+db_test!(emails_go_out_over_smtp);
+async fn emails_go_out_over_smtp(app: &TestApp) {
+    let sink = SmtpSink::start().await;
+    let url = sink.url.clone();
+    let state = state_configured(app, |c| {
+        c.smtp_url = Some(url);
+        c.mail_from = "desk@example.org".into();
+    });
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    create_ticket(
+        &state,
+        &actor(app, &bob).await,
+        NewTicket {
+            title: "Badge <reader> broken".into(),
+            requester_id: Some(ann.id),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(
+        sink.messages().is_empty(),
+        "requests never send mail themselves"
+    );
+    while worker::run_once(&state).await.unwrap() > 0 {}
+    let messages = sink.messages();
+    assert_eq!(messages.len(), 1);
+    let m = &messages[0];
+    assert_eq!(m.from, "desk@example.org");
+    assert_eq!(m.to, vec!["ann@example.com".to_string()]);
+    assert!(
+        m.data
+            .contains("Subject: New Ticket: Badge <reader> broken (TKT-001)"),
+        "{}",
+        m.data
+    );
+    assert!(m.data.contains("text/plain") && m.data.contains("text/html"));
+    assert!(m.data.contains("Badge &lt;reader&gt; broken"));
+    assert!(outbox_rows(app)
+        .await
+        .iter()
+        .all(|r| r.status == "delivered"));
+}
+
+db_test!(unreachable_smtp_server_is_retried);
+async fn unreachable_smtp_server_is_retried(app: &TestApp) {
+    // A port that was just free: nothing listens there.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let state = state_configured(app, |c| {
+        c.smtp_url = Some(format!("smtp://127.0.0.1:{port}"));
+        c.outbox_max_attempts = 2;
+    });
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    create_ticket(
+        &state,
+        &actor(app, &bob).await,
+        NewTicket {
+            title: "Phone".into(),
+            requester_id: Some(ann.id),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    let rows = outbox_rows(app).await;
+    assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("pending", 1));
+    assert!(
+        rows[0]
+            .last_error
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("smtp"),
+        "{:?}",
+        rows[0].last_error
+    );
+    assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    let rows = outbox_rows(app).await;
+    assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("failed", 2));
+}

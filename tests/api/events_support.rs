@@ -142,3 +142,101 @@ pub async fn outbox_rows(app: &TestApp) -> Vec<outbox::Model> {
         .await
         .unwrap()
 }
+
+/// One message an SMTP sink accepted.
+#[derive(Clone, Debug)]
+pub struct SmtpMessage {
+    pub from: String,
+    pub to: Vec<String>,
+    pub data: String,
+}
+
+/// A tiny SMTP server on 127.0.0.1 that accepts everything and keeps the messages.
+pub struct SmtpSink {
+    pub url: String,
+    messages: Arc<Mutex<Vec<SmtpMessage>>>,
+}
+
+impl SmtpSink {
+    pub async fn start() -> SmtpSink {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let messages = Arc::new(Mutex::new(Vec::new()));
+        let store = messages.clone();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                tokio::spawn(smtp_session(socket, store.clone()));
+            }
+        });
+        SmtpSink {
+            url: format!("smtp://{addr}"),
+            messages,
+        }
+    }
+
+    pub fn messages(&self) -> Vec<SmtpMessage> {
+        self.messages.lock().unwrap().clone()
+    }
+}
+
+async fn smtp_session(socket: tokio::net::TcpStream, store: Arc<Mutex<Vec<SmtpMessage>>>) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (read, mut write) = socket.into_split();
+    let mut lines = BufReader::new(read).lines();
+    let mut current = SmtpMessage {
+        from: String::new(),
+        to: Vec::new(),
+        data: String::new(),
+    };
+    if write.write_all(b"220 sink ESMTP\r\n").await.is_err() {
+        return;
+    }
+    while let Ok(Some(line)) = lines.next_line().await {
+        let upper = line.to_ascii_uppercase();
+        let reply: &[u8] = if upper.starts_with("EHLO") {
+            b"250-sink\r\n250 8BITMIME\r\n"
+        } else if upper.starts_with("MAIL FROM:") {
+            current.from = line[10..].trim().trim_matches(['<', '>']).to_string();
+            b"250 OK\r\n"
+        } else if upper.starts_with("RCPT TO:") {
+            current
+                .to
+                .push(line[8..].trim().trim_matches(['<', '>']).to_string());
+            b"250 OK\r\n"
+        } else if upper == "DATA" {
+            if write.write_all(b"354 go on\r\n").await.is_err() {
+                return;
+            }
+            let mut data = String::new();
+            while let Ok(Some(l)) = lines.next_line().await {
+                if l == "." {
+                    break;
+                }
+                data.push_str(&l);
+                data.push('\n');
+            }
+            current.data = data;
+            store.lock().unwrap().push(current.clone());
+            current.to.clear();
+            b"250 queued\r\n"
+        } else if upper == "QUIT" {
+            let _ = write.write_all(b"221 bye\r\n").await;
+            return;
+        } else {
+            b"250 OK\r\n"
+        };
+        if write.write_all(reply).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The app's state with `change` applied to its configuration and the notifier it describes.
+pub fn state_configured(app: &TestApp, change: impl FnOnce(&mut Config)) -> AppState {
+    let mut config = (*app.state.config).clone();
+    change(&mut config);
+    let mut state = app.state.clone();
+    state.notifier = Notifier::from_config(&config).unwrap();
+    state.config = Arc::new(config);
+    state
+}

@@ -219,3 +219,25 @@ async fn a_leased_row_is_not_claimed_twice(app: &TestApp) {
         .unwrap();
     assert_eq!(row.status, "pending");
 }
+
+db_test!(concurrent_workers_deliver_each_event_once);
+async fn concurrent_workers_deliver_each_event_once(app: &TestApp) {
+    let receiver = Receiver::start(Mode::Ok).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    let who = actor(app, &ann).await;
+    for i in 0..12 {
+        create_ticket(&state, &who, titled(&format!("T{i}"))).await;
+    }
+    let (a, b) = tokio::join!(worker::run_once(&state), worker::run_once(&state));
+    assert_eq!(a.unwrap() + b.unwrap(), 12);
+    let mut ids: Vec<String> = receiver
+        .hits()
+        .iter()
+        .map(|h| header(h, "x-webhook-id").to_string())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 12);
+    assert_eq!(receiver.hits().len(), 12);
+}
