@@ -26,6 +26,8 @@ pub enum Command {
     },
     /// Apply pending migrations and exit.
     Migrate,
+    /// Deliver outbox rows (webhooks, emails) without serving HTTP, until SIGINT or SIGTERM.
+    Worker,
     /// Manage users.
     User {
         /// User action.
@@ -178,6 +180,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("revoked {count} token(s)");
             Ok(())
         }
+        Command::Worker => {
+            let state = AppState::init(config).await?;
+            tracing::info!("deskgraph outbox worker started");
+            tokio::select! {
+                _ = crate::notify::worker::run(state) => {}
+                _ = shutdown_signal() => {}
+            }
+            tracing::info!("deskgraph outbox worker stopped");
+            Ok(())
+        }
         Command::Demo { bind } => {
             let state = AppState::init(config).await?;
             crate::demo::seed_and_print(&state, bind).await?;
@@ -197,8 +209,9 @@ async fn find_user(state: &AppState, username: &str) -> anyhow::Result<entity::u
         .with_context(|| format!("no user named {username:?}"))
 }
 
-/// Serve HTTP until SIGINT or SIGTERM, then finish in-flight requests.
+/// Serve HTTP, with the outbox worker alongside, until SIGINT or SIGTERM, then finish in-flight requests.
 pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
+    let worker = crate::notify::worker::spawn(state.clone());
     let app = crate::app::router(state);
     let listener = tokio::net::TcpListener::bind(bind)
         .await
@@ -210,6 +223,8 @@ pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     )
     .with_graceful_shutdown(shutdown_signal())
     .await?;
+    // Rows it was delivering stay leased and pending; the next start delivers them.
+    worker.abort();
     tracing::info!("deskgraph stopped");
     Ok(())
 }

@@ -44,7 +44,24 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// `DESKGRAPH_ANONYMOUS_INTROSPECTION`: whether unauthenticated callers may introspect (default true).
     pub anonymous_introspection: bool,
+    /// `DESKGRAPH_WEBHOOK_URL`: endpoint that receives every event (none when unset).
+    pub webhook_url: Option<String>,
+    /// `DESKGRAPH_WEBHOOK_SECRET`: HMAC key for that endpoint.
+    pub webhook_secret: String,
+    /// `DESKGRAPH_SMTP_URL`: `smtp://host:port` or `smtps://user:pass@host`; unset logs emails instead.
+    pub smtp_url: Option<String>,
+    /// `DESKGRAPH_MAIL_FROM`: sender address (default `deskgraph@localhost`).
+    pub mail_from: String,
+    /// `DESKGRAPH_OUTBOX_MAX_ATTEMPTS`: delivery attempts before a message is marked failed (default 8).
+    pub outbox_max_attempts: i32,
+    /// `DESKGRAPH_OUTBOX_BACKOFF_MS`: first retry delay, doubled per attempt (default 2000; 0 retries at once).
+    pub outbox_backoff_ms: i64,
+    /// `DESKGRAPH_DELIVERY_TIMEOUT_MS`: limit of one webhook call or email send (default 10000).
+    pub delivery_timeout_ms: i64,
 }
+
+/// Sender address when `DESKGRAPH_MAIL_FROM` is unset.
+pub const DEFAULT_MAIL_FROM: &str = "deskgraph@localhost";
 
 /// Default SQLite database, created on first run.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://deskgraph.db?mode=rwc";
@@ -85,7 +102,32 @@ impl Config {
             Some("json") => LogFormat::Json,
             Some(other) => bail!("DESKGRAPH_LOG_FORMAT must be `text` or `json` (got {other:?})"),
         };
+        let webhook_url = get("DESKGRAPH_WEBHOOK_URL");
+        if let Some(url) = &webhook_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                bail!("DESKGRAPH_WEBHOOK_URL must start with http:// or https:// (got {url:?})");
+            }
+        }
+        let smtp_url = get("DESKGRAPH_SMTP_URL");
+        if let Some(url) = &smtp_url {
+            if !(url.starts_with("smtp://") || url.starts_with("smtps://")) {
+                bail!("DESKGRAPH_SMTP_URL must start with smtp:// or smtps://");
+            }
+        }
         Ok(Config {
+            webhook_url,
+            webhook_secret: get("DESKGRAPH_WEBHOOK_SECRET").unwrap_or_default(),
+            smtp_url,
+            mail_from: get("DESKGRAPH_MAIL_FROM").unwrap_or_else(|| DEFAULT_MAIL_FROM.to_string()),
+            outbox_max_attempts: number(&get, "DESKGRAPH_OUTBOX_MAX_ATTEMPTS", 8, 1, 100)? as i32,
+            outbox_backoff_ms: number(&get, "DESKGRAPH_OUTBOX_BACKOFF_MS", 2000, 0, 3_600_000)?,
+            delivery_timeout_ms: number(
+                &get,
+                "DESKGRAPH_DELIVERY_TIMEOUT_MS",
+                10_000,
+                100,
+                300_000,
+            )?,
             database_url,
             jwt_secret,
             jwt_ttl_seconds: number(&get, "DESKGRAPH_JWT_TTL_SECONDS", 3600, 1, 31 * 24 * 3600)?,
@@ -148,6 +190,13 @@ impl Config {
             request_timeout_seconds: 30,
             max_body_bytes: 1024 * 1024,
             anonymous_introspection: true,
+            webhook_url: None,
+            webhook_secret: String::new(),
+            smtp_url: None,
+            mail_from: DEFAULT_MAIL_FROM.to_string(),
+            outbox_max_attempts: 8,
+            outbox_backoff_ms: 0,
+            delivery_timeout_ms: 2000,
         }
     }
 }

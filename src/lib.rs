@@ -11,6 +11,7 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod notify;
 pub mod rest;
 pub mod sanitize;
 pub mod service;

@@ -4,6 +4,7 @@ use crate::auth::tokens::new_secret;
 use crate::config::Config;
 use crate::db::Db;
 use crate::http::ratelimit::RateStore;
+use crate::notify::Notifier;
 use entity::setting;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use std::sync::Arc;
@@ -19,6 +20,8 @@ pub struct AppState {
     pub jwt: JwtKeys,
     /// Rate-limit counters (memory or Redis).
     pub rate_limits: Arc<RateStore>,
+    /// Delivery of outbox rows (HTTP client, mailer).
+    pub notifier: Notifier,
 }
 
 const JWT_SECRET_KEY: &str = "jwt_secret";
@@ -44,7 +47,9 @@ impl AppState {
             })?,
             None => RateStore::memory(),
         };
+        let notifier = Notifier::from_config(&config)?;
         Ok(AppState {
+            notifier,
             db,
             config: Arc::new(config),
             jwt,

@@ -11,6 +11,7 @@ mod m20261125_000005_create_comments;
 mod m20261125_000006_create_assets;
 mod m20261125_000007_create_audit_events;
 mod m20261125_000008_create_web_sessions;
+mod m20261125_000013_create_outbox_and_webhooks;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -27,6 +28,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000006_create_assets::Migration),
             Box::new(m20261125_000007_create_audit_events::Migration),
             Box::new(m20261125_000008_create_web_sessions::Migration),
+            Box::new(m20261125_000013_create_outbox_and_webhooks::Migration),
         ]
     }
 }

@@ -7,6 +7,7 @@ pub mod projects;
 pub mod tickets;
 pub mod tokens;
 pub mod users;
+pub mod webhooks;
 
 /// An offset page of a list, and whether its total is wanted (it costs a count).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,7 @@ use super::rules;
 use crate::auth::Actor;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
+use crate::notify::events;
 use crate::sanitize::sanitize_html;
 use crate::service::audit::{self, Changes};
 use crate::service::users;
@@ -219,6 +220,7 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
             .changes(changes),
     )
     .await?;
+    events::ticket_created(&txn, state, actor, &created).await?;
     txn.commit().await?;
     Ok(created)
 }
@@ -348,6 +350,7 @@ pub async fn update(
     }
     next.updated_at = now;
     let status_only = patch.fields() == ["status"];
+    let before = current.clone();
     let mut active: ticket::ActiveModel = current.into();
     active.title = Set(next.title.clone());
     active.description = Set(next.description.clone());
@@ -373,6 +376,7 @@ pub async fn update(
             .changes(changes.into_value()),
     )
     .await?;
+    events::ticket_changed(&txn, state, actor, &before, &saved).await?;
     txn.commit().await?;
     Ok(saved)
 }
@@ -430,6 +434,7 @@ pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<tick
             .changes(json!({"archived": [false, true]})),
     )
     .await?;
+    events::ticket_deleted(&txn, state, &saved).await?;
     txn.commit().await?;
     Ok(saved)
 }

@@ -1,0 +1,299 @@
+//! Event emission, called by the services inside the change's own transaction: each writes the
+//! webhook rows and the emails of one occurrence to the outbox, so they commit or vanish with it.
+//!
+//! The comments service calls [`comment_created`] after inserting a comment, in the same transaction.
+use super::mailer::Email;
+use super::outbox;
+use super::templates::{render, Occurrence};
+use crate::auth::{load_actor, Actor};
+use crate::error::{AppError, AppResult};
+use crate::rest::shapes::timestamp;
+use crate::state::AppState;
+use chrono::Utc;
+use entity::{ticket, user};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use serde::Serialize;
+
+/// Every event name an endpoint may subscribe to.
+pub const EVENTS: [&str; 6] = [
+    "ticket.created",
+    "ticket.updated",
+    "ticket.status_changed",
+    "ticket.assigned",
+    "ticket.deleted",
+    "comment.created",
+];
+
+/// A webhook body. Field order is the wire order: `event, ticket_id, title, timestamp`, then the
+/// event's own fields.
+#[derive(Debug, Serialize)]
+struct Body<'a> {
+    event: &'a str,
+    ticket_id: i32,
+    title: &'a str,
+    timestamp: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comment_id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<Vec<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    to: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    assignee: Option<&'a str>,
+}
+
+impl<'a> Body<'a> {
+    fn new(event: &'a str, t: &'a ticket::Model) -> Self {
+        Body {
+            event,
+            ticket_id: t.id,
+            title: &t.title,
+            timestamp: timestamp(&Utc::now()),
+            comment_id: None,
+            changes: None,
+            from: None,
+            to: None,
+            assignee: None,
+        }
+    }
+}
+
+async fn webhooks(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    body: &Body<'_>,
+) -> AppResult<String> {
+    let event_id = outbox::new_event_id();
+    let json = serde_json::to_string(body).map_err(AppError::internal)?;
+    outbox::enqueue_webhooks(db, &state.config, &event_id, body.event, &json).await?;
+    Ok(event_id)
+}
+
+/// Queue the emails of `occurrence` to `recipients`, minus the actor, users without email and
+/// repeats.
+async fn emails(
+    db: &impl ConnectionTrait,
+    event_id: &str,
+    event: &str,
+    actor: &Actor,
+    t: &ticket::Model,
+    occurrence: &Occurrence<'_>,
+    recipients: &[Option<i32>],
+) -> AppResult<()> {
+    let mut ids: Vec<i32> = Vec::new();
+    for id in recipients.iter().flatten() {
+        if *id != actor.id() && !ids.contains(id) {
+            ids.push(*id);
+        }
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let users = user::Entity::find()
+        .filter(user::Column::Id.is_in(ids.clone()))
+        .filter(user::Column::IsActive.eq(true))
+        .all(db)
+        .await?;
+    for id in ids {
+        let Some(u) = users.iter().find(|u| u.id == id) else {
+            continue;
+        };
+        let Some(address) = u.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) else {
+            continue;
+        };
+        let name = if u.full_name.trim().is_empty() {
+            &u.username
+        } else {
+            &u.full_name
+        };
+        let email: Email = render(occurrence, t, address, name);
+        outbox::enqueue_email(db, event_id, event, &email).await?;
+    }
+    Ok(())
+}
+
+/// `ticket.created`: webhook, and emails to requester and assignee.
+pub async fn ticket_created(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    actor: &Actor,
+    t: &ticket::Model,
+) -> AppResult<()> {
+    let body = Body::new("ticket.created", t);
+    let event_id = webhooks(db, state, &body).await?;
+    let recipients = [Some(t.requester_id), t.assignee_id];
+    emails(
+        db,
+        &event_id,
+        body.event,
+        actor,
+        t,
+        &Occurrence::Created,
+        &recipients,
+    )
+    .await
+}
+
+/// Names (REST spelling) of the fields that differ between `before` and `after`, except status and
+/// a new assignee, which have their own events.
+fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static str> {
+    let checks = [
+        ("title", before.title != after.title),
+        ("description", before.description != after.description),
+        ("priority", before.priority != after.priority),
+        ("project", before.project_id != after.project_id),
+        // Clearing the assignee is an update; naming one is `ticket.assigned`.
+        (
+            "assigned_to",
+            before.assignee_id != after.assignee_id && after.assignee_id.is_none(),
+        ),
+        (
+            "assigned_group",
+            before.assigned_group_id != after.assigned_group_id,
+        ),
+        ("due_date", before.due_date != after.due_date),
+    ];
+    checks
+        .into_iter()
+        .filter(|(_, c)| *c)
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// A ticket change: `ticket.status_changed` (emails to requester and assignee), `ticket.assigned`
+/// (email to the new assignee) and `ticket.updated` (other fields, no email), as they apply.
+pub async fn ticket_changed(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    actor: &Actor,
+    before: &ticket::Model,
+    after: &ticket::Model,
+) -> AppResult<()> {
+    let fields = updated_fields(before, after);
+    if !fields.is_empty() {
+        let mut body = Body::new("ticket.updated", after);
+        body.changes = Some(fields);
+        webhooks(db, state, &body).await?;
+    }
+    if before.status != after.status {
+        let mut body = Body::new("ticket.status_changed", after);
+        body.from = Some(&before.status);
+        body.to = Some(&after.status);
+        let event_id = webhooks(db, state, &body).await?;
+        let occurrence = Occurrence::StatusChanged {
+            from: &before.status,
+            to: &after.status,
+        };
+        let recipients = [Some(after.requester_id), after.assignee_id];
+        emails(
+            db,
+            &event_id,
+            body.event,
+            actor,
+            after,
+            &occurrence,
+            &recipients,
+        )
+        .await?;
+    }
+    if let Some(assignee_id) = after
+        .assignee_id
+        .filter(|_| before.assignee_id != after.assignee_id)
+    {
+        let username = user::Entity::find_by_id(assignee_id)
+            .one(db)
+            .await?
+            .map(|u| u.username)
+            .unwrap_or_default();
+        let mut body = Body::new("ticket.assigned", after);
+        body.assignee = Some(&username);
+        let event_id = webhooks(db, state, &body).await?;
+        let recipients = [Some(assignee_id)];
+        emails(
+            db,
+            &event_id,
+            body.event,
+            actor,
+            after,
+            &Occurrence::Assigned,
+            &recipients,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// `ticket.deleted` (archived): webhook only.
+pub async fn ticket_deleted(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    t: &ticket::Model,
+) -> AppResult<()> {
+    webhooks(db, state, &Body::new("ticket.deleted", t)).await?;
+    Ok(())
+}
+
+/// A new comment on `t`, to call from the comments service inside its transaction.
+///
+/// Public comments: `comment.created` webhook (with `comment_id`) and emails to requester and
+/// assignee. Internal notes never leave through webhooks and are mailed only to the assignee, and
+/// only when the assignee is a team member (who may read internal notes).
+pub async fn comment_created(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    actor: &Actor,
+    t: &ticket::Model,
+    comment_id: i32,
+    text: &str,
+    is_internal: bool,
+) -> AppResult<()> {
+    let author = if actor.user.full_name.trim().is_empty() {
+        actor.user.username.clone()
+    } else {
+        actor.user.full_name.clone()
+    };
+    let occurrence = Occurrence::CommentAdded {
+        author: &author,
+        body: text,
+        internal: is_internal,
+    };
+    if is_internal {
+        let Some(assignee_id) = t.assignee_id else {
+            return Ok(());
+        };
+        let may_read = load_actor(db, assignee_id)
+            .await?
+            .is_some_and(|a| a.is_team());
+        if may_read {
+            let event_id = outbox::new_event_id();
+            let recipients = [Some(assignee_id)];
+            emails(
+                db,
+                &event_id,
+                "comment.created",
+                actor,
+                t,
+                &occurrence,
+                &recipients,
+            )
+            .await?;
+        }
+        return Ok(());
+    }
+    let mut body = Body::new("comment.created", t);
+    body.comment_id = Some(comment_id);
+    let event_id = webhooks(db, state, &body).await?;
+    let recipients = [Some(t.requester_id), t.assignee_id];
+    emails(
+        db,
+        &event_id,
+        body.event,
+        actor,
+        t,
+        &occurrence,
+        &recipients,
+    )
+    .await
+}

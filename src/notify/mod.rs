@@ -1,0 +1,53 @@
+//! Events leave the service through a transactional outbox: changes write rows in their own
+//! transaction (`events`, `outbox`), and a worker (`worker`) delivers them as signed webhooks
+//! (`webhooks`) or emails (`mailer`, `templates`) with retries.
+pub mod events;
+pub mod mailer;
+pub mod outbox;
+pub mod templates;
+pub mod webhooks;
+pub mod worker;
+
+use crate::config::Config;
+use mailer::{LogMailer, Mailer, SmtpMailer};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The delivery side: an HTTP client for webhooks and a mailer. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Notifier {
+    /// Where emails go (SMTP, the log, or memory in tests).
+    pub mailer: Arc<dyn Mailer>,
+    http: reqwest::Client,
+}
+
+impl Notifier {
+    /// Build from configuration: SMTP when `DESKGRAPH_SMTP_URL` is set, the log otherwise.
+    pub fn from_config(config: &Config) -> anyhow::Result<Self> {
+        // reqwest is built without a bundled crypto provider; the first caller installs ring, later calls
+        // find it already there.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let timeout = Duration::from_millis(config.delivery_timeout_ms.unsigned_abs());
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .user_agent(concat!("deskgraph/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        let mailer: Arc<dyn Mailer> = match &config.smtp_url {
+            Some(url) => Arc::new(SmtpMailer::new(url, timeout)?),
+            None => Arc::new(LogMailer),
+        };
+        Ok(Notifier { mailer, http })
+    }
+
+    /// The same notifier sending emails through `mailer` instead (tests use an in-memory one).
+    pub fn with_mailer(mut self, mailer: Arc<dyn Mailer>) -> Self {
+        self.mailer = mailer;
+        self
+    }
+
+    /// The HTTP client for webhook calls.
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+}

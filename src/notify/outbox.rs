@@ -1,0 +1,223 @@
+//! Writing outbox rows inside a change's transaction, and claiming/finishing them for the worker.
+use super::mailer::Email;
+use crate::config::Config;
+use crate::error::{AppError, AppResult};
+use chrono::Utc;
+use entity::{outbox, webhook};
+use rand::Rng;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
+    QueryOrder, Set, Statement,
+};
+
+/// Row kind of a webhook call.
+pub const KIND_WEBHOOK: &str = "webhook";
+/// Row kind of an email.
+pub const KIND_EMAIL: &str = "email";
+/// Waiting for (another) attempt.
+pub const PENDING: &str = "pending";
+/// Delivered; never sent again.
+pub const DELIVERED: &str = "delivered";
+/// Gave up after the configured attempts; kept for inspection and redelivery.
+pub const FAILED: &str = "failed";
+
+/// Milliseconds since the epoch, the unit of `due_at_ms` and `locked_until_ms`.
+pub fn now_ms() -> i64 {
+    Utc::now().timestamp_millis()
+}
+
+/// A fresh event id (`evt_` + 32 hex digits), shared by every row of one event.
+pub fn new_event_id() -> String {
+    let bytes: [u8; 16] = rand::thread_rng().gen();
+    format!("evt_{}", hex::encode(bytes))
+}
+
+/// Whether an endpoint that asked for `wanted` (empty = all) gets `event`.
+pub fn wants(wanted: &serde_json::Value, event: &str) -> bool {
+    match wanted.as_array() {
+        Some(list) if !list.is_empty() => list.iter().any(|e| e.as_str() == Some(event)),
+        _ => true,
+    }
+}
+
+async fn insert(
+    db: &impl ConnectionTrait,
+    kind: &str,
+    event_id: &str,
+    event: &str,
+    webhook_id: Option<i32>,
+    payload: String,
+) -> AppResult<outbox::Model> {
+    Ok(outbox::ActiveModel {
+        kind: Set(kind.to_string()),
+        event_id: Set(event_id.to_string()),
+        event: Set(event.to_string()),
+        webhook_id: Set(webhook_id),
+        payload: Set(payload),
+        status: Set(PENDING.to_string()),
+        attempts: Set(0),
+        due_at_ms: Set(now_ms()),
+        locked_until_ms: Set(0),
+        last_error: Set(None),
+        created_at: Set(Utc::now()),
+        delivered_at: Set(None),
+        ..Default::default()
+    }
+    .insert(db)
+    .await?)
+}
+
+/// Queue `body` for the configured endpoint and every active endpoint that wants `event`.
+pub async fn enqueue_webhooks(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    event_id: &str,
+    event: &str,
+    body: &str,
+) -> AppResult<usize> {
+    let mut count = 0;
+    if config.webhook_url.is_some() {
+        insert(db, KIND_WEBHOOK, event_id, event, None, body.to_string()).await?;
+        count += 1;
+    }
+    let endpoints = webhook::Entity::find()
+        .filter(webhook::Column::Active.eq(true))
+        .order_by_asc(webhook::Column::Id)
+        .all(db)
+        .await?;
+    for endpoint in endpoints.iter().filter(|w| wants(&w.events, event)) {
+        insert(
+            db,
+            KIND_WEBHOOK,
+            event_id,
+            event,
+            Some(endpoint.id),
+            body.to_string(),
+        )
+        .await?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// Queue one email (one row per message).
+pub async fn enqueue_email(
+    db: &impl ConnectionTrait,
+    event_id: &str,
+    event: &str,
+    email: &Email,
+) -> AppResult<outbox::Model> {
+    let payload = serde_json::to_string(email).map_err(AppError::internal)?;
+    insert(db, KIND_EMAIL, event_id, event, None, payload).await
+}
+
+/// Queue a fresh copy of a webhook row (same event id and body) for another delivery.
+pub async fn requeue(db: &impl ConnectionTrait, row: &outbox::Model) -> AppResult<outbox::Model> {
+    insert(
+        db,
+        &row.kind,
+        &row.event_id,
+        &row.event,
+        row.webhook_id,
+        row.payload.clone(),
+    )
+    .await
+}
+
+/// Lease up to `limit` due rows to this worker until `lease_until_ms`. One statement, so two workers
+/// never lease the same row; on PostgreSQL `SKIP LOCKED` lets them claim side by side without waiting.
+pub async fn claim(
+    db: &impl ConnectionTrait,
+    now: i64,
+    lease_until_ms: i64,
+    limit: i64,
+) -> AppResult<Vec<outbox::Model>> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => {
+            "UPDATE outbox SET locked_until_ms = $1 WHERE id IN (SELECT id FROM outbox \
+             WHERE status = 'pending' AND due_at_ms <= $2 AND locked_until_ms <= $3 \
+             ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id"
+        }
+        _ => {
+            "UPDATE outbox SET locked_until_ms = ? WHERE id IN (SELECT id FROM outbox \
+             WHERE status = 'pending' AND due_at_ms <= ? AND locked_until_ms <= ? \
+             ORDER BY id LIMIT ?) RETURNING id"
+        }
+    };
+    let stmt = Statement::from_sql_and_values(
+        backend,
+        sql,
+        [lease_until_ms.into(), now.into(), now.into(), limit.into()],
+    );
+    let mut ids = Vec::new();
+    for row in db.query_all_raw(stmt).await? {
+        ids.push(row.try_get_by_index::<i64>(0)?);
+    }
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(outbox::Entity::find()
+        .filter(outbox::Column::Id.is_in(ids))
+        .order_by_asc(outbox::Column::Id)
+        .all(db)
+        .await?)
+}
+
+/// How one attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Delivered.
+    Delivered,
+    /// Failed; retry later (until the attempts run out).
+    Retry(String),
+    /// Failed in a way no retry can fix (endpoint deleted, bad stored message).
+    GiveUp(String),
+}
+
+/// The delay before attempt `attempts + 1`: `base * 2^(attempts-1)`, capped at an hour, with jitter
+/// (between half and all of it) so a burst of failures does not retry in lockstep.
+pub fn backoff_ms(base_ms: i64, attempts: i32) -> i64 {
+    let exp = attempts.saturating_sub(1).clamp(0, 30) as u32;
+    let delay = base_ms.saturating_mul(1_i64 << exp).min(3_600_000);
+    if delay <= 1 {
+        return delay.max(0);
+    }
+    delay / 2 + rand::thread_rng().gen_range(0..=delay / 2)
+}
+
+/// Record the outcome of one attempt on `row`. Guarded on `pending`, so a row is finished once.
+pub async fn finish(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    row: &outbox::Model,
+    outcome: &Outcome,
+) -> AppResult<()> {
+    let attempts = row.attempts + 1;
+    let update = outbox::Entity::update_many()
+        .col_expr(outbox::Column::Attempts, Expr::value(attempts))
+        .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
+        .filter(outbox::Column::Id.eq(row.id))
+        .filter(outbox::Column::Status.eq(PENDING));
+    let update = match outcome {
+        Outcome::Delivered => update
+            .col_expr(outbox::Column::Status, Expr::value(DELIVERED))
+            .col_expr(outbox::Column::DeliveredAt, Expr::value(Utc::now()))
+            .col_expr(
+                outbox::Column::LastError,
+                Expr::value(Option::<String>::None),
+            ),
+        Outcome::Retry(error) if attempts < config.outbox_max_attempts => update
+            .col_expr(
+                outbox::Column::DueAtMs,
+                Expr::value(now_ms() + backoff_ms(config.outbox_backoff_ms, attempts)),
+            )
+            .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
+        Outcome::Retry(error) | Outcome::GiveUp(error) => update
+            .col_expr(outbox::Column::Status, Expr::value(FAILED))
+            .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
+    };
+    update.exec(db).await?;
+    Ok(())
+}

@@ -1,0 +1,144 @@
+//! Email texts, one template per occurrence. User text is HTML-escaped in HTML bodies.
+use super::mailer::Email;
+use entity::ticket;
+
+/// What happened, with what the template needs beyond the ticket.
+#[derive(Debug, Clone)]
+pub enum Occurrence<'a> {
+    /// A new ticket.
+    Created,
+    /// The ticket was assigned to the recipient.
+    Assigned,
+    /// The status moved.
+    StatusChanged {
+        /// Old status.
+        from: &'a str,
+        /// New status.
+        to: &'a str,
+    },
+    /// A comment was added.
+    CommentAdded {
+        /// Comment author's name.
+        author: &'a str,
+        /// Comment text.
+        body: &'a str,
+        /// Whether it is an internal note.
+        internal: bool,
+    },
+}
+
+/// Escape `s` for HTML text and attribute values.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Render the email about `occurrence` on `t` for `to`, whose display name is `name`.
+pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &str) -> Email {
+    let label = format!("{} ({})", t.title, t.ticket_number);
+    let (subject, lines): (String, Vec<String>) = match occurrence {
+        Occurrence::Created => (
+            format!("New Ticket: {label}"),
+            vec![
+                format!("A new ticket was opened: {label}."),
+                format!("Priority: {}", t.priority),
+                format!("Status: {}", t.status),
+            ],
+        ),
+        Occurrence::Assigned => (
+            format!("Ticket Assigned: {label}"),
+            vec![
+                format!("The ticket {label} was assigned to you."),
+                format!("Status: {}", t.status),
+            ],
+        ),
+        Occurrence::StatusChanged { from, to } => (
+            format!("Ticket Status Changed: {label}"),
+            vec![
+                format!("The status of {label} changed."),
+                format!("Status: {from} -> {to}"),
+            ],
+        ),
+        Occurrence::CommentAdded {
+            author,
+            body,
+            internal,
+        } => (
+            format!(
+                "{}: {label}",
+                if *internal {
+                    "New Internal Note"
+                } else {
+                    "New Comment"
+                }
+            ),
+            vec![
+                format!("{author} commented on {label}:"),
+                String::new(),
+                body.to_string(),
+            ],
+        ),
+    };
+    let text = format!("Hello {name},\n\n{}\n\n-- deskgraph\n", lines.join("\n"));
+    let html_lines: Vec<String> = lines
+        .iter()
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("<p>{}</p>", html_escape(l)))
+        .collect();
+    let html = format!(
+        "<!DOCTYPE html>\n<html><body>\n<p>Hello {},</p>\n{}\n<p>-- deskgraph</p>\n</body></html>\n",
+        html_escape(name),
+        html_lines.join("\n")
+    );
+    Email {
+        to: to.to_string(),
+        subject,
+        text,
+        html,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_user_text_in_html_only() {
+        let t = ticket::Model {
+            id: 1,
+            number: 1,
+            ticket_number: "TKT-001".into(),
+            title: "<b>Printer</b> & co".into(),
+            description: String::new(),
+            status: "new".into(),
+            priority: "medium".into(),
+            requester_id: 1,
+            assignee_id: None,
+            assigned_group_id: None,
+            project_id: None,
+            due_date: None,
+            first_responded_at: None,
+            resolved_at: None,
+            closed_at: None,
+            archived_at: None,
+            archived_by_id: None,
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+        };
+        let email = render(&Occurrence::Created, &t, "a@example.com", "Ann");
+        assert_eq!(email.subject, "New Ticket: <b>Printer</b> & co (TKT-001)");
+        assert!(email.text.contains("<b>Printer</b> & co"));
+        assert!(email.html.contains("&lt;b&gt;Printer&lt;/b&gt; &amp; co"));
+        assert!(!email.html.contains("<b>Printer"));
+    }
+}

@@ -1,0 +1,210 @@
+//! Webhook endpoints, their delivery log and redelivery; administrators only.
+use crate::auth::Actor;
+use crate::error::{AppError, AppResult};
+use crate::notify::events::EVENTS;
+use crate::notify::outbox::{self, KIND_WEBHOOK};
+use crate::state::AppState;
+use chrono::Utc;
+use entity::{outbox as outbox_row, webhook, webhook_delivery};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
+use serde_json::json;
+
+/// Fields of a new endpoint.
+#[derive(Debug, Clone, Default)]
+pub struct NewWebhook {
+    /// `http://` or `https://` URL.
+    pub url: String,
+    /// HMAC key, 1-200 characters.
+    pub secret: String,
+    /// Event names wanted; empty means all.
+    pub events: Vec<String>,
+    /// Defaults to true.
+    pub active: Option<bool>,
+}
+
+/// A partial change of an endpoint.
+#[derive(Debug, Clone, Default)]
+pub struct WebhookPatch {
+    /// New URL.
+    pub url: Option<String>,
+    /// New secret.
+    pub secret: Option<String>,
+    /// New event list.
+    pub events: Option<Vec<String>>,
+    /// Enable or disable.
+    pub active: Option<bool>,
+}
+
+fn require_admin(actor: &Actor) -> AppResult<()> {
+    if actor.is_admin() {
+        Ok(())
+    } else {
+        Err(AppError::forbidden(
+            "only administrators may manage webhooks",
+        ))
+    }
+}
+
+fn clean_url(url: &str) -> AppResult<String> {
+    let url = url.trim();
+    let parsed = url::Url::parse(url).map_err(|_| AppError::field("url", "enter a valid URL"))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(AppError::field(
+            "url",
+            "the URL must be http:// or https://",
+        ));
+    }
+    if url.len() > 2000 {
+        return Err(AppError::field(
+            "url",
+            "ensure this field has no more than 2000 characters",
+        ));
+    }
+    Ok(url.to_string())
+}
+
+fn clean_secret(secret: &str) -> AppResult<String> {
+    let len = secret.chars().count();
+    if len == 0 || len > 200 {
+        return Err(AppError::field(
+            "secret",
+            "the secret must be 1-200 characters",
+        ));
+    }
+    Ok(secret.to_string())
+}
+
+fn clean_events(events: &[String]) -> AppResult<serde_json::Value> {
+    let mut out: Vec<&str> = Vec::new();
+    for event in events {
+        let Some(known) = EVENTS.iter().find(|e| **e == event.as_str()) else {
+            return Err(AppError::field(
+                "events",
+                format!("unknown event {event:?}; known: {}", EVENTS.join(", ")),
+            ));
+        };
+        if !out.contains(known) {
+            out.push(known);
+        }
+    }
+    Ok(json!(out))
+}
+
+/// Every endpoint, oldest first.
+pub async fn list(state: &AppState, actor: &Actor) -> AppResult<Vec<webhook::Model>> {
+    require_admin(actor)?;
+    Ok(webhook::Entity::find()
+        .order_by_asc(webhook::Column::Id)
+        .all(&state.db.conn)
+        .await?)
+}
+
+/// One endpoint.
+pub async fn get(state: &AppState, actor: &Actor, id: i32) -> AppResult<webhook::Model> {
+    require_admin(actor)?;
+    webhook::Entity::find_by_id(id)
+        .one(&state.db.conn)
+        .await?
+        .ok_or_else(|| AppError::not_found("webhook"))
+}
+
+/// Add an endpoint.
+pub async fn create(
+    state: &AppState,
+    actor: &Actor,
+    input: NewWebhook,
+) -> AppResult<webhook::Model> {
+    require_admin(actor)?;
+    let url = clean_url(&input.url)?;
+    let secret = clean_secret(&input.secret)?;
+    let events = clean_events(&input.events)?;
+    let now = Utc::now();
+    Ok(webhook::ActiveModel {
+        url: Set(url),
+        secret: Set(secret),
+        events: Set(events),
+        active: Set(input.active.unwrap_or(true)),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+    .insert(&state.db.conn)
+    .await?)
+}
+
+/// Change an endpoint.
+pub async fn update(
+    state: &AppState,
+    actor: &Actor,
+    id: i32,
+    patch: WebhookPatch,
+) -> AppResult<webhook::Model> {
+    let current = get(state, actor, id).await?;
+    let mut active: webhook::ActiveModel = current.into();
+    if let Some(url) = &patch.url {
+        active.url = Set(clean_url(url)?);
+    }
+    if let Some(secret) = &patch.secret {
+        active.secret = Set(clean_secret(secret)?);
+    }
+    if let Some(events) = &patch.events {
+        active.events = Set(clean_events(events)?);
+    }
+    if let Some(on) = patch.active {
+        active.active = Set(on);
+    }
+    active.updated_at = Set(Utc::now());
+    Ok(active.update(&state.db.conn).await?)
+}
+
+/// Remove an endpoint with its pending deliveries and its log.
+pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
+    get(state, actor, id).await?;
+    webhook::Entity::delete_by_id(id)
+        .exec(&state.db.conn)
+        .await?;
+    Ok(())
+}
+
+/// The delivery log, newest first: of one endpoint, of the configured one (`Some(None)`), or all.
+pub async fn deliveries(
+    state: &AppState,
+    actor: &Actor,
+    webhook_id: Option<Option<i32>>,
+    limit: u64,
+) -> AppResult<Vec<webhook_delivery::Model>> {
+    require_admin(actor)?;
+    let mut query = webhook_delivery::Entity::find();
+    match webhook_id {
+        Some(Some(id)) => query = query.filter(webhook_delivery::Column::WebhookId.eq(id)),
+        Some(None) => query = query.filter(webhook_delivery::Column::WebhookId.is_null()),
+        None => {}
+    }
+    Ok(query
+        .order_by_desc(webhook_delivery::Column::Id)
+        .limit(limit.clamp(1, 500))
+        .all(&state.db.conn)
+        .await?)
+}
+
+/// Send the message of delivery `delivery_id` again: a new outbox row with the same event id
+/// (receivers deduplicate on `X-Webhook-Id`) and body, due now.
+pub async fn redeliver(
+    state: &AppState,
+    actor: &Actor,
+    delivery_id: i64,
+) -> AppResult<outbox_row::Model> {
+    require_admin(actor)?;
+    let delivery = webhook_delivery::Entity::find_by_id(delivery_id)
+        .one(&state.db.conn)
+        .await?
+        .ok_or_else(|| AppError::not_found("webhook delivery"))?;
+    let row = outbox_row::Entity::find_by_id(delivery.outbox_id)
+        .one(&state.db.conn)
+        .await?
+        .filter(|r| r.kind == KIND_WEBHOOK)
+        .ok_or_else(|| AppError::not_found("webhook delivery"))?;
+    outbox::requeue(&state.db.conn, &row).await
+}

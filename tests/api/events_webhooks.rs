@@ -1,0 +1,243 @@
+//! Webhooks through the outbox: exact body, signature, retries, failure, rollback and restart.
+use crate::db_test;
+use crate::events_support::*;
+use crate::helpers::TestApp;
+use deskgraph::db::Db;
+use deskgraph::notify::{events, outbox as queue, worker};
+use deskgraph::state::AppState;
+use entity::{outbox, webhook_delivery};
+use hmac::{Hmac, Mac};
+use sea_orm::{EntityTrait, QueryOrder};
+use sha2::Sha256;
+use std::time::Instant;
+
+fn header<'a>(hit: &'a Hit, name: &str) -> &'a str {
+    hit.headers.get(name).unwrap().to_str().unwrap()
+}
+
+db_test!(ticket_created_arrives_exact_and_signed);
+async fn ticket_created_arrives_exact_and_signed(app: &TestApp) {
+    let receiver = Receiver::start(Mode::Ok).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    let t = create_ticket(
+        &state,
+        &actor(app, &ann).await,
+        titled("Printer \"on\" fire"),
+    )
+    .await;
+
+    // The request only wrote the row; nothing was sent yet.
+    assert!(receiver.hits().is_empty());
+    let rows = outbox_rows(app).await;
+    assert_eq!(rows.len(), 1, "one webhook, no email to the actor herself");
+    assert_eq!(rows[0].status, "pending");
+
+    assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 1);
+    let hit = &hits[0];
+    let body: serde_json::Value = serde_json::from_str(&hit.body).unwrap();
+    let stamp = body["timestamp"].as_str().unwrap();
+    assert!(stamp.ends_with('Z'), "{stamp}");
+    assert_eq!(
+        hit.body,
+        format!(
+            r#"{{"event":"ticket.created","ticket_id":{},"title":"Printer \"on\" fire","timestamp":"{stamp}"}}"#,
+            t.id
+        )
+    );
+    assert_eq!(header(hit, "content-type"), "application/json");
+    assert!(header(hit, "x-webhook-id").starts_with("evt_"));
+    let ts = header(hit, "x-webhook-timestamp");
+    assert!(ts.parse::<i64>().unwrap() > 1_700_000_000);
+    let mut mac = Hmac::<Sha256>::new_from_slice(b"s3cret").unwrap();
+    mac.update(format!("{ts}.{}", hit.body).as_bytes());
+    let expected = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+    assert_eq!(header(hit, "x-webhook-signature"), expected);
+
+    let rows = outbox_rows(app).await;
+    assert_eq!(
+        (rows[0].status.as_str(), rows[0].attempts),
+        ("delivered", 1)
+    );
+    let log = webhook_delivery::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].status_code, Some(200));
+    assert_eq!(log[0].webhook_id, None);
+    // Nothing left to do.
+    assert_eq!(worker::run_once(&state).await.unwrap(), 0);
+    assert_eq!(receiver.hits().len(), 1);
+}
+
+db_test!(failing_receiver_gets_it_after_retries_exactly_once);
+async fn failing_receiver_gets_it_after_retries_exactly_once(app: &TestApp) {
+    let receiver = Receiver::start(Mode::FailFirst(2)).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    create_ticket(&state, &actor(app, &ann).await, titled("VPN down")).await;
+
+    for _ in 0..3 {
+        assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    }
+    assert_eq!(worker::run_once(&state).await.unwrap(), 0);
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 3);
+    // A retry is the same event: same id, same body.
+    assert!(hits.iter().all(
+        |h| header(h, "x-webhook-id") == header(&hits[0], "x-webhook-id") && h.body == hits[0].body
+    ));
+    let rows = outbox_rows(app).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[0].status.as_str(), rows[0].attempts),
+        ("delivered", 3)
+    );
+    let codes: Vec<Option<i32>> = webhook_delivery::Entity::find()
+        .order_by_asc(webhook_delivery::Column::Id)
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.status_code)
+        .collect();
+    assert_eq!(codes, vec![Some(500), Some(500), Some(204)]);
+}
+
+db_test!(dead_receiver_ends_failed_without_slowing_requests);
+async fn dead_receiver_ends_failed_without_slowing_requests(app: &TestApp) {
+    let receiver = Receiver::start(Mode::Hang).await;
+    let url = receiver.url.clone();
+    let (state, _) = state_with(app, |c| {
+        c.webhook_url = Some(url);
+        c.webhook_secret = "s3cret".into();
+        c.outbox_max_attempts = 3;
+        c.delivery_timeout_ms = 300;
+    });
+    let ann = app.user("ann").await;
+    let who = actor(app, &ann).await;
+    let started = Instant::now();
+    create_ticket(&state, &who, titled("Mail stuck")).await;
+    assert!(
+        started.elapsed().as_millis() < 300,
+        "the request waited for delivery"
+    );
+    assert!(receiver.hits().is_empty());
+
+    for _ in 0..3 {
+        assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    }
+    assert_eq!(worker::run_once(&state).await.unwrap(), 0);
+    let rows = outbox_rows(app).await;
+    assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("failed", 3));
+    assert_eq!(rows[0].last_error.as_deref(), Some("timed out"));
+    assert_eq!(receiver.hits().len(), 3);
+}
+
+db_test!(rolled_back_change_leaves_no_row);
+async fn rolled_back_change_leaves_no_row(app: &TestApp) {
+    let receiver = Receiver::start(Mode::Ok).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let (ann_actor, bob_actor) = (actor(app, &ann).await, actor(app, &bob).await);
+    let t = create_ticket(&state, &ann_actor, titled("Laptop")).await;
+    worker::run_once(&state).await.unwrap();
+    let before = outbox_rows(app).await.len();
+
+    let txn = state.db.begin_write().await.unwrap();
+    events::ticket_created(&txn, &state, &bob_actor, &t)
+        .await
+        .unwrap();
+    drop(txn);
+    assert_eq!(outbox_rows(app).await.len(), before);
+
+    // The same call committed does leave rows: one webhook and the requester's email.
+    let txn = state.db.begin_write().await.unwrap();
+    events::ticket_created(&txn, &state, &bob_actor, &t)
+        .await
+        .unwrap();
+    txn.commit().await.unwrap();
+    assert_eq!(outbox_rows(app).await.len(), before + 2);
+}
+
+db_test!(rows_pending_at_a_crash_are_delivered_after_restart);
+async fn rows_pending_at_a_crash_are_delivered_after_restart(app: &TestApp) {
+    let receiver = Receiver::start(Mode::Ok).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    let who = actor(app, &ann).await;
+    create_ticket(&state, &who, titled("One")).await;
+    create_ticket(&state, &who, titled("Two")).await;
+    assert!(receiver.hits().is_empty());
+
+    // A new process: fresh pool and state over the same database.
+    let db = Db::connect(&state.config.database_url, 2).await.unwrap();
+    let restarted = AppState::from_db(db, (*state.config).clone())
+        .await
+        .unwrap();
+    assert_eq!(worker::run_once(&restarted).await.unwrap(), 2);
+    let titles: Vec<String> = receiver
+        .hits()
+        .iter()
+        .map(|h| serde_json::from_str::<serde_json::Value>(&h.body).unwrap()["title"].to_string())
+        .collect();
+    assert_eq!(titles, vec!["\"One\"", "\"Two\""]);
+    assert!(outbox_rows(app)
+        .await
+        .iter()
+        .all(|r| r.status == "delivered"));
+    restarted.db.conn.clone().close().await.ok();
+}
+
+db_test!(a_leased_row_is_not_claimed_twice);
+async fn a_leased_row_is_not_claimed_twice(app: &TestApp) {
+    let receiver = Receiver::start(Mode::Ok).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    create_ticket(&state, &actor(app, &ann).await, titled("Lease")).await;
+    let now = queue::now_ms();
+    let first = queue::claim(&app.state.db.conn, now, now + 60_000, 10)
+        .await
+        .unwrap();
+    let second = queue::claim(&app.state.db.conn, now, now + 60_000, 10)
+        .await
+        .unwrap();
+    assert_eq!((first.len(), second.len()), (1, 0));
+    // Once the lease runs out (a crashed worker), another worker takes it.
+    let later = queue::claim(&app.state.db.conn, now + 61_000, now + 120_000, 10)
+        .await
+        .unwrap();
+    assert_eq!(later.len(), 1);
+    let row = outbox::Entity::find()
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.status, "pending");
+}
+
+db_test!(concurrent_workers_deliver_each_event_once);
+async fn concurrent_workers_deliver_each_event_once(app: &TestApp) {
+    let receiver = Receiver::start(Mode::Ok).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    let who = actor(app, &ann).await;
+    for i in 0..12 {
+        create_ticket(&state, &who, titled(&format!("T{i}"))).await;
+    }
+    let (a, b) = tokio::join!(worker::run_once(&state), worker::run_once(&state));
+    assert_eq!(a.unwrap() + b.unwrap(), 12);
+    let mut ids: Vec<String> = receiver
+        .hits()
+        .iter()
+        .map(|h| header(h, "x-webhook-id").to_string())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 12);
+    assert_eq!(receiver.hits().len(), 12);
+}
