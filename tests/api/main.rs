@@ -5,3 +5,8 @@
 mod helpers;
 
 mod auth;
+mod graphql_account;
+mod graphql_http;
+mod graphql_mutations;
+mod graphql_support;
+mod graphql_tickets;

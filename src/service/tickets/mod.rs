@@ -1,4 +1,5 @@
 //! Tickets: reading (one, lists with filters and counts) here; changes in `write`; permissions in `rules`.
+pub mod counts;
 pub mod rules;
 pub mod write;
 
@@ -222,4 +223,14 @@ pub async fn list(
         .all(db)
         .await?;
     Ok((items, total))
+}
+
+/// How many visible, non-archived tickets match `filter` (for connection totals and backward paging).
+pub async fn count(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: &TicketFilter,
+    prefix: &str,
+) -> AppResult<u64> {
+    Ok(visible_query(actor, filter, prefix).count(db).await?)
 }

@@ -56,3 +56,13 @@ pub fn allowed_transitions(actor: &Actor, t: &ticket::Model) -> Vec<TicketStatus
         .map(|s| s.allowed_next().to_vec())
         .unwrap_or_default()
 }
+
+/// Internal comments are for the team, the assignee and the assigned group.
+pub fn can_read_internal_comments(actor: &Actor, t: &ticket::Model) -> bool {
+    actor.is_team() || is_worker(actor, t)
+}
+
+/// Everyone who sees a ticket may comment on it publicly.
+pub fn can_comment(actor: &Actor, t: &ticket::Model) -> bool {
+    can_see(actor, t)
+}
