@@ -5,6 +5,7 @@ use crate::auth::middleware::Auth;
 use crate::state::AppState;
 use async_graphql::http::GraphiQLSource;
 use async_graphql::parser::types::{DocumentOperations, OperationType};
+use async_graphql::ParseRequestError;
 use async_graphql_axum::GraphQLRequest;
 use axum::extract::{Extension, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -19,9 +20,32 @@ pub async fn graphql_post(
     Extension(auth): Extension<Auth>,
     State(state): State<AppState>,
     headers: HeaderMap,
-    request: GraphQLRequest,
+    request: GraphQLRequest<BadRequest>,
 ) -> Response {
     execute(&schema, state, auth, &headers, request.into_inner()).await
+}
+
+/// A POST body that is not a GraphQL request, answered in the GraphQL error shape rather than as text.
+pub struct BadRequest(ParseRequestError);
+
+impl From<ParseRequestError> for BadRequest {
+    fn from(err: ParseRequestError) -> Self {
+        BadRequest(err)
+    }
+}
+
+impl IntoResponse for BadRequest {
+    fn into_response(self) -> Response {
+        let status = match self.0 {
+            ParseRequestError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        request_error(
+            &HeaderMap::new(),
+            status,
+            &format!("invalid GraphQL request: {}", self.0),
+        )
+    }
 }
 
 /// `GET /graphql?query=…`: queries only; a browser without a query gets GraphiQL.

@@ -77,6 +77,40 @@ async fn browsers_get_graphiql(app: &TestApp) {
 }
 db_test!(browsers_get_graphiql);
 
+async fn a_body_that_is_not_graphql_gets_a_graphql_error(app: &TestApp) {
+    let request = Request::post("/graphql")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from("{not json"))
+        .unwrap();
+    let response = app.send(request).await;
+    assert_eq!(response.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        response.json["errors"][0]["extensions"]["code"],
+        "BAD_USER_INPUT"
+    );
+}
+db_test!(a_body_that_is_not_graphql_gets_a_graphql_error);
+
+/// The query GraphiQL sends on load: it must fit the depth and complexity limits, unauthenticated.
+const INTROSPECTION: &str = "query IntrospectionQuery { __schema { queryType { name } mutationType { name }
+  types { ...FullType } directives { name description locations args { ...InputValue } } } }
+fragment FullType on __Type { kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue } interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason } possibleTypes { ...TypeRef } }
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+  ofType { kind name ofType { kind name ofType { kind name } } } } } } } }";
+
+async fn full_introspection_fits_the_limits(app: &TestApp) {
+    let body = app
+        .graphql(None, INTROSPECTION, serde_json::json!({}))
+        .await;
+    assert!(body.get("errors").is_none(), "{body}");
+    assert_eq!(body["data"]["__schema"]["mutationType"]["name"], "Mutation");
+}
+db_test!(full_introspection_fits_the_limits);
+
 #[test]
 fn committed_schema_matches_the_served_one() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema.graphql");
