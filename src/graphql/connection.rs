@@ -111,7 +111,7 @@ impl PageArgs {
     }
 }
 
-/// The rows to fetch for a window: offset, row count, and whether one extra row is read to see past the end.
+/// The rows of a window; callers read one extra row to learn whether more follow.
 #[derive(Clone, Copy, Debug)]
 pub struct Slice {
     /// Offset of the first row.
