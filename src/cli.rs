@@ -40,6 +40,9 @@ pub enum Command {
         #[command(subcommand)]
         action: TokenCommand,
     },
+    /// Print the GraphQL schema (SDL) and exit; `deskgraph schema > schema.graphql` regenerates the
+    /// committed copy that the schema drift test compares with.
+    Schema,
     /// Seed demo data on an empty database, print the ways in, then serve.
     Demo {
         /// Address to listen on.
@@ -101,6 +104,11 @@ pub enum TokenCommand {
 
 /// Run the parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    // Needs no configuration or database, so it works in any checkout.
+    if let Some(Command::Schema) = cli.command {
+        print!("{}", crate::graphql::sdl());
+        return Ok(());
+    }
     let config = Config::from_env()?;
     init_tracing(config.log_format);
     let command = cli.command.unwrap_or(Command::Serve {
@@ -188,6 +196,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 _ = shutdown_signal() => {}
             }
             tracing::info!("deskgraph outbox worker stopped");
+            Ok(())
+        }
+        Command::Schema => {
+            print!("{}", crate::graphql::sdl());
             Ok(())
         }
         Command::Demo { bind } => {

@@ -1,46 +1,51 @@
-//! The GraphQL API: schema, per-request context and the `/graphql` endpoint.
+//! The GraphQL API: schema, per-request context, loaders and the `/graphql` endpoint.
+pub mod connection;
 pub mod context;
+pub mod http;
+pub mod ids;
+pub mod loaders;
+pub mod mutation;
+pub mod prefetch;
 pub mod query;
+pub mod scalars;
+pub mod types;
 
-use crate::auth::middleware::Auth;
 use crate::state::AppState;
-use async_graphql::{EmptyMutation, EmptySubscription, Schema};
-use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
-use axum::extract::{Extension, State};
-use axum::routing::post;
-use axum::Router;
-use context::RequestContext;
+use async_graphql::{EmptySubscription, Schema, SchemaBuilder};
+use axum::routing::get;
+use axum::{Extension, Router};
 
 /// The served schema.
-pub type AppSchema = Schema<query::QueryRoot, EmptyMutation, EmptySubscription>;
+pub type AppSchema = Schema<query::QueryRoot, mutation::MutationRoot, EmptySubscription>;
+
+/// Deepest selection accepted; GraphiQL's introspection query needs about 13 levels.
+const MAX_DEPTH: usize = 20;
+/// Largest query complexity accepted (one per field).
+const MAX_COMPLEXITY: usize = 5000;
+
+fn builder() -> SchemaBuilder<query::QueryRoot, mutation::MutationRoot, EmptySubscription> {
+    Schema::build(
+        query::QueryRoot::default(),
+        mutation::MutationRoot::default(),
+        EmptySubscription,
+    )
+    .limit_depth(MAX_DEPTH)
+    .limit_complexity(MAX_COMPLEXITY)
+}
 
 /// Build the schema once at start-up.
 pub fn build_schema(state: AppState) -> AppSchema {
-    Schema::build(query::QueryRoot, EmptyMutation, EmptySubscription)
-        .data(state)
-        .finish()
+    builder().data(state).finish()
 }
 
-/// The SDL of the schema, as committed in `schema.graphql`.
+/// The SDL of the schema, as committed in `schema.graphql` (`deskgraph schema > schema.graphql`).
 pub fn sdl() -> String {
-    Schema::build(query::QueryRoot, EmptyMutation, EmptySubscription)
-        .finish()
-        .sdl()
+    builder().finish().sdl()
 }
 
 /// `/graphql` routes.
 pub fn router(schema: AppSchema) -> Router<AppState> {
     Router::new()
-        .route("/graphql", post(graphql_post))
+        .route("/graphql", get(http::graphql_get).post(http::graphql_post))
         .layer(Extension(schema))
-}
-
-async fn graphql_post(
-    Extension(schema): Extension<AppSchema>,
-    Extension(auth): Extension<Auth>,
-    State(state): State<AppState>,
-    request: GraphQLRequest,
-) -> GraphQLResponse {
-    let ctx = RequestContext::new(state, auth);
-    schema.execute(request.into_inner().data(ctx)).await.into()
 }

@@ -72,7 +72,12 @@ async fn detail(
     let t = tickets::get(db, &actor, ticket_id(&id)?).await?;
     let people = counts::people_of(db, std::slice::from_ref(&t)).await?;
     let project = counts::project_of(db, &t).await?;
-    let comments_count = counts::visible_comment_count(db, &actor, &t).await?;
+    let comments_count =
+        crate::service::comments::visible_comment_counts(db, &actor, std::slice::from_ref(&t))
+            .await?
+            .get(&t.id)
+            .copied()
+            .unwrap_or(0);
     let extras = TicketExtras {
         people: &people,
         project: project.as_ref(),

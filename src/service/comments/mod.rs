@@ -170,3 +170,24 @@ pub async fn visible_comment_counts(
     }
     Ok(counts)
 }
+
+/// Live comments per ticket id, public only unless `with_internal`; tickets without any are absent.
+/// Callers decide `with_internal` per ticket with [`can_read_internal`] (the GraphQL loader batches by it).
+pub async fn counts_by_ticket(
+    db: &impl ConnectionTrait,
+    ticket_ids: &[i32],
+    with_internal: bool,
+) -> AppResult<HashMap<i32, i64>> {
+    let mut select = comment::Entity::find()
+        .select_only()
+        .column(comment::Column::TicketId)
+        .column_as(Expr::col(comment::Column::Id).count(), "n")
+        .filter(comment::Column::TicketId.is_in(ticket_ids.iter().copied()))
+        .filter(comment::Column::IsDeleted.eq(false))
+        .group_by(comment::Column::TicketId);
+    if !with_internal {
+        select = select.filter(comment::Column::CommentType.eq(CommentType::Public.as_str()));
+    }
+    let rows: Vec<(i32, i64)> = select.into_tuple().all(db).await?;
+    Ok(rows.into_iter().collect())
+}

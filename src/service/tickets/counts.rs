@@ -1,26 +1,8 @@
-//! Numbers and names shown beside a ticket: visible comment counts and the people and project it names.
-use super::rules;
-use crate::auth::Actor;
-use crate::domain::CommentType;
+//! The people and project a ticket names, loaded in batches for list pages and details.
 use crate::error::AppResult;
-use entity::{comment, project, ticket, user};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use entity::{project, ticket, user};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use std::collections::HashMap;
-
-/// Non-deleted comments on `t` the actor may read: internal ones only for the team and the ticket's workers.
-pub async fn visible_comment_count(
-    db: &impl ConnectionTrait,
-    actor: &Actor,
-    t: &ticket::Model,
-) -> AppResult<u64> {
-    let mut query = comment::Entity::find()
-        .filter(comment::Column::TicketId.eq(t.id))
-        .filter(comment::Column::IsDeleted.eq(false));
-    if !(actor.is_team() || rules::is_worker(actor, t)) {
-        query = query.filter(comment::Column::CommentType.eq(CommentType::Public.as_str()));
-    }
-    Ok(query.count(db).await?)
-}
 
 /// The users with these ids, in one query, keyed by id (missing ids are simply absent).
 pub async fn users_by_id(

@@ -224,3 +224,13 @@ pub async fn list(
         .await?;
     Ok((items, total))
 }
+
+/// How many visible, non-archived tickets match `filter` (for connection totals and backward paging).
+pub async fn count(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: &TicketFilter,
+    prefix: &str,
+) -> AppResult<u64> {
+    Ok(visible_query(actor, filter, prefix).count(db).await?)
+}

@@ -56,3 +56,8 @@ pub fn allowed_transitions(actor: &Actor, t: &ticket::Model) -> Vec<TicketStatus
         .map(|s| s.allowed_next().to_vec())
         .unwrap_or_default()
 }
+
+/// Everyone who sees a ticket may comment on it publicly.
+pub fn can_comment(actor: &Actor, t: &ticket::Model) -> bool {
+    can_see(actor, t)
+}

@@ -1,0 +1,160 @@
+//! GraphQL over HTTP: POST and GET (queries only), GraphiQL for browsers, and error codes on every error.
+use super::context::RequestContext;
+use super::AppSchema;
+use crate::auth::middleware::Auth;
+use crate::state::AppState;
+use async_graphql::http::GraphiQLSource;
+use async_graphql::parser::types::{DocumentOperations, OperationType};
+use async_graphql::ParseRequestError;
+use async_graphql_axum::GraphQLRequest;
+use axum::extract::{Extension, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use serde_json::json;
+
+const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
+
+/// `POST /graphql` with a JSON body.
+pub async fn graphql_post(
+    Extension(schema): Extension<AppSchema>,
+    Extension(auth): Extension<Auth>,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    request: GraphQLRequest<BadRequest>,
+) -> Response {
+    execute(&schema, state, auth, &headers, request.into_inner()).await
+}
+
+/// A POST body that is not a GraphQL request, answered in the GraphQL error shape rather than as text.
+pub struct BadRequest(ParseRequestError);
+
+impl From<ParseRequestError> for BadRequest {
+    fn from(err: ParseRequestError) -> Self {
+        BadRequest(err)
+    }
+}
+
+impl IntoResponse for BadRequest {
+    fn into_response(self) -> Response {
+        let status = match self.0 {
+            ParseRequestError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        request_error(
+            &HeaderMap::new(),
+            status,
+            &format!("invalid GraphQL request: {}", self.0),
+        )
+    }
+}
+
+/// `GET /graphql?query=…`: queries only; a browser without a query gets GraphiQL.
+pub async fn graphql_get(
+    Extension(schema): Extension<AppSchema>,
+    Extension(auth): Extension<Auth>,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let raw = raw.unwrap_or_default();
+    if raw.is_empty() && accepts(&headers, "text/html") {
+        // GraphiQL loads its scripts from a CDN; acceptable for a developer tool.
+        return Html(GraphiQLSource::build().endpoint("/graphql").finish()).into_response();
+    }
+    let request = match async_graphql::http::parse_query_string(&raw) {
+        Ok(request) => request,
+        Err(err) => return request_error(&headers, StatusCode::BAD_REQUEST, &err.to_string()),
+    };
+    if is_mutation(&request) {
+        let mut response = request_error(
+            &headers,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "mutations must be sent with POST",
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    execute(&schema, state, auth, &headers, request).await
+}
+
+async fn execute(
+    schema: &AppSchema,
+    state: AppState,
+    auth: Auth,
+    headers: &HeaderMap,
+    request: async_graphql::Request,
+) -> Response {
+    let ctx = RequestContext::new(state, auth);
+    let mut response = schema.execute(request.data(ctx)).await;
+    for error in &mut response.errors {
+        // Parse, validation and input-coercion errors come from async-graphql without a code.
+        let ext = error.extensions.get_or_insert_with(Default::default);
+        if ext.get("code").is_none() {
+            ext.set("code", "BAD_USER_INPUT");
+        }
+    }
+    let request_failed = !response.errors.is_empty()
+        && response.data == async_graphql::Value::Null
+        && response.errors.iter().all(|e| e.path.is_empty());
+    let graphql_response = accepts(headers, GRAPHQL_RESPONSE);
+    // application/json clients always get 200; the newer media type reports request errors as 400.
+    let status = if graphql_response && request_failed {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    let body = match serde_json::to_vec(&response) {
+        Ok(body) => body,
+        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, content_type(headers))],
+        body,
+    )
+        .into_response()
+}
+
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.split(',').any(|part| part.trim().starts_with(media)))
+}
+
+fn content_type(headers: &HeaderMap) -> &'static str {
+    if accepts(headers, GRAPHQL_RESPONSE) {
+        GRAPHQL_RESPONSE
+    } else {
+        "application/json"
+    }
+}
+
+fn request_error(headers: &HeaderMap, status: StatusCode, message: &str) -> Response {
+    let body = json!({"errors": [{"message": message, "extensions": {"code": "BAD_USER_INPUT"}}]});
+    (
+        status,
+        [(header::CONTENT_TYPE, content_type(headers))],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Whether the operation the request would run is a mutation (unparsable documents are left to the executor).
+fn is_mutation(request: &async_graphql::Request) -> bool {
+    let Ok(document) = async_graphql::parser::parse_query(&request.query) else {
+        return false;
+    };
+    let ty = match &document.operations {
+        DocumentOperations::Single(op) => Some(op.node.ty),
+        DocumentOperations::Multiple(ops) => match request.operation_name.as_deref() {
+            Some(name) => ops.get(name).map(|op| op.node.ty),
+            None if ops.len() == 1 => ops.values().next().map(|op| op.node.ty),
+            None => None,
+        },
+    };
+    ty == Some(OperationType::Mutation)
+}

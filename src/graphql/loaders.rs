@@ -1,0 +1,168 @@
+//! Batched loads for nested fields: one query per kind of record per request, whatever the page size.
+use crate::error::AppError;
+use entity::{group, project, user, user_group};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Errors are shared between every resolver waiting on the same batch.
+pub type LoadError = Arc<AppError>;
+
+/// A user by id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UserKey(pub i32);
+/// A group by id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupKey(pub i32);
+/// A project by id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProjectKey(pub i32);
+/// The groups of a user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupsOfUserKey(pub i32);
+/// The comments of a ticket a viewer may read: internal ones only when `with_internal`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CommentCountKey {
+    /// Ticket id.
+    pub ticket_id: i32,
+    /// Whether the viewer may read internal comments on this ticket.
+    pub with_internal: bool,
+}
+
+/// The loader behind the request's `DataLoader`.
+pub struct DbLoader {
+    db: DatabaseConnection,
+}
+
+impl DbLoader {
+    /// A loader over this connection.
+    pub fn new(db: DatabaseConnection) -> Self {
+        DbLoader { db }
+    }
+}
+
+fn shared(err: impl Into<AppError>) -> LoadError {
+    Arc::new(err.into())
+}
+
+impl async_graphql::dataloader::Loader<UserKey> for DbLoader {
+    type Value = user::Model;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[UserKey]) -> Result<HashMap<UserKey, user::Model>, LoadError> {
+        let rows = user::Entity::find()
+            .filter(user::Column::Id.is_in(keys.iter().map(|k| k.0)))
+            .all(&self.db)
+            .await
+            .map_err(shared)?;
+        Ok(rows.into_iter().map(|u| (UserKey(u.id), u)).collect())
+    }
+}
+
+impl async_graphql::dataloader::Loader<GroupKey> for DbLoader {
+    type Value = group::Model;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[GroupKey]) -> Result<HashMap<GroupKey, group::Model>, LoadError> {
+        let rows = group::Entity::find()
+            .filter(group::Column::Id.is_in(keys.iter().map(|k| k.0)))
+            .all(&self.db)
+            .await
+            .map_err(shared)?;
+        Ok(rows.into_iter().map(|g| (GroupKey(g.id), g)).collect())
+    }
+}
+
+impl async_graphql::dataloader::Loader<ProjectKey> for DbLoader {
+    type Value = project::Model;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[ProjectKey],
+    ) -> Result<HashMap<ProjectKey, project::Model>, LoadError> {
+        let rows = project::Entity::find()
+            .filter(project::Column::Id.is_in(keys.iter().map(|k| k.0)))
+            .all(&self.db)
+            .await
+            .map_err(shared)?;
+        Ok(rows.into_iter().map(|p| (ProjectKey(p.id), p)).collect())
+    }
+}
+
+impl async_graphql::dataloader::Loader<GroupsOfUserKey> for DbLoader {
+    type Value = Vec<group::Model>;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[GroupsOfUserKey],
+    ) -> Result<HashMap<GroupsOfUserKey, Vec<group::Model>>, LoadError> {
+        let links = user_group::Entity::find()
+            .filter(user_group::Column::UserId.is_in(keys.iter().map(|k| k.0)))
+            .all(&self.db)
+            .await
+            .map_err(shared)?;
+        let groups: HashMap<i32, group::Model> = group::Entity::find()
+            .filter(group::Column::Id.is_in(links.iter().map(|l| l.group_id)))
+            .all(&self.db)
+            .await
+            .map_err(shared)?
+            .into_iter()
+            .map(|g| (g.id, g))
+            .collect();
+        let mut out: HashMap<GroupsOfUserKey, Vec<group::Model>> =
+            keys.iter().map(|k| (*k, Vec::new())).collect();
+        for link in links {
+            if let (Some(list), Some(g)) = (
+                out.get_mut(&GroupsOfUserKey(link.user_id)),
+                groups.get(&link.group_id),
+            ) {
+                list.push(g.clone());
+            }
+        }
+        for list in out.values_mut() {
+            list.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        Ok(out)
+    }
+}
+
+impl async_graphql::dataloader::Loader<CommentCountKey> for DbLoader {
+    type Value = i64;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[CommentCountKey],
+    ) -> Result<HashMap<CommentCountKey, i64>, LoadError> {
+        let ids = |internal: bool| -> Vec<i32> {
+            keys.iter()
+                .filter(|k| k.with_internal == internal)
+                .map(|k| k.ticket_id)
+                .collect()
+        };
+        let mut out = HashMap::new();
+        for with_internal in [true, false] {
+            let ticket_ids = ids(with_internal);
+            if ticket_ids.is_empty() {
+                continue;
+            }
+            let counts =
+                crate::service::comments::counts_by_ticket(&self.db, &ticket_ids, with_internal)
+                    .await
+                    .map_err(shared)?;
+            for ticket_id in ticket_ids {
+                let n = counts.get(&ticket_id).copied().unwrap_or(0);
+                out.insert(
+                    CommentCountKey {
+                        ticket_id,
+                        with_internal,
+                    },
+                    n,
+                );
+            }
+        }
+        Ok(out)
+    }
+}

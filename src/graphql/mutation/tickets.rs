@@ -1,0 +1,215 @@
+//! Ticket mutations: create, update, status moves, delete (archive) and restore.
+use crate::domain::{Priority, TicketStatus};
+use crate::error::AppResult;
+use crate::graphql::context::viewer;
+use crate::graphql::ids;
+use crate::graphql::scalars::Date;
+use crate::graphql::types::Ticket;
+use crate::service::tickets::{self, NewTicket, TicketPatch};
+use async_graphql::{Context, InputObject, MaybeUndefined, Object, Result, SimpleObject, ID};
+
+/// Ticket mutations.
+#[derive(Default)]
+pub struct TicketMutation;
+
+/// A new ticket.
+#[derive(InputObject)]
+pub struct CreateTicketInput {
+    /// 1-200 characters.
+    title: String,
+    /// HTML, sanitised.
+    description: Option<String>,
+    /// Default MEDIUM.
+    priority: Option<Priority>,
+    /// Project.
+    project_id: Option<ID>,
+    /// Assignee.
+    assignee_id: Option<ID>,
+    /// Assigned group.
+    assigned_group_id: Option<ID>,
+    /// Due date.
+    due_date: Option<Date>,
+    /// Requester (team members only may name someone else).
+    requester_id: Option<ID>,
+}
+
+/// A change to a ticket; omitted fields stay, `null` clears a nullable one.
+#[derive(InputObject)]
+pub struct UpdateTicketInput {
+    /// The ticket.
+    id: ID,
+    /// New title.
+    title: Option<String>,
+    /// New description.
+    description: Option<String>,
+    /// New priority.
+    priority: Option<Priority>,
+    /// New status (workflow-checked).
+    status: Option<TicketStatus>,
+    /// New project, or null for none.
+    project_id: MaybeUndefined<ID>,
+    /// New assignee, or null for none.
+    assignee_id: MaybeUndefined<ID>,
+    /// New assigned group, or null for none.
+    assigned_group_id: MaybeUndefined<ID>,
+    /// New due date, or null for none.
+    due_date: MaybeUndefined<Date>,
+}
+
+/// A status move.
+#[derive(InputObject)]
+pub struct ChangeTicketStatusInput {
+    /// The ticket.
+    id: ID,
+    /// The status to move to.
+    status: TicketStatus,
+}
+
+/// Names one ticket.
+#[derive(InputObject)]
+pub struct DeleteTicketInput {
+    /// The ticket.
+    id: ID,
+}
+
+/// Names one archived ticket.
+#[derive(InputObject)]
+pub struct RestoreTicketInput {
+    /// The ticket.
+    id: ID,
+}
+
+/// The deleted ticket's id.
+#[derive(SimpleObject)]
+pub struct DeleteTicketPayload {
+    /// Global id of the archived ticket.
+    deleted_ticket_id: ID,
+}
+
+fn maybe_id(value: MaybeUndefined<ID>, kind: &str, field: &str) -> AppResult<Option<Option<i32>>> {
+    Ok(match value {
+        MaybeUndefined::Undefined => None,
+        MaybeUndefined::Null => Some(None),
+        MaybeUndefined::Value(id) => Some(Some(ids::decode(&id, kind, field)?)),
+    })
+}
+
+fn ticket_id(id: &ID) -> AppResult<i32> {
+    ids::decode(id, "Ticket", "id")
+}
+
+/// Payload names follow the mutation (`CreateTicketPayload`, …) while sharing one shape.
+macro_rules! ticket_payload {
+    ($name:ident) => {
+        #[doc = "The changed ticket."]
+        #[derive(SimpleObject)]
+        pub struct $name {
+            /// The ticket after the change.
+            ticket: Ticket,
+        }
+    };
+}
+ticket_payload!(CreateTicketPayload);
+ticket_payload!(UpdateTicketPayload);
+ticket_payload!(ChangeTicketStatusPayload);
+ticket_payload!(RestoreTicketPayload);
+
+#[Object]
+impl TicketMutation {
+    /// Open a ticket.
+    async fn create_ticket(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateTicketInput,
+    ) -> Result<CreateTicketPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let new = NewTicket {
+            title: input.title,
+            description: input.description,
+            priority: input.priority,
+            project_id: ids::decode_opt(input.project_id.as_ref(), "Project", "projectId")?,
+            assignee_id: ids::decode_opt(input.assignee_id.as_ref(), "User", "assigneeId")?,
+            assigned_group_id: ids::decode_opt(
+                input.assigned_group_id.as_ref(),
+                "Group",
+                "assignedGroupId",
+            )?,
+            due_date: input.due_date.map(|d| d.0),
+            requester_id: ids::decode_opt(input.requester_id.as_ref(), "User", "requesterId")?,
+        };
+        let ticket = tickets::create(&req.state, &actor, new).await?;
+        Ok(CreateTicketPayload {
+            ticket: Ticket(ticket),
+        })
+    }
+
+    /// Change some fields of a ticket.
+    async fn update_ticket(
+        &self,
+        ctx: &Context<'_>,
+        input: UpdateTicketInput,
+    ) -> Result<UpdateTicketPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ticket_id(&input.id)?;
+        let patch = TicketPatch {
+            title: input.title,
+            description: input.description,
+            priority: input.priority,
+            status: input.status,
+            project_id: maybe_id(input.project_id, "Project", "projectId")?,
+            assignee_id: maybe_id(input.assignee_id, "User", "assigneeId")?,
+            assigned_group_id: maybe_id(input.assigned_group_id, "Group", "assignedGroupId")?,
+            due_date: match input.due_date {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(d) => Some(Some(d.0)),
+            },
+        };
+        let ticket = tickets::update(&req.state, &actor, id, patch).await?;
+        Ok(UpdateTicketPayload {
+            ticket: Ticket(ticket),
+        })
+    }
+
+    /// Move a ticket along the workflow.
+    async fn change_ticket_status(
+        &self,
+        ctx: &Context<'_>,
+        input: ChangeTicketStatusInput,
+    ) -> Result<ChangeTicketStatusPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ticket_id(&input.id)?;
+        let ticket = tickets::change_status(&req.state, &actor, id, input.status).await?;
+        Ok(ChangeTicketStatusPayload {
+            ticket: Ticket(ticket),
+        })
+    }
+
+    /// Archive a ticket (team members only); it can be restored.
+    async fn delete_ticket(
+        &self,
+        ctx: &Context<'_>,
+        input: DeleteTicketInput,
+    ) -> Result<DeleteTicketPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ticket_id(&input.id)?;
+        let ticket = tickets::archive(&req.state, &actor, id).await?;
+        Ok(DeleteTicketPayload {
+            deleted_ticket_id: ids::encode("Ticket", ticket.id),
+        })
+    }
+
+    /// Bring an archived ticket back (team members only).
+    async fn restore_ticket(
+        &self,
+        ctx: &Context<'_>,
+        input: RestoreTicketInput,
+    ) -> Result<RestoreTicketPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ticket_id(&input.id)?;
+        let ticket = tickets::restore(&req.state, &actor, id).await?;
+        Ok(RestoreTicketPayload {
+            ticket: Ticket(ticket),
+        })
+    }
+}

@@ -1,0 +1,72 @@
+//! Loads the relations a ticket page selects in one batch per kind, before the fields resolve.
+//! The loader would batch them anyway within its short delay, but on a busy machine the page's fields
+//! can take longer than that to start; priming the cache makes the statement count independent of timing.
+use super::context::{load_error, RequestContext};
+use super::loaders::{CommentCountKey, GroupKey, GroupsOfUserKey, ProjectKey, UserKey};
+use crate::auth::Actor;
+use async_graphql::{Context, Lookahead, Result};
+use entity::ticket;
+
+fn selected<'a>(connection: &Lookahead<'a>, path: &[&str]) -> bool {
+    let via = |start: Lookahead<'a>| path.iter().fold(start, |la, name| la.field(name)).exists();
+    via(connection.field("nodes")) || via(connection.field("edges").field("node"))
+}
+
+/// Prime the request's loader with what the selection under a ticket connection will ask for.
+pub async fn ticket_page(
+    ctx: &Context<'_>,
+    req: &RequestContext,
+    actor: &Actor,
+    rows: &[ticket::Model],
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let la = ctx.look_ahead();
+    let loader = &req.loader;
+    let mut user_ids = Vec::new();
+    if selected(&la, &["requester"]) {
+        user_ids.extend(rows.iter().map(|t| t.requester_id));
+    }
+    if selected(&la, &["assignee"]) {
+        user_ids.extend(rows.iter().filter_map(|t| t.assignee_id));
+    }
+    if !user_ids.is_empty() {
+        loader
+            .load_many(user_ids.iter().copied().map(UserKey))
+            .await
+            .map_err(load_error)?;
+    }
+    let mut group_owners = Vec::new();
+    if selected(&la, &["requester", "groups"]) {
+        group_owners.extend(rows.iter().map(|t| t.requester_id));
+    }
+    if selected(&la, &["assignee", "groups"]) {
+        group_owners.extend(rows.iter().filter_map(|t| t.assignee_id));
+    }
+    if !group_owners.is_empty() {
+        loader
+            .load_many(group_owners.into_iter().map(GroupsOfUserKey))
+            .await
+            .map_err(load_error)?;
+    }
+    if selected(&la, &["assignedGroup"]) {
+        let keys = rows
+            .iter()
+            .filter_map(|t| t.assigned_group_id)
+            .map(GroupKey);
+        loader.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["project"]) {
+        let keys = rows.iter().filter_map(|t| t.project_id).map(ProjectKey);
+        loader.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["commentsCount"]) {
+        let keys = rows.iter().map(|t| CommentCountKey {
+            ticket_id: t.id,
+            with_internal: crate::service::comments::can_read_internal(actor, t),
+        });
+        loader.load_many(keys).await.map_err(load_error)?;
+    }
+    Ok(())
+}

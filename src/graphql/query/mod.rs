@@ -1,0 +1,10 @@
+//! Root query fields, split by noun.
+pub mod tickets;
+pub mod viewer;
+
+use async_graphql::MergedObject;
+
+/// Root of all queries.
+#[derive(MergedObject, Default)]
+#[graphql(name = "Query")]
+pub struct QueryRoot(viewer::ViewerQuery, tickets::TicketQuery);

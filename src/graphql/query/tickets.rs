@@ -1,0 +1,262 @@
+//! `ticket` and the `tickets` connection with its filter and ordering inputs.
+use crate::auth::Actor;
+use crate::domain::{Priority, StatusCategory, TicketStatus};
+use crate::error::AppError;
+use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
+use crate::graphql::context::{request, viewer};
+use crate::graphql::types::Ticket;
+use crate::graphql::{ids, prefetch};
+use crate::service::tickets::{self, AssigneeFilter as ServiceAssignee, TicketSort};
+use crate::service::PageRequest;
+use async_graphql::{Context, Enum, InputObject, Object, Result, SimpleObject, ID};
+use std::sync::Arc;
+
+/// Ticket queries.
+#[derive(Default)]
+pub struct TicketQuery;
+
+/// Whose tickets, by assignee.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AssigneeFilter {
+    /// Assigned to the viewer.
+    Me,
+    /// Assigned to anyone.
+    Any,
+    /// Unassigned.
+    None,
+}
+
+/// Narrows a ticket list; every field given must match.
+#[derive(InputObject, Default)]
+pub struct TicketFilter {
+    /// Text in title or description, or a ticket number in any spelling.
+    query: Option<String>,
+    /// Any of these statuses.
+    status: Option<Vec<TicketStatus>>,
+    /// Any of these priorities.
+    priority: Option<Vec<Priority>>,
+    /// Assigned to me, to anyone, or to nobody.
+    assignee: Option<AssigneeFilter>,
+    /// Assigned to this user.
+    assignee_id: Option<ID>,
+    /// Raised by this user.
+    requester_id: Option<ID>,
+    /// In this project.
+    project_id: Option<ID>,
+    /// Status category.
+    status_category: Option<StatusCategory>,
+}
+
+impl TicketFilter {
+    fn into_service(self) -> Result<tickets::TicketFilter, AppError> {
+        if self.assignee.is_some() && self.assignee_id.is_some() {
+            return Err(AppError::field(
+                "assigneeId",
+                "give either assignee or assigneeId",
+            ));
+        }
+        let assignee = match (self.assignee, self.assignee_id) {
+            (Some(AssigneeFilter::Me), _) => Some(ServiceAssignee::Me),
+            (Some(AssigneeFilter::Any), _) => Some(ServiceAssignee::Any),
+            (Some(AssigneeFilter::None), _) => Some(ServiceAssignee::Nobody),
+            (None, Some(id)) => Some(ServiceAssignee::User(ids::decode(
+                &id,
+                "User",
+                "assigneeId",
+            )?)),
+            (None, None) => None,
+        };
+        Ok(tickets::TicketFilter {
+            query: self.query,
+            statuses: self.status.unwrap_or_default(),
+            priorities: self.priority.unwrap_or_default(),
+            status_category: self.status_category,
+            assignee,
+            requester_id: ids::decode_opt(self.requester_id.as_ref(), "User", "requesterId")?,
+            project_id: ids::decode_opt(self.project_id.as_ref(), "Project", "projectId")?,
+        })
+    }
+}
+
+/// Sort keys of ticket lists.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TicketOrderField {
+    /// Creation time.
+    CreatedAt,
+    /// Last change.
+    UpdatedAt,
+    /// Due date.
+    DueDate,
+    /// Ticket number.
+    Number,
+}
+
+/// Sort direction.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OrderDirection {
+    /// Ascending.
+    Asc,
+    /// Descending.
+    Desc,
+}
+
+/// Ordering of ticket lists (default: newest first).
+#[derive(InputObject)]
+pub struct TicketOrder {
+    /// Key.
+    field: TicketOrderField,
+    /// Direction.
+    direction: OrderDirection,
+}
+
+impl From<TicketOrder> for tickets::TicketOrder {
+    fn from(order: TicketOrder) -> Self {
+        tickets::TicketOrder {
+            sort: match order.field {
+                TicketOrderField::CreatedAt => TicketSort::CreatedAt,
+                TicketOrderField::UpdatedAt => TicketSort::UpdatedAt,
+                TicketOrderField::DueDate => TicketSort::DueDate,
+                TicketOrderField::Number => TicketSort::Number,
+            },
+            descending: order.direction == OrderDirection::Desc,
+        }
+    }
+}
+
+/// An edge of a ticket list.
+#[derive(SimpleObject)]
+pub struct TicketEdge {
+    /// Opaque cursor.
+    cursor: String,
+    /// The ticket.
+    node: Ticket,
+}
+
+/// A page of tickets; `totalCount` costs a count query and runs only when selected.
+pub struct TicketConnection {
+    rows: Vec<entity::ticket::Model>,
+    offset: u64,
+    page_info: PageInfo,
+    actor: Arc<Actor>,
+    filter: tickets::TicketFilter,
+    total: Option<u64>,
+}
+
+#[Object]
+impl TicketConnection {
+    /// Edges with cursors.
+    async fn edges(&self) -> Vec<TicketEdge> {
+        self.rows
+            .iter()
+            .enumerate()
+            .map(|(i, t)| TicketEdge {
+                cursor: cursor(self.offset + i as u64),
+                node: Ticket(t.clone()),
+            })
+            .collect()
+    }
+
+    /// The tickets of this page.
+    async fn nodes(&self) -> Vec<Ticket> {
+        self.rows.iter().cloned().map(Ticket).collect()
+    }
+
+    /// Paging state.
+    async fn page_info(&self) -> &PageInfo {
+        &self.page_info
+    }
+
+    /// Tickets matching, over all pages.
+    async fn total_count(&self, ctx: &Context<'_>) -> Result<i64> {
+        if let Some(total) = self.total {
+            return Ok(total as i64);
+        }
+        let req = request(ctx)?;
+        let total =
+            tickets::count(&req.state.db.conn, &self.actor, &self.filter, req.prefix()).await?;
+        Ok(total as i64)
+    }
+}
+
+#[Object]
+impl TicketQuery {
+    /// One ticket by global id, database id or number (`TKT-042`, `tkt-42`, `42`); give exactly one.
+    async fn ticket(
+        &self,
+        ctx: &Context<'_>,
+        id: Option<ID>,
+        database_id: Option<i32>,
+        number: Option<String>,
+    ) -> Result<Option<Ticket>> {
+        let (req, actor) = viewer(ctx)?;
+        let db = &req.state.db.conn;
+        let found = match (id, database_id, number) {
+            (Some(id), None, None) => {
+                let db_id =
+                    ids::decode(&id, "Ticket", "id").map_err(|_| AppError::not_found("ticket"))?;
+                tickets::get(db, &actor, db_id).await?
+            }
+            (None, Some(db_id), None) => tickets::get(db, &actor, db_id).await?,
+            (None, None, Some(number)) => {
+                tickets::get_by_number(db, &actor, &number, req.prefix()).await?
+            }
+            _ => {
+                return Err(
+                    AppError::bad_request("give exactly one of id, databaseId and number").into(),
+                )
+            }
+        };
+        Ok(Some(Ticket(found)))
+    }
+
+    /// Visible, non-archived tickets.
+    #[allow(clippy::too_many_arguments)]
+    async fn tickets(
+        &self,
+        ctx: &Context<'_>,
+        filter: Option<TicketFilter>,
+        order_by: Option<TicketOrder>,
+        first: Option<i32>,
+        after: Option<String>,
+        last: Option<i32>,
+        before: Option<String>,
+    ) -> Result<TicketConnection> {
+        let (req, actor) = viewer(ctx)?;
+        let window = PageArgs {
+            first,
+            after,
+            last,
+            before,
+        }
+        .window()?;
+        let filter = filter.unwrap_or_default().into_service()?;
+        let order = order_by.map(Into::into).unwrap_or_default();
+        let db = &req.state.db.conn;
+        // Paging back from the end needs to know where the end is.
+        let total = match window {
+            Window::Backward { end: None, .. } => {
+                Some(tickets::count(db, &actor, &filter, req.prefix()).await?)
+            }
+            _ => None,
+        };
+        let page = slice(window, total);
+        let request = PageRequest {
+            offset: page.offset,
+            limit: page.limit + 1,
+            with_total: false,
+        };
+        let (mut rows, _) =
+            tickets::list(db, &actor, &filter, order, request, req.prefix()).await?;
+        let more = rows.len() as u64 > page.limit;
+        rows.truncate(page.limit as usize);
+        prefetch::ticket_page(ctx, req, &actor, &rows).await?;
+        Ok(TicketConnection {
+            page_info: page_info(page, rows.len(), more),
+            offset: page.offset,
+            rows,
+            actor,
+            filter,
+            total,
+        })
+    }
+}

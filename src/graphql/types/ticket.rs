@@ -1,0 +1,173 @@
+//! `Ticket`: fields, relations through the loaders, and what the viewer may do with it.
+use super::{Group, Project, User};
+use crate::domain::{Priority, StatusCategory, TicketStatus};
+use crate::graphql::context::{load_error, viewer};
+use crate::graphql::ids;
+use crate::graphql::loaders::{CommentCountKey, GroupKey, ProjectKey, UserKey};
+use crate::graphql::scalars::Date;
+use crate::service::tickets::rules;
+use async_graphql::{Context, Object, Result, ID};
+use chrono::{DateTime, Utc};
+use entity::ticket;
+
+/// A request or incident raised by a requester.
+pub struct Ticket(pub ticket::Model);
+
+impl Ticket {
+    fn status_value(&self) -> Result<TicketStatus> {
+        Ok(TicketStatus::from_db(&self.0.status)?)
+    }
+
+    async fn user(ctx: &Context<'_>, id: Option<i32>) -> Result<Option<User>> {
+        let Some(id) = id else { return Ok(None) };
+        let (req, _) = viewer(ctx)?;
+        let found = req.loader.load_one(UserKey(id)).await.map_err(load_error)?;
+        Ok(found.map(User))
+    }
+}
+
+#[Object]
+impl Ticket {
+    /// Global id.
+    pub async fn id(&self) -> ID {
+        ids::encode("Ticket", self.0.id)
+    }
+
+    /// The integer id used by REST.
+    async fn database_id(&self) -> i32 {
+        self.0.id
+    }
+
+    /// `<PREFIX>-<N>`, e.g. `TKT-042`.
+    async fn ticket_number(&self) -> &str {
+        &self.0.ticket_number
+    }
+
+    /// Title.
+    async fn title(&self) -> &str {
+        &self.0.title
+    }
+
+    /// Description (sanitised HTML).
+    async fn description(&self) -> &str {
+        &self.0.description
+    }
+
+    /// Workflow status.
+    async fn status(&self) -> Result<TicketStatus> {
+        self.status_value()
+    }
+
+    /// Category of the status.
+    async fn status_category(&self) -> Result<StatusCategory> {
+        Ok(self.status_value()?.category())
+    }
+
+    /// Priority.
+    async fn priority(&self) -> Result<Priority> {
+        Ok(Priority::from_db(&self.0.priority)?)
+    }
+
+    /// Who raised it.
+    async fn requester(&self, ctx: &Context<'_>) -> Result<Option<User>> {
+        Self::user(ctx, Some(self.0.requester_id)).await
+    }
+
+    /// Who works on it.
+    async fn assignee(&self, ctx: &Context<'_>) -> Result<Option<User>> {
+        Self::user(ctx, self.0.assignee_id).await
+    }
+
+    /// The group it is assigned to.
+    async fn assigned_group(&self, ctx: &Context<'_>) -> Result<Option<Group>> {
+        let Some(id) = self.0.assigned_group_id else {
+            return Ok(None);
+        };
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .loader
+            .load_one(GroupKey(id))
+            .await
+            .map_err(load_error)?;
+        Ok(found.map(Group))
+    }
+
+    /// The project it belongs to.
+    async fn project(&self, ctx: &Context<'_>) -> Result<Option<Project>> {
+        let Some(id) = self.0.project_id else {
+            return Ok(None);
+        };
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .loader
+            .load_one(ProjectKey(id))
+            .await
+            .map_err(load_error)?;
+        Ok(found.map(Project))
+    }
+
+    /// Due date.
+    async fn due_date(&self) -> Option<Date> {
+        self.0.due_date.map(Date)
+    }
+
+    /// Creation time.
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+
+    /// Last change.
+    async fn updated_at(&self) -> DateTime<Utc> {
+        self.0.updated_at
+    }
+
+    /// First public comment by a team member.
+    async fn first_responded_at(&self) -> Option<DateTime<Utc>> {
+        self.0.first_responded_at
+    }
+
+    /// When it was resolved.
+    async fn resolved_at(&self) -> Option<DateTime<Utc>> {
+        self.0.resolved_at
+    }
+
+    /// When it was closed.
+    async fn closed_at(&self) -> Option<DateTime<Utc>> {
+        self.0.closed_at
+    }
+
+    /// Comments the viewer may read (internal ones only for the team, the assignee and the assigned group).
+    async fn comments_count(&self, ctx: &Context<'_>) -> Result<i64> {
+        let (req, actor) = viewer(ctx)?;
+        let key = CommentCountKey {
+            ticket_id: self.0.id,
+            with_internal: crate::service::comments::can_read_internal(&actor, &self.0),
+        };
+        let count = req.loader.load_one(key).await.map_err(load_error)?;
+        Ok(count.unwrap_or(0))
+    }
+
+    /// Statuses the viewer may move the ticket to now.
+    async fn allowed_transitions(&self, ctx: &Context<'_>) -> Result<Vec<TicketStatus>> {
+        let (_, actor) = viewer(ctx)?;
+        Ok(rules::allowed_transitions(&actor, &self.0))
+    }
+
+    /// Whether the viewer may change anything on the ticket.
+    async fn viewer_can_update(&self, ctx: &Context<'_>) -> Result<bool> {
+        let (_, actor) = viewer(ctx)?;
+        Ok(rules::can_update(&actor, &self.0))
+    }
+
+    /// Whether the viewer may add a public comment.
+    async fn viewer_can_comment(&self, ctx: &Context<'_>) -> Result<bool> {
+        let (_, actor) = viewer(ctx)?;
+        Ok(rules::can_comment(&actor, &self.0))
+    }
+
+    /// Whether the viewer may add (and read) internal comments.
+    async fn viewer_can_comment_internally(&self, ctx: &Context<'_>) -> Result<bool> {
+        let (_, actor) = viewer(ctx)?;
+        Ok(crate::service::comments::can_read_internal(&actor, &self.0))
+    }
+}
