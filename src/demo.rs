@@ -1,14 +1,13 @@
 //! Demo data for a first run: a small team, requesters, projects, tickets in every status, comments of
 //! both kinds and assets. Seeded only into an empty database.
 use crate::auth::{load_actor, Actor};
-use crate::domain::{Priority, TicketStatus};
+use crate::domain::{AssetStatus, AssetType, CommentType, Priority, TicketStatus};
 use crate::service::tickets::{self, NewTicket, TicketPatch};
-use crate::service::{tokens, users};
+use crate::service::{assets, comments, projects, tokens, users};
 use crate::state::AppState;
 use anyhow::Context;
-use chrono::Utc;
-use entity::{asset, comment, project, user};
-use sea_orm::{ActiveModelTrait, EntityTrait, PaginatorTrait, Set};
+use entity::user;
+use sea_orm::{EntityTrait, PaginatorTrait};
 use std::net::SocketAddr;
 
 struct DemoUser {
@@ -149,31 +148,20 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    let now = Utc::now();
-    let mut project_ids = Vec::new();
-    for (name, description) in [
-        (
-            "Office Move 2026",
-            "Moving the Berlin office to the new building",
-        ),
-        ("Laptop Refresh", "Replacing laptops older than four years"),
-        ("Email Migration", "Moving mailboxes to the new provider"),
-    ] {
-        let created = project::ActiveModel {
-            name: Set(name.into()),
-            description: Set(description.into()),
-            created_at: Set(now),
-            updated_at: Set(now),
-            ..Default::default()
-        }
-        .insert(db)
-        .await?;
-        project_ids.push(created.id);
-    }
+    let admin = actor(state, "admin").await?;
     let alice = actor(state, "alice").await?;
     let bob = actor(state, "bob").await?;
     let carol = actor(state, "carol").await?;
     let dave = actor(state, "dave").await?;
+    let mut project_ids = Vec::new();
+    for (name, description) in [
+        ("Office Move 2026", "Moving the Berlin office to the new building"),
+        ("Laptop Refresh", "Replacing laptops older than four years"),
+        ("Email Migration", "Moving mailboxes to the new provider"),
+    ] {
+        let input = projects::NewProject { name: name.into(), description: Some(description.into()) };
+        project_ids.push(projects::create(state, &admin, input).await.map_err(|e| anyhow::anyhow!("{e}"))?.id);
+    }
     let network_group = users::ensure_group(db, "Network Team")
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -289,8 +277,8 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         add_comment(
             state,
             created.id,
-            requester.id(),
-            "public",
+            requester,
+            CommentType::Public,
             "<p>Any update on this?</p>",
         )
         .await?;
@@ -298,16 +286,16 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             add_comment(
                 state,
                 created.id,
-                agent.id(),
-                "public",
+                agent,
+                CommentType::Public,
                 "<p>Looking into it now.</p>",
             )
             .await?;
             add_comment(
                 state,
                 created.id,
-                agent.id(),
-                "internal",
+                agent,
+                CommentType::Internal,
                 "<p>Internal: check the admin console logs first.</p>",
             )
             .await?;
@@ -376,20 +364,16 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             "F2LZK9Q1N0",
         ),
     ] {
-        asset::ActiveModel {
-            name: Set(name.into()),
-            asset_type: Set(kind.into()),
-            status: Set(status.into()),
-            location: Set(location.into()),
-            owner_id: Set(owner),
-            description: Set(String::new()),
-            serial_number: Set(serial.into()),
-            created_at: Set(now),
-            updated_at: Set(now),
-            ..Default::default()
-        }
-        .insert(db)
-        .await?;
+        let input = assets::NewAsset {
+            name: name.into(),
+            asset_type: AssetType::parse(kind).map_err(|e| anyhow::anyhow!("{e}"))?,
+            status: Some(AssetStatus::parse(status).map_err(|e| anyhow::anyhow!("{e}"))?),
+            location: Some(location.into()),
+            owner_id: owner,
+            description: None,
+            serial_number: Some(serial.into()),
+        };
+        assets::create(state, &admin, input).await.map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     Ok(())
 }
@@ -397,21 +381,11 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
 async fn add_comment(
     state: &AppState,
     ticket_id: i32,
-    author_id: i32,
-    kind: &str,
+    author: &Actor,
+    comment_type: CommentType,
     body: &str,
 ) -> anyhow::Result<()> {
-    let now = Utc::now();
-    comment::ActiveModel {
-        ticket_id: Set(ticket_id),
-        author_id: Set(Some(author_id)),
-        body: Set(body.into()),
-        comment_type: Set(kind.into()),
-        created_at: Set(now),
-        updated_at: Set(now),
-        ..Default::default()
-    }
-    .insert(&state.db.conn)
-    .await?;
+    let input = comments::NewComment { body: body.into(), comment_type };
+    comments::create(state, author, ticket_id, input).await.map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }
