@@ -49,7 +49,7 @@ pub async fn wait_for_subscribers(state: &AppState, n: usize) {
 #[derive(Debug)]
 pub enum Init {
     /// `connection_ack` received.
-    Acked(WsClient),
+    Acked(Box<WsClient>),
     /// The server closed the connection (code, reason) or sent an error.
     Refused(String),
 }
@@ -78,7 +78,7 @@ impl WsClient {
         socket.send(Message::text(init.to_string())).await.unwrap();
         let mut client = WsClient { socket };
         match client.receive(ARRIVES).await {
-            Some(Ok(msg)) if msg["type"] == "connection_ack" => Init::Acked(client),
+            Some(Ok(msg)) if msg["type"] == "connection_ack" => Init::Acked(Box::new(client)),
             Some(Ok(other)) => Init::Refused(other.to_string()),
             Some(Err(closed)) => Init::Refused(closed),
             None => panic!("no answer to connection_init"),
@@ -88,7 +88,7 @@ impl WsClient {
     /// Connect with a bearer token; panics when refused.
     pub async fn connect(url: &str, token: &str) -> WsClient {
         match WsClient::init(url, json!({"Authorization": format!("Bearer {token}")})).await {
-            Init::Acked(client) => client,
+            Init::Acked(client) => *client,
             Init::Refused(why) => panic!("connection refused: {why}"),
         }
     }
