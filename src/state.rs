@@ -4,6 +4,7 @@ use crate::auth::tokens::new_secret;
 use crate::config::Config;
 use crate::db::Db;
 use crate::http::ratelimit::RateStore;
+use crate::notify::live::LiveBus;
 use crate::notify::Notifier;
 use entity::setting;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
@@ -22,6 +23,8 @@ pub struct AppState {
     pub rate_limits: Arc<RateStore>,
     /// Delivery of outbox rows (HTTP client, mailer).
     pub notifier: Notifier,
+    /// Live events for subscriptions (shared across instances on PostgreSQL).
+    pub live: LiveBus,
 }
 
 const JWT_SECRET_KEY: &str = "jwt_secret";
@@ -48,8 +51,10 @@ impl AppState {
             None => RateStore::memory(),
         };
         let notifier = Notifier::from_config(&config)?;
+        let live = LiveBus::start(&db, &config.database_url).await?;
         Ok(AppState {
             notifier,
+            live,
             db,
             config: Arc::new(config),
             jwt,

@@ -25,6 +25,24 @@ pub fn decode(id: &ID, kind: &str, field: &str) -> AppResult<i32> {
     }
 }
 
+/// The global id of a `kind` record with a 64-bit id (webhook deliveries).
+pub fn encode_i64(kind: &str, id: i64) -> ID {
+    ID(STANDARD.encode(format!("{kind}:{id}")))
+}
+
+/// The 64-bit database id inside a global id of type `kind`, or a field error on `field`.
+pub fn decode_i64(id: &ID, kind: &str, field: &str) -> AppResult<i64> {
+    let parsed = STANDARD
+        .decode(id.trim())
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|text| {
+            let (found, raw) = text.split_once(':')?;
+            (found == kind).then(|| raw.parse().ok())?
+        });
+    parsed.ok_or_else(|| AppError::field(field, format!("not a valid {kind} id")))
+}
+
 /// Like [`decode`] for an optional id.
 pub fn decode_opt(id: Option<&ID>, kind: &str, field: &str) -> AppResult<Option<i32>> {
     id.map(|id| decode(id, kind, field)).transpose()

@@ -8,26 +8,30 @@ pub mod mutation;
 pub mod prefetch;
 pub mod query;
 pub mod scalars;
+pub mod subscription;
 pub mod types;
+pub mod ws;
 
 use crate::state::AppState;
-use async_graphql::{EmptySubscription, Schema, SchemaBuilder};
+use async_graphql::{Schema, SchemaBuilder};
 use axum::routing::get;
 use axum::{Extension, Router};
 
 /// The served schema.
-pub type AppSchema = Schema<query::QueryRoot, mutation::MutationRoot, EmptySubscription>;
+pub type AppSchema =
+    Schema<query::QueryRoot, mutation::MutationRoot, subscription::SubscriptionRoot>;
 
 /// Deepest selection accepted; GraphiQL's introspection query needs about 13 levels.
 const MAX_DEPTH: usize = 20;
 /// Largest query complexity accepted (one per field).
 const MAX_COMPLEXITY: usize = 5000;
 
-fn builder() -> SchemaBuilder<query::QueryRoot, mutation::MutationRoot, EmptySubscription> {
+fn builder(
+) -> SchemaBuilder<query::QueryRoot, mutation::MutationRoot, subscription::SubscriptionRoot> {
     Schema::build(
         query::QueryRoot::default(),
         mutation::MutationRoot::default(),
-        EmptySubscription,
+        subscription::SubscriptionRoot,
     )
     .limit_depth(MAX_DEPTH)
     .limit_complexity(MAX_COMPLEXITY)
@@ -43,9 +47,10 @@ pub fn sdl() -> String {
     builder().finish().sdl()
 }
 
-/// `/graphql` routes.
+/// `/graphql` routes (`/graphql/ws` for subscriptions).
 pub fn router(schema: AppSchema) -> Router<AppState> {
     Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql_post))
+        .route("/graphql/ws", get(ws::graphql_ws))
         .layer(Extension(schema))
 }

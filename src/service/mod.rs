@@ -4,6 +4,7 @@ pub mod audit;
 pub mod auth;
 pub mod comments;
 pub mod projects;
+pub mod ticket_events;
 pub mod tickets;
 pub mod tokens;
 pub mod users;

@@ -7,7 +7,8 @@ use crate::state::AppState;
 use chrono::Utc;
 use entity::{outbox as outbox_row, webhook, webhook_delivery};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
 };
 use serde_json::json;
 
@@ -187,6 +188,27 @@ pub async fn deliveries(
         .limit(limit.clamp(1, 500))
         .all(&state.db.conn)
         .await?)
+}
+
+/// One page of an endpoint's delivery log, newest first, with the log's total length.
+pub async fn deliveries_page(
+    state: &AppState,
+    actor: &Actor,
+    webhook_id: i32,
+    offset: u64,
+    limit: u64,
+) -> AppResult<(Vec<webhook_delivery::Model>, u64)> {
+    require_admin(actor)?;
+    let query =
+        webhook_delivery::Entity::find().filter(webhook_delivery::Column::WebhookId.eq(webhook_id));
+    let total = query.clone().count(&state.db.conn).await?;
+    let rows = query
+        .order_by_desc(webhook_delivery::Column::Id)
+        .offset(offset)
+        .limit(limit)
+        .all(&state.db.conn)
+        .await?;
+    Ok((rows, total))
 }
 
 /// Send the message of delivery `delivery_id` again: a new outbox row with the same event id

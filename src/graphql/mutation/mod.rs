@@ -1,10 +1,15 @@
 //! Root mutation fields: one input object in, one payload object out.
 pub mod account;
 pub mod tickets;
+pub mod webhooks;
 
 use async_graphql::MergedObject;
 
 /// Root of all mutations.
 #[derive(MergedObject, Default)]
 #[graphql(name = "Mutation")]
-pub struct MutationRoot(account::AccountMutation, tickets::TicketMutation);
+pub struct MutationRoot(
+    account::AccountMutation,
+    tickets::TicketMutation,
+    webhooks::WebhookMutation,
+);

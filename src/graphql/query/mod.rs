@@ -1,10 +1,15 @@
 //! Root query fields, split by noun.
 pub mod tickets;
 pub mod viewer;
+pub mod webhooks;
 
 use async_graphql::MergedObject;
 
 /// Root of all queries.
 #[derive(MergedObject, Default)]
 #[graphql(name = "Query")]
-pub struct QueryRoot(viewer::ViewerQuery, tickets::TicketQuery);
+pub struct QueryRoot(
+    viewer::ViewerQuery,
+    tickets::TicketQuery,
+    webhooks::WebhookQuery,
+);

@@ -2,9 +2,13 @@
 pub mod account;
 pub mod node;
 pub mod ticket;
+pub mod ticket_event;
 pub mod user;
+pub mod webhook;
 
 pub use account::{ApiToken, Project};
 pub use node::Node;
 pub use ticket::Ticket;
+pub use ticket_event::{TicketEvent, TicketEventKind};
 pub use user::{Group, User};
+pub use webhook::{Webhook, WebhookDelivery};

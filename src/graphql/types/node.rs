@@ -1,10 +1,10 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
-use super::{ApiToken, Group, Project, Ticket, User};
+use super::{ApiToken, Group, Project, Ticket, User, Webhook};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
-use crate::service::tickets;
+use crate::service::{tickets, webhooks};
 use async_graphql::{Interface, ID};
 use entity::{api_token, group, project, user};
 use sea_orm::EntityTrait;
@@ -23,6 +23,8 @@ pub enum Node {
     Project(Project),
     /// An API token.
     ApiToken(ApiToken),
+    /// A webhook endpoint (administrators only).
+    Webhook(Webhook),
 }
 
 /// The node behind a global id, or NOT_FOUND when it does not exist or the actor may not see it.
@@ -58,6 +60,9 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
                 .filter(|t| t.user_id == actor.id())
                 .ok_or_else(not_found)?,
         )),
+        "Webhook" if actor.is_admin() => {
+            Node::Webhook(Webhook(webhooks::get(&req.state, actor, db_id).await?))
+        }
         _ => return Err(not_found()),
     };
     Ok(node)

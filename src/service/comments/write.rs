@@ -4,6 +4,7 @@ use super::{can_modify, can_read_internal, get_visible, MAX_BODY_BYTES};
 use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
+use crate::notify::live::LiveEvent;
 use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
 use crate::service::tickets;
@@ -104,6 +105,10 @@ pub async fn create(
     )
     .await?;
     txn.commit().await?;
+    state
+        .live
+        .publish(&state.db, LiveEvent::comment(t.id, created.id))
+        .await;
     Ok(created)
 }
 

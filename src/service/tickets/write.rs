@@ -5,6 +5,7 @@ use crate::auth::Actor;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
+use crate::notify::live::{LiveEvent, LiveKind};
 use crate::sanitize::sanitize_html;
 use crate::service::audit::{self, Changes};
 use crate::service::users;
@@ -222,6 +223,10 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
     .await?;
     events::ticket_created(&txn, state, actor, &created).await?;
     txn.commit().await?;
+    state
+        .live
+        .publish(&state.db, LiveEvent::new(LiveKind::Created, created.id))
+        .await;
     Ok(created)
 }
 
@@ -378,7 +383,26 @@ pub async fn update(
     .await?;
     events::ticket_changed(&txn, state, actor, &before, &saved).await?;
     txn.commit().await?;
+    publish_change(state, &before, &saved).await;
     Ok(saved)
+}
+
+/// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
+/// other field did (both when both did).
+async fn publish_change(state: &AppState, before: &ticket::Model, after: &ticket::Model) {
+    if before.status != after.status {
+        let event = LiveEvent::new(LiveKind::StatusChanged, after.id);
+        state.live.publish(&state.db, event).await;
+    }
+    let mut others = before.clone();
+    others.status = after.status.clone();
+    others.resolved_at = after.resolved_at;
+    others.closed_at = after.closed_at;
+    others.updated_at = after.updated_at;
+    if others != *after {
+        let event = LiveEvent::new(LiveKind::Updated, after.id);
+        state.live.publish(&state.db, event).await;
+    }
 }
 
 fn apply_lifecycle(t: &mut ticket::Model, status: TicketStatus, now: chrono::DateTime<Utc>) {

@@ -1,0 +1,175 @@
+//! Live ticket events for GraphQL subscriptions: an in-process broadcast bus, and on PostgreSQL
+//! LISTEN/NOTIFY so an event published by one instance reaches subscribers on every instance.
+//!
+//! Events carry ids only. What a subscriber receives is decided when the event is delivered, with
+//! the subscriber's own permissions (`service::ticket_events`), so nothing here can leak.
+use crate::db::Db;
+use chrono::{DateTime, Utc};
+use sea_orm::sqlx::postgres::PgListener;
+use sea_orm::{ConnectionTrait, DbBackend, Statement};
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+use tokio::sync::broadcast;
+
+/// The PostgreSQL channel shared by all instances.
+pub const CHANNEL: &str = "deskgraph_events";
+
+/// Events kept for a slow subscriber before it starts missing some.
+const CAPACITY: usize = 1024;
+
+/// What happened to a ticket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LiveKind {
+    /// A ticket was created.
+    Created,
+    /// Fields other than the status changed.
+    Updated,
+    /// The status changed.
+    StatusChanged,
+    /// A comment was added.
+    CommentAdded,
+}
+
+/// One occurrence, by id; subscribers load the current records themselves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveEvent {
+    /// What happened.
+    pub kind: LiveKind,
+    /// The ticket concerned.
+    pub ticket_id: i32,
+    /// The new comment, for `CommentAdded`.
+    pub comment_id: Option<i32>,
+    /// When it happened.
+    pub at: DateTime<Utc>,
+}
+
+impl LiveEvent {
+    /// An event about `ticket_id` happening now.
+    pub fn new(kind: LiveKind, ticket_id: i32) -> Self {
+        LiveEvent {
+            kind,
+            ticket_id,
+            comment_id: None,
+            at: Utc::now(),
+        }
+    }
+
+    /// A new comment on `ticket_id`.
+    pub fn comment(ticket_id: i32, comment_id: i32) -> Self {
+        LiveEvent {
+            comment_id: Some(comment_id),
+            ..LiveEvent::new(LiveKind::CommentAdded, ticket_id)
+        }
+    }
+}
+
+/// The wire form of a NOTIFY payload: the event and the instance that sent it, so an instance
+/// skips its own (it already delivered them locally).
+#[derive(Debug, Serialize, Deserialize)]
+struct Wire {
+    origin: String,
+    event: LiveEvent,
+}
+
+/// Publishes and subscribes to live events. Cheap to clone; every clone shares one bus.
+#[derive(Clone, Debug)]
+pub struct LiveBus {
+    sender: Arc<broadcast::Sender<LiveEvent>>,
+    origin: Arc<str>,
+}
+
+impl LiveBus {
+    /// A bus for this process only (SQLite, tests).
+    pub fn local() -> Self {
+        let (sender, _) = broadcast::channel(CAPACITY);
+        LiveBus {
+            sender: Arc::new(sender),
+            origin: uuid::Uuid::new_v4().to_string().into(),
+        }
+    }
+
+    /// The bus for `db`: on PostgreSQL it also listens on [`CHANNEL`] with a dedicated connection to
+    /// `url`. Returns once the listener is in place, so events published from then on arrive.
+    pub async fn start(db: &Db, url: &str) -> anyhow::Result<Self> {
+        let bus = LiveBus::local();
+        if db.backend() == DbBackend::Postgres {
+            let mut listener = PgListener::connect(url).await?;
+            listener.listen(CHANNEL).await?;
+            let sender = Arc::downgrade(&bus.sender);
+            tokio::spawn(relay(listener, sender, bus.origin.clone()));
+        }
+        Ok(bus)
+    }
+
+    /// A receiver of every event published from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        self.sender.subscribe()
+    }
+
+    /// How many receivers are listening on this instance (tests wait for a subscription with it).
+    pub fn subscriber_count(&self) -> usize {
+        self.sender.receiver_count()
+    }
+
+    /// Deliver `event` to this instance's subscribers and, on PostgreSQL, to the other instances.
+    /// Call after the change committed. Never fails the caller: a lost live event is logged.
+    pub async fn publish(&self, db: &Db, event: LiveEvent) {
+        // No receivers is not an error: nobody is subscribed right now.
+        let _ = self.sender.send(event.clone());
+        if db.backend() != DbBackend::Postgres {
+            return;
+        }
+        let wire = Wire {
+            origin: self.origin.to_string(),
+            event,
+        };
+        let payload = match serde_json::to_string(&wire) {
+            Ok(payload) => payload,
+            Err(err) => {
+                tracing::warn!(error = %err, "live event not serialised");
+                return;
+            }
+        };
+        let stmt = Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            "SELECT pg_notify($1, $2)",
+            [CHANNEL.into(), payload.into()],
+        );
+        if let Err(err) = db.conn.execute_raw(stmt).await {
+            tracing::warn!(error = %err, "live event not sent to other instances");
+        }
+    }
+}
+
+/// Forward notifications from other instances to the local bus until the bus is gone.
+async fn relay(
+    mut listener: PgListener,
+    sender: Weak<broadcast::Sender<LiveEvent>>,
+    origin: Arc<str>,
+) {
+    loop {
+        // Wake up now and then to notice that the bus (the AppState) was dropped.
+        let received = tokio::time::timeout(Duration::from_secs(5), listener.recv()).await;
+        let Some(sender) = sender.upgrade() else {
+            return;
+        };
+        match received {
+            Err(_elapsed) => continue,
+            Ok(Ok(notification)) => match serde_json::from_str::<Wire>(notification.payload()) {
+                Ok(wire) if *wire.origin != *origin => {
+                    let _ = sender.send(wire.event);
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(error = %err, "unreadable live event ignored"),
+            },
+            Ok(Err(err)) => {
+                // PgListener reconnects by itself on the next recv; pause so a dead server is not hammered.
+                tracing::warn!(error = %err, "live event listener lost its connection");
+                drop(sender);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
