@@ -1,5 +1,6 @@
 //! Root mutation fields: one input object in, one payload object out.
 pub mod account;
+pub mod comments;
 pub mod tickets;
 
 use async_graphql::MergedObject;
@@ -7,4 +8,8 @@ use async_graphql::MergedObject;
 /// Root of all mutations.
 #[derive(MergedObject, Default)]
 #[graphql(name = "Mutation")]
-pub struct MutationRoot(account::AccountMutation, tickets::TicketMutation);
+pub struct MutationRoot(
+    account::AccountMutation,
+    tickets::TicketMutation,
+    comments::CommentMutation,
+);

@@ -1,4 +1,5 @@
 //! Root query fields, split by noun.
+pub mod audit;
 pub mod tickets;
 pub mod viewer;
 
@@ -7,4 +8,4 @@ use async_graphql::MergedObject;
 /// Root of all queries.
 #[derive(MergedObject, Default)]
 #[graphql(name = "Query")]
-pub struct QueryRoot(viewer::ViewerQuery, tickets::TicketQuery);
+pub struct QueryRoot(viewer::ViewerQuery, tickets::TicketQuery, audit::AuditQuery);

@@ -1,10 +1,14 @@
 //! GraphQL object types: thin wrappers over entity models that resolve relations through the loaders.
 pub mod account;
+pub mod audit;
+pub mod comment;
 pub mod node;
 pub mod ticket;
 pub mod user;
 
 pub use account::{ApiToken, Project};
+pub use audit::AuditEvent;
+pub use comment::{Comment, CommentEdit};
 pub use node::Node;
 pub use ticket::Ticket;
 pub use user::{Group, User};
