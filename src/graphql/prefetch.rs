@@ -99,6 +99,10 @@ async fn comment_pages(
     la: &Lookahead<'_>,
     rows: &[ticket::Model],
 ) -> Result<()> {
+    if !selected(la, &["comments"]) {
+        return Ok(());
+    }
+    // Whole comment lists are loaded (pages are cut in the resolver), so their people are too.
     let nodes = comment_nodes(la);
     let any = |path: &[&str]| {
         nodes.iter().any(|n| {
@@ -107,9 +111,6 @@ async fn comment_pages(
             start.is_some_and(|s| names.fold(s, |la, name| la.field(name)).exists())
         })
     };
-    if !selected(la, &["comments"]) {
-        return Ok(());
-    }
     let loader = &req.loader;
     let keys = rows.iter().map(|t| comments_key(actor, t));
     let pages = loader.load_many(keys).await.map_err(load_error)?;

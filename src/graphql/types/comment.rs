@@ -1,5 +1,6 @@
 //! `Comment`, `CommentEdit` and the `Ticket.comments` connection.
 use super::{Ticket, User};
+use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::AppError;
 use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
@@ -173,7 +174,7 @@ pub struct CommentConnection {
 }
 
 /// The key under which the viewer's readable comments of `t` are loaded.
-pub fn comments_key(actor: &crate::auth::Actor, t: &ticket::Model) -> TicketCommentsKey {
+pub fn comments_key(actor: &Actor, t: &ticket::Model) -> TicketCommentsKey {
     TicketCommentsKey {
         ticket_id: t.id,
         with_internal: comments::can_read_internal(actor, t),
