@@ -155,12 +155,23 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
     let dave = actor(state, "dave").await?;
     let mut project_ids = Vec::new();
     for (name, description) in [
-        ("Office Move 2026", "Moving the Berlin office to the new building"),
+        (
+            "Office Move 2026",
+            "Moving the Berlin office to the new building",
+        ),
         ("Laptop Refresh", "Replacing laptops older than four years"),
         ("Email Migration", "Moving mailboxes to the new provider"),
     ] {
-        let input = projects::NewProject { name: name.into(), description: Some(description.into()) };
-        project_ids.push(projects::create(state, &admin, input).await.map_err(|e| anyhow::anyhow!("{e}"))?.id);
+        let input = projects::NewProject {
+            name: name.into(),
+            description: Some(description.into()),
+        };
+        project_ids.push(
+            projects::create(state, &admin, input)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .id,
+        );
     }
     let network_group = users::ensure_group(db, "Network Team")
         .await
@@ -373,7 +384,9 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             description: None,
             serial_number: Some(serial.into()),
         };
-        assets::create(state, &admin, input).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        assets::create(state, &admin, input)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     Ok(())
 }
@@ -385,7 +398,12 @@ async fn add_comment(
     comment_type: CommentType,
     body: &str,
 ) -> anyhow::Result<()> {
-    let input = comments::NewComment { body: body.into(), comment_type };
-    comments::create(state, author, ticket_id, input).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let input = comments::NewComment {
+        body: body.into(),
+        comment_type,
+    };
+    comments::create(state, author, ticket_id, input)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }

@@ -39,6 +39,11 @@ impl DbLoader {
     pub fn new(db: DatabaseConnection) -> Self {
         DbLoader { db }
     }
+
+    /// The connection loads run on (for loaders in sibling modules).
+    pub fn conn(&self) -> &DatabaseConnection {
+        &self.db
+    }
 }
 
 fn shared(err: impl Into<AppError>) -> LoadError {

@@ -1,4 +1,5 @@
 //! The GraphQL API: schema, per-request context, loaders and the `/graphql` endpoint.
+pub mod comment_loader;
 pub mod connection;
 pub mod context;
 pub mod http;

@@ -1,8 +1,10 @@
 //! Loads the relations a ticket page selects in one batch per kind, before the fields resolve.
 //! The loader would batch them anyway within its short delay, but on a busy machine the page's fields
 //! can take longer than that to start; priming the cache makes the statement count independent of timing.
+use super::comment_loader::CommentEditsKey;
 use super::context::{load_error, RequestContext};
 use super::loaders::{CommentCountKey, GroupKey, GroupsOfUserKey, ProjectKey, UserKey};
+use super::types::comment::comments_key;
 use crate::auth::Actor;
 use async_graphql::{Context, Lookahead, Result};
 use entity::ticket;
@@ -67,6 +69,73 @@ pub async fn ticket_page(
             with_internal: crate::service::comments::can_read_internal(actor, t),
         });
         loader.load_many(keys).await.map_err(load_error)?;
+    }
+    comment_pages(req, actor, &la, rows).await
+}
+
+/// The selections of comment nodes under the tickets of a ticket connection.
+fn comment_nodes<'a>(connection: &Lookahead<'a>) -> Vec<Lookahead<'a>> {
+    let tickets = [
+        connection.field("nodes"),
+        connection.field("edges").field("node"),
+    ];
+    tickets
+        .iter()
+        .flat_map(|t| {
+            let comments = t.field("comments");
+            [
+                comments.field("nodes"),
+                comments.field("edges").field("node"),
+            ]
+        })
+        .filter(|c| c.exists())
+        .collect()
+}
+
+/// Comments, their edit histories and the people on them, for every ticket of the page at once.
+async fn comment_pages(
+    req: &RequestContext,
+    actor: &Actor,
+    la: &Lookahead<'_>,
+    rows: &[ticket::Model],
+) -> Result<()> {
+    if !selected(la, &["comments"]) {
+        return Ok(());
+    }
+    // Whole comment lists are loaded (pages are cut in the resolver), so their people are too.
+    let nodes = comment_nodes(la);
+    let any = |path: &[&str]| {
+        nodes.iter().any(|n| {
+            let mut names = path.iter();
+            let start = names.next().map(|name| n.field(name));
+            start.is_some_and(|s| names.fold(s, |la, name| la.field(name)).exists())
+        })
+    };
+    let loader = &req.loader;
+    let keys = rows.iter().map(|t| comments_key(actor, t));
+    let pages = loader.load_many(keys).await.map_err(load_error)?;
+    let all: Vec<&entity::comment::Model> = pages.values().flat_map(|l| l.iter()).collect();
+    let mut user_ids: Vec<i32> = Vec::new();
+    if any(&["author"]) {
+        user_ids.extend(all.iter().filter_map(|c| c.author_id));
+    }
+    if any(&["editedBy"]) {
+        user_ids.extend(all.iter().filter_map(|c| c.edited_by_id));
+    }
+    if any(&["edits"]) {
+        let keys = all.iter().map(|c| CommentEditsKey(c.id));
+        let edits = loader.load_many(keys).await.map_err(load_error)?;
+        if any(&["edits", "editedBy"]) {
+            user_ids.extend(edits.values().flatten().filter_map(|e| e.edited_by_id));
+        }
+    }
+    if !user_ids.is_empty() {
+        user_ids.sort_unstable();
+        user_ids.dedup();
+        loader
+            .load_many(user_ids.into_iter().map(UserKey))
+            .await
+            .map_err(load_error)?;
     }
     Ok(())
 }

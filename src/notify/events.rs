@@ -2,12 +2,14 @@
 //! webhook rows and the emails of one occurrence to the outbox, so they commit or vanish with it.
 //!
 //! The comments service calls [`comment_created`] after inserting a comment, in the same transaction.
+//! Who may receive an internal note is decided by `service::comments::can_read_internal`, the one rule.
 use super::mailer::Email;
 use super::outbox;
 use super::templates::{render, Occurrence};
 use crate::auth::{load_actor, Actor};
 use crate::error::{AppError, AppResult};
 use crate::rest::shapes::timestamp;
+use crate::service::comments::can_read_internal;
 use crate::state::AppState;
 use chrono::Utc;
 use entity::{ticket, user};
@@ -239,7 +241,7 @@ pub async fn ticket_deleted(
 ///
 /// Public comments: `comment.created` webhook (with `comment_id`) and emails to requester and
 /// assignee. Internal notes never leave through webhooks and are mailed only to the assignee, and
-/// only when the assignee is a team member (who may read internal notes).
+/// only when the assignee may read internal comments on `t` (`service::comments::can_read_internal`).
 pub async fn comment_created(
     db: &impl ConnectionTrait,
     state: &AppState,
@@ -265,7 +267,7 @@ pub async fn comment_created(
         };
         let may_read = load_actor(db, assignee_id)
             .await?
-            .is_some_and(|a| a.is_team());
+            .is_some_and(|a| can_read_internal(&a, t));
         if may_read {
             let event_id = outbox::new_event_id();
             let recipients = [Some(assignee_id)];

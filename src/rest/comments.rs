@@ -104,11 +104,11 @@ pub async fn update(
     if patch.body.is_none() && patch.comment_type.is_none() {
         return Err(AppError::bad_request("send content, comment_type, or both"));
     }
-    comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
+    let (_, t) = comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
     let updated = comments::edit(&state, &actor, comment_id, patch)
         .await
         .map_err(as_content)?;
-    let history = comments::edits(db, updated.id).await?;
+    let history = comments::readable_edits(&actor, &t, comments::edits(db, updated.id).await?);
     let people = comments::people(db, history.iter().filter_map(|e| e.edited_by_id)).await?;
     Ok(axum::Json(shapes::comment_edited(
         &updated, &history, &people,

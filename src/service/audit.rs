@@ -1,7 +1,11 @@
-//! The audit trail: one record per change, written in the change's own transaction.
+//! The audit trail: one record per change, written in the change's own transaction; reading it
+//! (ticket history, the administrators' log) lives in `read`.
+mod read;
+
 use crate::error::AppResult;
 use chrono::Utc;
 use entity::audit_event;
+pub use read::{count, get_visible, list, ticket_history, ticket_history_count, AuditFilter};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
 use serde_json::{json, Map, Value};
 

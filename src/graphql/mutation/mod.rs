@@ -1,5 +1,6 @@
 //! Root mutation fields: one input object in, one payload object out.
 pub mod account;
+pub mod comments;
 pub mod tickets;
 pub mod webhooks;
 
@@ -12,4 +13,5 @@ pub struct MutationRoot(
     account::AccountMutation,
     tickets::TicketMutation,
     webhooks::WebhookMutation,
+    comments::CommentMutation,
 );

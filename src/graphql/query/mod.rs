@@ -1,4 +1,5 @@
 //! Root query fields, split by noun.
+pub mod audit;
 pub mod tickets;
 pub mod viewer;
 pub mod webhooks;
@@ -12,4 +13,5 @@ pub struct QueryRoot(
     viewer::ViewerQuery,
     tickets::TicketQuery,
     webhooks::WebhookQuery,
+    audit::AuditQuery,
 );

@@ -1,5 +1,7 @@
 //! GraphQL object types: thin wrappers over entity models that resolve relations through the loaders.
 pub mod account;
+pub mod audit;
+pub mod comment;
 pub mod node;
 pub mod ticket;
 pub mod ticket_event;
@@ -7,6 +9,8 @@ pub mod user;
 pub mod webhook;
 
 pub use account::{ApiToken, Project};
+pub use audit::AuditEvent;
+pub use comment::{Comment, CommentEdit};
 pub use node::Node;
 pub use ticket::Ticket;
 pub use ticket_event::{TicketEvent, TicketEventKind};

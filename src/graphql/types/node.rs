@@ -1,13 +1,15 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
-use super::{ApiToken, Group, Project, Ticket, User, Webhook};
+use super::audit::parse_audit_id;
+use super::{ApiToken, AuditEvent, Comment, Group, Project, Ticket, User, Webhook};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
-use crate::service::{tickets, webhooks};
+use crate::service::{audit, comments, tickets, webhooks};
 use async_graphql::{Interface, ID};
 use entity::{api_token, group, project, user};
 use sea_orm::EntityTrait;
+use std::sync::Arc;
 
 /// Anything with a global id.
 #[derive(Interface)]
@@ -25,13 +27,23 @@ pub enum Node {
     ApiToken(ApiToken),
     /// A webhook endpoint (administrators only).
     Webhook(Webhook),
+    /// A comment.
+    Comment(Comment),
+    /// An audit-trail entry.
+    AuditEvent(AuditEvent),
 }
 
 /// The node behind a global id, or NOT_FOUND when it does not exist or the actor may not see it.
 pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Node> {
     let not_found = || AppError::not_found("node");
-    let (kind, db_id) = ids::decode_any(id).ok_or_else(not_found)?;
     let db = &req.state.db.conn;
+    // Audit ids are 64-bit and do not fit the common decoder.
+    if let Some(audit_id) = parse_audit_id(id) {
+        return Ok(Node::AuditEvent(AuditEvent(
+            audit::get_visible(db, actor, audit_id).await?,
+        )));
+    }
+    let (kind, db_id) = ids::decode_any(id).ok_or_else(not_found)?;
     let node = match kind.as_str() {
         "Ticket" => Node::Ticket(Ticket(tickets::get(db, actor, db_id).await?)),
         "User" => Node::User(User(
@@ -62,6 +74,10 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
         )),
         "Webhook" if actor.is_admin() => {
             Node::Webhook(Webhook(webhooks::get(&req.state, actor, db_id).await?))
+        }
+        "Comment" => {
+            let (c, t) = comments::get_visible(db, actor, db_id).await?;
+            Node::Comment(Comment::new(c, Arc::new(t)))
         }
         _ => return Err(not_found()),
     };

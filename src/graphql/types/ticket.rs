@@ -1,4 +1,6 @@
 //! `Ticket`: fields, relations through the loaders, and what the viewer may do with it.
+use super::audit::{self, AuditEventConnection};
+use super::comment::{self, CommentConnection};
 use super::{Group, Project, User};
 use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::graphql::context::{load_error, viewer};
@@ -145,6 +147,27 @@ impl Ticket {
         };
         let count = req.loader.load_one(key).await.map_err(load_error)?;
         Ok(count.unwrap_or(0))
+    }
+
+    /// Live comments the viewer may read, oldest first.
+    async fn comments(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<CommentConnection> {
+        comment::connection(ctx, &self.0, first, after).await
+    }
+
+    /// Changes to the ticket and its comments, oldest first; entries about internal comments only
+    /// for viewers who may read them.
+    async fn history(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<AuditEventConnection> {
+        audit::ticket_history(ctx, &self.0, first, after).await
     }
 
     /// Statuses the viewer may move the ticket to now.

@@ -1,10 +1,11 @@
 //! `TicketEvent`: what a `ticketEvents` subscriber receives.
-use super::Ticket;
+use super::{Comment, Ticket};
 use crate::graphql::ids;
 use crate::notify::live::LiveKind;
 use crate::service::ticket_events::VisibleEvent;
 use async_graphql::{Enum, Object, ID};
 use chrono::{DateTime, Utc};
+use std::sync::Arc;
 
 /// What happened to the ticket.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
@@ -51,6 +52,14 @@ impl TicketEvent {
             .comment
             .as_ref()
             .map(|c| ids::encode("Comment", c.id))
+    }
+
+    /// The new comment, for `COMMENT_ADDED` (already checked: the subscriber may read it).
+    async fn comment(&self) -> Option<Comment> {
+        self.0
+            .comment
+            .clone()
+            .map(|c| Comment::new(c, Arc::new(self.0.ticket.clone())))
     }
 
     /// When it happened.

@@ -1,7 +1,9 @@
 //! Comments on tickets: who may read, write, edit and delete them (here, and nowhere else), reading
 //! and counting; changes live in `write`.
+mod batch;
 mod write;
 
+pub use batch::{edits_by_comment, live_by_ticket, readable_edits};
 pub use write::{create, delete, edit, CommentPatch, NewComment};
 
 use crate::auth::Actor;

@@ -4,6 +4,7 @@ use super::{can_modify, can_read_internal, get_visible, MAX_BODY_BYTES};
 use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
+use crate::notify::events;
 use crate::notify::live::LiveEvent;
 use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
@@ -102,6 +103,16 @@ pub async fn create(
                 "body": [null, created.body],
                 "comment_type": [null, created.comment_type],
             })),
+    )
+    .await?;
+    events::comment_created(
+        &txn,
+        state,
+        actor,
+        &t,
+        created.id,
+        &created.body,
+        is_internal,
     )
     .await?;
     txn.commit().await?;
