@@ -3,12 +3,14 @@ pub mod connection;
 pub mod context;
 pub mod http;
 pub mod ids;
+pub mod list_connection;
 pub mod loaders;
 pub mod mutation;
 pub mod prefetch;
 pub mod query;
 pub mod scalars;
 pub mod types;
+pub mod viewer_loader;
 
 use crate::state::AppState;
 use async_graphql::{EmptySubscription, Schema, SchemaBuilder};

@@ -1,10 +1,11 @@
 //! `Ticket`: fields, relations through the loaders, and what the viewer may do with it.
-use super::{Group, Project, User};
+use super::{Asset, Group, Project, User};
 use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
 use crate::graphql::loaders::{CommentCountKey, GroupKey, ProjectKey, UserKey};
 use crate::graphql::scalars::Date;
+use crate::graphql::viewer_loader::AssetsOfTicketKey;
 use crate::service::tickets::rules;
 use async_graphql::{Context, Object, Result, ID};
 use chrono::{DateTime, Utc};
@@ -145,6 +146,18 @@ impl Ticket {
         };
         let count = req.loader.load_one(key).await.map_err(load_error)?;
         Ok(count.unwrap_or(0))
+    }
+
+    /// Linked, non-archived assets the viewer may see, by name.
+    async fn assets(&self, ctx: &Context<'_>) -> Result<Vec<Asset>> {
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .visible
+            .load_one(AssetsOfTicketKey(self.0.id))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default();
+        Ok(found.into_iter().map(Asset).collect())
     }
 
     /// Statuses the viewer may move the ticket to now.
