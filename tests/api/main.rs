@@ -22,6 +22,7 @@ mod graphql_mutations;
 mod graphql_projects;
 mod graphql_support;
 mod graphql_tickets;
+mod openapi;
 mod projects;
 mod tickets_list;
 mod tickets_rest;
