@@ -23,6 +23,7 @@ mod graphql_projects;
 mod graphql_support;
 mod graphql_tickets;
 mod openapi;
+mod openapi_shapes;
 mod projects;
 mod tickets_list;
 mod tickets_rest;

@@ -5,6 +5,7 @@ pub mod paths_inventory;
 pub mod paths_tickets;
 pub mod paths_web;
 pub mod schemas;
+pub mod schemas_comments;
 pub mod schemas_more;
 
 use crate::state::AppState;

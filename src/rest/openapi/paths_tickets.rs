@@ -2,7 +2,7 @@
 //! handlers live in `rest::tickets` and `rest::comments`; standard error responses are added in `errors`.
 #![allow(dead_code)]
 use super::schemas::*;
-use super::schemas_more::*;
+use super::schemas_comments::*;
 
 /// List visible tickets, newest first.
 #[utoipa::path(get, path = "/api/tickets/", tag = "tickets", operation_id = "listTickets",

@@ -2,6 +2,7 @@
 //! this document (documentation only; handlers in `web`, `rest`, `http` and `graphql`).
 #![allow(dead_code)]
 use super::schemas::WebFailure;
+use super::schemas_comments::*;
 use super::schemas_more::*;
 
 /// Start a web session.

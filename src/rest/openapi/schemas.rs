@@ -102,8 +102,10 @@ pub struct TicketListItem {
     #[schema(schema_with = PriorityValue::schema)]
     pub priority: String,
     /// Requester's user name.
+    #[schema(required = true)]
     pub requester: Option<String>,
     /// Assignee's user name.
+    #[schema(required = true)]
     pub assigned_to: Option<String>,
     /// ISO 8601 UTC.
     #[schema(format = DateTime)]
@@ -119,8 +121,10 @@ pub struct TicketPage {
     /// Matching tickets over all pages.
     pub count: u64,
     /// Relative path of the next page, or null.
+    #[schema(required = true)]
     pub next: Option<String>,
     /// Relative path of the previous page, or null.
+    #[schema(required = true)]
     pub previous: Option<String>,
     /// This page.
     pub results: Vec<TicketListItem>,
@@ -147,10 +151,13 @@ pub struct TicketDetail {
     #[schema(schema_with = PriorityValue::schema)]
     pub priority: String,
     /// Requester.
+    #[schema(required = true)]
     pub requester: Option<UserRef>,
     /// Assignee.
+    #[schema(required = true)]
     pub assigned_to: Option<UserRef>,
     /// Project.
+    #[schema(required = true)]
     pub project: Option<ProjectRef>,
     /// ISO 8601 UTC.
     #[schema(format = DateTime)]
@@ -160,6 +167,7 @@ pub struct TicketDetail {
     pub updated_at: String,
     /// `YYYY-MM-DD`.
     #[schema(format = Date)]
+    #[schema(required = true)]
     pub due_date: Option<String>,
     /// Comments the caller may read.
     pub comments_count: u64,
