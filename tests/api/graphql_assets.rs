@@ -92,6 +92,32 @@ async fn asset_writes_are_checked(app: &TestApp) {
     let rita = app.user("rita").await;
     let denied = create(app, &rita.token, json!({"name": "Mine", "type": "OTHER"})).await;
     assert_eq!(first_code(&denied), "FORBIDDEN");
+    // Rita sees the asset she owns but may not change or archive it.
+    let hers = asset_id(app, &agent, "Rita laptop", Some(&rita)).await;
+    let update =
+        "mutation($input: UpdateAssetInput!) { updateAsset(input: $input) { asset { name } } }";
+    let renamed = app
+        .graphql(
+            Some(&rita.token),
+            update,
+            json!({"input": {"id": hers, "name": "Mine now"}}),
+        )
+        .await;
+    assert_eq!(first_code(&renamed), "FORBIDDEN");
+    let delete =
+        "mutation($input: DeleteAssetInput!) { deleteAsset(input: $input) { deletedAssetId } }";
+    let archived = app
+        .graphql(Some(&rita.token), delete, json!({"input": {"id": hers}}))
+        .await;
+    assert_eq!(first_code(&archived), "FORBIDDEN");
+    let bad_update_enum = app
+        .graphql(
+            Some(&agent.token),
+            update,
+            json!({"input": {"id": hers, "status": "MISSING"}}),
+        )
+        .await;
+    assert_eq!(first_code(&bad_update_enum), "BAD_USER_INPUT");
     let bad_enum = create(app, &agent.token, json!({"name": "X", "type": "SPACESHIP"})).await;
     assert_eq!(first_code(&bad_enum), "BAD_USER_INPUT");
     let blank = create(app, &agent.token, json!({"name": " ", "type": "OTHER"})).await;
