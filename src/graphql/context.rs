@@ -1,5 +1,6 @@
 //! Per-request GraphQL data: the caller and a fresh set of loaders.
 use super::loaders::DbLoader;
+use super::viewer_loader::ViewerLoader;
 use crate::auth::middleware::Auth;
 use crate::auth::Actor;
 use crate::error::AppError;
@@ -15,6 +16,8 @@ pub struct RequestContext {
     pub auth: Auth,
     /// Batched, cached loads for this request only, so nothing cached outlives it.
     pub loader: DataLoader<DbLoader, HashMapCache>,
+    /// Batched loads filtered by the caller's visibility (linked assets and tickets).
+    pub visible: DataLoader<ViewerLoader, HashMapCache>,
 }
 
 impl RequestContext {
@@ -25,10 +28,16 @@ impl RequestContext {
             tokio::spawn,
             HashMapCache::default(),
         );
+        let visible = DataLoader::with_cache(
+            ViewerLoader::new(state.db.conn.clone(), auth.actor()),
+            tokio::spawn,
+            HashMapCache::default(),
+        );
         RequestContext {
             state,
             auth,
             loader,
+            visible,
         }
     }
 

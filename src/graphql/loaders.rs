@@ -17,6 +17,9 @@ pub struct GroupKey(pub i32);
 /// A project by id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProjectKey(pub i32);
+/// The number of non-archived tickets of a project.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProjectTicketCountKey(pub i32);
 /// The groups of a user.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GroupsOfUserKey(pub i32);
@@ -169,5 +172,24 @@ impl async_graphql::dataloader::Loader<CommentCountKey> for DbLoader {
             }
         }
         Ok(out)
+    }
+}
+
+impl async_graphql::dataloader::Loader<ProjectTicketCountKey> for DbLoader {
+    type Value = i64;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[ProjectTicketCountKey],
+    ) -> Result<HashMap<ProjectTicketCountKey, i64>, LoadError> {
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let counts = crate::service::projects::ticket_counts(&self.db, &ids)
+            .await
+            .map_err(shared)?;
+        Ok(keys
+            .iter()
+            .map(|k| (*k, counts.get(&k.0).copied().unwrap_or(0)))
+            .collect())
     }
 }

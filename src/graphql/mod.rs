@@ -4,6 +4,7 @@ pub mod connection;
 pub mod context;
 pub mod http;
 pub mod ids;
+pub mod list_connection;
 pub mod loaders;
 pub mod mutation;
 pub mod prefetch;
@@ -11,6 +12,7 @@ pub mod query;
 pub mod scalars;
 pub mod subscription;
 pub mod types;
+pub mod viewer_loader;
 pub mod ws;
 
 use crate::state::AppState;

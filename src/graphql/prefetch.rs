@@ -3,11 +3,14 @@
 //! can take longer than that to start; priming the cache makes the statement count independent of timing.
 use super::comment_loader::CommentEditsKey;
 use super::context::{load_error, RequestContext};
-use super::loaders::{CommentCountKey, GroupKey, GroupsOfUserKey, ProjectKey, UserKey};
+use super::loaders::{
+    CommentCountKey, GroupKey, GroupsOfUserKey, ProjectKey, ProjectTicketCountKey, UserKey,
+};
 use super::types::comment::comments_key;
+use super::viewer_loader::{AssetsOfTicketKey, TicketsOfAssetKey};
 use crate::auth::Actor;
 use async_graphql::{Context, Lookahead, Result};
-use entity::ticket;
+use entity::{asset, project, ticket};
 
 fn selected<'a>(connection: &Lookahead<'a>, path: &[&str]) -> bool {
     let via = |start: Lookahead<'a>| path.iter().fold(start, |la, name| la.field(name)).exists();
@@ -62,6 +65,10 @@ pub async fn ticket_page(
     if selected(&la, &["project"]) {
         let keys = rows.iter().filter_map(|t| t.project_id).map(ProjectKey);
         loader.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["assets"]) {
+        let keys = rows.iter().map(|t| AssetsOfTicketKey(t.id));
+        req.visible.load_many(keys).await.map_err(load_error)?;
     }
     if selected(&la, &["commentsCount"]) {
         let keys = rows.iter().map(|t| CommentCountKey {
@@ -136,6 +143,40 @@ async fn comment_pages(
             .load_many(user_ids.into_iter().map(UserKey))
             .await
             .map_err(load_error)?;
+    }
+    Ok(())
+}
+
+/// Prime the loaders for a page of projects (their ticket counts).
+pub async fn project_page(
+    ctx: &Context<'_>,
+    req: &RequestContext,
+    rows: &[project::Model],
+) -> Result<()> {
+    if !rows.is_empty() && selected(&ctx.look_ahead(), &["ticketCount"]) {
+        let keys = rows.iter().map(|p| ProjectTicketCountKey(p.id));
+        req.loader.load_many(keys).await.map_err(load_error)?;
+    }
+    Ok(())
+}
+
+/// Prime the loaders for a page of assets (owners and linked tickets).
+pub async fn asset_page(
+    ctx: &Context<'_>,
+    req: &RequestContext,
+    rows: &[asset::Model],
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let la = ctx.look_ahead();
+    if selected(&la, &["owner"]) {
+        let keys = rows.iter().filter_map(|a| a.owner_id).map(UserKey);
+        req.loader.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["tickets"]) {
+        let keys = rows.iter().map(|a| TicketsOfAssetKey(a.id));
+        req.visible.load_many(keys).await.map_err(load_error)?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod comments;
 pub mod fields;
 pub mod json;
+pub mod openapi;
 pub mod path;
 pub mod projects;
 pub mod shapes;
@@ -36,6 +37,7 @@ pub fn router() -> Router<AppState> {
                 .delete(assets::archive),
         )
         .merge(tickets::router())
+        .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",
             get(comments::list).post(comments::create),

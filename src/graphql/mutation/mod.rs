@@ -1,6 +1,8 @@
 //! Root mutation fields: one input object in, one payload object out.
 pub mod account;
+pub mod assets;
 pub mod comments;
+pub mod projects;
 pub mod tickets;
 pub mod webhooks;
 
@@ -14,4 +16,6 @@ pub struct MutationRoot(
     tickets::TicketMutation,
     webhooks::WebhookMutation,
     comments::CommentMutation,
+    projects::ProjectMutation,
+    assets::AssetMutation,
 );

@@ -1,5 +1,7 @@
 //! Root query fields, split by noun.
+pub mod assets;
 pub mod audit;
+pub mod projects;
 pub mod tickets;
 pub mod viewer;
 pub mod webhooks;
@@ -14,4 +16,6 @@ pub struct QueryRoot(
     tickets::TicketQuery,
     webhooks::WebhookQuery,
     audit::AuditQuery,
+    projects::ProjectQuery,
+    assets::AssetQuery,
 );

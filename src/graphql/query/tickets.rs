@@ -221,42 +221,51 @@ impl TicketQuery {
         last: Option<i32>,
         before: Option<String>,
     ) -> Result<TicketConnection> {
-        let (req, actor) = viewer(ctx)?;
-        let window = PageArgs {
+        let filter = filter.unwrap_or_default().into_service()?;
+        let order = order_by.map(Into::into).unwrap_or_default();
+        let args = PageArgs {
             first,
             after,
             last,
             before,
-        }
-        .window()?;
-        let filter = filter.unwrap_or_default().into_service()?;
-        let order = order_by.map(Into::into).unwrap_or_default();
-        let db = &req.state.db.conn;
-        // Paging back from the end needs to know where the end is.
-        let total = match window {
-            Window::Backward { end: None, .. } => {
-                Some(tickets::count(db, &actor, &filter, req.prefix()).await?)
-            }
-            _ => None,
         };
-        let page = slice(window, total);
-        let request = PageRequest {
-            offset: page.offset,
-            limit: page.limit + 1,
-            with_total: false,
-        };
-        let (mut rows, _) =
-            tickets::list(db, &actor, &filter, order, request, req.prefix()).await?;
-        let more = rows.len() as u64 > page.limit;
-        rows.truncate(page.limit as usize);
-        prefetch::ticket_page(ctx, req, &actor, &rows).await?;
-        Ok(TicketConnection {
-            page_info: page_info(page, rows.len(), more),
-            offset: page.offset,
-            rows,
-            actor,
-            filter,
-            total,
-        })
+        ticket_connection(ctx, filter, order, args).await
     }
+}
+
+/// One page of the visible, non-archived tickets matching `filter` (also behind `Project.tickets`).
+pub async fn ticket_connection(
+    ctx: &Context<'_>,
+    filter: tickets::TicketFilter,
+    order: tickets::TicketOrder,
+    args: PageArgs,
+) -> Result<TicketConnection> {
+    let (req, actor) = viewer(ctx)?;
+    let window = args.window()?;
+    let db = &req.state.db.conn;
+    // Paging back from the end needs to know where the end is.
+    let total = match window {
+        Window::Backward { end: None, .. } => {
+            Some(tickets::count(db, &actor, &filter, req.prefix()).await?)
+        }
+        _ => None,
+    };
+    let page = slice(window, total);
+    let request = PageRequest {
+        offset: page.offset,
+        limit: page.limit + 1,
+        with_total: false,
+    };
+    let (mut rows, _) = tickets::list(db, &actor, &filter, order, request, req.prefix()).await?;
+    let more = rows.len() as u64 > page.limit;
+    rows.truncate(page.limit as usize);
+    prefetch::ticket_page(ctx, req, &actor, &rows).await?;
+    Ok(TicketConnection {
+        page_info: page_info(page, rows.len(), more),
+        offset: page.offset,
+        rows,
+        actor,
+        filter,
+        total,
+    })
 }

@@ -1,39 +1,8 @@
-//! `Project` (minimal for now) and `ApiToken`.
+//! `ApiToken`.
 use crate::graphql::ids;
 use async_graphql::{Object, ID};
 use chrono::{DateTime, Utc};
-use entity::{api_token, project};
-
-/// A project that groups tickets.
-pub struct Project(pub project::Model);
-
-#[Object]
-impl Project {
-    /// Global id.
-    pub async fn id(&self) -> ID {
-        ids::encode("Project", self.0.id)
-    }
-
-    /// The integer id used by REST.
-    async fn database_id(&self) -> i32 {
-        self.0.id
-    }
-
-    /// Name.
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
-
-    /// Description.
-    async fn description(&self) -> &str {
-        &self.0.description
-    }
-
-    /// When it was created.
-    async fn created_at(&self) -> DateTime<Utc> {
-        self.0.created_at
-    }
-}
+use entity::api_token;
 
 /// One of the viewer's API tokens; the secret is never shown again after creation.
 pub struct ApiToken(pub api_token::Model);

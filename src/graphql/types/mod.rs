@@ -1,17 +1,21 @@
 //! GraphQL object types: thin wrappers over entity models that resolve relations through the loaders.
 pub mod account;
+pub mod asset;
 pub mod audit;
 pub mod comment;
 pub mod node;
+pub mod project;
 pub mod ticket;
 pub mod ticket_event;
 pub mod user;
 pub mod webhook;
 
-pub use account::{ApiToken, Project};
+pub use account::ApiToken;
+pub use asset::Asset;
 pub use audit::AuditEvent;
 pub use comment::{Comment, CommentEdit};
 pub use node::Node;
+pub use project::Project;
 pub use ticket::Ticket;
 pub use ticket_event::{TicketEvent, TicketEventKind};
 pub use user::{Group, User};

@@ -1,13 +1,13 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
 use super::audit::parse_audit_id;
-use super::{ApiToken, AuditEvent, Comment, Group, Project, Ticket, User, Webhook};
+use super::{ApiToken, Asset, AuditEvent, Comment, Group, Project, Ticket, User, Webhook};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
-use crate::service::{audit, comments, tickets, webhooks};
+use crate::service::{assets, audit, comments, projects, tickets, webhooks};
 use async_graphql::{Interface, ID};
-use entity::{api_token, group, project, user};
+use entity::{api_token, group, user};
 use sea_orm::EntityTrait;
 use std::sync::Arc;
 
@@ -23,6 +23,8 @@ pub enum Node {
     Ticket(Ticket),
     /// A project.
     Project(Project),
+    /// An inventory item.
+    Asset(Asset),
     /// An API token.
     ApiToken(ApiToken),
     /// A webhook endpoint (administrators only).
@@ -58,13 +60,8 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
                 .await?
                 .ok_or_else(not_found)?,
         )),
-        "Project" => Node::Project(Project(
-            project::Entity::find_by_id(db_id)
-                .one(db)
-                .await?
-                .filter(|p| p.archived_at.is_none())
-                .ok_or_else(not_found)?,
-        )),
+        "Project" => Node::Project(Project(projects::get(db, db_id).await?)),
+        "Asset" => Node::Asset(Asset(assets::get(db, actor, db_id).await?)),
         "ApiToken" => Node::ApiToken(ApiToken(
             api_token::Entity::find_by_id(db_id)
                 .one(db)

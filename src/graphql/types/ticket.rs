@@ -1,12 +1,13 @@
 //! `Ticket`: fields, relations through the loaders, and what the viewer may do with it.
 use super::audit::{self, AuditEventConnection};
 use super::comment::{self, CommentConnection};
-use super::{Group, Project, User};
+use super::{Asset, Group, Project, User};
 use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
 use crate::graphql::loaders::{CommentCountKey, GroupKey, ProjectKey, UserKey};
 use crate::graphql::scalars::Date;
+use crate::graphql::viewer_loader::AssetsOfTicketKey;
 use crate::service::tickets::rules;
 use async_graphql::{Context, Object, Result, ID};
 use chrono::{DateTime, Utc};
@@ -168,6 +169,18 @@ impl Ticket {
         after: Option<String>,
     ) -> Result<AuditEventConnection> {
         audit::ticket_history(ctx, &self.0, first, after).await
+    }
+
+    /// Linked, non-archived assets the viewer may see, by name.
+    async fn assets(&self, ctx: &Context<'_>) -> Result<Vec<Asset>> {
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .visible
+            .load_one(AssetsOfTicketKey(self.0.id))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default();
+        Ok(found.into_iter().map(Asset).collect())
     }
 
     /// Statuses the viewer may move the ticket to now.
