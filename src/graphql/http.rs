@@ -86,6 +86,11 @@ async fn execute(
     headers: &HeaderMap,
     request: async_graphql::Request,
 ) -> Response {
+    crate::http::metrics::graphql_operation(operation_name(&request).as_deref());
+    let mut request = request;
+    if !state.config.anonymous_introspection && auth.actor().is_none() {
+        request = request.disable_introspection();
+    }
     let ctx = RequestContext::new(state, auth);
     let mut response = schema.execute(request.data(ctx)).await;
     for error in &mut response.errors {
@@ -141,6 +146,26 @@ fn request_error(headers: &HeaderMap, status: StatusCode, message: &str) -> Resp
         body.to_string(),
     )
         .into_response()
+}
+
+/// The name metrics count an operation under: the requested operation name, or the name of the document's
+/// only operation. Unnamed operations count as `anonymous`; names are capped so that a client cannot
+/// grow the metric's label set with long names.
+fn operation_name(request: &async_graphql::Request) -> Option<String> {
+    let name = match &request.operation_name {
+        Some(name) => Some(name.clone()),
+        None => match async_graphql::parser::parse_query(&request.query)
+            .ok()?
+            .operations
+        {
+            DocumentOperations::Single(_) => None,
+            DocumentOperations::Multiple(ops) if ops.len() == 1 => {
+                ops.keys().next().map(|n| n.to_string())
+            }
+            DocumentOperations::Multiple(_) => None,
+        },
+    };
+    name.map(|n| n.chars().take(64).collect())
 }
 
 /// Whether the operation the request would run is a mutation (unparsable documents are left to the executor).

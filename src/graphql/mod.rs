@@ -3,6 +3,7 @@ pub mod connection;
 pub mod context;
 pub mod http;
 pub mod ids;
+pub mod limits;
 pub mod loaders;
 pub mod mutation;
 pub mod prefetch;
@@ -31,6 +32,7 @@ fn builder() -> SchemaBuilder<query::QueryRoot, mutation::MutationRoot, EmptySub
     )
     .limit_depth(MAX_DEPTH)
     .limit_complexity(MAX_COMPLEXITY)
+    .extension(limits::PageSizeLimit)
 }
 
 /// Build the schema once at start-up.

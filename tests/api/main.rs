@@ -20,6 +20,7 @@ mod graphql_http;
 mod graphql_mutations;
 mod graphql_support;
 mod graphql_tickets;
+mod limits_rate;
 mod projects;
 mod tickets_list;
 mod tickets_rest;
