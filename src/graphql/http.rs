@@ -89,12 +89,16 @@ async fn execute(
     crate::http::metrics::graphql_operation(operation_name(&request).as_deref());
     let mut request = request;
     if !state.config.anonymous_introspection && auth.actor().is_none() {
-        request = request.disable_introspection();
+        // Refused with a clear error before execution (see `limits`); disabled in the executor as well.
+        request = request
+            .disable_introspection()
+            .data(super::limits::IntrospectionClosed);
     }
     let ctx = RequestContext::new(state, auth);
     let mut response = schema.execute(request.data(ctx)).await;
     for error in &mut response.errors {
         // Parse, validation and input-coercion errors come from async-graphql without a code.
+        explain_limit(&mut error.message);
         let ext = error.extensions.get_or_insert_with(Default::default);
         if ext.get("code").is_none() {
             ext.set("code", "BAD_USER_INPUT");
@@ -120,6 +124,21 @@ async fn execute(
         body,
     )
         .into_response()
+}
+
+/// async-graphql's depth and complexity errors do not say what the limit is.
+fn explain_limit(message: &mut String) {
+    if message == "Query is nested too deep." {
+        *message = format!(
+            "query is nested too deep (at most {} levels)",
+            super::MAX_DEPTH
+        );
+    } else if message == "Query is too complex." {
+        *message = format!(
+            "query is too complex (at most {} fields, counting each page's items)",
+            super::MAX_COMPLEXITY
+        );
+    }
 }
 
 fn accepts(headers: &HeaderMap, media: &str) -> bool {

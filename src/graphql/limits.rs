@@ -1,7 +1,12 @@
-//! Page-size limits checked before execution: every `first`/`last` argument in the document (literal, or a
+//! Checks made on the parsed document, before validation and execution.
+//!
+//! Page-size limits: every `first`/`last` argument in the document (literal, or a
 //! variable's value or default) must be between 0 and [`MAX_PAGE`], otherwise the whole request is refused
 //! with BAD_USER_INPUT and nothing is resolved. The resolvers check again (see `connection.rs`); this makes
 //! an oversized page fail fast and as one clear request error instead of a partial result.
+//!
+//! Closed introspection: when a request carries [`IntrospectionClosed`], a document asking for `__schema` or
+//! `__type` is refused with UNAUTHENTICATED (async-graphql on its own would silently answer `null`).
 use super::connection::MAX_PAGE;
 use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextParseQuery};
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
@@ -36,8 +41,61 @@ impl Extension for PageSizeLimitExtension {
     ) -> ServerResult<ExecutableDocument> {
         let document = next.run(ctx, query, variables).await?;
         check_document(&document, variables)?;
+        if ctx.data_opt::<IntrospectionClosed>().is_some() {
+            check_no_introspection(&document)?;
+        }
         Ok(document)
     }
+}
+
+/// Request data marking a caller who may not introspect the schema.
+pub struct IntrospectionClosed;
+
+/// Refuse a document that selects `__schema` or `__type` (both only exist on the query root).
+fn check_no_introspection(document: &ExecutableDocument) -> ServerResult<()> {
+    fn walk(
+        document: &ExecutableDocument,
+        set: &SelectionSet,
+        seen: &mut HashSet<Name>,
+    ) -> ServerResult<()> {
+        for item in &set.items {
+            match &item.node {
+                Selection::Field(field) => {
+                    let name = field.node.name.node.as_str();
+                    if name == "__schema" || name == "__type" {
+                        let mut error = ServerError::new(
+                            "introspection is only available to authenticated callers",
+                            Some(field.pos),
+                        );
+                        let mut extensions = ErrorExtensionValues::default();
+                        extensions.set("code", "UNAUTHENTICATED");
+                        error.extensions = Some(extensions);
+                        return Err(error);
+                    }
+                }
+                Selection::InlineFragment(fragment) => {
+                    walk(document, &fragment.node.selection_set.node, seen)?
+                }
+                Selection::FragmentSpread(spread) => {
+                    let name = &spread.node.fragment_name.node;
+                    if seen.insert(name.clone()) {
+                        if let Some(fragment) = document.fragments.get(name) {
+                            walk(document, &fragment.node.selection_set.node, seen)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    for (_, operation) in document.operations.iter() {
+        walk(
+            document,
+            &operation.node.selection_set.node,
+            &mut HashSet::new(),
+        )?;
+    }
+    Ok(())
 }
 
 /// Refuse the first out-of-range page size in `document`.
@@ -126,7 +184,11 @@ fn too_large(argument: &str, got: i64, pos: Pos) -> ServerError {
     );
     let mut extensions = ErrorExtensionValues::default();
     extensions.set("code", "BAD_USER_INPUT");
-    extensions.set("argument", argument);
+    // The same `fields` extension the resolvers' own check gives (see `AppError::field`).
+    let fields = serde_json::json!({ argument: [format!("must be between 0 and {MAX_PAGE}")] });
+    if let Ok(fields) = Value::from_json(fields) {
+        extensions.set("fields", fields);
+    }
     error.extensions = Some(extensions);
     error
 }

@@ -20,9 +20,9 @@ use axum::{Extension, Router};
 pub type AppSchema = Schema<query::QueryRoot, mutation::MutationRoot, EmptySubscription>;
 
 /// Deepest selection accepted; GraphiQL's introspection query needs about 13 levels.
-const MAX_DEPTH: usize = 20;
+pub const MAX_DEPTH: usize = 20;
 /// Largest query complexity accepted (one per field).
-const MAX_COMPLEXITY: usize = 5000;
+pub const MAX_COMPLEXITY: usize = 5000;
 
 fn builder() -> SchemaBuilder<query::QueryRoot, mutation::MutationRoot, EmptySubscription> {
     Schema::build(

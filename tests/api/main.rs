@@ -21,6 +21,7 @@ mod graphql_mutations;
 mod graphql_support;
 mod graphql_tickets;
 mod limits_rate;
+mod limits_request;
 mod projects;
 mod tickets_list;
 mod tickets_rest;
