@@ -4,6 +4,8 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use entity::outbox;
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::json;
 
 /// `GET /healthz`: the process is alive.
@@ -35,6 +37,14 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         _ => state.db.conn.get_sqlite_connection_pool().size(),
     };
     metrics::gauge!("db_pool_connections").set(f64::from(pool_size));
+    // The backlog is read at scrape time; an unreachable database leaves the last value.
+    let pending = outbox::Entity::find()
+        .filter(outbox::Column::Status.eq(crate::notify::outbox::PENDING))
+        .count(&state.db.conn)
+        .await;
+    if let Ok(pending) = pending {
+        metrics::gauge!("outbox_pending_messages").set(pending as f64);
+    }
     let body = crate::http::metrics::handle()
         .map(|h| h.render())
         .unwrap_or_default();
