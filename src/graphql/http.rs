@@ -22,6 +22,19 @@ pub async fn graphql_post(
     headers: HeaderMap,
     request: GraphQLRequest<BadRequest>,
 ) -> Response {
+    let json_body = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"));
+    if !json_body {
+        // GraphQL over HTTP: a POST body is JSON and says so (a browser's fetch would send text/plain).
+        return request_error(
+            &headers,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "a POST to /graphql needs Content-Type: application/json",
+        );
+    }
     execute(&schema, state, auth, &headers, request.into_inner()).await
 }
 
@@ -114,10 +127,17 @@ async fn execute(
     } else {
         StatusCode::OK
     };
-    let body = match serde_json::to_vec(&response) {
-        Ok(body) => body,
+    let mut json = match serde_json::to_value(&response) {
+        Ok(json) => json,
         Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     };
+    if request_failed {
+        // Nothing was executed: the GraphQL spec leaves the `data` entry out rather than sending null.
+        if let Some(object) = json.as_object_mut() {
+            object.remove("data");
+        }
+    }
+    let body = json.to_string();
     (
         status,
         [(header::CONTENT_TYPE, content_type(headers))],

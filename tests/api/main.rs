@@ -18,6 +18,7 @@ mod events_webhooks;
 mod graphql_account;
 mod graphql_http;
 mod graphql_mutations;
+mod graphql_over_http;
 mod graphql_support;
 mod graphql_tickets;
 mod limits_rate;
