@@ -15,6 +15,7 @@ mod events_admin;
 mod events_email;
 mod events_support;
 mod events_webhooks;
+mod fuzz_text;
 mod graphql_account;
 mod graphql_http;
 mod graphql_mutations;
