@@ -188,8 +188,7 @@ fn request_error(headers: &HeaderMap, status: StatusCode, message: &str) -> Resp
 }
 
 /// The name metrics count an operation under: the requested operation name, or the name of the document's
-/// only operation. Unnamed operations count as `anonymous`; names are capped so that a client cannot
-/// grow the metric's label set with long names.
+/// only operation (`None`: unnamed; `metrics::graphql_operation` bounds the label set).
 fn operation_name(request: &async_graphql::Request) -> Option<String> {
     let name = match &request.operation_name {
         Some(name) => Some(name.clone()),
@@ -204,7 +203,7 @@ fn operation_name(request: &async_graphql::Request) -> Option<String> {
             DocumentOperations::Multiple(_) => None,
         },
     };
-    name.map(|n| n.chars().take(64).collect())
+    name
 }
 
 /// Whether the operation the request would run is a mutation (unparsable documents are left to the executor).

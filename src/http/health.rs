@@ -15,8 +15,17 @@ pub async fn healthz() -> Json<serde_json::Value> {
 
 /// `GET /readyz`: the database answers and every migration is applied (503 otherwise).
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    let database = state.db.ping().await;
-    let migrations = database && state.db.migrations_applied().await.unwrap_or(false);
+    // A probe must get an answer quickly, even while the pool waits for a database that is gone.
+    let database = tokio::time::timeout(std::time::Duration::from_secs(3), state.db.ping())
+        .await
+        .unwrap_or(false);
+    let migrations = database
+        && tokio::time::timeout(
+            std::time::Duration::from_secs(3),
+            state.db.migrations_applied(),
+        )
+        .await
+        .is_ok_and(|applied| applied.unwrap_or(false));
     let ready = database && migrations;
     let status = if ready {
         StatusCode::OK

@@ -60,6 +60,10 @@ async fn metrics_count_routes_operations_and_backlog(app: &TestApp) {
     let body = json!({"query": "query MetricsProbeOperation { me { username } }"});
     app.request(Method::POST, "/graphql", Some(&alice.token), Some(body))
         .await;
+    // Clients choose operation names: one that is not a GraphQL name gets no label of its own.
+    let odd = json!({"query": "{ me { username } }", "operationName": "x\" } evil{"});
+    app.request(Method::POST, "/graphql", Some(&alice.token), Some(odd))
+        .await;
     let metrics = app.get("/metrics", None).await;
     assert_eq!(metrics.status, 200);
     let text = &metrics.text;
@@ -77,6 +81,8 @@ async fn metrics_count_routes_operations_and_backlog(app: &TestApp) {
         text.contains("operation=\"MetricsProbeOperation\""),
         "{text}"
     );
+    assert!(text.contains("operation=\"invalid\""), "{text}");
+    assert!(!text.contains("evil"), "{text}");
     assert!(text.contains("db_pool_connections"), "{text}");
     let pending = outbox::Entity::find()
         .filter(outbox::Column::Status.eq("pending"))
