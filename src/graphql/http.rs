@@ -155,7 +155,7 @@ fn explain_limit(message: &mut String) {
         );
     } else if message == "Query is too complex." {
         *message = format!(
-            "query is too complex (at most {} fields, counting each page's items)",
+            "query is too complex (at most {} fields)",
             super::MAX_COMPLEXITY
         );
     }
