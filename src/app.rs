@@ -1,17 +1,16 @@
 //! The router: GraphQL, REST, web and operational endpoints behind the shared layers.
 use crate::auth::middleware::resolve_auth;
 use crate::error::{AppError, LoggedCause};
+use crate::http::errors::error_response;
 use crate::http::{health, layers, metrics, ratelimit};
 use crate::state::AppState;
 use axum::extract::Request;
-use axum::http::{HeaderName, StatusCode};
+use axum::http::{HeaderName, Uri};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use std::time::Duration;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -20,7 +19,6 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub fn router(state: AppState) -> Router {
     let schema = crate::graphql::build_schema(state.clone());
     let _ = metrics::handle();
-    let timeout = Duration::from_secs(state.config.request_timeout_seconds);
     let routes = Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
@@ -29,22 +27,25 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::web::router())
         .merge(crate::graphql::router(schema))
         .route_layer(middleware::from_fn(metrics::track))
-        .fallback(not_found);
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed);
+    // Outermost last: auth is resolved before the rate limit keys on it, and the body limit runs inside the
+    // rate limit so that a 413 carries the rate-limit headers too.
     let mut app = routes
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            layers::limit_body,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             ratelimit::rate_limit,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), resolve_auth))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            layers::limit_body,
-        ))
         .layer(middleware::from_fn(layers::security_headers))
         .layer(middleware::from_fn(log_internal_errors))
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            timeout,
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            layers::timeout,
         ));
     if let Some(cors) = layers::cors(&state.config) {
         app = app.layer(cors);
@@ -58,8 +59,16 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-async fn not_found() -> Response {
-    AppError::NotFound("no such path".into()).into_response()
+async fn not_found(uri: Uri) -> Response {
+    error_response(uri.path(), AppError::NotFound("no such path".into()))
+}
+
+/// A known path with a method it does not answer: 405 with the error body and the usual `Allow` header.
+async fn method_not_allowed(uri: Uri) -> Response {
+    error_response(
+        uri.path(),
+        AppError::MethodNotAllowed("method not allowed for this path".into()),
+    )
 }
 
 /// One place logs the hidden cause of every 500.

@@ -34,6 +34,9 @@ pub struct Config {
     pub rate_limit_anonymous: u64,
     /// `DESKGRAPH_REDIS_URL`: when set, rate-limit counters live in Redis and are shared by instances.
     pub redis_url: Option<String>,
+    /// `DESKGRAPH_REDIS_KEY_PREFIX`: prefix of the Redis keys (default `deskgraph`); instances sharing a budget
+    /// must share it, separate deployments (or test runs) on one Redis must not.
+    pub redis_key_prefix: String,
     /// `DESKGRAPH_TRUSTED_PROXIES`: comma-separated addresses or CIDRs whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// `DESKGRAPH_CORS_ORIGINS`: comma-separated origins allowed to call the API from a browser.
@@ -62,6 +65,9 @@ pub struct Config {
 
 /// Sender address when `DESKGRAPH_MAIL_FROM` is unset.
 pub const DEFAULT_MAIL_FROM: &str = "deskgraph@localhost";
+
+/// Prefix of Redis keys when `DESKGRAPH_REDIS_KEY_PREFIX` is unset.
+pub const DEFAULT_REDIS_KEY_PREFIX: &str = "deskgraph";
 
 /// Default SQLite database, created on first run.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://deskgraph.db?mode=rwc";
@@ -150,6 +156,8 @@ impl Config {
                 1_000_000_000,
             )? as u64,
             redis_url: get("DESKGRAPH_REDIS_URL"),
+            redis_key_prefix: get("DESKGRAPH_REDIS_KEY_PREFIX")
+                .unwrap_or_else(|| DEFAULT_REDIS_KEY_PREFIX.to_string()),
             trusted_proxies: proxies(get("DESKGRAPH_TRUSTED_PROXIES"))?,
             cors_origins: get("DESKGRAPH_CORS_ORIGINS")
                 .map(|v| {
@@ -185,6 +193,7 @@ impl Config {
             rate_limit_authenticated: 1000,
             rate_limit_anonymous: 100,
             redis_url: None,
+            redis_key_prefix: DEFAULT_REDIS_KEY_PREFIX.to_string(),
             trusted_proxies: Vec::new(),
             cors_origins: Vec::new(),
             request_timeout_seconds: 30,

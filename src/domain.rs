@@ -184,7 +184,9 @@ pub fn parse_ticket_number(input: &str, prefix: &str) -> Option<i64> {
         Some(_) => return None,
         None => trimmed,
     };
-    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    // 19 digits hold every i64; `parse` refuses the ones beyond it (a limit of 18 digits used to refuse
+    // numbers that `format_ticket_number` writes).
+    if digits.is_empty() || digits.len() > 19 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok()

@@ -59,6 +59,12 @@ pub enum AppError {
         retry_after: u64,
     },
     /// Anything else; the cause is logged, the client sees a generic message.
+    /// The path exists but not with this method (405).
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    /// The request took longer than the configured timeout (503).
+    #[error("the request took too long and was abandoned")]
+    Timeout,
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
@@ -110,6 +116,8 @@ impl AppError {
             AppError::Conflict { .. } => StatusCode::CONFLICT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Timeout => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -125,6 +133,8 @@ impl AppError {
             AppError::Conflict { .. } => "conflict",
             AppError::PayloadTooLarge(_) => "payload_too_large",
             AppError::RateLimited { .. } => "rate_limited",
+            AppError::Timeout => "timeout",
+            AppError::MethodNotAllowed(_) => "method_not_allowed",
             AppError::Internal(_) => "internal_error",
         }
     }
@@ -137,10 +147,11 @@ impl AppError {
             AppError::NotFound(_) => "NOT_FOUND",
             AppError::Validation { .. }
             | AppError::Conflict { .. }
-            | AppError::PayloadTooLarge(_) => "BAD_USER_INPUT",
+            | AppError::PayloadTooLarge(_)
+            | AppError::MethodNotAllowed(_) => "BAD_USER_INPUT",
             AppError::InvalidTransition { .. } => "INVALID_TRANSITION",
             AppError::RateLimited { .. } => "RATE_LIMITED",
-            AppError::Internal(_) => "INTERNAL",
+            AppError::Timeout | AppError::Internal(_) => "INTERNAL",
         }
     }
 

@@ -45,9 +45,11 @@ impl AppState {
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
         let rate_limits = match &config.redis_url {
-            Some(url) => RateStore::redis(url).await.map_err(|e| {
-                anyhow::anyhow!("DESKGRAPH_REDIS_URL: cannot connect to Redis: {e}")
-            })?,
+            Some(url) => RateStore::redis(url, &config.redis_key_prefix)
+                .await
+                .map_err(|e| {
+                    anyhow::anyhow!("DESKGRAPH_REDIS_URL: cannot connect to Redis: {e}")
+                })?,
             None => RateStore::memory(),
         };
         let notifier = Notifier::from_config(&config)?;

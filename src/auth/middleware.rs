@@ -1,5 +1,5 @@
 //! Resolves the bearer token once per request and hands the result to handlers.
-use super::{authenticate_bearer, Actor};
+use super::{authenticate_bearer, load_actor, session, Actor};
 use crate::error::AppError;
 use crate::state::AppState;
 use axum::extract::{FromRequestParts, Request, State};
@@ -41,6 +41,46 @@ impl Auth {
     }
 }
 
+/// A live web session sent as the session cookie, on a request without an Authorization header.
+///
+/// It authenticates nothing by itself: REST and GraphQL still see [`Auth::Anonymous`] (a cookie must not
+/// authenticate requests that have no CSRF check), and the web endpoints' extractor still checks the CSRF
+/// token. It lets the rate limit count a signed-in browser as its user rather than as its address, and
+/// saves the web extractor a lookup.
+#[derive(Clone, Debug)]
+pub struct WebSession {
+    /// The signed-in user.
+    pub actor: Arc<Actor>,
+    /// The stored session (with its CSRF token).
+    pub record: entity::web_session::Model,
+    /// The cookie's secret.
+    pub secret: String,
+}
+
+/// The live session named by the request's session cookie, if any.
+async fn web_session(state: &AppState, headers: &HeaderMap) -> Option<WebSession> {
+    let secret = session::cookie(headers, session::SESSION_COOKIE)?;
+    let lookup = async {
+        let Some(record) = session::lookup(&state.db.conn, &secret).await? else {
+            return Ok(None);
+        };
+        let actor = load_actor(&state.db.conn, record.user_id).await?;
+        Ok::<_, AppError>(actor.map(|actor| (record, actor)))
+    };
+    match lookup.await {
+        Ok(found) => found.map(|(record, actor)| WebSession {
+            actor: Arc::new(actor),
+            record,
+            secret,
+        }),
+        Err(err) => {
+            // The web endpoints look again and report the failure in their own shape.
+            tracing::warn!(error = %err, "web session lookup failed");
+            None
+        }
+    }
+}
+
 /// The bearer token of a request: `None` without an Authorization header, `Err` when it is not `Bearer <token>`.
 pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ()>> {
     let value = headers.get(header::AUTHORIZATION)?;
@@ -59,7 +99,12 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ()>> {
 /// Middleware: put an [`Auth`] into the request extensions.
 pub async fn resolve_auth(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let auth = match bearer_token(req.headers()) {
-        None => Auth::Anonymous,
+        None => {
+            if let Some(web) = web_session(&state, req.headers()).await {
+                req.extensions_mut().insert(web);
+            }
+            Auth::Anonymous
+        }
         Some(Err(())) => {
             Auth::Invalid("malformed Authorization header: expected `Bearer <token>`".into())
         }

@@ -2,6 +2,7 @@
 //! SHA-256, next to the session's CSRF token and expiry.
 use super::tokens::{hash_secret, new_secret};
 use crate::error::AppResult;
+use axum::http::{header, HeaderMap};
 use chrono::{Duration, Utc};
 use entity::web_session;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
@@ -66,4 +67,17 @@ pub async fn delete(db: &impl ConnectionTrait, secret: &str) -> AppResult<()> {
         .exec(db)
         .await?;
     Ok(())
+}
+
+/// The value of cookie `name` in the request's Cookie headers.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim().to_string())
+        .filter(|v| !v.is_empty())
 }

@@ -22,6 +22,19 @@ pub async fn graphql_post(
     headers: HeaderMap,
     request: GraphQLRequest<BadRequest>,
 ) -> Response {
+    let json_body = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"));
+    if !json_body {
+        // GraphQL over HTTP: a POST body is JSON and says so (a browser's fetch would send text/plain).
+        return request_error(
+            &headers,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "a POST to /graphql needs Content-Type: application/json",
+        );
+    }
     execute(&schema, state, auth, &headers, request.into_inner()).await
 }
 
@@ -86,10 +99,19 @@ async fn execute(
     headers: &HeaderMap,
     request: async_graphql::Request,
 ) -> Response {
+    crate::http::metrics::graphql_operation(operation_name(&request).as_deref());
+    let mut request = request;
+    if !state.config.anonymous_introspection && auth.actor().is_none() {
+        // Refused with a clear error before execution (see `limits`); disabled in the executor as well.
+        request = request
+            .disable_introspection()
+            .data(super::limits::IntrospectionClosed);
+    }
     let ctx = RequestContext::new(state, auth);
     let mut response = schema.execute(request.data(ctx)).await;
     for error in &mut response.errors {
         // Parse, validation and input-coercion errors come from async-graphql without a code.
+        explain_limit(&mut error.message);
         let ext = error.extensions.get_or_insert_with(Default::default);
         if ext.get("code").is_none() {
             ext.set("code", "BAD_USER_INPUT");
@@ -105,16 +127,38 @@ async fn execute(
     } else {
         StatusCode::OK
     };
-    let body = match serde_json::to_vec(&response) {
-        Ok(body) => body,
+    let mut json = match serde_json::to_value(&response) {
+        Ok(json) => json,
         Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     };
+    if request_failed {
+        // Nothing was executed: the GraphQL spec leaves the `data` entry out rather than sending null.
+        if let Some(object) = json.as_object_mut() {
+            object.remove("data");
+        }
+    }
+    let body = json.to_string();
     (
         status,
         [(header::CONTENT_TYPE, content_type(headers))],
         body,
     )
         .into_response()
+}
+
+/// async-graphql's depth and complexity errors do not say what the limit is.
+fn explain_limit(message: &mut String) {
+    if message == "Query is nested too deep." {
+        *message = format!(
+            "query is nested too deep (at most {} levels)",
+            super::MAX_DEPTH
+        );
+    } else if message == "Query is too complex." {
+        *message = format!(
+            "query is too complex (at most {} fields)",
+            super::MAX_COMPLEXITY
+        );
+    }
 }
 
 fn accepts(headers: &HeaderMap, media: &str) -> bool {
@@ -141,6 +185,25 @@ fn request_error(headers: &HeaderMap, status: StatusCode, message: &str) -> Resp
         body.to_string(),
     )
         .into_response()
+}
+
+/// The name metrics count an operation under: the requested operation name, or the name of the document's
+/// only operation (`None`: unnamed; `metrics::graphql_operation` bounds the label set).
+fn operation_name(request: &async_graphql::Request) -> Option<String> {
+    let name = match &request.operation_name {
+        Some(name) => Some(name.clone()),
+        None => match async_graphql::parser::parse_query(&request.query)
+            .ok()?
+            .operations
+        {
+            DocumentOperations::Single(_) => None,
+            DocumentOperations::Multiple(ops) if ops.len() == 1 => {
+                ops.keys().next().map(|n| n.to_string())
+            }
+            DocumentOperations::Multiple(_) => None,
+        },
+    };
+    name
 }
 
 /// Whether the operation the request would run is a mutation (unparsable documents are left to the executor).

@@ -5,6 +5,7 @@ pub mod context;
 pub mod http;
 pub mod ids;
 pub mod list_connection;
+pub mod limits;
 pub mod loaders;
 pub mod mutation;
 pub mod prefetch;
@@ -25,9 +26,9 @@ pub type AppSchema =
     Schema<query::QueryRoot, mutation::MutationRoot, subscription::SubscriptionRoot>;
 
 /// Deepest selection accepted; GraphiQL's introspection query needs about 13 levels.
-const MAX_DEPTH: usize = 20;
+pub const MAX_DEPTH: usize = 20;
 /// Largest query complexity accepted (one per field).
-const MAX_COMPLEXITY: usize = 5000;
+pub const MAX_COMPLEXITY: usize = 5000;
 
 fn builder(
 ) -> SchemaBuilder<query::QueryRoot, mutation::MutationRoot, subscription::SubscriptionRoot> {
@@ -38,6 +39,7 @@ fn builder(
     )
     .limit_depth(MAX_DEPTH)
     .limit_complexity(MAX_COMPLEXITY)
+    .extension(limits::PageSizeLimit)
 }
 
 /// Build the schema once at start-up.

@@ -4,6 +4,8 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use entity::outbox;
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::json;
 
 /// `GET /healthz`: the process is alive.
@@ -13,8 +15,17 @@ pub async fn healthz() -> Json<serde_json::Value> {
 
 /// `GET /readyz`: the database answers and every migration is applied (503 otherwise).
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    let database = state.db.ping().await;
-    let migrations = database && state.db.migrations_applied().await.unwrap_or(false);
+    // A probe must get an answer quickly, even while the pool waits for a database that is gone.
+    let database = tokio::time::timeout(std::time::Duration::from_secs(3), state.db.ping())
+        .await
+        .unwrap_or(false);
+    let migrations = database
+        && tokio::time::timeout(
+            std::time::Duration::from_secs(3),
+            state.db.migrations_applied(),
+        )
+        .await
+        .is_ok_and(|applied| applied.unwrap_or(false));
     let ready = database && migrations;
     let status = if ready {
         StatusCode::OK
@@ -35,6 +46,14 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         _ => state.db.conn.get_sqlite_connection_pool().size(),
     };
     metrics::gauge!("db_pool_connections").set(f64::from(pool_size));
+    // The backlog is read at scrape time; an unreachable database leaves the last value.
+    let pending = outbox::Entity::find()
+        .filter(outbox::Column::Status.eq(crate::notify::outbox::PENDING))
+        .count(&state.db.conn)
+        .await;
+    if let Ok(pending) = pending {
+        metrics::gauge!("outbox_pending_messages").set(pending as f64);
+    }
     let body = crate::http::metrics::handle()
         .map(|h| h.render())
         .unwrap_or_default();

@@ -1,12 +1,13 @@
 //! Small layers: body size limit in our error shape, security headers, CORS.
 use crate::config::Config;
 use crate::error::AppError;
+use crate::http::errors::error_response;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use http_body_util::{BodyExt, Limited};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -18,8 +19,9 @@ pub async fn limit_body(State(state): State<AppState>, req: Request, next: Next)
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
+    let path = req.uri().path().to_string();
     if declared.is_some_and(|len| len > max as u64) {
-        return too_large(max);
+        return too_large(&path, max);
     }
     let (parts, body) = req.into_parts();
     let collected = match Limited::new(body, max).collect().await {
@@ -29,16 +31,35 @@ pub async fn limit_body(State(state): State<AppState>, req: Request, next: Next)
                 .downcast_ref::<http_body_util::LengthLimitError>()
                 .is_some() =>
         {
-            return too_large(max)
+            return too_large(&path, max)
         }
-        Err(_) => return AppError::bad_request("could not read the request body").into_response(),
+        Err(_) => {
+            return error_response(
+                &path,
+                AppError::bad_request("could not read the request body"),
+            )
+        }
     };
     next.run(Request::from_parts(parts, Body::from(collected)))
         .await
 }
 
-fn too_large(max: usize) -> Response {
-    AppError::PayloadTooLarge(format!("request body exceeds {max} bytes")).into_response()
+fn too_large(path: &str, max: usize) -> Response {
+    error_response(
+        path,
+        AppError::PayloadTooLarge(format!("request body exceeds {max} bytes")),
+    )
+}
+
+/// Give up on a request that takes longer than the configured timeout: 503 with the error body of its door.
+/// (The timeout only stops waiting: a transaction not yet committed is rolled back when its future is dropped.)
+pub async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let limit = std::time::Duration::from_secs(state.config.request_timeout_seconds);
+    let path = req.uri().path().to_string();
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(response) => response,
+        Err(_) => error_response(&path, AppError::Timeout),
+    }
 }
 
 /// Headers that make browsers safer with every response.
@@ -50,6 +71,17 @@ pub async fn security_headers(req: Request, next: Next) -> Response {
         HeaderValue::from_static("nosniff"),
     );
     headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    // JSON needs no scripts, styles or frames; GraphiQL's HTML page loads its own from a CDN, so it is left out.
+    let is_html = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if !is_html {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
+        );
+    }
     headers.insert(
         "referrer-policy",
         HeaderValue::from_static("strict-origin-when-cross-origin"),

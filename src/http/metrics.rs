@@ -3,7 +3,8 @@ use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use std::sync::OnceLock;
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -44,9 +45,41 @@ pub async fn track(req: Request, next: Next) -> Response {
     response
 }
 
-/// Count one GraphQL operation by name.
+/// Most distinct operation names given their own label; clients choose names, so the set is capped.
+const MAX_OPERATION_NAMES: usize = 500;
+
+static OPERATION_NAMES: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+
+/// Count one GraphQL operation by name. Names that are not GraphQL names count as `invalid`, and names
+/// beyond the first [`MAX_OPERATION_NAMES`] as `other`, so that clients cannot grow the series without end.
 pub fn graphql_operation(name: Option<&str>) {
-    metrics::counter!("graphql_operations_total", "operation" => name.unwrap_or("anonymous").to_string()).increment(1);
+    let label = match name {
+        None => "anonymous".to_string(),
+        Some(name) if !is_graphql_name(name) => "invalid".to_string(),
+        Some(name) => {
+            let names = OPERATION_NAMES.get_or_init(|| Mutex::new(HashSet::new()));
+            let mut names = match names.lock() {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            if names.contains(name) || names.len() < MAX_OPERATION_NAMES {
+                names.insert(name.to_string());
+                name.to_string()
+            } else {
+                "other".to_string()
+            }
+        }
+    };
+    metrics::counter!("graphql_operations_total", "operation" => label).increment(1);
+}
+
+fn is_graphql_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && name.len() <= 64
 }
 
 /// Count one rate-limit rejection.

@@ -1,13 +1,13 @@
 //! Fixed-window rate limits (per hour): per user when authenticated, per client address otherwise.
 //! Counters live in memory, or in Redis so that several instances share one budget.
 use super::client_ip::client_ip;
-use crate::auth::middleware::Auth;
+use crate::auth::middleware::{Auth, WebSession};
 use crate::error::AppError;
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -18,15 +18,20 @@ pub const WINDOW_SECONDS: u64 = 3600;
 pub enum RateStore {
     /// This process only.
     Memory(Mutex<HashMap<String, (u64, u64)>>),
-    /// Shared by every instance.
-    Redis(redis::aio::ConnectionManager),
+    /// Shared by every instance using the same key prefix.
+    Redis {
+        /// The connection (reconnects on its own).
+        manager: redis::aio::ConnectionManager,
+        /// Prefix of every key.
+        prefix: String,
+    },
 }
 
 impl std::fmt::Debug for RateStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             RateStore::Memory(_) => "RateStore::Memory",
-            RateStore::Redis(_) => "RateStore::Redis",
+            RateStore::Redis { .. } => "RateStore::Redis",
         })
     }
 }
@@ -50,12 +55,13 @@ impl RateStore {
         RateStore::Memory(Mutex::new(HashMap::new()))
     }
 
-    /// Redis counters at `url`.
-    pub async fn redis(url: &str) -> anyhow::Result<Self> {
+    /// Redis counters at `url`, under keys starting with `prefix`.
+    pub async fn redis(url: &str, prefix: &str) -> anyhow::Result<Self> {
         let client = redis::Client::open(url)?;
-        Ok(RateStore::Redis(
-            redis::aio::ConnectionManager::new(client).await?,
-        ))
+        Ok(RateStore::Redis {
+            manager: redis::aio::ConnectionManager::new(client).await?,
+            prefix: prefix.to_string(),
+        })
     }
 
     /// Count one request against `key` with budget `limit` at time `now` (epoch seconds).
@@ -78,8 +84,8 @@ impl RateStore {
                 entry.1 += 1;
                 entry.1
             }
-            RateStore::Redis(manager) => {
-                let redis_key = format!("deskgraph:rl:{key}:{window}");
+            RateStore::Redis { manager, prefix } => {
+                let redis_key = format!("{prefix}:rl:{key}:{window}");
                 let mut conn = manager.clone();
                 let result: redis::RedisResult<(u64,)> = redis::pipe()
                     .atomic()
@@ -132,7 +138,17 @@ pub async fn rate_limit(State(state): State<AppState>, req: Request, next: Next)
         return next.run(req).await;
     }
     let config = &state.config;
-    let (key, limit) = match req.extensions().get::<Auth>().and_then(Auth::actor) {
+    // A web session counts as its user; it authenticates nothing else (see `WebSession`).
+    let user = req
+        .extensions()
+        .get::<Auth>()
+        .and_then(Auth::actor)
+        .or_else(|| {
+            req.extensions()
+                .get::<WebSession>()
+                .map(|w| w.actor.clone())
+        });
+    let (key, limit) = match user {
         Some(actor) => (
             format!("user:{}", actor.id()),
             config.rate_limit_authenticated,
@@ -151,26 +167,9 @@ pub async fn rate_limit(State(state): State<AppState>, req: Request, next: Next)
     } else {
         crate::http::metrics::rate_limited();
         let retry_after = decision.reset.saturating_sub(now).max(1);
-        if req.uri().path().starts_with("/graphql") {
-            graphql_rate_limited(retry_after)
-        } else {
-            AppError::RateLimited { retry_after }.into_response()
-        }
+        crate::http::errors::error_response(req.uri().path(), AppError::RateLimited { retry_after })
     };
     set_headers(response.headers_mut(), &decision);
-    response
-}
-
-fn graphql_rate_limited(retry_after: u64) -> Response {
-    let body = serde_json::json!({
-        "errors": [{ "message": "rate limit exceeded", "extensions": { "code": "RATE_LIMITED", "retryAfter": retry_after } }]
-    });
-    let mut response =
-        (axum::http::StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response();
-    response.headers_mut().insert(
-        axum::http::header::RETRY_AFTER,
-        HeaderValue::from(retry_after),
-    );
     response
 }
 

@@ -1,5 +1,7 @@
 //! `/api/tickets/`: list, detail, create, update and archive, as thin adapters over `service::tickets`.
 mod body;
+#[cfg(test)]
+mod fuzz;
 mod query;
 
 use crate::auth::middleware::CurrentActor;

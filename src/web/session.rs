@@ -1,6 +1,7 @@
 //! Session login and logout, and the extractor that authenticates web requests by session cookie and
 //! checks the CSRF token on unsafe methods.
 use super::{WebError, WebResult};
+use crate::auth::middleware::WebSession;
 use crate::auth::session::{self, CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE};
 use crate::auth::tokens::constant_time_eq;
 use crate::auth::{load_actor, Actor};
@@ -23,18 +24,7 @@ pub struct WebActor {
     pub secret: String,
 }
 
-/// The value of cookie `name` in the request's Cookie headers.
-pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-}
+pub use crate::auth::session::cookie;
 
 impl FromRequestParts<AppState> for WebActor {
     type Rejection = WebError;
@@ -42,12 +32,24 @@ impl FromRequestParts<AppState> for WebActor {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> WebResult<Self> {
         let unauthenticated = || WebError(AppError::Unauthenticated("login required".into()));
         let secret = cookie(&parts.headers, SESSION_COOKIE).ok_or_else(unauthenticated)?;
-        let found = session::lookup(&state.db.conn, &secret)
-            .await?
-            .ok_or_else(unauthenticated)?;
-        let actor = load_actor(&state.db.conn, found.user_id)
-            .await?
-            .ok_or_else(unauthenticated)?;
+        // The auth middleware has usually resolved the session already; the CSRF check below still applies.
+        let resolved = parts
+            .extensions
+            .get::<WebSession>()
+            .filter(|s| s.secret == secret)
+            .cloned();
+        let (found, actor) = match resolved {
+            Some(web) => (web.record, web.actor),
+            None => {
+                let found = session::lookup(&state.db.conn, &secret)
+                    .await?
+                    .ok_or_else(unauthenticated)?;
+                let actor = load_actor(&state.db.conn, found.user_id)
+                    .await?
+                    .ok_or_else(unauthenticated)?;
+                (found, Arc::new(actor))
+            }
+        };
         if !parts.method.is_safe() {
             let sent = parts
                 .headers
@@ -60,10 +62,7 @@ impl FromRequestParts<AppState> for WebActor {
                 )));
             }
         }
-        Ok(WebActor {
-            actor: Arc::new(actor),
-            secret,
-        })
+        Ok(WebActor { actor, secret })
     }
 }
 

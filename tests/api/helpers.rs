@@ -34,6 +34,26 @@ macro_rules! db_test {
             }
         }
     };
+    ($name:ident, $configure:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = $crate::helpers::TestApp::sqlite_with(super::$configure).await;
+                super::$name(&app).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some(app) = $crate::helpers::TestApp::postgres_with(super::$configure).await
+                else {
+                    eprintln!("DESKGRAPH_TEST_POSTGRES_URL unset: PostgreSQL run skipped");
+                    return;
+                };
+                super::$name(&app).await;
+                app.cleanup().await;
+            }
+        }
+    };
 }
 
 /// A user of the test world with an API token.
@@ -73,15 +93,25 @@ pub struct TestResponse {
 impl TestApp {
     /// A fresh SQLite database in a temporary directory.
     pub async fn sqlite() -> TestApp {
+        TestApp::sqlite_with(|_| {}).await
+    }
+
+    /// A fresh SQLite database, with the test configuration changed by `configure`.
+    pub async fn sqlite_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
-        let mut app = TestApp::with_url(&url).await;
+        let mut app = TestApp::with_url(&url, configure).await;
         app._dir = Some(dir);
         app
     }
 
     /// A fresh PostgreSQL database, when `DESKGRAPH_TEST_POSTGRES_URL` is set.
     pub async fn postgres() -> Option<TestApp> {
+        TestApp::postgres_with(|_| {}).await
+    }
+
+    /// A fresh PostgreSQL database with the configuration changed by `configure`, when configured.
+    pub async fn postgres_with(configure: impl FnOnce(&mut Config)) -> Option<TestApp> {
         let base = std::env::var("DESKGRAPH_TEST_POSTGRES_URL")
             .ok()
             .filter(|s| !s.is_empty())?;
@@ -96,13 +126,14 @@ impl TestApp {
             .await
             .unwrap();
         admin.close().await.ok();
-        let mut app = TestApp::with_url(&format!("{base}/{name}")).await;
+        let mut app = TestApp::with_url(&format!("{base}/{name}"), configure).await;
         app.pg = Some((base, name));
         Some(app)
     }
 
-    async fn with_url(url: &str) -> TestApp {
-        let config = Config::for_database(url);
+    async fn with_url(url: &str, configure: impl FnOnce(&mut Config)) -> TestApp {
+        let mut config = Config::for_database(url);
+        configure(&mut config);
         let db = Db::connect(url, config.db_pool_size).await.unwrap();
         db.migrate().await.unwrap();
         let state = AppState::from_db(db, config).await.unwrap();
@@ -219,6 +250,26 @@ impl TestApp {
             text,
             json,
         }
+    }
+
+    /// Send a raw request as if it came over a socket from `peer` (in-process requests have no address).
+    pub async fn send_from(&self, peer: &str, mut request: Request<Body>) -> TestResponse {
+        let addr: std::net::SocketAddr = peer.parse().unwrap();
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(addr));
+        self.send(request).await
+    }
+
+    /// A second app over the same database, with its own state (its own in-memory rate-limit counters, or
+    /// the same Redis): what a second instance of the service sees.
+    pub async fn second_instance(&self) -> (AppState, Router) {
+        let config = (*self.state.config).clone();
+        let state = AppState::from_db(self.state.db.clone(), config)
+            .await
+            .unwrap();
+        let router = deskgraph::app::router(state.clone());
+        (state, router)
     }
 
     /// GET as `token`.

@@ -1,0 +1,73 @@
+//! Errors raised by the shared layers (rate limit, body limit, timeout, unknown path or method), answered in
+//! the error shape of the door the request came through: GraphQL's `{"errors": [...]}` on `/graphql`, the web
+//! interface's `{"success": false, "error"}` on its endpoints, and the REST body everywhere else.
+use crate::error::AppError;
+use crate::web::WebError;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// The API a path belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    /// `/graphql`.
+    GraphQl,
+    /// The web interface's JSON endpoints (`/accounts/…`, `/tickets/…` outside `/api/`).
+    Web,
+    /// The REST API and everything else (health, metrics, unknown paths).
+    Rest,
+}
+
+impl Door {
+    /// The door of `path`.
+    pub fn of(path: &str) -> Door {
+        if path == "/graphql" || path.starts_with("/graphql/") {
+            Door::GraphQl
+        } else if path.starts_with("/accounts/") || path.starts_with("/tickets/") {
+            Door::Web
+        } else {
+            Door::Rest
+        }
+    }
+}
+
+/// `err` as the door of `path` reports errors (with `Retry-After` when rate limited).
+pub fn error_response(path: &str, err: AppError) -> Response {
+    let retry_after = match &err {
+        AppError::RateLimited { retry_after } => Some(*retry_after),
+        _ => None,
+    };
+    let mut response = match Door::of(path) {
+        Door::Rest => return err.into_response(),
+        Door::Web => WebError(err).into_response(),
+        Door::GraphQl => {
+            let mut extensions = json!({ "code": err.graphql_code() });
+            if let Some(seconds) = retry_after {
+                extensions["retryAfter"] = json!(seconds);
+            }
+            let body = json!({ "errors": [{ "message": err.public_message(), "extensions": extensions }] });
+            (err.status(), axum::Json(body)).into_response()
+        }
+    };
+    if let Some(seconds) = retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doors() {
+        assert_eq!(Door::of("/graphql"), Door::GraphQl);
+        assert_eq!(Door::of("/graphqlx"), Door::Rest);
+        assert_eq!(Door::of("/accounts/login/"), Door::Web);
+        assert_eq!(Door::of("/tickets/3/comments/"), Door::Web);
+        assert_eq!(Door::of("/api/tickets/"), Door::Rest);
+        assert_eq!(Door::of("/nowhere"), Door::Rest);
+    }
+}
