@@ -1,6 +1,6 @@
 //! `/api/tickets/`: list, detail, create, update and archive, as thin adapters over `service::tickets`.
 mod body;
-mod query;
+pub mod query;
 
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
