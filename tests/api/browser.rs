@@ -237,6 +237,11 @@ async fn run_flow(client: &Client, base: &str, ticket_id: i32) {
     add_comment(client, "It flickers again", false, "It flickers again").await;
 
     let comment = comment_with(client, "It flickers again").await;
+    let editor_form = comment.find(Locator::Css(".comment-editor")).await.unwrap();
+    assert!(
+        !editor_form.is_displayed().await.unwrap(),
+        "editor shown before Edit"
+    );
     comment
         .find(Locator::Css(".js-edit"))
         .await
@@ -338,6 +343,12 @@ async fn run_flow(client: &Client, base: &str, ticket_id: i32) {
         }
     })
     .await;
+    // Only moves away from the current status are offered.
+    assert!(client
+        .find(Locator::Css("button[name=status][value=in_progress]"))
+        .await
+        .is_err());
+    wait_for(client, "button[name=status][value=on_hold]").await;
     add_comment(
         client,
         "On it, <i>replacing</i> the cable today.",

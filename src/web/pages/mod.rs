@@ -36,7 +36,7 @@ pub fn router() -> Router<AppState> {
         )
         .route("/tickets/{id}/", get(ticket::page))
         .route("/tickets/{id}/status/", post(ticket::change_status))
-        .route("/tickets/{id}/comment/", post(thread::add))
+        .route("/tickets/{id}/comments/new/", post(thread::add))
         .route("/static/{file}", get(assets::serve))
 }
 

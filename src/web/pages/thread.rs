@@ -91,7 +91,7 @@ pub async fn thread(
         .collect())
 }
 
-/// `POST /tickets/<id>/comment/` (form): add a comment and go back to it, or show the form again
+/// `POST /tickets/<id>/comments/new/` (form): add a comment and go back to it, or show the form again
 /// with the reason next to the field.
 pub async fn add(
     State(state): State<AppState>,

@@ -74,8 +74,10 @@ pub async fn render_ticket(
             .map(display_name)
             .unwrap_or_default()
     };
+    // Staying put is allowed by the workflow but is no move worth a button.
     let moves = rules::allowed_transitions(actor, &t)
         .into_iter()
+        .filter(|s| s.as_str() != t.status)
         .map(|s| Move {
             value: s.as_str(),
             label: label(s.as_str()),
