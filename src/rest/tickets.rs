@@ -2,7 +2,7 @@
 mod body;
 #[cfg(test)]
 mod fuzz;
-mod query;
+pub mod query;
 
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};

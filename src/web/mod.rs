@@ -1,6 +1,7 @@
-//! The web interface's JSON endpoints: session login/logout and the comment endpoints, with CSRF.
-//! Every failure here answers `{"success": false, "error": "<message>"}`.
+//! The web interface: its JSON endpoints (session login/logout and the comment endpoints, with CSRF;
+//! every failure there answers `{"success": false, "error": "<message>"}`) and its pages (`pages`).
 pub mod comments;
+pub mod pages;
 pub mod session;
 
 use crate::error::{AppError, LoggedCause};
@@ -15,7 +16,10 @@ use serde_json::{json, Map, Value};
 /// Every web route.
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/accounts/login/", post(session::login))
+        .route(
+            "/accounts/login/",
+            get(pages::login::page).post(session::login),
+        )
         .route("/accounts/logout/", post(session::logout))
         // `{id}` is the ticket id here: matching segments must share one name across the router.
         .route("/tickets/{id}/comments/", get(comments::list))
@@ -26,8 +30,9 @@ pub fn router() -> Router<AppState> {
         )
         .route(
             "/tickets/comments/{comment_id}/delete/",
-            delete(comments::delete),
+            delete(comments::delete).post(pages::thread::delete),
         )
+        .merge(pages::router())
 }
 
 /// An [`AppError`] in the web interface's failure shape.

@@ -12,7 +12,8 @@ use axum::body::Bytes;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
-use axum::response::{AppendHeaders, IntoResponse, Response};
+use axum::response::{AppendHeaders, IntoResponse, Redirect, Response};
+use entity::web_session;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -26,52 +27,63 @@ pub struct WebActor {
 
 pub use crate::auth::session::cookie;
 
+/// The live session named by the request's session cookie, its user and its cookie secret.
+pub async fn signed_in(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> WebResult<Option<(Actor, web_session::Model, String)>> {
+    let Some(secret) = cookie(headers, SESSION_COOKIE) else {
+        return Ok(None);
+    };
+    let Some(found) = session::lookup(&state.db.conn, &secret).await? else {
+        return Ok(None);
+    };
+    let actor = load_actor(&state.db.conn, found.user_id).await?;
+    Ok(actor.map(|actor| (actor, found, secret)))
+}
+
+/// Refuse a request whose CSRF token (header or form field) is not the session's.
+pub fn check_csrf(sent: Option<&str>, expected: &str) -> WebResult<()> {
+    if expected.is_empty() || !constant_time_eq(sent.unwrap_or(""), expected) {
+        return Err(WebError(AppError::forbidden(
+            "CSRF token missing or incorrect",
+        )));
+    }
+    Ok(())
+}
+
 impl FromRequestParts<AppState> for WebActor {
     type Rejection = WebError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> WebResult<Self> {
-        let unauthenticated = || WebError(AppError::Unauthenticated("login required".into()));
-        let secret = cookie(&parts.headers, SESSION_COOKIE).ok_or_else(unauthenticated)?;
         // The auth middleware has usually resolved the session already; the CSRF check below still applies.
-        let resolved = parts
-            .extensions
-            .get::<WebSession>()
-            .filter(|s| s.secret == secret)
-            .cloned();
-        let (found, actor) = match resolved {
-            Some(web) => (web.record, web.actor),
-            None => {
-                let found = session::lookup(&state.db.conn, &secret)
-                    .await?
-                    .ok_or_else(unauthenticated)?;
-                let actor = load_actor(&state.db.conn, found.user_id)
-                    .await?
-                    .ok_or_else(unauthenticated)?;
-                (found, Arc::new(actor))
-            }
+        let resolved = parts.extensions.get::<WebSession>().cloned();
+        let (actor, found, secret) = match resolved {
+            Some(web) => (web.actor, web.record, web.secret),
+            None => signed_in(state, &parts.headers)
+                .await?
+                .map(|(actor, found, secret)| (Arc::new(actor), found, secret))
+                .ok_or_else(|| WebError(AppError::Unauthenticated("login required".into())))?,
         };
         if !parts.method.is_safe() {
-            let sent = parts
-                .headers
-                .get(CSRF_HEADER)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            if !constant_time_eq(sent, &found.csrf_token) {
-                return Err(WebError(AppError::forbidden(
-                    "CSRF token missing or incorrect",
-                )));
-            }
+            let sent = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+            check_csrf(sent, &found.csrf_token)?;
         }
         Ok(WebActor { actor, secret })
     }
 }
 
-/// `{username, password}` from a JSON or form-urlencoded body.
-fn credentials(headers: &HeaderMap, body: &Bytes) -> WebResult<(String, String)> {
-    let is_form = headers
+/// Whether the body is an HTML form post (rather than JSON).
+pub fn is_form(headers: &HeaderMap) -> bool {
+    headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"))
+}
+
+/// `{username, password}` from a JSON or form-urlencoded body.
+fn credentials(headers: &HeaderMap, body: &Bytes) -> WebResult<(String, String)> {
+    let is_form = is_form(headers);
     let missing = || WebError(AppError::bad_request("username and password are required"));
     let (username, password) = if is_form {
         let mut username = None;
@@ -93,7 +105,8 @@ fn credentials(headers: &HeaderMap, body: &Bytes) -> WebResult<(String, String)>
     Ok((username.ok_or_else(missing)?, password.ok_or_else(missing)?))
 }
 
-fn set_cookie(name: &str, value: &str, max_age: i64, http_only: bool) -> String {
+/// A `Set-Cookie` value for the web cookies (`Max-Age=0` clears one).
+pub fn set_cookie(name: &str, value: &str, max_age: i64, http_only: bool) -> String {
     let http_only = if http_only { "; HttpOnly" } else { "" };
     format!("{name}={value}; Max-Age={max_age}; Path=/; SameSite=Lax{http_only}")
 }
@@ -105,24 +118,12 @@ pub async fn login(
     headers: HeaderMap,
     body: Bytes,
 ) -> WebResult<Response> {
+    if is_form(&headers) {
+        return Ok(crate::web::pages::login::submit(&state, &headers, &body).await);
+    }
     let (username, password) = credentials(&headers, &body)?;
     let user = check_credentials(&state, &username, &password).await?;
-    if let Some(old) = cookie(&headers, SESSION_COOKIE) {
-        session::delete(&state.db.conn, &old).await?;
-    }
-    let ttl_hours = state.config.session_ttl_hours;
-    let started = session::create(&state.db.conn, user.id, ttl_hours).await?;
-    let max_age = ttl_hours * 3600;
-    let cookies = AppendHeaders([
-        (
-            header::SET_COOKIE,
-            set_cookie(SESSION_COOKIE, &started.secret, max_age, true),
-        ),
-        (
-            header::SET_COOKIE,
-            set_cookie(CSRF_COOKIE, &started.record.csrf_token, max_age, false),
-        ),
-    ]);
+    let cookies = start_session(&state, &headers, user.id).await?;
     let body = json!({
         "success": true,
         "user": {
@@ -136,13 +137,70 @@ pub async fn login(
     Ok((cookies, axum::Json(body)).into_response())
 }
 
-/// `POST /accounts/logout/`: end the session server-side and clear both cookies.
-pub async fn logout(State(state): State<AppState>, web: WebActor) -> WebResult<Response> {
-    session::delete(&state.db.conn, &web.secret).await?;
+/// Start a session for `user_id`, ending the one the request still carries, and return the cookies
+/// to set (HttpOnly session secret, readable CSRF token).
+pub async fn start_session(
+    state: &AppState,
+    headers: &HeaderMap,
+    user_id: i32,
+) -> WebResult<AppendHeaders<[(header::HeaderName, String); 2]>> {
+    if let Some(old) = cookie(headers, SESSION_COOKIE) {
+        session::delete(&state.db.conn, &old).await?;
+    }
+    let ttl_hours = state.config.session_ttl_hours;
+    let started = session::create(&state.db.conn, user_id, ttl_hours).await?;
+    let max_age = ttl_hours * 3600;
+    let cookies = AppendHeaders([
+        (
+            header::SET_COOKIE,
+            set_cookie(SESSION_COOKIE, &started.secret, max_age, true),
+        ),
+        (
+            header::SET_COOKIE,
+            set_cookie(CSRF_COOKIE, &started.record.csrf_token, max_age, false),
+        ),
+    ]);
+    Ok(cookies)
+}
+
+/// `POST /accounts/logout/`: end the session server-side and clear both cookies. The sign-out form
+/// sends its CSRF token as a field and is sent back to the sign-in page; JSON clients use the header.
+pub async fn logout(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> WebResult<Response> {
+    let form = is_form(&headers);
+    let (_, found, secret) = signed_in(&state, &headers)
+        .await?
+        .ok_or_else(|| WebError(AppError::Unauthenticated("login required".into())))?;
+    let sent = if form {
+        form_field(&body, FORM_CSRF_FIELD)
+    } else {
+        headers
+            .get(CSRF_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    check_csrf(sent.as_deref(), &found.csrf_token)?;
+    session::delete(&state.db.conn, &secret).await?;
     let cookies = AppendHeaders([
         (header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0, true)),
         (header::SET_COOKIE, set_cookie(CSRF_COOKIE, "", 0, false)),
     ]);
+    if form {
+        return Ok((cookies, Redirect::to("/accounts/login/")).into_response());
+    }
     let body = json!({ "success": true, "message": "Logged out" });
     Ok((cookies, axum::Json(body)).into_response())
+}
+
+/// Name of the hidden form field carrying the CSRF token in HTML forms.
+pub const FORM_CSRF_FIELD: &str = "csrfmiddlewaretoken";
+
+/// The first value of `name` in a form-urlencoded body.
+pub fn form_field(body: &[u8], name: &str) -> Option<String> {
+    url::form_urlencoded::parse(body)
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
 }

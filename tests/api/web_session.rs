@@ -91,24 +91,39 @@ async fn bad_logins(app: &TestApp) {
         .await;
     assert_web_error(&resp, StatusCode::BAD_REQUEST);
 
-    // A form post works as well as JSON.
-    let form = Request::builder()
-        .method(Method::POST)
-        .uri("/accounts/login/")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from("username=owner&password=owner-password"))
-        .unwrap();
-    let resp = app.send(form).await;
-    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
-    assert_eq!(resp.json["success"], true);
+    // A form post is the sign-in page's: it needs the pre-session CSRF token, and answers with pages.
+    let form = |cookie: &str, body: &str| {
+        Request::builder()
+            .method(Method::POST)
+            .uri("/accounts/login/")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(header::COOKIE, cookie.to_string())
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    let token = "ab".repeat(32);
+    let resp = app
+        .send(form("", "username=owner&password=owner-password"))
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN, "{}", resp.text);
+    assert!(set_cookie(&resp, "sessionid").is_none());
+    let resp = app
+        .send(form(
+            &format!("csrftoken={token}"),
+            &format!("csrfmiddlewaretoken={token}&username=owner&password=owner-password"),
+        ))
+        .await;
+    assert_eq!(resp.status, StatusCode::SEE_OTHER, "{}", resp.text);
+    assert_eq!(resp.headers[header::LOCATION], "/tickets/");
     assert!(set_cookie(&resp, "sessionid").is_some());
-    let form = Request::builder()
-        .method(Method::POST)
-        .uri("/accounts/login/")
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::from("username=owner&password=nope"))
-        .unwrap();
-    assert_web_error(&app.send(form).await, StatusCode::UNAUTHORIZED);
+    let resp = app
+        .send(form(
+            &format!("csrftoken={token}"),
+            &format!("csrfmiddlewaretoken={token}&username=owner&password=nope"),
+        ))
+        .await;
+    assert_eq!(resp.status, StatusCode::UNAUTHORIZED, "{}", resp.text);
+    assert!(set_cookie(&resp, "sessionid").is_none());
 }
 db_test!(bad_logins);
 

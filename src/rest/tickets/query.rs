@@ -65,6 +65,15 @@ impl ListParams {
         Ok(params)
     }
 
+    /// The filter parameter `key` as sent (`q`, `status`, `priority`, `assigned`).
+    pub fn kept(&self, key: &str) -> &str {
+        self.kept
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("")
+    }
+
     /// The service's page request (always with the total: the body carries `count`).
     pub fn page_request(&self) -> PageRequest {
         PageRequest {
@@ -76,6 +85,12 @@ impl ListParams {
 
     /// Relative link to `page` with the same size and filters.
     pub fn link(&self, page: u64) -> String {
+        self.link_at("/api/tickets/", page)
+    }
+
+    /// Link to `page` of the list served at `base`, with the same size and filters (the web queue
+    /// shares these parameters).
+    pub fn link_at(&self, base: &str, page: u64) -> String {
         let mut out = url::form_urlencoded::Serializer::new(String::new());
         out.append_pair("page", &page.to_string());
         out.append_pair("limit", &self.limit.to_string());
@@ -84,7 +99,7 @@ impl ListParams {
                 out.append_pair(key, value);
             }
         }
-        format!("/api/tickets/?{}", out.finish())
+        format!("{base}?{}", out.finish())
     }
 
     /// `next` link, or None on the last page (and past it).

@@ -114,6 +114,27 @@ pub async fn edits(
         .await?)
 }
 
+/// The edit histories of several readable comments in one query, oldest edit first, keyed by comment.
+pub async fn edits_of(
+    db: &impl ConnectionTrait,
+    comment_ids: &[i32],
+) -> AppResult<HashMap<i32, Vec<comment_edit::Model>>> {
+    let mut out: HashMap<i32, Vec<comment_edit::Model>> = HashMap::new();
+    if comment_ids.is_empty() {
+        return Ok(out);
+    }
+    let found = comment_edit::Entity::find()
+        .filter(comment_edit::Column::CommentId.is_in(comment_ids.iter().copied()))
+        .order_by_asc(comment_edit::Column::EditedAt)
+        .order_by_asc(comment_edit::Column::Id)
+        .all(db)
+        .await?;
+    for edit in found {
+        out.entry(edit.comment_id).or_default().push(edit);
+    }
+    Ok(out)
+}
+
 /// Users by id, in one query (authors and editors of comments).
 pub async fn people(
     db: &impl ConnectionTrait,

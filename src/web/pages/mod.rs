@@ -1,0 +1,235 @@
+//! Server-rendered pages of the web interface: sign-in, the ticket queue, the ticket page with its
+//! comment thread, and the new-ticket form. Templates are compiled in (askama, escaped by default);
+//! CSS and JavaScript are served from the binary under `/static/`.
+pub mod assets;
+pub mod login;
+pub mod new_ticket;
+pub mod queue;
+pub mod thread;
+pub mod ticket;
+
+use super::session::{check_csrf, signed_in, FORM_CSRF_FIELD};
+use super::WebError;
+use crate::auth::Actor;
+use crate::error::{AppError, LoggedCause};
+use crate::state::AppState;
+use askama::Template;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The Content-Security-Policy of every page: nothing inline, nothing from elsewhere.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; frame-ancestors 'none'";
+
+/// The page routes (the sign-in page, the form delete and the JSON endpoints are in `web::router`).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/tickets/", get(queue::page))
+        .route(
+            "/tickets/new/",
+            get(new_ticket::page).post(new_ticket::submit),
+        )
+        .route("/tickets/{id}/", get(ticket::page))
+        .route("/tickets/{id}/status/", post(ticket::change_status))
+        .route("/tickets/{id}/comments/new/", post(thread::add))
+        .route("/static/{file}", get(assets::serve))
+}
+
+/// What every page's frame shows: who is signed in, and the CSRF token its forms carry.
+pub struct Layout {
+    /// Display name of the signed-in user; `None` on pages for signed-out visitors.
+    pub user: Option<String>,
+    /// Token for the hidden CSRF field of this page's forms.
+    pub csrf: String,
+    /// `?v=` suffix that busts the long-lived cache of the stylesheet and script.
+    pub version: &'static str,
+}
+
+impl Layout {
+    /// The frame for a signed-in user.
+    pub fn for_user(user: &PageUser) -> Layout {
+        Layout {
+            user: Some(display_name(&user.actor.user)),
+            csrf: user.csrf.clone(),
+            version: assets::version(),
+        }
+    }
+
+    /// The frame for a signed-out visitor.
+    pub fn anonymous(csrf: String) -> Layout {
+        Layout {
+            user: None,
+            csrf,
+            version: assets::version(),
+        }
+    }
+}
+
+/// The name pages show for a user: the full name, or the user name when there is none.
+pub fn display_name(u: &entity::user::Model) -> String {
+    if u.full_name.trim().is_empty() {
+        u.username.clone()
+    } else {
+        u.full_name.clone()
+    }
+}
+
+/// `in_progress` → `In progress`.
+pub fn label(value: &str) -> String {
+    let text = value.replace('_', " ");
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// Why a page could not be shown.
+#[derive(Debug)]
+pub enum PageError {
+    /// Not signed in: go to the sign-in page, then come back to this path.
+    SignIn(String),
+    /// Anything else, shown as an error page with its status.
+    App(AppError),
+}
+
+impl From<AppError> for PageError {
+    fn from(err: AppError) -> Self {
+        PageError::App(err)
+    }
+}
+
+impl From<WebError> for PageError {
+    fn from(err: WebError) -> Self {
+        PageError::App(err.0)
+    }
+}
+
+/// Result of a page handler.
+pub type PageResult<T> = Result<T, PageError>;
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    layout: Layout,
+    title: String,
+    message: String,
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        match self {
+            PageError::SignIn(next) => {
+                let query = url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("next", &next)
+                    .finish();
+                Redirect::to(&format!("/accounts/login/?{query}")).into_response()
+            }
+            PageError::App(err) => {
+                let status = err.status();
+                let title = status.canonical_reason().unwrap_or("Error").to_string();
+                let page = ErrorPage {
+                    layout: Layout::anonymous(String::new()),
+                    title,
+                    message: err.public_message(),
+                };
+                let mut response = html(status, &page);
+                if let AppError::Internal(cause) = &err {
+                    response
+                        .extensions_mut()
+                        .insert(LoggedCause(format!("{cause:#}")));
+                }
+                response
+            }
+        }
+    }
+}
+
+/// A rendered page with the page headers (CSP, no caching of personal pages).
+pub fn html(status: StatusCode, page: &impl Template) -> Response {
+    match page.render() {
+        Ok(body) => {
+            let mut response = (status, body).into_response();
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+            );
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(err) => {
+            let mut response = StatusCode::INTERNAL_SERVER_ERROR.into_response();
+            response
+                .extensions_mut()
+                .insert(LoggedCause(format!("template: {err}")));
+            response
+        }
+    }
+}
+
+/// The signed-in user of a page request; signed-out visitors are sent to the sign-in page.
+pub struct PageUser {
+    /// Who is looking.
+    pub actor: Arc<Actor>,
+    /// The session's CSRF token, for the page's forms.
+    pub csrf: String,
+}
+
+impl FromRequestParts<AppState> for PageUser {
+    type Rejection = PageError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> PageResult<Self> {
+        let here = parts
+            .uri
+            .path_and_query()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_else(|| "/tickets/".into());
+        match signed_in(state, &parts.headers).await? {
+            Some((actor, session, _)) => Ok(PageUser {
+                actor: Arc::new(actor),
+                csrf: session.csrf_token,
+            }),
+            None => Err(PageError::SignIn(here)),
+        }
+    }
+}
+
+/// The fields of a posted HTML form.
+pub struct Form(HashMap<String, String>);
+
+impl Form {
+    /// Parse a form-urlencoded body (the first value of a repeated field wins).
+    pub fn parse(body: &[u8]) -> Form {
+        let mut fields = HashMap::new();
+        for (k, v) in url::form_urlencoded::parse(body) {
+            fields
+                .entry(k.into_owned())
+                .or_insert_with(|| v.into_owned());
+        }
+        Form(fields)
+    }
+
+    /// A field's value, `""` when absent.
+    pub fn get(&self, name: &str) -> &str {
+        self.0.get(name).map(String::as_str).unwrap_or("")
+    }
+}
+
+impl PageUser {
+    /// Parse a form this user posted, refusing it (403) unless it carries the session's CSRF token.
+    pub fn form(&self, body: &[u8]) -> PageResult<Form> {
+        let form = Form::parse(body);
+        check_csrf(Some(form.get(FORM_CSRF_FIELD)), &self.csrf)?;
+        Ok(form)
+    }
+}

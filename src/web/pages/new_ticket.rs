@@ -1,0 +1,109 @@
+//! `GET`/`POST /tickets/new/`: the new-ticket form; the service's field errors are shown next to the
+//! fields they name.
+use super::{html, label, Form, Layout, PageError, PageResult, PageUser};
+use crate::domain::Priority;
+use crate::error::AppError;
+use crate::service::tickets::{self, NewTicket};
+use crate::state::AppState;
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use std::collections::BTreeMap;
+
+/// A priority choice of the form.
+struct Choice {
+    value: &'static str,
+    label: String,
+    selected: bool,
+}
+
+#[derive(Template)]
+#[template(path = "new_ticket.html")]
+struct NewTicketPage {
+    layout: Layout,
+    title: String,
+    description: String,
+    priorities: Vec<Choice>,
+    errors: BTreeMap<String, String>,
+    summary: Option<String>,
+}
+
+impl NewTicketPage {
+    /// The message for `field`, `""` when it has none.
+    fn error(&self, field: &str) -> &str {
+        self.errors.get(field).map(String::as_str).unwrap_or("")
+    }
+}
+
+fn form_page(
+    user: &PageUser,
+    form: Option<&Form>,
+    errors: BTreeMap<String, String>,
+    summary: Option<String>,
+) -> NewTicketPage {
+    let field = |name: &str| form.map(|f| f.get(name).to_string()).unwrap_or_default();
+    let chosen = form
+        .map(|f| f.get("priority").to_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| Priority::Medium.as_str().to_string());
+    NewTicketPage {
+        layout: Layout::for_user(user),
+        title: field("title"),
+        description: field("description"),
+        priorities: Priority::ALL
+            .iter()
+            .map(|p| Choice {
+                value: p.as_str(),
+                label: label(p.as_str()),
+                selected: p.as_str() == chosen,
+            })
+            .collect(),
+        errors,
+        summary,
+    }
+}
+
+/// The empty form.
+pub async fn page(user: PageUser) -> Response {
+    html(
+        StatusCode::OK,
+        &form_page(&user, None, BTreeMap::new(), None),
+    )
+}
+
+/// Create the ticket and open it, or show the form again with the errors.
+pub async fn submit(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let form = user.form(&body)?;
+    let result = match Priority::parse(form.get("priority")) {
+        Ok(priority) => {
+            let description = form.get("description").trim();
+            let input = NewTicket {
+                title: form.get("title").to_string(),
+                description: (!description.is_empty()).then(|| description.to_string()),
+                priority: Some(priority),
+                ..Default::default()
+            };
+            tickets::create(&state, &user.actor, input).await
+        }
+        Err(_) => Err(AppError::field("priority", "choose a priority")),
+    };
+    match result {
+        Ok(created) => Ok(Redirect::to(&format!("/tickets/{}/", created.id)).into_response()),
+        Err(AppError::Validation { message, fields }) => {
+            let errors: BTreeMap<String, String> = fields
+                .into_iter()
+                .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
+                .collect();
+            let summary = errors.is_empty().then_some(message);
+            let page = form_page(&user, Some(&form), errors, summary);
+            Ok(html(StatusCode::BAD_REQUEST, &page))
+        }
+        Err(err) => Err(PageError::App(err)),
+    }
+}

@@ -1,0 +1,154 @@
+//! The comment thread of the ticket page: what each comment shows, and the form posts that add and
+//! delete comments without JavaScript (the script uses the JSON endpoints instead).
+use super::ticket::{render_ticket, CommentDraft};
+use super::{display_name, PageError, PageResult, PageUser};
+use crate::domain::CommentType;
+use crate::error::AppError;
+use crate::rest::comments::path_id;
+use crate::sanitize::sanitize_html;
+use crate::service::comments;
+use crate::state::AppState;
+use crate::web::comments::web_date;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Redirect, Response};
+use entity::{comment, ticket};
+
+/// One earlier version of a comment.
+pub struct HistoryView {
+    /// Who made the edit.
+    pub editor: String,
+    /// When.
+    pub at: String,
+    /// The text before the edit, sanitised.
+    pub body_html: String,
+}
+
+/// A comment as the thread shows it.
+pub struct CommentView {
+    /// Comment id.
+    pub id: i32,
+    /// Author's display name.
+    pub author: String,
+    /// Creation time.
+    pub created: String,
+    /// Body, sanitised again on the way out.
+    pub body_html: String,
+    /// An internal note (team only).
+    pub is_internal: bool,
+    /// When it was last edited, if ever.
+    pub edited_at: Option<String>,
+    /// Whether the viewer may edit and delete it.
+    pub can_modify: bool,
+    /// Earlier versions, oldest first.
+    pub history: Vec<HistoryView>,
+}
+
+/// The comments of `t` the viewer may read, ready to render.
+pub async fn thread(
+    state: &AppState,
+    user: &PageUser,
+    t: &ticket::Model,
+) -> PageResult<Vec<CommentView>> {
+    let db = &state.db.conn;
+    let items: Vec<comment::Model> = comments::list_visible(db, &user.actor, t).await?;
+    let ids: Vec<i32> = items.iter().map(|c| c.id).collect();
+    let mut edits = comments::edits_of(db, &ids).await?;
+    let people_ids = items.iter().filter_map(|c| c.author_id).chain(
+        edits
+            .values()
+            .flatten()
+            .filter_map(|e| e.edited_by_id)
+            .collect::<Vec<_>>(),
+    );
+    let people = comments::people(db, people_ids).await?;
+    let name = |id: Option<i32>| {
+        id.and_then(|id| people.get(&id))
+            .map(display_name)
+            .unwrap_or_else(|| "Deleted user".into())
+    };
+    Ok(items
+        .iter()
+        .map(|c| CommentView {
+            id: c.id,
+            author: name(c.author_id),
+            created: web_date(&c.created_at),
+            body_html: sanitize_html(&c.body),
+            is_internal: c.comment_type == CommentType::Internal.as_str(),
+            edited_at: c.edited_at.as_ref().map(web_date),
+            can_modify: comments::can_modify(&user.actor, c),
+            history: edits
+                .remove(&c.id)
+                .unwrap_or_default()
+                .iter()
+                .map(|e| HistoryView {
+                    editor: name(e.edited_by_id),
+                    at: web_date(&e.edited_at),
+                    body_html: sanitize_html(&e.previous_body),
+                })
+                .collect(),
+        })
+        .collect())
+}
+
+/// `POST /tickets/<id>/comments/new/` (form): add a comment and go back to it, or show the form again
+/// with the reason next to the field.
+pub async fn add(
+    State(state): State<AppState>,
+    Path(ticket_id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let ticket_id = path_id(&ticket_id, "ticket")?;
+    let form = user.form(&body)?;
+    let internal = form.get("comment_type") == CommentType::Internal.as_str();
+    let input = comments::NewComment {
+        body: form.get("body").to_string(),
+        comment_type: if internal {
+            CommentType::Internal
+        } else {
+            CommentType::Public
+        },
+    };
+    match comments::create(&state, &user.actor, ticket_id, input).await {
+        Ok(created) => {
+            let to = format!("/tickets/{ticket_id}/#comment-{}", created.id);
+            Ok(Redirect::to(&to).into_response())
+        }
+        Err(err @ AppError::Validation { .. }) => {
+            let draft = CommentDraft {
+                body: form.get("body").to_string(),
+                internal,
+                error: Some(field_message(&err, "body")),
+            };
+            render_ticket(&state, &user, ticket_id, draft, err.status()).await
+        }
+        Err(err) => Err(PageError::App(err)),
+    }
+}
+
+/// The message for `field` of a validation error, or its summary.
+pub fn field_message(err: &AppError, field: &str) -> String {
+    match err {
+        AppError::Validation { fields, .. } => fields
+            .get(field)
+            .and_then(|m| m.first())
+            .cloned()
+            .unwrap_or_else(|| err.public_message()),
+        other => other.public_message(),
+    }
+}
+
+/// `POST /tickets/comments/<id>/delete/` (form): soft delete, then back to the ticket.
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(comment_id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let comment_id = path_id(&comment_id, "comment")?;
+    user.form(&body)?;
+    let (_, t) = comments::get_visible(&state.db.conn, &user.actor, comment_id).await?;
+    comments::delete(&state, &user.actor, comment_id).await?;
+    Ok(Redirect::to(&format!("/tickets/{}/#comments", t.id)).into_response())
+}

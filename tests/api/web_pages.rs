@@ -1,0 +1,397 @@
+//! The server-rendered pages: sign-in, queue, ticket page, new-ticket form; CSRF on every form.
+use crate::comments_support::{actor, add, login, set_cookie, world};
+use crate::db_test;
+use crate::helpers::TestApp;
+use crate::web_pages_support::{form, location, page, CSP};
+use axum::http::{header, StatusCode};
+use deskgraph::domain::{CommentType, Priority, TicketStatus};
+use deskgraph::service::tickets;
+
+fn cookie_value(set_cookie: &str) -> String {
+    let first = set_cookie.split(';').next().unwrap();
+    first.split_once('=').unwrap().1.to_string()
+}
+
+async fn signed_out_visitors_are_sent_to_sign_in(app: &TestApp) {
+    let w = world(app).await;
+    for path in [
+        "/tickets/",
+        "/tickets/new/",
+        &format!("/tickets/{}/", w.ticket.id),
+    ] {
+        let resp = page(app, path, None).await;
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("next", path)
+            .finish();
+        assert_eq!(location(&resp), format!("/accounts/login/?{query}"));
+    }
+    let resp = page(app, "/tickets/?status=open", Some("sessionid=forged")).await;
+    assert_eq!(
+        location(&resp),
+        "/accounts/login/?next=%2Ftickets%2F%3Fstatus%3Dopen"
+    );
+    let resp = form(app, &format!("/tickets/{}/status/", w.ticket.id), None, &[]).await;
+    assert!(location(&resp).starts_with("/accounts/login/"));
+}
+db_test!(signed_out_visitors_are_sent_to_sign_in);
+
+async fn sign_in_form_with_login_csrf_and_sign_out(app: &TestApp) {
+    app.user("owner").await;
+    let resp = page(app, "/accounts/login/?next=/tickets/new/", None).await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    assert_eq!(resp.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    assert!(resp
+        .text
+        .contains(r#"<label for="username">Username</label>"#));
+    let csrf = cookie_value(&set_cookie(&resp, "csrftoken").unwrap());
+    assert!(resp.text.contains(&format!(r#"value="{csrf}""#)));
+    assert!(set_cookie(&resp, "sessionid").is_none());
+    let pre = format!("csrftoken={csrf}");
+    let good = [
+        ("csrfmiddlewaretoken", csrf.as_str()),
+        ("username", "owner"),
+        ("password", "owner-password"),
+        ("next", "/tickets/new/"),
+    ];
+
+    // Without the pre-session token (a forged cross-site login) nobody is signed in.
+    let resp = form(app, "/accounts/login/", None, &good).await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN, "{}", resp.text);
+    assert!(resp.text.contains("The form expired"));
+    assert!(set_cookie(&resp, "sessionid").is_none());
+    let resp = form(app, "/accounts/login/", Some("csrftoken="), &good).await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+
+    // A wrong password shows the form again, keeping the user name but not the password.
+    let mut wrong = good;
+    wrong[2] = ("password", "nope");
+    let resp = form(app, "/accounts/login/", Some(&pre), &wrong).await;
+    assert_eq!(resp.status, StatusCode::UNAUTHORIZED, "{}", resp.text);
+    assert!(resp.text.contains("invalid username or password"));
+    assert!(resp.text.contains(r#"value="owner""#));
+    assert!(!resp.text.contains("nope"));
+    assert!(set_cookie(&resp, "sessionid").is_none());
+
+    // Success: 303 to `next`, with the session cookies.
+    let resp = form(app, "/accounts/login/", Some(&pre), &good).await;
+    assert_eq!(location(&resp), "/tickets/new/");
+    let session_cookie = set_cookie(&resp, "sessionid").unwrap();
+    assert!(session_cookie.contains("HttpOnly"));
+    let session = cookie_value(&session_cookie);
+    let csrf = cookie_value(&set_cookie(&resp, "csrftoken").unwrap());
+    let cookies = format!("sessionid={session}; csrftoken={csrf}");
+    let resp = page(app, "/tickets/", Some(&cookies)).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert!(resp
+        .text
+        .contains("Signed in as <strong>Owner Example</strong>"));
+    let resp = page(app, "/accounts/login/", Some(&cookies)).await;
+    assert_eq!(location(&resp), "/tickets/");
+
+    // Only local paths are followed after signing in.
+    let mut away = good;
+    away[3] = ("next", "https://evil.example/");
+    let resp = form(app, "/accounts/login/", Some(&pre), &away).await;
+    assert_eq!(location(&resp), "/tickets/");
+    away[3] = ("next", "//evil.example/");
+    let resp = form(app, "/accounts/login/", Some(&pre), &away).await;
+    assert_eq!(location(&resp), "/tickets/");
+
+    // Signing out is a form post with the session's token.
+    let resp = form(
+        app,
+        "/accounts/logout/",
+        Some(&cookies),
+        &[("csrfmiddlewaretoken", "wrong")],
+    )
+    .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    assert_eq!(page(app, "/tickets/", Some(&cookies)).await.status, 200);
+    let resp = form(
+        app,
+        "/accounts/logout/",
+        Some(&cookies),
+        &[("csrfmiddlewaretoken", &csrf)],
+    )
+    .await;
+    assert_eq!(location(&resp), "/accounts/login/");
+    assert!(set_cookie(&resp, "sessionid")
+        .unwrap()
+        .contains("Max-Age=0"));
+    let resp = page(app, "/tickets/", Some(&cookies)).await;
+    assert!(location(&resp).starts_with("/accounts/login/"));
+}
+db_test!(sign_in_form_with_login_csrf_and_sign_out);
+
+async fn queue_filters_and_pages(app: &TestApp) {
+    let owner = app.user("owner").await;
+    let stranger = app.user("stranger").await;
+    let agent = app.agent("agent").await;
+    let make =
+        |title: &'static str, priority: Priority, assignee: Option<i32>| tickets::NewTicket {
+            title: title.into(),
+            priority: Some(priority),
+            assignee_id: assignee,
+            ..Default::default()
+        };
+    let owner_actor = actor(app, &owner).await;
+    for input in [
+        make("Printer jams", Priority::High, Some(agent.id)),
+        make("Laptop is slow", Priority::Low, None),
+        make("VPN drops", Priority::High, None),
+    ] {
+        tickets::create(&app.state, &owner_actor, input)
+            .await
+            .unwrap();
+    }
+    let theirs = make("Stranger's secret <b>plan</b>", Priority::Medium, None);
+    tickets::create(&app.state, &actor(app, &stranger).await, theirs)
+        .await
+        .unwrap();
+
+    let browser = login(app, &agent).await;
+    let titles = |text: &str| {
+        ["Printer jams", "Laptop is slow", "VPN drops", "Stranger"]
+            .into_iter()
+            .filter(|t| text.contains(t))
+            .collect::<Vec<_>>()
+    };
+    let resp = browser.page(app, "/tickets/").await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert_eq!(resp.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    assert!(resp.text.contains("4 tickets"));
+    // Titles are escaped, never markup.
+    assert!(
+        resp.text.contains("Stranger&#39;s secret &#60;b&#62;plan"),
+        "{}",
+        resp.text
+    );
+    assert!(!resp.text.contains("<b>plan"));
+    let resp = browser.page(app, "/tickets/?priority=high").await;
+    assert_eq!(titles(&resp.text), ["Printer jams", "VPN drops"]);
+    assert!(resp.text.contains(r#"<option value="high" selected>"#));
+    let resp = browser.page(app, "/tickets/?q=laptop").await;
+    assert_eq!(titles(&resp.text), ["Laptop is slow"]);
+    assert!(resp.text.contains(r#"value="laptop""#));
+    let resp = browser.page(app, "/tickets/?assigned=me").await;
+    assert_eq!(titles(&resp.text), ["Printer jams"]);
+    let resp = browser
+        .page(app, "/tickets/?assigned=none&priority=high")
+        .await;
+    assert_eq!(titles(&resp.text), ["VPN drops"]);
+    let resp = browser
+        .page(app, "/tickets/?status=new&limit=1&page=2")
+        .await;
+    assert!(resp.text.contains("Page 2 of 4"), "{}", resp.text);
+    let link = |page: u64| format!("/tickets/?page={page}&#38;limit=1&#38;status=new");
+    assert!(
+        resp.text
+            .contains(&format!(r#"href="{}" rel="prev""#, link(1))),
+        "{}",
+        resp.text
+    );
+    assert!(resp
+        .text
+        .contains(&format!(r#"href="{}" rel="next""#, link(3))));
+    assert_eq!(titles(&resp.text).len(), 1);
+
+    // Bad filters are a clear 400 page, not a crash.
+    let resp = browser.page(app, "/tickets/?status=bogus").await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    assert!(resp.text.contains("<h1>Bad Request</h1>"), "{}", resp.text);
+
+    // A requester sees only their own tickets.
+    let resp = login(app, &owner).await.page(app, "/tickets/").await;
+    assert_eq!(
+        titles(&resp.text),
+        ["Printer jams", "Laptop is slow", "VPN drops"]
+    );
+}
+db_test!(queue_filters_and_pages);
+
+async fn ticket_page_shows_internal_notes_to_the_team_only(app: &TestApp) {
+    let w = world(app).await;
+    let id = w.ticket.id;
+    add(
+        app,
+        &w.owner,
+        id,
+        "<p>Public <b>reply</b><script>alert(1)</script></p>",
+        CommentType::Public,
+    )
+    .await;
+    add(
+        app,
+        &w.agent,
+        id,
+        "Team-only diagnosis",
+        CommentType::Internal,
+    )
+    .await;
+    let path = format!("/tickets/{id}/");
+
+    let resp = login(app, &w.owner).await.page(app, &path).await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    assert_eq!(resp.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    assert!(resp.text.contains("Printer on fire"));
+    assert!(resp.text.contains("Public <b>reply</b>"), "{}", resp.text);
+    assert!(!resp.text.contains("alert(1)"));
+    assert!(!resp.text.contains("Team-only diagnosis"));
+    assert!(!resp.text.contains("Internal note"));
+    assert!(!resp.text.contains(r#"value="internal""#));
+    assert!(!resp.text.contains("Change status"));
+    assert!(resp.text.contains("Comments (1)"));
+
+    let resp = login(app, &w.agent).await.page(app, &path).await;
+    assert!(resp.text.contains("Team-only diagnosis"));
+    assert!(resp.text.contains(r#"class="comment internal""#));
+    assert!(resp.text.contains(r#"value="internal""#));
+    assert!(resp.text.contains("Comments (2)"));
+    // New tickets may move to these, never straight to closed.
+    for status in ["open", "in_progress", "on_hold", "blocked", "resolved"] {
+        assert!(
+            resp.text
+                .contains(&format!(r#"name="status" value="{status}""#)),
+            "{status}"
+        );
+    }
+    assert!(!resp.text.contains(r#"value="closed""#));
+
+    // Someone who cannot see the ticket gets a 404 page.
+    let resp = login(app, &w.other).await.page(app, &path).await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    assert!(!resp.text.contains("Printer on fire"));
+}
+db_test!(ticket_page_shows_internal_notes_to_the_team_only);
+
+async fn form_posts_need_the_csrf_token(app: &TestApp) {
+    let w = world(app).await;
+    let id = w.ticket.id;
+    let agent = login(app, &w.agent).await;
+    let owner = login(app, &w.owner).await;
+    let status_path = format!("/tickets/{id}/status/");
+    let current = |app: &TestApp| {
+        let db = app.state.db.conn.clone();
+        async move {
+            use sea_orm::EntityTrait;
+            entity::ticket::Entity::find_by_id(id)
+                .one(&db)
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+
+    let resp = agent.forged(app, &status_path, &[("status", "open")]).await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    assert!(resp.text.contains("CSRF"));
+    assert_eq!(current(app).await.status, TicketStatus::New.as_str());
+    let resp = agent
+        .form(app, &status_path, &[("status", "in_progress")])
+        .await;
+    assert_eq!(location(&resp), format!("/tickets/{id}/"));
+    assert_eq!(current(app).await.status, "in_progress");
+    let resp = agent.form(app, &status_path, &[("status", "closed")]).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    let resp = owner
+        .form(app, &status_path, &[("status", "resolved")])
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    assert_eq!(current(app).await.status, "in_progress");
+
+    // Comments: CSRF, success, and errors next to the field.
+    let comment_path = format!("/tickets/{id}/comments/new/");
+    let resp = owner
+        .forged(app, &comment_path, &[("body", "sneaky")])
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    let resp = owner.form(app, &comment_path, &[("body", "   ")]).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    assert!(
+        resp.text.contains(r#"id="comment-body-error""#),
+        "{}",
+        resp.text
+    );
+    let resp = owner
+        .form(
+            app,
+            &comment_path,
+            &[("body", "secret?"), ("comment_type", "internal")],
+        )
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    let resp = owner.form(app, &comment_path, &[("body", "Thanks!")]).await;
+    let to = location(&resp);
+    assert!(to.starts_with(&format!("/tickets/{id}/#comment-")), "{to}");
+    let comment_id = to.rsplit('-').next().unwrap().to_string();
+    let page_text = owner.page(app, &format!("/tickets/{id}/")).await.text;
+    assert!(page_text.contains("Thanks!"));
+    assert!(!page_text.contains("sneaky"));
+
+    // Deleting by form: CSRF, then gone.
+    let delete_path = format!("/tickets/comments/{comment_id}/delete/");
+    assert_eq!(
+        owner.forged(app, &delete_path, &[]).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let resp = owner.form(app, &delete_path, &[]).await;
+    assert_eq!(location(&resp), format!("/tickets/{id}/#comments"));
+    assert!(!owner
+        .page(app, &format!("/tickets/{id}/"))
+        .await
+        .text
+        .contains("Thanks!"));
+
+    // New tickets: CSRF, field errors, success.
+    let resp = owner
+        .forged(app, "/tickets/new/", &[("title", "x"), ("priority", "low")])
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    let resp = owner
+        .form(app, "/tickets/new/", &[("title", " "), ("priority", "low")])
+        .await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST, "{}", resp.text);
+    assert!(resp.text.contains(r#"id="title-error""#), "{}", resp.text);
+    assert!(resp.text.contains(r#"<option value="low" selected>"#));
+    let resp = owner
+        .form(
+            app,
+            "/tickets/new/",
+            &[
+                ("title", "Desk lamp broken"),
+                ("description", "<p>Flickers</p>"),
+                ("priority", "high"),
+            ],
+        )
+        .await;
+    let to = location(&resp);
+    let created = owner.page(app, &to).await;
+    assert!(created.text.contains("Desk lamp broken"));
+    assert!(created.text.contains("<p>Flickers</p>"));
+    assert!(created.text.contains("priority-high"));
+}
+db_test!(form_posts_need_the_csrf_token);
+
+async fn static_assets_are_served_with_long_caching(app: &TestApp) {
+    let resp = page(app, "/static/app.js", None).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert!(resp.headers[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/javascript"));
+    assert!(resp.headers[header::CACHE_CONTROL]
+        .to_str()
+        .unwrap()
+        .contains("immutable"));
+    assert!(resp.text.contains("X-CSRFToken"));
+    let resp = page(app, "/static/app.css", None).await;
+    assert!(resp.headers[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/css"));
+    assert_eq!(
+        page(app, "/static/secret.txt", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+db_test!(static_assets_are_served_with_long_caching);
