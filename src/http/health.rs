@@ -35,6 +35,8 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         _ => state.db.conn.get_sqlite_connection_pool().size(),
     };
     metrics::gauge!("db_pool_connections").set(f64::from(pool_size));
+    // SQL statements run since start: the benchmark divides its delta by requests served.
+    metrics::counter!("db_statements_total").absolute(state.db.statement_count());
     let body = crate::http::metrics::handle()
         .map(|h| h.render())
         .unwrap_or_default();
