@@ -11,6 +11,7 @@
 #   SQLITE=1        also run the read scenarios on SQLite (seeded the same way)
 #   SKIP_BUILD=1    reuse the existing release binaries
 #   POOL=8          database connections for deskgraph and the floor
+#   BIN=…  FLOOR_BIN=…  other binaries (e.g. BIN=target/debug/deskgraph to smoke-test the harness itself)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,8 +29,8 @@ THREADS=${THREADS:-2}
 POOL=${POOL:-8}
 DG_PORT=18091
 FLOOR_PORT=18093
-BIN=$ROOT/target/release/deskgraph
-FLOOR_BIN=$ROOT/target/floor/release/perf-floor
+BIN=${BIN:-$ROOT/target/release/deskgraph}
+FLOOR_BIN=${FLOOR_BIN:-$ROOT/target/floor/release/perf-floor}
 PIDS=()
 
 cleanup() {
@@ -83,7 +84,7 @@ import json, sys
 name, system, line, before, after, rss = sys.argv[1:]
 r = json.loads(line)
 r.update(scenario=name, system=system, rps=r["requests"] / r["seconds"], peak_rss_mb=float(rss))
-if system != "floor":
+if system != "floor" and before and after:
     r["statements_per_request"] = (float(after) - float(before)) / max(r["requests"], 1)
 print(json.dumps(r))
 PY
@@ -145,6 +146,7 @@ PG_DB=$PG_URL/deskgraph_bench
 run_system postgres "$PG_DB"
 
 # The floor, same data, same machine, same run.
+if [ -x "$FLOOR_BIN" ]; then
 DATABASE_URL=$PG_DB PORT=$FLOOR_PORT POOL_SIZE=$POOL "$FLOOR_BIN" >"$OUT/floor.log" 2>&1 &
 FLOOR_PID=$!
 PIDS+=("$FLOOR_PID")
@@ -154,6 +156,9 @@ scenario list floor "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/api/tickets/" non
 scenario list_naive_count floor "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/api/tickets-count/" none
 scenario detail floor "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/api/tickets/$FID/" none
 kill "$FLOOR_PID"
+else
+  log "no floor binary at $FLOOR_BIN: ratios left empty"
+fi
 
 if [ -n "${SQLITE:-}" ]; then
   rm -f "$OUT/bench.sqlite"*

@@ -4,7 +4,7 @@
 //! its block of ticket numbers from the same counter the service uses, so numbers stay gapless and
 //! later creates continue after them. The list counters are rebuilt at the end.
 use crate::auth::password::hash_password;
-use crate::domain::format_ticket_number;
+use crate::domain::{format_ticket_number, Priority, TicketStatus};
 use crate::service::tickets::totals;
 use crate::state::AppState;
 use anyhow::Context;
@@ -57,16 +57,22 @@ const ROWS_PER_INSERT: usize = 1000;
 /// Tickets per transaction.
 const TICKETS_PER_TXN: u64 = 10_000;
 
-const STATUSES: &[(&str, u32)] = &[
-    ("new", 15),
-    ("open", 20),
-    ("in_progress", 20),
-    ("on_hold", 5),
-    ("blocked", 5),
-    ("resolved", 20),
-    ("closed", 15),
+// Typed, so the seed cannot write a value the service would not read back.
+const STATUSES: &[(TicketStatus, u32)] = &[
+    (TicketStatus::New, 15),
+    (TicketStatus::Open, 20),
+    (TicketStatus::InProgress, 20),
+    (TicketStatus::OnHold, 5),
+    (TicketStatus::Blocked, 5),
+    (TicketStatus::Resolved, 20),
+    (TicketStatus::Closed, 15),
 ];
-const PRIORITIES: &[(&str, u32)] = &[("low", 25), ("medium", 45), ("high", 22), ("urgent", 8)];
+const PRIORITIES: &[(Priority, u32)] = &[
+    (Priority::Low, 25),
+    (Priority::Medium, 45),
+    (Priority::High, 22),
+    (Priority::Critical, 8),
+];
 const THINGS: &[&str] = &[
     "printer",
     "laptop",
@@ -108,12 +114,12 @@ const PLACES: &[&str] = &[
     "since the update",
 ];
 
-fn weighted<'a>(rng: &mut StdRng, table: &'a [(&'a str, u32)]) -> &'a str {
+fn weighted<T: Copy>(rng: &mut StdRng, table: &[(T, u32)]) -> T {
     let total: u32 = table.iter().map(|(_, w)| w).sum();
     let mut pick = rng.gen_range(0..total);
     for (value, weight) in table {
         if pick < *weight {
-            return value;
+            return *value;
         }
         pick -= weight;
     }
@@ -198,7 +204,7 @@ fn make_ticket(
     number: i64,
     position: f64,
 ) -> ticket::ActiveModel {
-    let status = weighted(rng, STATUSES);
+    let status = weighted(rng, STATUSES).as_str();
     let created = world.start + Duration::seconds((position * world.span_seconds as f64) as i64);
     let updated = created + Duration::minutes(rng.gen_range(0..72 * 60));
     let assignee = (status != "new" && rng.gen_bool(0.8))
@@ -220,7 +226,7 @@ fn make_ticket(
             created.format("%A %d %B")
         )),
         status: Set(status.to_string()),
-        priority: Set(weighted(rng, PRIORITIES).to_string()),
+        priority: Set(weighted(rng, PRIORITIES).as_str().to_string()),
         requester_id: Set(skewed(rng, &world.requesters)),
         assignee_id: Set(assignee),
         assigned_group_id: Set(None),

@@ -21,6 +21,7 @@ mod graphql_mutations;
 mod graphql_support;
 mod graphql_tickets;
 mod projects;
+mod seed;
 mod ticket_totals;
 mod tickets_list;
 mod tickets_rest;
