@@ -43,6 +43,27 @@ pub enum Command {
     /// Print the GraphQL schema (SDL) and exit; `deskgraph schema > schema.graphql` regenerates the
     /// committed copy that the schema drift test compares with.
     Schema,
+    /// Fill the database with bulk test data (benchmarks, load tests), then exit.
+    Seed {
+        /// Tickets to create.
+        #[arg(long)]
+        tickets: u64,
+        /// Requesters to create (plus a tenth as many agents).
+        #[arg(long, default_value_t = 1000)]
+        users: u64,
+        /// Projects to create.
+        #[arg(long, default_value_t = 20)]
+        projects: u64,
+        /// Average comments per ticket.
+        #[arg(long, default_value_t = 3)]
+        comments_per_ticket: u64,
+        /// Password of every seeded user.
+        #[arg(long, default_value = "seed-password")]
+        password: String,
+        /// Random seed (same seed, same data shape).
+        #[arg(long, default_value_t = 42)]
+        random_seed: u64,
+    },
     /// Seed demo data on an empty database, print the ways in, then serve.
     Demo {
         /// Address to listen on.
@@ -200,6 +221,32 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Schema => {
             print!("{}", crate::graphql::sdl());
+            Ok(())
+        }
+        Command::Seed {
+            tickets,
+            users,
+            projects,
+            comments_per_ticket,
+            password,
+            random_seed,
+        } => {
+            let state = AppState::init(config).await?;
+            let options = crate::seed::SeedOptions {
+                tickets,
+                users,
+                projects,
+                comments_per_ticket,
+                password,
+                random_seed,
+            };
+            let report = crate::seed::seed(&state, &options).await?;
+            println!(
+                "seeded {} tickets, {} comments, {} users in {:.1}s",
+                report.tickets, report.comments, report.users, report.seconds
+            );
+            println!("requester: {}", report.requester);
+            println!("agent: {}", report.agent);
             Ok(())
         }
         Command::Demo { bind } => {

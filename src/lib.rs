@@ -14,6 +14,7 @@ pub mod http;
 pub mod notify;
 pub mod rest;
 pub mod sanitize;
+pub mod seed;
 pub mod service;
 pub mod state;
 pub mod web;

@@ -12,6 +12,7 @@ mod m20261125_000006_create_assets;
 mod m20261125_000007_create_audit_events;
 mod m20261125_000008_create_web_sessions;
 mod m20261125_000013_create_outbox_and_webhooks;
+mod m20261125_000019_ticket_counts_and_search;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -29,6 +30,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000007_create_audit_events::Migration),
             Box::new(m20261125_000008_create_web_sessions::Migration),
             Box::new(m20261125_000013_create_outbox_and_webhooks::Migration),
+            Box::new(m20261125_000019_ticket_counts_and_search::Migration),
         ]
     }
 }

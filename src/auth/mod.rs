@@ -10,7 +10,8 @@ use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use chrono::Utc;
 use entity::{api_token, group, user, user_group};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::sea_query::{Expr, ExprTrait, Query};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use std::sync::Arc;
 
 /// Name of the group whose members are agents (team members).
@@ -75,21 +76,16 @@ pub async fn load_actor(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Op
     if !user.is_active {
         return Ok(None);
     }
-    let group_ids: Vec<i32> = user_group::Entity::find()
-        .select_only()
+    // One statement for the memberships and their groups: this runs on every authenticated request.
+    let memberships = Query::select()
         .column(user_group::Column::GroupId)
-        .filter(user_group::Column::UserId.eq(user_id))
-        .into_tuple()
+        .from(user_group::Entity)
+        .and_where(Expr::col(user_group::Column::UserId).eq(user_id))
+        .to_owned();
+    let groups = group::Entity::find()
+        .filter(group::Column::Id.in_subquery(memberships))
         .all(db)
         .await?;
-    let groups = if group_ids.is_empty() {
-        Vec::new()
-    } else {
-        group::Entity::find()
-            .filter(group::Column::Id.is_in(group_ids))
-            .all(db)
-            .await?
-    };
     Ok(Some(Actor { user, groups }))
 }
 

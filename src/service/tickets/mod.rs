@@ -1,6 +1,7 @@
 //! Tickets: reading (one, lists with filters and counts) here; changes in `write`; permissions in `rules`.
 pub mod counts;
 pub mod rules;
+pub mod totals;
 pub mod write;
 
 pub use write::{archive, change_status, create, restore, update, NewTicket, TicketPatch};
@@ -12,8 +13,8 @@ use crate::service::PageRequest;
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, Order, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Select,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, Order, QueryFilter, QueryOrder,
+    QuerySelect, Select,
 };
 
 /// Which assignee a list is restricted to.
@@ -211,13 +212,12 @@ pub async fn list(
     page: PageRequest,
     prefix: &str,
 ) -> AppResult<(Vec<ticket::Model>, Option<u64>)> {
-    let query = visible_query(actor, filter, prefix);
     let total = if page.with_total {
-        Some(query.clone().count(db).await?)
+        Some(totals::total(db, actor, filter, prefix).await?)
     } else {
         None
     };
-    let items = ordered(query, order)
+    let items = ordered(visible_query(actor, filter, prefix), order)
         .offset(page.offset)
         .limit(page.limit)
         .all(db)
@@ -232,5 +232,5 @@ pub async fn count(
     filter: &TicketFilter,
     prefix: &str,
 ) -> AppResult<u64> {
-    Ok(visible_query(actor, filter, prefix).count(db).await?)
+    totals::total(db, actor, filter, prefix).await
 }

@@ -1,6 +1,6 @@
 //! Ticket changes: create, update, status moves, archive and restore, each with its audit record in
 //! one transaction.
-use super::rules;
+use super::{rules, totals};
 use crate::auth::Actor;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
@@ -13,8 +13,8 @@ use crate::state::AppState;
 use chrono::{NaiveDate, Utc};
 use entity::{group, project, ticket};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
-    Statement,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QuerySelect, Set, Statement,
 };
 use serde_json::json;
 
@@ -204,6 +204,7 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
     }
     .insert(&txn)
     .await?;
+    totals::on_created(&txn, &created).await?;
     let changes = json!({
         "ticket_number": [null, created.ticket_number],
         "title": [null, created.title],
@@ -297,8 +298,10 @@ pub async fn update(
         check_group(&state.db.conn, gid).await?;
     }
     let txn = state.db.begin_write().await?;
-    // Re-read inside the write transaction so concurrent changes are not lost or mis-audited.
+    // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
+    // and the status counters move from the status the row really had.
     let current = ticket::Entity::find_by_id(id)
+        .lock_exclusive()
         .one(&txn)
         .await?
         .filter(|t| t.archived_at.is_none())
@@ -369,6 +372,7 @@ pub async fn update(
     active.closed_at = Set(next.closed_at);
     active.updated_at = Set(now);
     let saved = active.update(&txn).await?;
+    totals::on_status_changed(&txn, &before.status, &saved.status).await?;
     let action = if status_only {
         "status_change"
     } else {
@@ -446,6 +450,14 @@ pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<tick
     }
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
+    // Locked re-read: a concurrent archive of the same ticket finds it archived and counts nothing twice.
+    let current = ticket::Entity::find_by_id(current.id)
+        .lock_exclusive()
+        .one(&txn)
+        .await?
+        .filter(|t| t.archived_at.is_none())
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    totals::on_archived(&txn, &current).await?;
     let mut active: ticket::ActiveModel = current.into();
     active.archived_at = Set(Some(now));
     active.archived_by_id = Set(Some(actor.id()));
@@ -476,6 +488,17 @@ pub async fn restore(state: &AppState, actor: &Actor, id: i32) -> AppResult<tick
         return Ok(current);
     }
     let txn = state.db.begin_write().await?;
+    // Locked re-read: a concurrent restore of the same ticket finds it live and counts nothing twice.
+    let current = ticket::Entity::find_by_id(id)
+        .lock_exclusive()
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    if current.archived_at.is_none() {
+        txn.commit().await?;
+        return Ok(current);
+    }
+    totals::on_restored(&txn, &current).await?;
     let mut active: ticket::ActiveModel = current.into();
     active.archived_at = Set(None);
     active.archived_by_id = Set(None);

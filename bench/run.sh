@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# deskgraph benchmark: seeds PostgreSQL (and optionally SQLite), starts the release server and the floor,
+# drives each scenario with wrk, and writes target/bench/results.{json,md}. Not part of `cargo test`/CI.
+#
+#   bench/run.sh
+#
+# Environment (all optional):
+#   PG_URL=postgres://postgres@127.0.0.1:5432   server URL; the script (re)creates database deskgraph_bench
+#   TICKETS=100000  USERS=1000  PROJECTS=20  COMMENTS=3   seed size
+#   DURATION=10s  WARMUP=3s  CONNS=32  THREADS=2            wrk settings per scenario
+#   SQLITE=1        also run the read scenarios on SQLite (seeded the same way)
+#   SKIP_BUILD=1    reuse the existing release binaries
+#   POOL=8          database connections for deskgraph and the floor
+#   BIN=…  FLOOR_BIN=…  other binaries (e.g. BIN=target/debug/deskgraph to smoke-test the harness itself)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$ROOT/target/bench
+mkdir -p "$OUT"
+PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
+TICKETS=${TICKETS:-100000}
+USERS=${USERS:-1000}
+PROJECTS=${PROJECTS:-20}
+COMMENTS=${COMMENTS:-3}
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-3s}
+CONNS=${CONNS:-32}
+THREADS=${THREADS:-2}
+POOL=${POOL:-8}
+DG_PORT=18091
+FLOOR_PORT=18093
+BIN=${BIN:-$ROOT/target/release/deskgraph}
+FLOOR_BIN=${FLOOR_BIN:-$ROOT/target/floor/release/perf-floor}
+PIDS=()
+
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+log() { echo "[bench] $*" >&2; }
+
+if ! command -v wrk >/dev/null; then
+  log "installing wrk"
+  apt-get install -y wrk >/dev/null || { echo "install wrk (apt-get install -y wrk)" >&2; exit 1; }
+fi
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+  log "building release binaries"
+  (cd "$ROOT" && cargo build --release --bin deskgraph)
+  (cd "$ROOT/bench/floor" && CARGO_TARGET_DIR=$ROOT/target/floor cargo build --release)
+fi
+
+wait_up() { # url
+  for _ in $(seq 1 100); do curl -fs "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  echo "server at $1 did not come up" >&2; exit 1
+}
+
+statements() { curl -fs "http://127.0.0.1:$DG_PORT/metrics" | awk '/^db_statements_total/ {print $2}' | tail -1; }
+
+peak_rss_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+
+RESULTS=$OUT/results.jsonl
+: > "$RESULTS"
+
+# scenario NAME SYSTEM PID URL TOKEN METHOD BODY
+scenario() {
+  local name=$1 system=$2 pid=$3 url=$4 token=$5 method=${6:-GET} body=${7:-}
+  local check
+  check=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/json' ${body:+--data "$body"} "$url")
+  case $check in 2*) ;; *) log "$name on $system answers $check; skipped"; return ;; esac
+  wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" -s "$ROOT/bench/wrk.lua" "$url" -- "$token" "$method" "$body" >/dev/null
+  local before=0 after=0
+  [ "$system" != floor ] && before=$(statements)
+  local line
+  line=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$ROOT/bench/wrk.lua" "$url" \
+    -- "$token" "$method" "$body" | sed -n 's/^RESULT //p')
+  [ "$system" != floor ] && after=$(statements)
+  local rss
+  rss=$(peak_rss_mb "$pid")
+  python3 - "$name" "$system" "$line" "$before" "$after" "$rss" >>"$RESULTS" <<'PY'
+import json, sys
+name, system, line, before, after, rss = sys.argv[1:]
+r = json.loads(line)
+r.update(scenario=name, system=system, rps=r["requests"] / r["seconds"], peak_rss_mb=float(rss))
+if system != "floor" and before and after:
+    r["statements_per_request"] = (float(after) - float(before)) / max(r["requests"], 1)
+print(json.dumps(r))
+PY
+  log "$(tail -1 "$RESULTS")"
+}
+
+seed() { # DATABASE_URL
+  log "seeding $TICKETS tickets into $1"
+  DATABASE_URL=$1 "$BIN" seed --tickets "$TICKETS" --users "$USERS" --projects "$PROJECTS" \
+    --comments-per-ticket "$COMMENTS" | tee "$OUT/seed-$(echo "$1" | cut -d: -f1).txt"
+}
+
+run_system() { # BACKEND DATABASE_URL
+  local backend=$1 url=$2 seedfile requester agent
+  seedfile=$(seed "$url")
+  requester=$(echo "$seedfile" | sed -n 's/^requester: //p')
+  agent=$(echo "$seedfile" | sed -n 's/^agent: //p')
+  local team_token req_token
+  team_token=$(DATABASE_URL=$url "$BIN" token create "$agent" --name bench | tail -1)
+  req_token=$(DATABASE_URL=$url "$BIN" token create "$requester" --name bench | tail -1)
+  DATABASE_URL=$url DESKGRAPH_DB_POOL_SIZE=$POOL RUST_LOG=warn \
+    DESKGRAPH_RATE_LIMIT_AUTHENTICATED=1000000000 DESKGRAPH_RATE_LIMIT_ANONYMOUS=1000000000 \
+    "$BIN" serve --bind "127.0.0.1:$DG_PORT" >"$OUT/server-$backend.log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  wait_up "http://127.0.0.1:$DG_PORT/healthz"
+  local base="http://127.0.0.1:$DG_PORT" sys="deskgraph-$backend" id
+  id=$(curl -fs -H "Authorization: Bearer $team_token" "$base/api/tickets/?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+  local gql_list='{"query":"{ tickets(first: 20) { nodes { id ticketNumber title status priority createdAt commentsCount requester { username fullName } assignee { username } project { name } } } }"}'
+  local gql_list_total='{"query":"{ tickets(first: 20) { totalCount nodes { id ticketNumber title status priority createdAt commentsCount requester { username fullName } assignee { username } project { name } } } }"}'
+  local gql_detail="{\"query\":\"{ ticket(databaseId: $id) { id ticketNumber title description status priority requester { username fullName } assignee { username } project { name } } }\"}"
+  scenario rest_list_team "$sys" "$pid" "$base/api/tickets/" "$team_token"
+  scenario rest_list_requester "$sys" "$pid" "$base/api/tickets/" "$req_token"
+  scenario rest_list_q "$sys" "$pid" "$base/api/tickets/?q=printer" "$team_token"
+  scenario rest_list_status "$sys" "$pid" "$base/api/tickets/?status=open" "$team_token"
+  scenario rest_detail "$sys" "$pid" "$base/api/tickets/$id/" "$team_token"
+  scenario graphql_list "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list"
+  scenario graphql_list_total "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list_total"
+  scenario graphql_detail "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail"
+  scenario create_ticket "$sys" "$pid" "$base/api/tickets/" "$team_token" POST \
+    '{"title":"Bench printer ticket","description":"Created by bench/run.sh","priority":"high"}'
+  scenario add_comment "$sys" "$pid" "$base/api/tickets/$id/comments/" "$team_token" POST \
+    '{"content":"Bench comment from bench/run.sh"}'
+  if [ "$backend" = postgres ]; then
+    log "EXPLAIN of the list page"
+    psql -X "$url" >"$OUT/explain.txt" 2>&1 <<SQL || true
+EXPLAIN ANALYZE SELECT * FROM tickets WHERE archived_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 20;
+EXPLAIN ANALYZE SELECT * FROM tickets WHERE archived_at IS NULL AND (requester_id = 1 OR assignee_id = 1) ORDER BY created_at DESC, id DESC LIMIT 20;
+EXPLAIN ANALYZE SELECT * FROM tickets WHERE archived_at IS NULL AND (lower(title) LIKE '%printer%' OR lower(description) LIKE '%printer%') ORDER BY created_at DESC, id DESC LIMIT 20;
+EXPLAIN ANALYZE SELECT count(*) FROM tickets WHERE archived_at IS NULL AND (lower(title) LIKE '%printer%' OR lower(description) LIKE '%printer%');
+SQL
+  fi
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# PostgreSQL: a fresh database each run.
+psql -X -q "$PG_URL/postgres" -c "DROP DATABASE IF EXISTS deskgraph_bench" -c "CREATE DATABASE deskgraph_bench"
+PG_DB=$PG_URL/deskgraph_bench
+run_system postgres "$PG_DB"
+
+# The floor, same data, same machine, same run.
+if [ -x "$FLOOR_BIN" ]; then
+DATABASE_URL=$PG_DB PORT=$FLOOR_PORT POOL_SIZE=$POOL "$FLOOR_BIN" >"$OUT/floor.log" 2>&1 &
+FLOOR_PID=$!
+PIDS+=("$FLOOR_PID")
+wait_up "http://127.0.0.1:$FLOOR_PORT/api/tickets/"
+FID=$(psql -X -At "$PG_DB" -c "SELECT id FROM tickets WHERE archived_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1")
+scenario list floor "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/api/tickets/" none
+scenario list_naive_count floor "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/api/tickets-count/" none
+scenario detail floor "$FLOOR_PID" "http://127.0.0.1:$FLOOR_PORT/api/tickets/$FID/" none
+kill "$FLOOR_PID"
+else
+  log "no floor binary at $FLOOR_BIN: ratios left empty"
+fi
+
+if [ -n "${SQLITE:-}" ]; then
+  rm -f "$OUT/bench.sqlite"*
+  run_system sqlite "sqlite://$OUT/bench.sqlite?mode=rwc"
+fi
+
+python3 "$ROOT/bench/report.py" "$RESULTS" "$OUT" "$TICKETS" "wrk -t$THREADS -c$CONNS -d$DURATION"
+log "results in $OUT/results.md and $OUT/results.json"

@@ -1,0 +1,207 @@
+//! Exact list totals without scanning the tickets table.
+//!
+//! `ticket_counts` keeps one row per counted shape of live (non-archived) tickets — `all`,
+//! `status:<status>` and `requester:<id>` — and every write that changes membership (create, status
+//! change, archive, restore) adjusts it in its own transaction with a row-level `n = n + delta`, so the
+//! counters are exact under concurrent writers. A list total whose filter matches a counted shape reads
+//! one or a few counter rows; any other filter falls back to an index-served `count(*)`.
+use super::{visible_query, TicketFilter};
+use crate::auth::Actor;
+use crate::domain::TicketStatus;
+use crate::error::AppResult;
+use entity::ticket;
+use sea_orm::{ConnectionTrait, DbBackend, PaginatorTrait, Statement, Value};
+
+const ALL: &str = "all";
+
+fn status_scope(status: &str) -> String {
+    format!("status:{status}")
+}
+
+fn requester_scope(id: i32) -> String {
+    format!("requester:{id}")
+}
+
+fn placeholder(backend: DbBackend, index: usize) -> String {
+    match backend {
+        DbBackend::Postgres => format!("${index}"),
+        _ => "?".to_string(),
+    }
+}
+
+/// Add `delta` to each scope in one statement. Scopes are sorted so concurrent writers lock counter
+/// rows in the same order and cannot deadlock.
+async fn adjust(db: &impl ConnectionTrait, mut deltas: Vec<(String, i64)>) -> AppResult<()> {
+    deltas.retain(|(_, d)| *d != 0);
+    if deltas.is_empty() {
+        return Ok(());
+    }
+    deltas.sort();
+    let backend = db.get_database_backend();
+    let mut rows = Vec::with_capacity(deltas.len());
+    let mut values: Vec<Value> = Vec::with_capacity(deltas.len() * 2);
+    for (i, (scope, delta)) in deltas.into_iter().enumerate() {
+        rows.push(format!(
+            "({}, {})",
+            placeholder(backend, 2 * i + 1),
+            placeholder(backend, 2 * i + 2)
+        ));
+        values.push(scope.into());
+        values.push(delta.into());
+    }
+    let sql = format!(
+        "INSERT INTO ticket_counts (scope, n) VALUES {} \
+         ON CONFLICT (scope) DO UPDATE SET n = ticket_counts.n + excluded.n",
+        rows.join(", ")
+    );
+    db.execute_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?;
+    Ok(())
+}
+
+fn membership(t: &ticket::Model, delta: i64) -> Vec<(String, i64)> {
+    vec![
+        (ALL.to_string(), delta),
+        (status_scope(&t.status), delta),
+        (requester_scope(t.requester_id), delta),
+    ]
+}
+
+/// A live ticket was created (call inside the creating transaction).
+pub async fn on_created(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
+    adjust(db, membership(t, 1)).await
+}
+
+/// A live ticket was archived (call inside the archiving transaction, with the row as it was).
+pub async fn on_archived(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
+    adjust(db, membership(t, -1)).await
+}
+
+/// An archived ticket was restored (call inside the restoring transaction).
+pub async fn on_restored(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
+    adjust(db, membership(t, 1)).await
+}
+
+/// A live ticket moved from status `from` to `to` (call inside the updating transaction).
+pub async fn on_status_changed(db: &impl ConnectionTrait, from: &str, to: &str) -> AppResult<()> {
+    if from == to {
+        return Ok(());
+    }
+    adjust(db, vec![(status_scope(from), -1), (status_scope(to), 1)]).await
+}
+
+/// Recompute every counter from the tickets table (after bulk loads such as `deskgraph seed`).
+pub async fn rebuild(db: &impl ConnectionTrait) -> AppResult<()> {
+    db.execute_unprepared("DELETE FROM ticket_counts").await?;
+    for sql in [
+        "INSERT INTO ticket_counts (scope, n) \
+         SELECT 'all', count(*) FROM tickets WHERE archived_at IS NULL",
+        "INSERT INTO ticket_counts (scope, n) \
+         SELECT 'status:' || status, count(*) FROM tickets WHERE archived_at IS NULL GROUP BY status",
+        "INSERT INTO ticket_counts (scope, n) \
+         SELECT 'requester:' || CAST(requester_id AS TEXT), count(*) FROM tickets \
+         WHERE archived_at IS NULL GROUP BY requester_id",
+    ] {
+        db.execute_unprepared(sql).await?;
+    }
+    Ok(())
+}
+
+/// How a total can be read from the counters.
+#[derive(Debug, PartialEq, Eq)]
+enum Counted {
+    /// The sum of these scopes (empty: nothing can match).
+    Scopes(Vec<String>),
+    /// A plain requester's view: their own tickets plus those assigned to them that others requested.
+    OwnPlusAssigned(i32),
+}
+
+/// Statuses a filter admits, or `None` when it does not restrict status.
+fn admitted_statuses(filter: &TicketFilter) -> Option<Vec<TicketStatus>> {
+    if filter.statuses.is_empty() && filter.status_category.is_none() {
+        return None;
+    }
+    Some(
+        TicketStatus::ALL
+            .iter()
+            .copied()
+            .filter(|s| filter.statuses.is_empty() || filter.statuses.contains(s))
+            .filter(|s| filter.status_category.is_none_or(|c| s.category() == c))
+            .collect(),
+    )
+}
+
+/// The counted shape matching this actor and filter, if any.
+fn counted(actor: &Actor, filter: &TicketFilter) -> Option<Counted> {
+    let has_text = filter
+        .query
+        .as_deref()
+        .is_some_and(|q| !q.trim().is_empty());
+    if has_text
+        || !filter.priorities.is_empty()
+        || filter.assignee.is_some()
+        || filter.project_id.is_some()
+    {
+        return None;
+    }
+    let statuses = admitted_statuses(filter);
+    match (filter.requester_id, statuses) {
+        // Visible ∧ requested by me = requested by me, for anyone.
+        (Some(id), None) if actor.is_team() || id == actor.id() => {
+            Some(Counted::Scopes(vec![requester_scope(id)]))
+        }
+        (None, None) if actor.is_team() => Some(Counted::Scopes(vec![ALL.to_string()])),
+        (None, Some(statuses)) if actor.is_team() => Some(Counted::Scopes(
+            statuses.iter().map(|s| status_scope(s.as_str())).collect(),
+        )),
+        // Group visibility has no counter; such members take the index-served count.
+        (None, None) if actor.group_ids().is_empty() => Some(Counted::OwnPlusAssigned(actor.id())),
+        _ => None,
+    }
+}
+
+async fn read_scalar(db: &impl ConnectionTrait, stmt: Statement) -> AppResult<u64> {
+    let n = match db.query_one_raw(stmt).await? {
+        Some(row) => row.try_get_by_index::<i64>(0)?,
+        None => 0,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// How many visible, live tickets match `filter`: from the counters when the shape is counted,
+/// otherwise with one `count(*)` the ticket indexes serve.
+pub async fn total(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: &TicketFilter,
+    prefix: &str,
+) -> AppResult<u64> {
+    let backend = db.get_database_backend();
+    match counted(actor, filter) {
+        Some(Counted::Scopes(scopes)) if scopes.is_empty() => Ok(0),
+        Some(Counted::Scopes(scopes)) => {
+            let marks: Vec<String> = (1..=scopes.len())
+                .map(|i| placeholder(backend, i))
+                .collect();
+            let sql = format!(
+                "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM ticket_counts WHERE scope IN ({})",
+                marks.join(", ")
+            );
+            let values: Vec<Value> = scopes.into_iter().map(Into::into).collect();
+            read_scalar(db, Statement::from_sql_and_values(backend, sql, values)).await
+        }
+        Some(Counted::OwnPlusAssigned(id)) => {
+            let sql = format!(
+                "SELECT CAST(COALESCE((SELECT n FROM ticket_counts WHERE scope = {}), 0) + \
+                 (SELECT count(*) FROM tickets WHERE assignee_id = {} AND requester_id <> {} \
+                 AND archived_at IS NULL) AS BIGINT)",
+                placeholder(backend, 1),
+                placeholder(backend, 2),
+                placeholder(backend, 3)
+            );
+            let values: Vec<Value> = vec![requester_scope(id).into(), id.into(), id.into()];
+            read_scalar(db, Statement::from_sql_and_values(backend, sql, values)).await
+        }
+        None => Ok(visible_query(actor, filter, prefix).count(db).await?),
+    }
+}

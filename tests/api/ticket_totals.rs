@@ -1,0 +1,199 @@
+//! List totals read from the `ticket_counts` counters stay equal to a real `count(*)` through creates,
+//! status changes, archives and restores, for team members and requesters, over REST, GraphQL and the
+//! service, including under concurrent writers.
+use crate::db_test;
+use crate::helpers::{TestApp, TestUser};
+use crate::tickets_rest::{create_ticket, path_of};
+use axum::http::StatusCode;
+use deskgraph::domain::{StatusCategory, TicketStatus};
+use deskgraph::service::tickets::{self, TicketFilter};
+use futures_util::FutureExt;
+use sea_orm::{ConnectionTrait, Statement};
+use serde_json::{json, Value};
+
+/// A real `count(*)` over live tickets matching `condition`.
+async fn real(app: &TestApp, condition: &str) -> u64 {
+    let sql = format!("SELECT count(*) FROM tickets WHERE archived_at IS NULL AND ({condition})");
+    let conn = &app.state.db.conn;
+    let row = conn
+        .query_one_raw(Statement::from_string(conn.get_database_backend(), sql))
+        .await
+        .unwrap()
+        .unwrap();
+    row.try_get_by_index::<i64>(0).unwrap() as u64
+}
+
+async fn rest_count(app: &TestApp, user: &TestUser, query: &str) -> u64 {
+    let resp = app
+        .get(&format!("/api/tickets/{query}"), Some(&user.token))
+        .await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    resp.json["count"].as_u64().unwrap()
+}
+
+async fn graphql_total(app: &TestApp, user: &TestUser, filter: Value) -> u64 {
+    let data = app
+        .graphql(
+            Some(&user.token),
+            "query($f: TicketFilter) { tickets(first: 1, filter: $f) { totalCount } }",
+            json!({ "f": filter }),
+        )
+        .await;
+    data["data"]["tickets"]["totalCount"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{data}"))
+}
+
+async fn service_count(app: &TestApp, user: &TestUser, filter: TicketFilter) -> u64 {
+    let actor = deskgraph::auth::load_actor(&app.state.db.conn, user.id)
+        .await
+        .unwrap()
+        .unwrap();
+    tickets::count(&app.state.db.conn, &actor, &filter, "TKT")
+        .await
+        .unwrap()
+}
+
+/// Every counted shape, for the team and for each requester, against `count(*)`.
+async fn assert_exact(app: &TestApp, team: &TestUser, requesters: &[&TestUser], step: &str) {
+    let all = real(app, "1 = 1").await;
+    assert_eq!(rest_count(app, team, "").await, all, "team, {step}");
+    assert_eq!(graphql_total(app, team, json!({})).await, all, "{step}");
+    for (rest, gql, sql) in [
+        ("open", "OPEN", "status = 'open'"),
+        ("new", "NEW", "status = 'new'"),
+    ] {
+        let want = real(app, sql).await;
+        let query = format!("?status={rest}");
+        assert_eq!(rest_count(app, team, &query).await, want, "{sql}, {step}");
+        let gql_filter = json!({ "status": [gql] });
+        assert_eq!(graphql_total(app, team, gql_filter).await, want, "{step}");
+    }
+    let in_progress = real(app, "status IN ('in_progress', 'on_hold', 'blocked')").await;
+    let category = json!({ "statusCategory": "IN_PROGRESS" });
+    assert_eq!(
+        graphql_total(app, team, category).await,
+        in_progress,
+        "{step}"
+    );
+    let by_category = TicketFilter {
+        status_category: Some(StatusCategory::InProgress),
+        statuses: vec![TicketStatus::Blocked, TicketStatus::New],
+        ..Default::default()
+    };
+    let blocked = real(app, "status = 'blocked'").await;
+    assert_eq!(
+        service_count(app, team, by_category).await,
+        blocked,
+        "{step}"
+    );
+    for who in requesters {
+        let id = who.id;
+        let visible = real(app, &format!("requester_id = {id} OR assignee_id = {id}")).await;
+        assert_eq!(
+            rest_count(app, who, "").await,
+            visible,
+            "{}, {step}",
+            who.username
+        );
+        assert_eq!(graphql_total(app, who, json!({})).await, visible, "{step}");
+        let own = real(app, &format!("requester_id = {id}")).await;
+        for viewer in [team, *who] {
+            let filter = TicketFilter {
+                requester_id: Some(id),
+                ..Default::default()
+            };
+            assert_eq!(service_count(app, viewer, filter).await, own, "{step}");
+        }
+    }
+}
+
+async fn counts_follow_every_write(app: &TestApp) {
+    let carol = app.agent("carol").await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let people = [&alice, &bob];
+    assert_exact(app, &carol, &people, "empty").await;
+
+    let mut made = Vec::new();
+    for i in 0..3 {
+        made.push(create_ticket(app, &alice, json!({ "title": format!("A{i}") })).await);
+    }
+    made.push(create_ticket(app, &bob, json!({ "title": "B0" })).await);
+    // Requested by alice, assigned to bob: bob sees it without having requested it.
+    let body = json!({ "title": "For alice", "requester": alice.id, "assigned_to": bob.id });
+    made.push(create_ticket(app, &carol, body).await);
+    assert_eq!(rest_count(app, &bob, "").await, 2, "own plus assigned");
+    assert_exact(app, &carol, &people, "after creates").await;
+
+    for (t, status) in made.iter().zip(["open", "in_progress", "blocked", "open"]) {
+        let resp = app
+            .patch(&path_of(t), Some(&carol.token), json!({ "status": status }))
+            .await;
+        assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    }
+    // A patch to the same status, and one that changes no status, move no counter.
+    let same = json!({ "status": "open", "title": "A0 again" });
+    app.patch(&path_of(&made[0]), Some(&carol.token), same)
+        .await;
+    assert_exact(app, &carol, &people, "after status changes").await;
+
+    for t in [&made[1], &made[4]] {
+        let resp = app.delete(&path_of(t), Some(&carol.token)).await;
+        assert_eq!(resp.status, StatusCode::NO_CONTENT);
+    }
+    // Archiving twice counts once.
+    app.delete(&path_of(&made[1]), Some(&carol.token)).await;
+    assert_exact(app, &carol, &people, "after archives").await;
+
+    let actor = deskgraph::auth::load_actor(&app.state.db.conn, carol.id)
+        .await
+        .unwrap()
+        .unwrap();
+    let id = made[4]["id"].as_i64().unwrap() as i32;
+    for _ in 0..2 {
+        tickets::restore(&app.state, &actor, id).await.unwrap();
+    }
+    assert_eq!(
+        rest_count(app, &bob, "").await,
+        2,
+        "restored and still assigned"
+    );
+    assert_exact(app, &carol, &people, "after restore").await;
+
+    // A rebuild (what `deskgraph seed` ends with) agrees with the maintained counters.
+    tickets::totals::rebuild(&app.state.db.conn).await.unwrap();
+    assert_exact(app, &carol, &people, "after rebuild").await;
+}
+db_test!(counts_follow_every_write);
+
+async fn counts_stay_exact_under_concurrent_writes(app: &TestApp) {
+    let carol = app.agent("carol").await;
+    let dave = app.agent("dave").await;
+    let alice = app.user("alice").await;
+    let creates = (0..12).map(|i| {
+        let who = if i % 2 == 0 { &alice } else { &carol };
+        create_ticket(app, who, json!({ "title": format!("C{i}") }))
+    });
+    let made = futures_util::future::join_all(creates).await;
+    // Two agents race on the same tickets: status moves and archives interleave.
+    let paths: Vec<String> = made.iter().map(path_of).collect();
+    let races = paths.iter().enumerate().flat_map(|(i, path)| {
+        let first = if i % 3 == 0 {
+            app.delete(path, Some(&carol.token)).boxed_local()
+        } else {
+            app.patch(path, Some(&carol.token), json!({ "status": "open" }))
+                .boxed_local()
+        };
+        let second = if i % 2 == 0 {
+            app.delete(path, Some(&dave.token)).boxed_local()
+        } else {
+            app.patch(path, Some(&dave.token), json!({ "status": "blocked" }))
+                .boxed_local()
+        };
+        [first, second]
+    });
+    futures_util::future::join_all(races).await;
+    assert_exact(app, &carol, &[&alice], "after racing writers").await;
+}
+db_test!(counts_stay_exact_under_concurrent_writes);
