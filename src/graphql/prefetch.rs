@@ -176,7 +176,15 @@ pub async fn asset_page(
     }
     if selected(&la, &["tickets"]) {
         let keys = rows.iter().map(|a| TicketsOfAssetKey(a.id));
-        req.visible.load_many(keys).await.map_err(load_error)?;
+        let linked = req.visible.load_many(keys).await.map_err(load_error)?;
+        // One level further (`tickets { assets }`), so those loads do not race the loader's batch window.
+        if selected(&la, &["tickets", "assets"]) {
+            let ticket_ids = linked.values().flatten().map(|t| AssetsOfTicketKey(t.id));
+            req.visible
+                .load_many(ticket_ids)
+                .await
+                .map_err(load_error)?;
+        }
     }
     Ok(())
 }

@@ -261,7 +261,7 @@ async fn unknown_paths_and_methods_answer_with_the_error_body(app: &TestApp) {
         "{allow:?}"
     );
     let web = app
-        .request(Method::GET, "/accounts/login/", None, None)
+        .request(Method::GET, "/accounts/logout/", None, None)
         .await;
     assert_web_error(&web, StatusCode::METHOD_NOT_ALLOWED);
     let gql = app.request(Method::DELETE, "/graphql", None, None).await;

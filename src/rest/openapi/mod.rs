@@ -2,6 +2,7 @@
 //! `GET /api/openapi.json`, and a self-contained page that renders it at `GET /api/docs`.
 mod errors;
 pub mod paths_inventory;
+pub mod paths_pages;
 pub mod paths_tickets;
 pub mod paths_web;
 pub mod schemas;
@@ -15,6 +16,7 @@ use axum::routing::get;
 use axum::Router;
 use errors::StandardErrors;
 use paths_inventory as inv;
+use paths_pages as pages;
 use paths_tickets as tk;
 use paths_web as web;
 use utoipa::OpenApi;
@@ -40,6 +42,9 @@ use utoipa::OpenApi;
         web::web_edit_comment, web::web_delete_comment, web::issue_token, web::version,
         web::openapi_json, web::api_docs, web::healthz, web::readyz, web::metrics, web::graphql_get,
         web::graphql_post,
+        pages::page_login, pages::page_queue, pages::page_new_ticket, pages::page_create_ticket,
+        pages::page_ticket, pages::page_change_status, pages::page_add_comment,
+        pages::page_delete_comment, pages::static_file, pages::graphql_ws,
     ),
     components(schemas(schemas::Error, schemas::WebFailure)),
     modifiers(&StandardErrors),
@@ -53,6 +58,7 @@ use utoipa::OpenApi;
         (name = "web", description = "Web interface: session cookie, `X-CSRFToken` on unsafe methods; failures as `{success: false, error}`"),
         (name = "meta", description = "Version, health, metrics and this documentation"),
         (name = "graphql", description = "The GraphQL endpoint"),
+        (name = "pages", description = "Server-rendered HTML pages of the web interface (session cookie; CSRF on form posts)"),
     ),
 )]
 pub struct ApiDoc;
