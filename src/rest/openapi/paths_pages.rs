@@ -81,5 +81,8 @@ pub fn static_file() {}
 
 /// GraphQL subscriptions over WebSocket (`graphql-transport-ws`); the token goes in `connection_init`.
 #[utoipa::path(get, path = "/graphql/ws", tag = "graphql", operation_id = "graphqlWebSocket",
-    responses((status = 101, description = "Switching protocols")))]
+    responses(
+        (status = 101, description = "Switching protocols"),
+        (status = 400, description = "Not a WebSocket upgrade request"),
+    ))]
 pub fn graphql_ws() {}

@@ -14,7 +14,10 @@ use super::schemas_more::*;
     responses(
         (status = 200, description = "Signed in; sets the `sessionid` (HttpOnly) and `csrftoken` cookies",
             body = SessionStarted, headers(("Set-Cookie" = String, description = "`sessionid` and `csrftoken`"))),
-        (status = 401, description = "Wrong credentials", body = WebFailure),
+        (status = 401, description = "Wrong credentials (a form post gets the sign-in page again)",
+            content((WebFailure = "application/json"), (String = "text/html"))),
+        (status = 403, description = "A form post without the pre-session CSRF token",
+            content((WebFailure = "application/json"), (String = "text/html"))),
     ))]
 pub fn session_login() {}
 
@@ -103,13 +106,21 @@ pub fn metrics() {}
         ("variables" = Option<String>, Query, description = "Variables as JSON."),
         ("operationName" = Option<String>, Query, description = "Operation to run."),
     ),
-    responses((status = 200, description = "GraphQL response (errors inside), or GraphiQL for `Accept: text/html`", body = serde_json::Value)),
+    responses(
+        (status = 200, description = "GraphQL response (errors inside), or GraphiQL for `Accept: text/html`", body = serde_json::Value),
+        (status = 400, description = "A request that is not valid GraphQL over HTTP (bad variables, or a parse/validation failure under `application/graphql-response+json`)", body = serde_json::Value),
+        (status = 405, description = "A mutation over GET", body = serde_json::Value),
+    ),
     security((), ("bearer" = [])))]
 pub fn graphql_get() {}
 
 /// Run a GraphQL operation; see `schema.graphql`.
 #[utoipa::path(post, path = "/graphql", tag = "graphql", operation_id = "graphqlPost",
     request_body = GraphqlRequest,
-    responses((status = 200, description = "GraphQL response (errors inside)", body = serde_json::Value)),
+    responses(
+        (status = 200, description = "GraphQL response (errors inside)", body = serde_json::Value),
+        (status = 400, description = "A body that is not a GraphQL request, or a parse/validation failure under `application/graphql-response+json`", body = serde_json::Value),
+        (status = 415, description = "A body that is not `application/json`", body = serde_json::Value),
+    ),
     security((), ("bearer" = [])))]
 pub fn graphql_post() {}

@@ -1,7 +1,7 @@
 //! The stylesheet and script, compiled into the binary and served with a year-long cache; pages link
 //! them with a content hash so a new build is fetched at once.
 use axum::extract::Path;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
@@ -26,7 +26,7 @@ pub async fn serve(Path(file): Path<String>) -> Response {
     let (body, kind) = match file.as_str() {
         "app.css" => (APP_CSS, "text/css; charset=utf-8"),
         "app.js" => (APP_JS, "text/javascript; charset=utf-8"),
-        _ => return StatusCode::NOT_FOUND.into_response(),
+        _ => return crate::error::AppError::not_found("file").into_response(),
     };
     let mut response = body.into_response();
     let headers = response.headers_mut();
