@@ -18,6 +18,7 @@ FLOOR_OF = {
     "graphql_list_total": "list",
     "rest_detail": "detail",
     "graphql_detail": "detail",
+    "graphql_detail_comments": "detail",
 }
 for r in rows:
     base = floor.get(FLOOR_OF.get(r["scenario"], ""))

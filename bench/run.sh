@@ -124,6 +124,8 @@ run_system() { # BACKEND DATABASE_URL
   scenario graphql_list "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list"
   scenario graphql_list_total "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list_total"
   scenario graphql_detail "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail"
+  local gql_detail_comments="{\"query\":\"{ ticket(databaseId: $id) { id ticketNumber title status comments(first: 20) { nodes { body commentType createdAt author { username fullName } } } } }\"}"
+  scenario graphql_detail_comments "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail_comments"
   scenario create_ticket "$sys" "$pid" "$base/api/tickets/" "$team_token" POST \
     '{"title":"Bench printer ticket","description":"Created by bench/run.sh","priority":"high"}'
   scenario add_comment "$sys" "$pid" "$base/api/tickets/$id/comments/" "$team_token" POST \
