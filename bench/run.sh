@@ -126,8 +126,14 @@ run_system() { # BACKEND DATABASE_URL
   scenario graphql_detail "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail"
   local gql_detail_comments="{\"query\":\"{ ticket(databaseId: $id) { id ticketNumber title status comments(first: 20) { nodes { body commentType createdAt author { username fullName } } } } }\"}"
   scenario graphql_detail_comments "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail_comments"
+  # Opened by an agent for the requester: besides the ticket, its audit record and counters, each create
+  # queues an email to the requester in the outbox (delivered by the instance's worker to the log mailer).
+  local req_id
+  req_id=$(curl -fs -H "Authorization: Bearer $req_token" -H 'Content-Type: application/json' \
+    --data '{"query":"{ me { databaseId } }"}' "$base/graphql" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["me"]["databaseId"])')
   scenario create_ticket "$sys" "$pid" "$base/api/tickets/" "$team_token" POST \
-    '{"title":"Bench printer ticket","description":"Created by bench/run.sh","priority":"high"}'
+    "{\"title\":\"Bench printer ticket\",\"description\":\"Created by bench/run.sh\",\"priority\":\"high\",\"requester\":$req_id}"
   scenario add_comment "$sys" "$pid" "$base/api/tickets/$id/comments/" "$team_token" POST \
     '{"content":"Bench comment from bench/run.sh"}'
   if [ "$backend" = postgres ]; then
@@ -144,7 +150,8 @@ SQL
 
 # PostgreSQL: a fresh database each run.
 psql -X -q "$PG_URL/postgres" -c "DROP DATABASE IF EXISTS deskgraph_bench" -c "CREATE DATABASE deskgraph_bench"
-PG_DB=$PG_URL/deskgraph_bench
+# Plain connections, as the floor's (its sqlx has no TLS): TLS over loopback only costs CPU.
+PG_DB="$PG_URL/deskgraph_bench?sslmode=disable"
 run_system postgres "$PG_DB"
 
 # The floor, same data, same machine, same run.

@@ -200,7 +200,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         } => {
             let state = AppState::init(config).await?;
             let user = find_user(&state, &username).await?;
-            let count = tokens::revoke_by_name(&state.db, user.id, &name)
+            let count = tokens::revoke_by_name(&state, user.id, &name)
                 .await
                 .map_err(|e| anyhow::anyhow!(e.to_string()))?;
             if count == 0 {

@@ -41,6 +41,9 @@ pub struct Config {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// `DESKGRAPH_CORS_ORIGINS`: comma-separated origins allowed to call the API from a browser.
     pub cors_origins: Vec<String>,
+    /// `DESKGRAPH_AUTH_CACHE_SECONDS`: how long a resolved token and its user's groups are reused without
+    /// asking the database (default 10; 0 turns the cache off). Revocations through the service apply at once.
+    pub auth_cache_seconds: u64,
     /// `DESKGRAPH_REQUEST_TIMEOUT_SECONDS`: longest a request may take (default 30).
     pub request_timeout_seconds: u64,
     /// `DESKGRAPH_MAX_BODY_BYTES`: largest accepted request body (default 1 MiB).
@@ -167,6 +170,7 @@ impl Config {
                         .collect()
                 })
                 .unwrap_or_default(),
+            auth_cache_seconds: number(&get, "DESKGRAPH_AUTH_CACHE_SECONDS", 10, 0, 3600)? as u64,
             request_timeout_seconds: number(&get, "DESKGRAPH_REQUEST_TIMEOUT_SECONDS", 30, 1, 3600)?
                 as u64,
             max_body_bytes: number(
@@ -196,6 +200,7 @@ impl Config {
             redis_key_prefix: DEFAULT_REDIS_KEY_PREFIX.to_string(),
             trusted_proxies: Vec::new(),
             cors_origins: Vec::new(),
+            auth_cache_seconds: 10,
             request_timeout_seconds: 30,
             max_body_bytes: 1024 * 1024,
             anonymous_introspection: true,

@@ -27,6 +27,10 @@ impl Db {
             .connect_timeout(Duration::from_secs(10))
             .acquire_timeout(Duration::from_secs(30))
             .sqlx_logging(false)
+            // The planner's default assumes random reads cost four times sequential ones (spinning disks);
+            // with SSDs and a cached working set that makes it scan every ticket for a text search the
+            // trigram indexes answer in a tenth of the time.
+            .map_sqlx_postgres_opts(|opts| opts.options([("random_page_cost", "1.1")]))
             .map_sqlx_sqlite_opts(|opts| {
                 opts.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
                     .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)

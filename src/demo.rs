@@ -93,7 +93,7 @@ pub async fn seed_and_print(state: &AppState, bind: SocketAddr) -> anyhow::Resul
         else {
             continue;
         };
-        tokens::revoke_by_name(&state.db, found.id, "demo")
+        tokens::revoke_by_name(state, found.id, "demo")
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         let issued = tokens::create(&state.db, None, found.id, "demo", Some(30))

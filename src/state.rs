@@ -1,4 +1,5 @@
 //! Shared state built once at start-up: database, configuration and signing keys.
+use crate::auth::cache::AuthCache;
 use crate::auth::jwt::JwtKeys;
 use crate::auth::tokens::new_secret;
 use crate::config::Config;
@@ -25,6 +26,8 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Live events for subscriptions (shared across instances on PostgreSQL).
     pub live: LiveBus,
+    /// Recently resolved credentials (cleared across instances when they change).
+    pub auth_cache: AuthCache,
 }
 
 const JWT_SECRET_KEY: &str = "jwt_secret";
@@ -53,8 +56,10 @@ impl AppState {
             None => RateStore::memory(),
         };
         let notifier = Notifier::from_config(&config)?;
-        let live = LiveBus::start(&db, &config.database_url).await?;
+        let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
+        let live = LiveBus::start(&db, &config.database_url, auth_cache.clone()).await?;
         Ok(AppState {
+            auth_cache,
             notifier,
             live,
             db,

@@ -1,5 +1,6 @@
 //! Who is calling: the actor, resolved once per request from a bearer token (API token or JWT)
 //! or a web session cookie.
+pub mod cache;
 pub mod jwt;
 pub mod middleware;
 pub mod password;
@@ -12,7 +13,7 @@ use chrono::Utc;
 use entity::{api_token, group, user, user_group};
 use sea_orm::sea_query::{Expr, ExprTrait, Query};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Name of the group whose members are agents (team members).
 pub const AGENTS_GROUP: &str = "Agents";
@@ -90,19 +91,35 @@ pub async fn load_actor(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Op
 }
 
 /// Resolve a bearer token (API token or JWT) to its actor; any failure is 401.
+///
+/// Answers come from the instance's [`cache::AuthCache`] when they can: a busy client's token and groups
+/// are then read from SQL once per cache lifetime, not once per request.
 pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc<Actor>> {
     let unauthenticated = |m: &str| AppError::Unauthenticated(m.to_string());
     let user_id = if token.starts_with(tokens::API_TOKEN_PREFIX) {
         let hash = tokens::hash_secret(token);
-        let record = api_token::Entity::find()
-            .filter(api_token::Column::TokenHash.eq(hash))
-            .one(&state.db.conn)
-            .await?
-            .ok_or_else(|| unauthenticated("invalid token"))?;
+        let record = match state.auth_cache.token(&hash) {
+            Some(cached) => cached,
+            None => {
+                let record = api_token::Entity::find()
+                    .filter(api_token::Column::TokenHash.eq(hash.as_str()))
+                    .one(&state.db.conn)
+                    .await?
+                    .ok_or_else(|| unauthenticated("invalid token"))?;
+                if record.revoked_at.is_some() {
+                    return Err(unauthenticated("token revoked"));
+                }
+                let cached = cache::CachedToken {
+                    id: record.id,
+                    user_id: record.user_id,
+                    expires_at: record.expires_at,
+                    last_used_at: Arc::new(Mutex::new(record.last_used_at)),
+                };
+                state.auth_cache.put_token(hash, cached.clone());
+                cached
+            }
+        };
         let now = Utc::now();
-        if record.revoked_at.is_some() {
-            return Err(unauthenticated("token revoked"));
-        }
         if record.expires_at.is_some_and(|at| at <= now) {
             return Err(unauthenticated("token expired"));
         }
@@ -113,8 +130,13 @@ pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc
     } else {
         return Err(unauthenticated("invalid token"));
     };
-    load_actor(&state.db.conn, user_id)
+    if let Some(actor) = state.auth_cache.actor(user_id) {
+        return Ok(actor);
+    }
+    let actor = load_actor(&state.db.conn, user_id)
         .await?
         .map(Arc::new)
-        .ok_or_else(|| unauthenticated("user inactive or deleted"))
+        .ok_or_else(|| unauthenticated("user inactive or deleted"))?;
+    state.auth_cache.put_actor(actor.clone());
+    Ok(actor)
 }

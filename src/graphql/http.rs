@@ -74,11 +74,11 @@ pub async fn graphql_get(
         // GraphiQL loads its scripts from a CDN; acceptable for a developer tool.
         return Html(GraphiQLSource::build().endpoint("/graphql").finish()).into_response();
     }
-    let request = match async_graphql::http::parse_query_string(&raw) {
+    let mut request = match async_graphql::http::parse_query_string(&raw) {
         Ok(request) => request,
         Err(err) => return request_error(&headers, StatusCode::BAD_REQUEST, &err.to_string()),
     };
-    if is_mutation(&request) {
+    if is_mutation(&mut request) {
         let mut response = request_error(
             &headers,
             StatusCode::METHOD_NOT_ALLOWED,
@@ -99,8 +99,8 @@ async fn execute(
     headers: &HeaderMap,
     request: async_graphql::Request,
 ) -> Response {
-    crate::http::metrics::graphql_operation(operation_name(&request).as_deref());
     let mut request = request;
+    crate::http::metrics::graphql_operation(operation_name(&mut request).as_deref());
     if !state.config.anonymous_introspection && auth.actor().is_none() {
         // Refused with a clear error before execution (see `limits`); disabled in the executor as well.
         request = request
@@ -189,31 +189,31 @@ fn request_error(headers: &HeaderMap, status: StatusCode, message: &str) -> Resp
 
 /// The name metrics count an operation under: the requested operation name, or the name of the document's
 /// only operation (`None`: unnamed; `metrics::graphql_operation` bounds the label set).
-fn operation_name(request: &async_graphql::Request) -> Option<String> {
-    let name = match &request.operation_name {
-        Some(name) => Some(name.clone()),
-        None => match async_graphql::parser::parse_query(&request.query)
-            .ok()?
-            .operations
-        {
-            DocumentOperations::Single(_) => None,
-            DocumentOperations::Multiple(ops) if ops.len() == 1 => {
-                ops.keys().next().map(|n| n.to_string())
-            }
-            DocumentOperations::Multiple(_) => None,
-        },
-    };
-    name
+///
+/// The document is parsed through [`async_graphql::Request::parsed_query`], which keeps it in the request,
+/// so the executor does not parse it a second time.
+fn operation_name(request: &mut async_graphql::Request) -> Option<String> {
+    if let Some(name) = &request.operation_name {
+        return Some(name.clone());
+    }
+    match &request.parsed_query().ok()?.operations {
+        DocumentOperations::Single(_) => None,
+        DocumentOperations::Multiple(ops) if ops.len() == 1 => {
+            ops.keys().next().map(|n| n.to_string())
+        }
+        DocumentOperations::Multiple(_) => None,
+    }
 }
 
 /// Whether the operation the request would run is a mutation (unparsable documents are left to the executor).
-fn is_mutation(request: &async_graphql::Request) -> bool {
-    let Ok(document) = async_graphql::parser::parse_query(&request.query) else {
+fn is_mutation(request: &mut async_graphql::Request) -> bool {
+    let operation_name = request.operation_name.clone();
+    let Ok(document) = request.parsed_query() else {
         return false;
     };
     let ty = match &document.operations {
         DocumentOperations::Single(op) => Some(op.node.ty),
-        DocumentOperations::Multiple(ops) => match request.operation_name.as_deref() {
+        DocumentOperations::Multiple(ops) => match operation_name.as_deref() {
             Some(name) => ops.get(name).map(|op| op.node.ty),
             None if ops.len() == 1 => ops.values().next().map(|op| op.node.ty),
             None => None,

@@ -9,12 +9,44 @@ use super::loaders::{
 use super::types::comment::comments_key;
 use super::viewer_loader::{AssetsOfTicketKey, TicketsOfAssetKey};
 use crate::auth::Actor;
+use crate::service::tickets::TicketsWithRefs;
 use async_graphql::{Context, Lookahead, Result};
 use entity::{asset, project, ticket};
 
 fn selected<'a>(connection: &Lookahead<'a>, path: &[&str]) -> bool {
     let via = |start: Lookahead<'a>| path.iter().fold(start, |la, name| la.field(name)).exists();
     via(connection.field("nodes")) || via(connection.field("edges").field("node"))
+}
+
+/// Whether the selection under a ticket connection shows the people or project of its tickets: then the
+/// page is read with them in one statement ([`crate::service::tickets::list_with_refs`]) and [`feed_refs`] hands them over.
+pub fn connection_wants_refs(connection: &Lookahead<'_>) -> bool {
+    ["requester", "assignee", "project"]
+        .iter()
+        .any(|name| selected(connection, &[name]))
+}
+
+/// Whether a single ticket's selection shows its people or project.
+pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
+    ["requester", "assignee", "project"]
+        .iter()
+        .any(|name| ticket.field(name).exists())
+}
+
+/// Put users and projects read with a page of tickets into the request's loader cache.
+pub async fn feed_refs(req: &RequestContext, refs: TicketsWithRefs) -> Vec<ticket::Model> {
+    let TicketsWithRefs {
+        tickets,
+        people,
+        projects,
+    } = refs;
+    req.loader
+        .feed_many(people.into_iter().map(|(id, u)| (UserKey(id), u)))
+        .await;
+    req.loader
+        .feed_many(projects.into_iter().map(|(id, p)| (ProjectKey(id), p)))
+        .await;
+    tickets
 }
 
 /// Prime the request's loader with what the selection under a ticket connection will ask for.

@@ -3,6 +3,7 @@
 //!
 //! Events carry ids only. What a subscriber receives is decided when the event is delivered, with
 //! the subscriber's own permissions (`service::ticket_events`), so nothing here can leak.
+use crate::auth::cache::{self as auth_cache, AuthCache};
 use crate::db::Db;
 use chrono::{DateTime, Utc};
 use sea_orm::sqlx::postgres::PgListener;
@@ -92,13 +93,15 @@ impl LiveBus {
 
     /// The bus for `db`: on PostgreSQL it also listens on [`CHANNEL`] with a dedicated connection to
     /// `url`. Returns once the listener is in place, so events published from then on arrive.
-    pub async fn start(db: &Db, url: &str) -> anyhow::Result<Self> {
+    ///
+    /// The same connection listens for credential changes ([`auth_cache::CHANNEL`]) and clears `auth_cache`.
+    pub async fn start(db: &Db, url: &str, auth_cache: AuthCache) -> anyhow::Result<Self> {
         let bus = LiveBus::local();
         if db.backend() == DbBackend::Postgres {
             let mut listener = PgListener::connect(url).await?;
-            listener.listen(CHANNEL).await?;
+            listener.listen_all([CHANNEL, auth_cache::CHANNEL]).await?;
             let sender = Arc::downgrade(&bus.sender);
-            tokio::spawn(relay(listener, sender, bus.origin.clone()));
+            tokio::spawn(relay(listener, sender, bus.origin.clone(), auth_cache));
         }
         Ok(bus)
     }
@@ -148,6 +151,7 @@ async fn relay(
     mut listener: PgListener,
     sender: Weak<broadcast::Sender<LiveEvent>>,
     origin: Arc<str>,
+    auth_cache: AuthCache,
 ) {
     loop {
         // Wake up now and then to notice that the bus (the AppState) was dropped.
@@ -157,6 +161,9 @@ async fn relay(
         };
         match received {
             Err(_elapsed) => continue,
+            Ok(Ok(notification)) if notification.channel() == auth_cache::CHANNEL => {
+                auth_cache.clear()
+            }
             Ok(Ok(notification)) => match serde_json::from_str::<Wire>(notification.payload()) {
                 Ok(wire) if *wire.origin != *origin => {
                     let _ = sender.send(wire.event);
@@ -167,6 +174,8 @@ async fn relay(
             Ok(Err(err)) => {
                 // PgListener reconnects by itself on the next recv; pause so a dead server is not hammered.
                 tracing::warn!(error = %err, "live event listener lost its connection");
+                // Credential changes may have been missed meanwhile.
+                auth_cache.clear();
                 drop(sender);
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }

@@ -8,7 +8,7 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
-use crate::service::tickets::{self, counts, TicketOrder};
+use crate::service::tickets::{self, TicketOrder};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -42,7 +42,7 @@ async fn list(
 ) -> AppResult<Json<Value>> {
     let params = ListParams::parse(raw.as_deref())?;
     let db = &state.db.conn;
-    let (items, total) = tickets::list(
+    let (page, total) = tickets::list_with_refs(
         db,
         &actor,
         &params.filter,
@@ -52,10 +52,10 @@ async fn list(
     )
     .await?;
     let count = total.unwrap_or_default();
-    let people = counts::people_of(db, &items).await?;
-    let results: Vec<Value> = items
+    let results: Vec<Value> = page
+        .tickets
         .iter()
-        .map(|t| shapes::ticket_list_item(t, &people))
+        .map(|t| shapes::ticket_list_item(t, &page.people))
         .collect();
     Ok(Json(json!({
         "count": count,
@@ -71,21 +71,20 @@ async fn detail(
     Path(id): Path<String>,
 ) -> AppResult<Json<Value>> {
     let db = &state.db.conn;
-    let t = tickets::get(db, &actor, ticket_id(&id)?).await?;
-    let people = counts::people_of(db, std::slice::from_ref(&t)).await?;
-    let project = counts::project_of(db, &t).await?;
+    let (t, found) = tickets::get_with_refs(db, &actor, ticket_id(&id)?).await?;
+    let t = &t;
     let comments_count =
-        crate::service::comments::visible_comment_counts(db, &actor, std::slice::from_ref(&t))
+        crate::service::comments::visible_comment_counts(db, &actor, std::slice::from_ref(t))
             .await?
             .get(&t.id)
             .copied()
             .unwrap_or(0);
     let extras = TicketExtras {
-        people: &people,
-        project: project.as_ref(),
+        people: &found.people,
+        project: t.project_id.and_then(|id| found.projects.get(&id)),
         comments_count,
     };
-    Ok(Json(shapes::ticket_detail(&t, &extras)))
+    Ok(Json(shapes::ticket_detail(t, &extras)))
 }
 
 async fn create(

@@ -4,6 +4,7 @@ use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
+use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use entity::api_token;
 use sea_orm::{
@@ -76,8 +77,8 @@ pub async fn list_for(
 }
 
 /// Revoke one token of the actor's by id (404 for someone else's).
-pub async fn revoke(db: &Db, actor: &Actor, token_id: i32) -> AppResult<api_token::Model> {
-    let txn = db.begin_write().await?;
+pub async fn revoke(state: &AppState, actor: &Actor, token_id: i32) -> AppResult<api_token::Model> {
+    let txn = state.db.begin_write().await?;
     let record = api_token::Entity::find_by_id(token_id)
         .one(&txn)
         .await?
@@ -85,12 +86,13 @@ pub async fn revoke(db: &Db, actor: &Actor, token_id: i32) -> AppResult<api_toke
         .ok_or_else(|| AppError::not_found("API token"))?;
     let updated = revoke_record(&txn, Some(actor.id()), record).await?;
     txn.commit().await?;
+    state.auth_cache.changed(&state.db).await;
     Ok(updated)
 }
 
 /// Revoke every active token named `name` of `user_id`; returns how many were revoked.
-pub async fn revoke_by_name(db: &Db, user_id: i32, name: &str) -> AppResult<usize> {
-    let txn = db.begin_write().await?;
+pub async fn revoke_by_name(state: &AppState, user_id: i32, name: &str) -> AppResult<usize> {
+    let txn = state.db.begin_write().await?;
     let records = api_token::Entity::find()
         .filter(api_token::Column::UserId.eq(user_id))
         .filter(api_token::Column::Name.eq(name))
@@ -102,6 +104,7 @@ pub async fn revoke_by_name(db: &Db, user_id: i32, name: &str) -> AppResult<usiz
         revoke_record(&txn, None, record).await?;
     }
     txn.commit().await?;
+    state.auth_cache.changed(&state.db).await;
     Ok(count)
 }
 
@@ -124,12 +127,20 @@ async fn revoke_record(
 /// Record use of a token, at most once a minute so reads stay reads.
 pub async fn touch(
     db: &impl ConnectionTrait,
-    record: &api_token::Model,
+    record: &crate::auth::cache::CachedToken,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    let stale = record
-        .last_used_at
-        .is_none_or(|at| now - at > chrono::Duration::seconds(60));
+    let stale = {
+        // Claim the write under the lock, so concurrent requests with one token do not all write.
+        let Ok(mut last) = record.last_used_at.lock() else {
+            return Ok(());
+        };
+        let stale = last.is_none_or(|at| now - at > chrono::Duration::seconds(60));
+        if stale {
+            *last = Some(now);
+        }
+        stale
+    };
     if stale {
         api_token::Entity::update_many()
             .col_expr(

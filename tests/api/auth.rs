@@ -6,7 +6,8 @@ use axum::http::{header, Method, Request, StatusCode};
 use chrono::Utc;
 use deskgraph::service::tokens;
 use entity::api_token;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
 async fn version_requires_nothing_but_tokens_are_checked(app: &TestApp) {
@@ -134,6 +135,16 @@ async fn jwt_login_and_expiry(app: &TestApp) {
 }
 db_test!(jwt_login_and_expiry);
 
+/// Make every token of `user_id` expire at `at`, behind the service's back.
+async fn expire_tokens_of(app: &TestApp, user_id: i32, at: chrono::DateTime<Utc>) {
+    api_token::Entity::update_many()
+        .col_expr(api_token::Column::ExpiresAt, Expr::value(at))
+        .filter(api_token::Column::UserId.eq(user_id))
+        .exec(&app.state.db.conn)
+        .await
+        .unwrap();
+}
+
 async fn revoked_and_expired_api_tokens_are_refused(app: &TestApp) {
     let alice = app.user("alice").await;
     let bob = app.user("bob").await;
@@ -141,30 +152,93 @@ async fn revoked_and_expired_api_tokens_are_refused(app: &TestApp) {
         app.get("/api/tickets/", Some(&alice.token)).await.status,
         StatusCode::OK
     );
-    tokens::revoke_by_name(&app.state.db, alice.id, "test")
+    tokens::revoke_by_name(&app.state, alice.id, "test")
         .await
         .unwrap();
     let revoked = app.get("/api/tickets/", Some(&alice.token)).await;
     assert_error(&revoked, StatusCode::UNAUTHORIZED, "unauthenticated");
 
-    assert_eq!(
-        app.get("/api/tickets/", Some(&bob.token)).await.status,
-        StatusCode::OK
-    );
-    let record = api_token::Entity::find()
-        .filter(api_token::Column::UserId.eq(bob.id))
-        .one(&app.state.db.conn)
-        .await
-        .unwrap()
-        .unwrap();
-    let mut active: api_token::ActiveModel = record.into();
-    active.expires_at = Set(Some(Utc::now() - chrono::Duration::hours(1)));
-    active.update(&app.state.db.conn).await.unwrap();
+    expire_tokens_of(app, bob.id, Utc::now() - chrono::Duration::hours(1)).await;
     let expired = app.get("/api/tickets/", Some(&bob.token)).await;
     assert_error(&expired, StatusCode::UNAUTHORIZED, "unauthenticated");
     let post = app
         .post("/api/tickets/", Some(&bob.token), json!({"title": "x"}))
         .await;
     assert_error(&post, StatusCode::UNAUTHORIZED, "unauthenticated");
+
+    // A token that expires while its answer is cached stops working all the same.
+    let carol = app.user("carol").await;
+    expire_tokens_of(
+        app,
+        carol.id,
+        Utc::now() + chrono::Duration::milliseconds(1500),
+    )
+    .await;
+    assert_eq!(
+        app.get("/api/tickets/", Some(&carol.token)).await.status,
+        StatusCode::OK
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
+    let expired = app.get("/api/tickets/", Some(&carol.token)).await;
+    assert_error(&expired, StatusCode::UNAUTHORIZED, "unauthenticated");
 }
 db_test!(revoked_and_expired_api_tokens_are_refused);
+
+/// Every instance keeps recently resolved tokens; revoking on one must stop the token on the others.
+/// PostgreSQL instances tell each other at once (the cache lifetime here is far longer than the wait);
+/// on SQLite, where one process serves a file, the short lifetime configured below bounds it.
+async fn a_token_revoked_on_one_instance_stops_working_on_another(app: &TestApp) {
+    let alice = app.user("alice").await;
+    let (_, second) = app.second_instance().await;
+    let get_on_second = || {
+        let request = Request::builder()
+            .uri("/api/tickets/")
+            .header(header::AUTHORIZATION, format!("Bearer {}", alice.token))
+            .body(Body::empty())
+            .unwrap();
+        app.send_to(&second, request)
+    };
+    assert_eq!(get_on_second().await.status, StatusCode::OK);
+    assert_eq!(
+        app.get("/api/tickets/", Some(&alice.token)).await.status,
+        StatusCode::OK
+    );
+    let tokens = app
+        .graphql(Some(&alice.token), "{ apiTokens { id } }", json!({}))
+        .await;
+    let id = tokens["data"]["apiTokens"][0]["id"].clone();
+    let revoked = app
+        .graphql(
+            Some(&alice.token),
+            "mutation($id: ID!) { revokeApiToken(input: {id: $id}) { apiToken { revokedAt } } }",
+            json!({ "id": id }),
+        )
+        .await;
+    assert!(revoked["data"]["revokeApiToken"]["apiToken"]["revokedAt"].is_string());
+    assert_error(
+        &app.get("/api/tickets/", Some(&alice.token)).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthenticated",
+    );
+    let mut status = StatusCode::OK;
+    for _ in 0..50 {
+        status = get_on_second().await.status;
+        if status == StatusCode::UNAUTHORIZED {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+fn cache_for_one_second_on_sqlite(config: &mut deskgraph::config::Config) {
+    config.auth_cache_seconds = if config.database_url.starts_with("sqlite") {
+        1
+    } else {
+        3600
+    };
+}
+db_test!(
+    a_token_revoked_on_one_instance_stops_working_on_another,
+    cache_for_one_second_on_sqlite
+);

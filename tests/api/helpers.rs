@@ -238,7 +238,12 @@ impl TestApp {
 
     /// Send a raw request.
     pub async fn send(&self, request: Request<Body>) -> TestResponse {
-        let response = self.router.clone().oneshot(request).await.unwrap();
+        self.send_to(&self.router, request).await
+    }
+
+    /// Send a raw request to another router (a [`TestApp::second_instance`]).
+    pub async fn send_to(&self, router: &Router, request: Request<Body>) -> TestResponse {
+        let response = router.clone().oneshot(request).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();

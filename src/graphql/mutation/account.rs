@@ -104,7 +104,7 @@ impl AccountMutation {
     ) -> Result<RevokeApiTokenPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode(&input.id, "ApiToken", "id")?;
-        let record = tokens::revoke(&req.state.db, &actor, id).await?;
+        let record = tokens::revoke(&req.state, &actor, id).await?;
         Ok(RevokeApiTokenPayload {
             api_token: ApiToken(record),
         })

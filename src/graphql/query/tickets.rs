@@ -190,21 +190,27 @@ impl TicketQuery {
     ) -> Result<Option<Ticket>> {
         let (req, actor) = viewer(ctx)?;
         let db = &req.state.db.conn;
-        let found = match (id, database_id, number) {
+        let db_id = match (id, database_id, number) {
             (Some(id), None, None) => {
-                let db_id =
-                    ids::decode(&id, "Ticket", "id").map_err(|_| AppError::not_found("ticket"))?;
-                tickets::get(db, &actor, db_id).await?
+                ids::decode(&id, "Ticket", "id").map_err(|_| AppError::not_found("ticket"))?
             }
-            (None, Some(db_id), None) => tickets::get(db, &actor, db_id).await?,
+            (None, Some(db_id), None) => db_id,
             (None, None, Some(number)) => {
-                tickets::get_by_number(db, &actor, &number, req.prefix()).await?
+                let found = tickets::get_by_number(db, &actor, &number, req.prefix()).await?;
+                return Ok(Some(Ticket(found)));
             }
             _ => {
                 return Err(
                     AppError::bad_request("give exactly one of id, databaseId and number").into(),
                 )
             }
+        };
+        let found = if prefetch::ticket_wants_refs(&ctx.look_ahead()) {
+            let (found, refs) = tickets::get_with_refs(db, &actor, db_id).await?;
+            prefetch::feed_refs(req, refs).await;
+            found
+        } else {
+            tickets::get(db, &actor, db_id).await?
         };
         Ok(Some(Ticket(found)))
     }
@@ -256,7 +262,15 @@ pub async fn ticket_connection(
         limit: page.limit + 1,
         with_total: false,
     };
-    let (mut rows, _) = tickets::list(db, &actor, &filter, order, request, req.prefix()).await?;
+    let mut rows = if prefetch::connection_wants_refs(&ctx.look_ahead()) {
+        let (refs, _) =
+            tickets::list_with_refs(db, &actor, &filter, order, request, req.prefix()).await?;
+        prefetch::feed_refs(req, refs).await
+    } else {
+        tickets::list(db, &actor, &filter, order, request, req.prefix())
+            .await?
+            .0
+    };
     let more = rows.len() as u64 > page.limit;
     rows.truncate(page.limit as usize);
     prefetch::ticket_page(ctx, req, &actor, &rows).await?;

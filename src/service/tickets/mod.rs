@@ -1,9 +1,11 @@
 //! Tickets: reading (one, lists with filters and counts) here; changes in `write`; permissions in `rules`.
 pub mod counts;
+pub mod joined;
 pub mod rules;
 pub mod totals;
 pub mod write;
 
+pub use joined::TicketsWithRefs;
 pub use write::{archive, change_status, create, restore, update, NewTicket, TicketPatch};
 
 use crate::auth::Actor;
@@ -13,8 +15,8 @@ use crate::service::PageRequest;
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, Order, QueryFilter, QueryOrder,
-    QuerySelect, Select,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, FromQueryResult, Order, QueryFilter,
+    QueryOrder, Select,
 };
 
 /// Which assignee a list is restricted to.
@@ -86,6 +88,20 @@ pub async fn get(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult
     let found = ticket::Entity::find_by_id(id).one(db).await?;
     match found {
         Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok(t),
+        _ => Err(AppError::not_found("ticket")),
+    }
+}
+
+/// Like [`get`], with the ticket's requester, assignee and project read in the same statement
+/// (in the second value's maps; its ticket list is left empty).
+pub async fn get_with_refs(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    id: i32,
+) -> AppResult<(ticket::Model, TicketsWithRefs)> {
+    let mut found = joined::fetch(db, ticket::Entity::find_by_id(id), None).await?;
+    match found.tickets.pop() {
+        Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok((t, found)),
         _ => Err(AppError::not_found("ticket")),
     }
 }
@@ -174,7 +190,8 @@ fn text_condition(q: &str, prefix: &str) -> Condition {
         .replace('_', "\\_");
     let pattern = format!("%{escaped}%");
     let like = |col: ticket::Column| {
-        Expr::expr(Func::lower(Expr::col(col))).like(LikeExpr::new(pattern.clone()).escape('\\'))
+        Expr::expr(Func::lower(Expr::col((ticket::Entity, col))))
+            .like(LikeExpr::new(pattern.clone()).escape('\\'))
     };
     let mut any = Condition::any()
         .add(like(ticket::Column::Title))
@@ -203,6 +220,23 @@ pub fn ordered(select: Select<ticket::Entity>, order: TicketOrder) -> Select<tic
         .order_by(ticket::Column::Id, direction)
 }
 
+/// The ordered query behind a page, and the total when the page asks for it.
+async fn page_query(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: &TicketFilter,
+    order: TicketOrder,
+    page: PageRequest,
+    prefix: &str,
+) -> AppResult<(Select<ticket::Entity>, Option<u64>)> {
+    let total = if page.with_total {
+        Some(totals::total(db, actor, filter, prefix).await?)
+    } else {
+        None
+    };
+    Ok((ordered(visible_query(actor, filter, prefix), order), total))
+}
+
 /// One page of visible tickets, with the total when asked for.
 pub async fn list(
     db: &impl ConnectionTrait,
@@ -212,17 +246,24 @@ pub async fn list(
     page: PageRequest,
     prefix: &str,
 ) -> AppResult<(Vec<ticket::Model>, Option<u64>)> {
-    let total = if page.with_total {
-        Some(totals::total(db, actor, filter, prefix).await?)
-    } else {
-        None
-    };
-    let items = ordered(visible_query(actor, filter, prefix), order)
-        .offset(page.offset)
-        .limit(page.limit)
+    let (select, total) = page_query(db, actor, filter, order, page, prefix).await?;
+    let items = ticket::Model::find_by_statement(page.statement(select, db.get_database_backend()))
         .all(db)
         .await?;
     Ok((items, total))
+}
+
+/// Like [`list`], with every ticket's requester, assignee and project read in the same statement.
+pub async fn list_with_refs(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: &TicketFilter,
+    order: TicketOrder,
+    page: PageRequest,
+    prefix: &str,
+) -> AppResult<(TicketsWithRefs, Option<u64>)> {
+    let (select, total) = page_query(db, actor, filter, order, page, prefix).await?;
+    Ok((joined::fetch(db, select, Some(page)).await?, total))
 }
 
 /// How many visible, non-archived tickets match `filter` (for connection totals and backward paging).
