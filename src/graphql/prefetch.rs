@@ -39,6 +39,7 @@ pub async fn feed_refs(req: &RequestContext, refs: TicketsWithRefs) -> Vec<ticke
         tickets,
         people,
         projects,
+        ..
     } = refs;
     req.loader
         .feed_many(people.into_iter().map(|(id, u)| (UserKey(id), u)))

@@ -23,6 +23,8 @@ pub struct TicketsWithRefs {
     pub people: HashMap<i32, user::Model>,
     /// Projects (archived ones included: tickets keep their project).
     pub projects: HashMap<i32, project::Model>,
+    /// The total selected beside the rows, when one was asked for and a row came back to carry it.
+    pub total: Option<u64>,
 }
 
 struct Row {
@@ -30,7 +32,11 @@ struct Row {
     requester: Option<user::Model>,
     assignee: Option<user::Model>,
     project: Option<project::Model>,
+    total: Option<i64>,
 }
+
+/// The column the total is selected as.
+const TOTAL: &str = "total_count";
 
 fn prefix(alias: &str) -> String {
     format!("{alias}_")
@@ -53,6 +59,8 @@ impl FromQueryResult for Row {
             requester: joined(res, REQUESTER)?,
             assignee: joined(res, ASSIGNEE)?,
             project: joined(res, PROJECT)?,
+            // Only selected when asked for; absent otherwise.
+            total: res.try_get::<Option<i64>>("", TOTAL).ok().flatten(),
         })
     }
 }
@@ -81,12 +89,17 @@ fn join_all<E: EntityTrait>(
 }
 
 /// Run a ticket query, reading the requester, assignee and project of every row in the same statement.
-/// With `page`, only that page of the query's rows.
+/// With `page`, only that page of the query's rows; with `total`, that expression is selected beside them.
 pub async fn fetch(
     db: &impl ConnectionTrait,
     select: Select<ticket::Entity>,
     page: Option<PageRequest>,
+    total: Option<Expr>,
 ) -> AppResult<TicketsWithRefs> {
+    let select = match total {
+        Some(total) => select.expr_as(total, TOTAL),
+        None => select,
+    };
     let select = join_all::<user::Entity>(select, REQUESTER, ticket::Column::RequesterId);
     let select = join_all::<user::Entity>(select, ASSIGNEE, ticket::Column::AssigneeId);
     let select = join_all::<project::Entity>(select, PROJECT, ticket::Column::ProjectId);
@@ -105,6 +118,9 @@ pub async fn fetch(
     for row in rows {
         for person in [row.requester, row.assignee].into_iter().flatten() {
             out.people.insert(person.id, person);
+        }
+        if let Some(total) = row.total {
+            out.total = Some(u64::try_from(total).unwrap_or(0));
         }
         if let Some(project) = row.project {
             out.projects.insert(project.id, project);

@@ -99,7 +99,7 @@ pub async fn get_with_refs(
     actor: &Actor,
     id: i32,
 ) -> AppResult<(ticket::Model, TicketsWithRefs)> {
-    let mut found = joined::fetch(db, ticket::Entity::find_by_id(id), None).await?;
+    let mut found = joined::fetch(db, ticket::Entity::find_by_id(id), None, None).await?;
     match found.tickets.pop() {
         Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok((t, found)),
         _ => Err(AppError::not_found("ticket")),
@@ -253,7 +253,8 @@ pub async fn list(
     Ok((items, total))
 }
 
-/// Like [`list`], with every ticket's requester, assignee and project read in the same statement.
+/// Like [`list`], with every ticket's requester, assignee and project, and the total when asked for, read in
+/// the same statement.
 pub async fn list_with_refs(
     db: &impl ConnectionTrait,
     actor: &Actor,
@@ -262,8 +263,20 @@ pub async fn list_with_refs(
     page: PageRequest,
     prefix: &str,
 ) -> AppResult<(TicketsWithRefs, Option<u64>)> {
-    let (select, total) = page_query(db, actor, filter, order, page, prefix).await?;
-    Ok((joined::fetch(db, select, Some(page)).await?, total))
+    let select = ordered(visible_query(actor, filter, prefix), order);
+    let total = page
+        .with_total
+        .then(|| totals::total_expr(actor, filter, prefix));
+    let found = joined::fetch(db, select, Some(page), total).await?;
+    let total = match found.total {
+        _ if !page.with_total => None,
+        Some(n) => Some(n),
+        // No row came back to carry it: an empty first page means there is nothing at all,
+        // a page past the end has to ask.
+        None if page.offset == 0 && page.limit > 0 => Some(0),
+        None => Some(totals::total(db, actor, filter, prefix).await?),
+    };
+    Ok((found, total))
 }
 
 /// How many visible, non-archived tickets match `filter` (for connection totals and backward paging).

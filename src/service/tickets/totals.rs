@@ -10,7 +10,10 @@ use crate::auth::Actor;
 use crate::domain::TicketStatus;
 use crate::error::AppResult;
 use entity::ticket;
-use sea_orm::{ConnectionTrait, DbBackend, PaginatorTrait, Statement, Value};
+use sea_orm::sea_query::{
+    Alias, Asterisk, Expr, ExprTrait, Func, Query, SelectStatement, SubQueryStatement,
+};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, QuerySelect, QueryTrait, Statement, Value};
 
 const ALL: &str = "all";
 
@@ -160,48 +163,66 @@ fn counted(actor: &Actor, filter: &TicketFilter) -> Option<Counted> {
     }
 }
 
-async fn read_scalar(db: &impl ConnectionTrait, stmt: Statement) -> AppResult<u64> {
-    let n = match db.query_one_raw(stmt).await? {
-        Some(row) => row.try_get_by_index::<i64>(0)?,
-        None => 0,
-    };
-    Ok(u64::try_from(n).unwrap_or(0))
+fn sub_query(select: SelectStatement) -> Expr {
+    Expr::SubQuery(None, Box::new(SubQueryStatement::from(select)))
 }
 
-/// How many visible, live tickets match `filter`: from the counters when the shape is counted,
-/// otherwise with one `count(*)` the ticket indexes serve.
+/// How many visible, live tickets match `filter`, as an expression: the counters when the shape is
+/// counted, otherwise one `count(*)` the ticket indexes serve. Uncorrelated, so a statement evaluates it once
+/// however many rows it returns: a list page selects it beside its rows and needs no second statement.
+pub fn total_expr(actor: &Actor, filter: &TicketFilter, prefix: &str) -> Expr {
+    let counts = Alias::new("ticket_counts");
+    let scope = Alias::new("scope");
+    let n = Alias::new("n");
+    let total = match counted(actor, filter) {
+        Some(Counted::Scopes(scopes)) if scopes.is_empty() => Expr::val(0i64),
+        Some(Counted::Scopes(scopes)) => sub_query(
+            Query::select()
+                .expr(Func::coalesce([Expr::col(n).sum(), Expr::val(0i64)]))
+                .from(counts)
+                .and_where(Expr::col(scope).is_in(scopes))
+                .to_owned(),
+        ),
+        Some(Counted::OwnPlusAssigned(id)) => {
+            let own = Query::select()
+                .column(n)
+                .from(counts)
+                .and_where(Expr::col(scope).eq(requester_scope(id)))
+                .to_owned();
+            let assigned_by_others = Query::select()
+                .expr(Expr::col(Asterisk).count())
+                .from(ticket::Entity)
+                .and_where(ticket::Column::AssigneeId.eq(id))
+                .and_where(ticket::Column::RequesterId.ne(id))
+                .and_where(ticket::Column::ArchivedAt.is_null())
+                .to_owned();
+            Expr::expr(Func::coalesce([sub_query(own), Expr::val(0i64)]))
+                .add(sub_query(assigned_by_others))
+        }
+        None => sub_query(
+            visible_query(actor, filter, prefix)
+                .select_only()
+                .expr(Expr::col(Asterisk).count())
+                .into_query(),
+        ),
+    };
+    // PostgreSQL sums BIGINTs into NUMERIC.
+    total.cast_as(Alias::new("BIGINT"))
+}
+
+/// How many visible, live tickets match `filter` (see [`total_expr`]).
 pub async fn total(
     db: &impl ConnectionTrait,
     actor: &Actor,
     filter: &TicketFilter,
     prefix: &str,
 ) -> AppResult<u64> {
-    let backend = db.get_database_backend();
-    match counted(actor, filter) {
-        Some(Counted::Scopes(scopes)) if scopes.is_empty() => Ok(0),
-        Some(Counted::Scopes(scopes)) => {
-            let marks: Vec<String> = (1..=scopes.len())
-                .map(|i| placeholder(backend, i))
-                .collect();
-            let sql = format!(
-                "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM ticket_counts WHERE scope IN ({})",
-                marks.join(", ")
-            );
-            let values: Vec<Value> = scopes.into_iter().map(Into::into).collect();
-            read_scalar(db, Statement::from_sql_and_values(backend, sql, values)).await
-        }
-        Some(Counted::OwnPlusAssigned(id)) => {
-            let sql = format!(
-                "SELECT CAST(COALESCE((SELECT n FROM ticket_counts WHERE scope = {}), 0) + \
-                 (SELECT count(*) FROM tickets WHERE assignee_id = {} AND requester_id <> {} \
-                 AND archived_at IS NULL) AS BIGINT)",
-                placeholder(backend, 1),
-                placeholder(backend, 2),
-                placeholder(backend, 3)
-            );
-            let values: Vec<Value> = vec![requester_scope(id).into(), id.into(), id.into()];
-            read_scalar(db, Statement::from_sql_and_values(backend, sql, values)).await
-        }
-        None => Ok(visible_query(actor, filter, prefix).count(db).await?),
-    }
+    let select = Query::select()
+        .expr(total_expr(actor, filter, prefix))
+        .to_owned();
+    let n = match db.query_one(&select).await? {
+        Some(row) => row.try_get_by_index::<i64>(0)?,
+        None => 0,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
 }
