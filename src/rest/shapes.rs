@@ -2,6 +2,7 @@
 use crate::domain::TicketStatus;
 use chrono::{DateTime, Utc};
 use entity::{project, ticket, user};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -51,25 +52,56 @@ pub fn user_ref(u: &user::Model) -> Value {
     json!({ "id": u.id, "username": u.username, "full_name": u.full_name })
 }
 
-/// A ticket as a list item: people as user names (null when unset or unknown).
-pub fn ticket_list_item(t: &ticket::Model, people: &HashMap<i32, user::Model>) -> Value {
+/// A ticket as a list item: people as user names (null when unset or unknown). Serialised straight from the
+/// rows (no intermediate `Value`): list pages are the busiest responses.
+#[derive(Serialize)]
+pub struct TicketListItem<'a> {
+    id: i32,
+    ticket_number: &'a str,
+    title: &'a str,
+    description: &'a str,
+    status: &'a str,
+    priority: &'a str,
+    requester: Option<&'a str>,
+    assigned_to: Option<&'a str>,
+    created_at: String,
+    updated_at: String,
+}
+
+/// The list item of `t`, naming people from `people`.
+pub fn ticket_list_item<'a>(
+    t: &'a ticket::Model,
+    people: &'a HashMap<i32, user::Model>,
+) -> TicketListItem<'a> {
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
-            .map(|u| Value::String(u.username.clone()))
-            .unwrap_or(Value::Null)
+            .map(|u| u.username.as_str())
     };
-    json!({
-        "id": t.id,
-        "ticket_number": t.ticket_number,
-        "title": t.title,
-        "description": t.description,
-        "status": t.status,
-        "priority": t.priority,
-        "requester": name(Some(t.requester_id)),
-        "assigned_to": name(t.assignee_id),
-        "created_at": timestamp(&t.created_at),
-        "updated_at": timestamp(&t.updated_at),
-    })
+    TicketListItem {
+        id: t.id,
+        ticket_number: &t.ticket_number,
+        title: &t.title,
+        description: &t.description,
+        status: &t.status,
+        priority: &t.priority,
+        requester: name(Some(t.requester_id)),
+        assigned_to: name(t.assignee_id),
+        created_at: timestamp(&t.created_at),
+        updated_at: timestamp(&t.updated_at),
+    }
+}
+
+/// A page of a paginated list: `{count, next, previous, results}`.
+#[derive(Serialize)]
+pub struct Page<T> {
+    /// Every matching item.
+    pub count: u64,
+    /// Link to the next page.
+    pub next: Option<String>,
+    /// Link to the previous page.
+    pub previous: Option<String>,
+    /// This page's items.
+    pub results: Vec<T>,
 }
 
 /// What the ticket detail shows beside the ticket row itself.

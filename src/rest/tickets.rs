@@ -12,10 +12,11 @@ use crate::service::tickets::{self, TicketOrder};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use query::ListParams;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The ticket routes.
 pub fn router() -> Router<AppState> {
@@ -39,11 +40,10 @@ async fn list(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     RawQuery(raw): RawQuery,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Response> {
     let params = ListParams::parse(raw.as_deref())?;
-    let db = &state.db.conn;
     let (page, total) = tickets::list_with_refs(
-        db,
+        &state.db.conn,
         &actor,
         &params.filter,
         TicketOrder::default(),
@@ -52,17 +52,18 @@ async fn list(
     )
     .await?;
     let count = total.unwrap_or_default();
-    let results: Vec<Value> = page
-        .tickets
-        .iter()
-        .map(|t| shapes::ticket_list_item(t, &page.people))
-        .collect();
-    Ok(Json(json!({
-        "count": count,
-        "next": params.next(count),
-        "previous": params.previous(),
-        "results": results,
-    })))
+    let body = shapes::Page {
+        count,
+        next: params.next(count),
+        previous: params.previous(),
+        results: page
+            .tickets
+            .iter()
+            .map(|t| shapes::ticket_list_item(t, &page.people))
+            .collect(),
+    };
+    // Serialised here, while the page it borrows from is alive.
+    Ok(Json(body).into_response())
 }
 
 async fn detail(
