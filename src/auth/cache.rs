@@ -10,6 +10,7 @@ use crate::db::Db;
 use chrono::{DateTime, Utc};
 use moka::sync::Cache;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -34,10 +35,15 @@ pub struct CachedToken {
 }
 
 /// Tokens by the hash of their secret, and actors by user id. Cheap to clone; clones share the entries.
+///
+/// A reader that looked something up in the database while credentials changed must not store what it read
+/// after the change cleared the cache: [`AuthCache::generation`] is taken before the lookup and the put methods
+/// drop (or take back) an entry read in an older generation.
 #[derive(Clone, Debug)]
 pub struct AuthCache {
     tokens: Option<Cache<String, CachedToken>>,
     actors: Option<Cache<i32, Arc<Actor>>>,
+    generation: Arc<AtomicU64>,
 }
 
 impl AuthCache {
@@ -47,6 +53,7 @@ impl AuthCache {
             return AuthCache {
                 tokens: None,
                 actors: None,
+                generation: Arc::default(),
             };
         }
         AuthCache {
@@ -62,7 +69,13 @@ impl AuthCache {
                     .time_to_live(ttl)
                     .build(),
             ),
+            generation: Arc::default(),
         }
+    }
+
+    /// The current generation: take it before reading credentials from the database.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     /// The token stored under this secret hash, if cached.
@@ -70,10 +83,16 @@ impl AuthCache {
         self.tokens.as_ref()?.get(hash)
     }
 
-    /// Remember what a token hash resolved to.
-    pub fn put_token(&self, hash: String, token: CachedToken) {
+    /// Remember what a token hash resolved to, as read in generation `seen`.
+    pub fn put_token(&self, seen: u64, hash: String, token: CachedToken) {
         if let Some(tokens) = &self.tokens {
-            tokens.insert(hash, token);
+            if self.generation() == seen {
+                tokens.insert(hash.clone(), token);
+                // A change that cleared the cache between the check and the insert must not be outlived.
+                if self.generation() != seen {
+                    tokens.invalidate(&hash);
+                }
+            }
         }
     }
 
@@ -82,15 +101,23 @@ impl AuthCache {
         self.actors.as_ref()?.get(&user_id)
     }
 
-    /// Remember a loaded actor.
-    pub fn put_actor(&self, actor: Arc<Actor>) {
+    /// Remember an actor, as loaded in generation `seen`.
+    pub fn put_actor(&self, seen: u64, actor: Arc<Actor>) {
         if let Some(actors) = &self.actors {
-            actors.insert(actor.id(), actor);
+            if self.generation() == seen {
+                let id = actor.id();
+                actors.insert(id, actor);
+                if self.generation() != seen {
+                    actors.invalidate(&id);
+                }
+            }
         }
     }
 
     /// Forget everything on this instance (credentials changed; such changes are rare).
     pub fn clear(&self) {
+        // First the generation, so a reader storing concurrently either sees it or is taken back.
+        self.generation.fetch_add(1, Ordering::SeqCst);
         if let Some(tokens) = &self.tokens {
             tokens.invalidate_all();
         }
@@ -114,5 +141,42 @@ impl AuthCache {
         if let Err(err) = db.conn.execute_raw(stmt).await {
             tracing::warn!(error = %err, "credential change not sent to other instances");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token() -> CachedToken {
+        CachedToken {
+            id: 1,
+            user_id: 2,
+            expires_at: None,
+            last_used_at: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    #[test]
+    fn what_was_read_before_a_change_is_not_kept_after_it() {
+        let cache = AuthCache::new(Duration::from_secs(60));
+        let before = cache.generation();
+        // A revocation commits and clears while a reader is still looking the token up.
+        cache.clear();
+        cache.put_token(before, "hash".into(), token());
+        assert!(cache.token("hash").is_none());
+
+        let now = cache.generation();
+        cache.put_token(now, "hash".into(), token());
+        assert_eq!(cache.token("hash").map(|t| t.user_id), Some(2));
+        cache.clear();
+        assert!(cache.token("hash").is_none());
+    }
+
+    #[test]
+    fn a_zero_lifetime_caches_nothing() {
+        let cache = AuthCache::new(Duration::ZERO);
+        cache.put_token(cache.generation(), "hash".into(), token());
+        assert!(cache.token("hash").is_none());
     }
 }

@@ -96,6 +96,7 @@ pub async fn load_actor(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Op
 /// are then read from SQL once per cache lifetime, not once per request.
 pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc<Actor>> {
     let unauthenticated = |m: &str| AppError::Unauthenticated(m.to_string());
+    let generation = state.auth_cache.generation();
     let user_id = if token.starts_with(tokens::API_TOKEN_PREFIX) {
         let hash = tokens::hash_secret(token);
         let record = match state.auth_cache.token(&hash) {
@@ -115,7 +116,7 @@ pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc
                     expires_at: record.expires_at,
                     last_used_at: Arc::new(Mutex::new(record.last_used_at)),
                 };
-                state.auth_cache.put_token(hash, cached.clone());
+                state.auth_cache.put_token(generation, hash, cached.clone());
                 cached
             }
         };
@@ -137,6 +138,6 @@ pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc
         .await?
         .map(Arc::new)
         .ok_or_else(|| unauthenticated("user inactive or deleted"))?;
-    state.auth_cache.put_actor(actor.clone());
+    state.auth_cache.put_actor(generation, actor.clone());
     Ok(actor)
 }
