@@ -10,9 +10,10 @@ use sea_orm::{
 };
 use std::collections::HashMap;
 
-const REQUESTER: &str = "rq";
-const ASSIGNEE: &str = "asg";
-const PROJECT: &str = "prj";
+/// Table alias and column prefix of each joined record.
+const REQUESTER: (&str, &str) = ("rq", "rq_");
+const ASSIGNEE: (&str, &str) = ("asg", "asg_");
+const PROJECT: (&str, &str) = ("prj", "prj_");
 
 /// Tickets with the requesters, assignees and projects they name, by id.
 #[derive(Debug, Default)]
@@ -38,18 +39,16 @@ struct Row {
 /// The column the total is selected as.
 const TOTAL: &str = "total_count";
 
-fn prefix(alias: &str) -> String {
-    format!("{alias}_")
-}
-
 /// The joined record under `alias`, or `None` when the LEFT JOIN found nothing.
-fn joined<M: FromQueryResult>(res: &QueryResult, alias: &str) -> Result<Option<M>, DbErr> {
-    let pre = prefix(alias);
+fn joined<M: FromQueryResult>(
+    res: &QueryResult,
+    (_, pre): (&str, &str),
+) -> Result<Option<M>, DbErr> {
     // Asking the key column first spares decoding (and failing on) every NULL column of a missing row.
-    if res.try_get::<Option<i32>>(&pre, "id")?.is_none() {
+    if res.try_get::<Option<i32>>(pre, "id")?.is_none() {
         return Ok(None);
     }
-    M::from_query_result(res, &pre).map(Some)
+    M::from_query_result(res, pre).map(Some)
 }
 
 impl FromQueryResult for Row {
@@ -68,7 +67,7 @@ impl FromQueryResult for Row {
 /// Join `E` as `alias` on `alias.id = tickets.<on>` and select all its columns as `<alias>_<column>`.
 fn join_all<E: EntityTrait>(
     mut select: Select<ticket::Entity>,
-    alias: &str,
+    (alias, pre): (&str, &str),
     on: ticket::Column,
 ) -> Select<ticket::Entity> {
     let table = Alias::new(alias).into_iden();
@@ -82,7 +81,7 @@ fn join_all<E: EntityTrait>(
         let name = sea_orm::IdenStatic::as_str(&column).to_string();
         select = select.column_as(
             Expr::col((table.clone(), Alias::new(name.as_str()))),
-            format!("{}{name}", prefix(alias)),
+            format!("{pre}{name}"),
         );
     }
     select

@@ -220,23 +220,6 @@ pub fn ordered(select: Select<ticket::Entity>, order: TicketOrder) -> Select<tic
         .order_by(ticket::Column::Id, direction)
 }
 
-/// The ordered query behind a page, and the total when the page asks for it.
-async fn page_query(
-    db: &impl ConnectionTrait,
-    actor: &Actor,
-    filter: &TicketFilter,
-    order: TicketOrder,
-    page: PageRequest,
-    prefix: &str,
-) -> AppResult<(Select<ticket::Entity>, Option<u64>)> {
-    let total = if page.with_total {
-        Some(totals::total(db, actor, filter, prefix).await?)
-    } else {
-        None
-    };
-    Ok((ordered(visible_query(actor, filter, prefix), order), total))
-}
-
 /// One page of visible tickets, with the total when asked for.
 pub async fn list(
     db: &impl ConnectionTrait,
@@ -246,7 +229,12 @@ pub async fn list(
     page: PageRequest,
     prefix: &str,
 ) -> AppResult<(Vec<ticket::Model>, Option<u64>)> {
-    let (select, total) = page_query(db, actor, filter, order, page, prefix).await?;
+    let total = if page.with_total {
+        Some(totals::total(db, actor, filter, prefix).await?)
+    } else {
+        None
+    };
+    let select = ordered(visible_query(actor, filter, prefix), order);
     let items = ticket::Model::find_by_statement(page.statement(select, db.get_database_backend()))
         .all(db)
         .await?;
