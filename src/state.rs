@@ -11,9 +11,22 @@ use entity::setting;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use std::sync::Arc;
 
-/// Everything a request handler needs; cheap to clone.
+/// Everything a request handler needs; one reference count to clone, since every middleware layer and
+/// extractor clones it per request.
 #[derive(Clone, Debug)]
-pub struct AppState {
+pub struct AppState(Arc<StateInner>);
+
+impl std::ops::Deref for AppState {
+    type Target = StateInner;
+
+    fn deref(&self) -> &StateInner {
+        &self.0
+    }
+}
+
+/// The parts of [`AppState`].
+#[derive(Clone, Debug)]
+pub struct StateInner {
     /// Database handle.
     pub db: Db,
     /// Configuration.
@@ -28,6 +41,12 @@ pub struct AppState {
     pub live: LiveBus,
     /// Recently resolved credentials (cleared across instances when they change).
     pub auth_cache: AuthCache,
+}
+
+impl From<StateInner> for AppState {
+    fn from(inner: StateInner) -> Self {
+        AppState(Arc::new(inner))
+    }
 }
 
 const JWT_SECRET_KEY: &str = "jwt_secret";
@@ -58,7 +77,7 @@ impl AppState {
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
         let live = LiveBus::start(&db, &config.database_url, auth_cache.clone()).await?;
-        Ok(AppState {
+        Ok(AppState(Arc::new(StateInner {
             auth_cache,
             notifier,
             live,
@@ -66,7 +85,7 @@ impl AppState {
             config: Arc::new(config),
             jwt,
             rate_limits: Arc::new(rate_limits),
-        })
+        })))
     }
 }
 

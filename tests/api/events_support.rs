@@ -99,12 +99,12 @@ pub fn state_with(
     let mut config = (*app.state.config).clone();
     change(&mut config);
     let mailer = Arc::new(MemoryMailer::default());
-    let mut state = app.state.clone();
+    let mut state = (*app.state).clone();
     state.notifier = Notifier::from_config(&config)
         .unwrap()
         .with_mailer(mailer.clone());
     state.config = Arc::new(config);
-    (state, mailer)
+    (state.into(), mailer)
 }
 
 /// The state sending every event to `receiver` with secret `s3cret`.
@@ -235,8 +235,8 @@ async fn smtp_session(socket: tokio::net::TcpStream, store: Arc<Mutex<Vec<SmtpMe
 pub fn state_configured(app: &TestApp, change: impl FnOnce(&mut Config)) -> AppState {
     let mut config = (*app.state.config).clone();
     change(&mut config);
-    let mut state = app.state.clone();
+    let mut state = (*app.state).clone();
     state.notifier = Notifier::from_config(&config).unwrap();
     state.config = Arc::new(config);
-    state
+    state.into()
 }
