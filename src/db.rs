@@ -1,9 +1,10 @@
 //! Connecting to SQLite or PostgreSQL, migrating, write transactions and statement counting.
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use migration::{Migrator, MigratorTrait};
+use sea_orm::sea_query::{Alias, CommonTableExpression, InsertStatement, WithClause};
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
-    SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+    FromQueryResult, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -86,4 +87,41 @@ impl Db {
             .await
             .is_ok()
     }
+}
+
+/// Run `main` (an insert with `RETURNING`) and the `rest` of one change's inserts, returning what
+/// `main` returns. PostgreSQL gets a single statement, `rest` riding along as data-modifying CTEs, so a
+/// transaction holding hot row locks spends one round trip on all its rows (foreign keys are checked
+/// at the end of the statement, so `rest` may refer to `main`'s row). SQLite, in process and with one
+/// writer, runs `main` first and then each of `rest`.
+pub async fn insert_together<M: FromQueryResult>(
+    db: &impl ConnectionTrait,
+    main: InsertStatement,
+    rest: Vec<InsertStatement>,
+) -> AppResult<M> {
+    let backend = db.get_database_backend();
+    if backend == DbBackend::Postgres && !rest.is_empty() {
+        let mut with = WithClause::new();
+        for (i, insert) in rest.into_iter().enumerate() {
+            with.cte(
+                CommonTableExpression::new()
+                    .query(insert)
+                    .table_name(Alias::new(format!("w{i}")))
+                    .to_owned(),
+            );
+        }
+        let statement = backend.build(&main.with(with));
+        return M::find_by_statement(statement)
+            .one(db)
+            .await?
+            .ok_or_else(|| AppError::internal(anyhow::anyhow!("insert returned no row")));
+    }
+    let inserted = M::find_by_statement(backend.build(&main))
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::internal(anyhow::anyhow!("insert returned no row")))?;
+    for insert in rest {
+        db.execute(&insert).await?;
+    }
+    Ok(inserted)
 }

@@ -12,8 +12,8 @@ use crate::rest::shapes::timestamp;
 use crate::service::comments::can_read_internal;
 use crate::state::AppState;
 use chrono::Utc;
-use entity::{ticket, user};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use entity::{outbox as outbox_entity, ticket, user};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::Serialize;
 
 /// Every event name an endpoint may subscribe to.
@@ -73,32 +73,34 @@ async fn webhooks(
     Ok(event_id)
 }
 
-/// Queue the emails of `occurrence` to `recipients`, minus the actor, users without email and
-/// repeats.
-async fn emails(
+/// Someone to mail: the address and the name to greet.
+struct Recipient {
+    address: String,
+    name: String,
+}
+
+/// The active users among `ids` who have an email address, minus the actor and repeats, in `ids` order.
+async fn recipients(
     db: &impl ConnectionTrait,
-    event_id: &str,
-    event: &str,
     actor: &Actor,
-    t: &ticket::Model,
-    occurrence: &Occurrence<'_>,
-    recipients: &[Option<i32>],
-) -> AppResult<()> {
-    let mut ids: Vec<i32> = Vec::new();
-    for id in recipients.iter().flatten() {
-        if *id != actor.id() && !ids.contains(id) {
-            ids.push(*id);
+    ids: &[Option<i32>],
+) -> AppResult<Vec<Recipient>> {
+    let mut wanted: Vec<i32> = Vec::new();
+    for id in ids.iter().flatten() {
+        if *id != actor.id() && !wanted.contains(id) {
+            wanted.push(*id);
         }
     }
-    if ids.is_empty() {
-        return Ok(());
+    if wanted.is_empty() {
+        return Ok(Vec::new());
     }
     let users = user::Entity::find()
-        .filter(user::Column::Id.is_in(ids.clone()))
+        .filter(user::Column::Id.is_in(wanted.clone()))
         .filter(user::Column::IsActive.eq(true))
         .all(db)
         .await?;
-    for id in ids {
+    let mut out = Vec::with_capacity(wanted.len());
+    for id in wanted {
         let Some(u) = users.iter().find(|u| u.id == id) else {
             continue;
         };
@@ -110,32 +112,106 @@ async fn emails(
         } else {
             &u.full_name
         };
-        let email: Email = render(occurrence, t, address, name);
-        outbox::enqueue_email(db, event_id, event, &email).await?;
+        out.push(Recipient {
+            address: address.to_string(),
+            name: name.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// One outbox row per recipient, each with its rendered email.
+fn email_rows(
+    event_id: &str,
+    event: &str,
+    t: &ticket::Model,
+    occurrence: &Occurrence<'_>,
+    to: &[Recipient],
+) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+    to.iter()
+        .map(|r| {
+            let email: Email = render(occurrence, t, &r.address, &r.name);
+            let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
+            Ok(outbox::row(
+                outbox::KIND_EMAIL,
+                event_id,
+                event,
+                None,
+                payload,
+            ))
+        })
+        .collect()
+}
+
+/// Queue the emails of `occurrence` to `recipients`, minus the actor, users without email and
+/// repeats.
+async fn emails(
+    db: &impl ConnectionTrait,
+    event_id: &str,
+    event: &str,
+    actor: &Actor,
+    t: &ticket::Model,
+    occurrence: &Occurrence<'_>,
+    recipients: &[Option<i32>],
+) -> AppResult<()> {
+    let to = self::recipients(db, actor, recipients).await?;
+    for row in email_rows(event_id, event, t, occurrence, &to)? {
+        row.insert(db).await?;
     }
     Ok(())
 }
 
-/// `ticket.created`: webhook, and emails to requester and assignee.
-pub async fn ticket_created(
-    db: &impl ConnectionTrait,
-    state: &AppState,
-    actor: &Actor,
-    t: &ticket::Model,
-) -> AppResult<()> {
-    let body = Body::new("ticket.created", t);
-    let event_id = webhooks(db, state, &body).await?;
-    let recipients = [Some(t.requester_id), t.assignee_id];
-    emails(
-        db,
-        &event_id,
-        body.event,
-        actor,
-        t,
-        &Occurrence::Created,
-        &recipients,
-    )
-    .await
+/// `ticket.created`: webhook, and emails to requester and assignee. Who hears of it is read before
+/// the creating transaction ([`TicketCreated::prepare`]), so that the transaction, which holds the
+/// ticket-number lock, only writes ([`TicketCreated::rows`]).
+pub struct TicketCreated {
+    targets: Vec<Option<i32>>,
+    to: Vec<Recipient>,
+}
+
+impl TicketCreated {
+    /// Read the webhook endpoints and the people to mail for a ticket of `requester_id` assigned to
+    /// `assignee_id`, opened by `actor`.
+    pub async fn prepare(
+        db: &impl ConnectionTrait,
+        state: &AppState,
+        actor: &Actor,
+        requester_id: i32,
+        assignee_id: Option<i32>,
+    ) -> AppResult<Self> {
+        Ok(TicketCreated {
+            targets: outbox::webhook_targets(db, &state.config, "ticket.created").await?,
+            to: recipients(db, actor, &[Some(requester_id), assignee_id]).await?,
+        })
+    }
+
+    /// The outbox rows announcing `t`.
+    pub fn rows(&self, t: &ticket::Model) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+        let body = Body::new("ticket.created", t);
+        let event_id = outbox::new_event_id();
+        let json = serde_json::to_string(&body).map_err(AppError::internal)?;
+        let mut rows: Vec<outbox_entity::ActiveModel> = self
+            .targets
+            .iter()
+            .map(|target| {
+                outbox::row(
+                    outbox::KIND_WEBHOOK,
+                    &event_id,
+                    body.event,
+                    *target,
+                    json.clone(),
+                )
+            })
+            .collect();
+        rows.extend(email_rows(
+            &event_id,
+            body.event,
+            t,
+            &Occurrence::Created,
+            &self.to,
+        )?);
+        Ok(rows)
+    }
 }
 
 /// Names (REST spelling) of the fields that differ between `before` and `after`, except status and

@@ -1,14 +1,13 @@
 //! Writing outbox rows inside a change's transaction, and claiming/finishing them for the worker.
-use super::mailer::Email;
 use crate::config::Config;
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 use chrono::Utc;
 use entity::{outbox, webhook};
 use rand::Rng;
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, InsertStatement};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
-    QueryOrder, Set, Statement,
+    QueryOrder, QueryTrait, Set, Statement,
 };
 
 /// Row kind of a webhook call.
@@ -41,15 +40,15 @@ pub fn wants(wanted: &serde_json::Value, event: &str) -> bool {
     }
 }
 
-async fn insert(
-    db: &impl ConnectionTrait,
+/// A pending outbox row, due now.
+pub fn row(
     kind: &str,
     event_id: &str,
     event: &str,
     webhook_id: Option<i32>,
     payload: String,
-) -> AppResult<outbox::Model> {
-    Ok(outbox::ActiveModel {
+) -> outbox::ActiveModel {
+    outbox::ActiveModel {
         kind: Set(kind.to_string()),
         event_id: Set(event_id.to_string()),
         event: Set(event.to_string()),
@@ -64,8 +63,53 @@ async fn insert(
         delivered_at: Set(None),
         ..Default::default()
     }
-    .insert(db)
-    .await?)
+}
+
+/// The one insert that writes `rows`, for a change that sends its rows together
+/// (`crate::db::insert_together`); `None` when there are none.
+pub fn insert_of(rows: Vec<outbox::ActiveModel>) -> Option<InsertStatement> {
+    if rows.is_empty() {
+        return None;
+    }
+    Some(outbox::Entity::insert_many(rows).into_query())
+}
+
+async fn insert(
+    db: &impl ConnectionTrait,
+    kind: &str,
+    event_id: &str,
+    event: &str,
+    webhook_id: Option<i32>,
+    payload: String,
+) -> AppResult<outbox::Model> {
+    Ok(row(kind, event_id, event, webhook_id, payload)
+        .insert(db)
+        .await?)
+}
+
+/// The endpoints `event` goes to: `None` for the configured URL, then every active endpoint that wants
+/// it, by id.
+pub async fn webhook_targets(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    event: &str,
+) -> AppResult<Vec<Option<i32>>> {
+    let mut targets = Vec::new();
+    if config.webhook_url.is_some() {
+        targets.push(None);
+    }
+    let endpoints = webhook::Entity::find()
+        .filter(webhook::Column::Active.eq(true))
+        .order_by_asc(webhook::Column::Id)
+        .all(db)
+        .await?;
+    targets.extend(
+        endpoints
+            .iter()
+            .filter(|w| wants(&w.events, event))
+            .map(|w| Some(w.id)),
+    );
+    Ok(targets)
 }
 
 /// Queue `body` for the configured endpoint and every active endpoint that wants `event`.
@@ -76,40 +120,11 @@ pub async fn enqueue_webhooks(
     event: &str,
     body: &str,
 ) -> AppResult<usize> {
-    let mut count = 0;
-    if config.webhook_url.is_some() {
-        insert(db, KIND_WEBHOOK, event_id, event, None, body.to_string()).await?;
-        count += 1;
+    let targets = webhook_targets(db, config, event).await?;
+    for target in &targets {
+        insert(db, KIND_WEBHOOK, event_id, event, *target, body.to_string()).await?;
     }
-    let endpoints = webhook::Entity::find()
-        .filter(webhook::Column::Active.eq(true))
-        .order_by_asc(webhook::Column::Id)
-        .all(db)
-        .await?;
-    for endpoint in endpoints.iter().filter(|w| wants(&w.events, event)) {
-        insert(
-            db,
-            KIND_WEBHOOK,
-            event_id,
-            event,
-            Some(endpoint.id),
-            body.to_string(),
-        )
-        .await?;
-        count += 1;
-    }
-    Ok(count)
-}
-
-/// Queue one email (one row per message).
-pub async fn enqueue_email(
-    db: &impl ConnectionTrait,
-    event_id: &str,
-    event: &str,
-    email: &Email,
-) -> AppResult<outbox::Model> {
-    let payload = serde_json::to_string(email).map_err(AppError::internal)?;
-    insert(db, KIND_EMAIL, event_id, event, None, payload).await
+    Ok(targets.len())
 }
 
 /// Queue a fresh copy of a webhook row (same event id and body) for another delivery.

@@ -6,7 +6,8 @@ use crate::error::AppResult;
 use chrono::Utc;
 use entity::audit_event;
 pub use read::{count, get_visible, list, ticket_history, ticket_history_count, AuditFilter};
-use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
+use sea_orm::sea_query::InsertStatement;
+use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, QueryTrait, Set};
 use serde_json::{json, Map, Value};
 
 /// One audit record to write.
@@ -87,19 +88,29 @@ impl Changes {
     }
 }
 
+impl From<Entry> for audit_event::ActiveModel {
+    fn from(entry: Entry) -> Self {
+        audit_event::ActiveModel {
+            actor_id: Set(entry.actor_id),
+            entity_type: Set(entry.entity_type.to_string()),
+            entity_id: Set(entry.entity_id),
+            ticket_id: Set(entry.ticket_id),
+            action: Set(entry.action.to_string()),
+            changes: Set(entry.changes),
+            is_internal: Set(entry.is_internal),
+            created_at: Set(Utc::now()),
+            ..Default::default()
+        }
+    }
+}
+
 /// Write `entry` on `db` (normally the change's transaction).
 pub async fn record(db: &impl ConnectionTrait, entry: Entry) -> AppResult<audit_event::Model> {
-    Ok(audit_event::ActiveModel {
-        actor_id: Set(entry.actor_id),
-        entity_type: Set(entry.entity_type.to_string()),
-        entity_id: Set(entry.entity_id),
-        ticket_id: Set(entry.ticket_id),
-        action: Set(entry.action.to_string()),
-        changes: Set(entry.changes),
-        is_internal: Set(entry.is_internal),
-        created_at: Set(Utc::now()),
-        ..Default::default()
-    }
-    .insert(db)
-    .await?)
+    Ok(audit_event::ActiveModel::from(entry).insert(db).await?)
+}
+
+/// The insert that writes `entry`, for a change that sends its rows together
+/// (`crate::db::insert_together`).
+pub fn insert_of(entry: Entry) -> InsertStatement {
+    audit_event::Entity::insert(audit_event::ActiveModel::from(entry)).into_query()
 }

@@ -7,7 +7,7 @@ use deskgraph::notify::{events, outbox as queue, worker};
 use deskgraph::state::AppState;
 use entity::{outbox, webhook_delivery};
 use hmac::{Hmac, Mac};
-use sea_orm::{EntityTrait, QueryOrder};
+use sea_orm::{ConnectionTrait, EntityTrait, QueryOrder};
 use sha2::Sha256;
 use std::time::Instant;
 
@@ -148,18 +148,19 @@ async fn rolled_back_change_leaves_no_row(app: &TestApp) {
     worker::run_once(&state).await.unwrap();
     let before = outbox_rows(app).await.len();
 
+    let announce =
+        events::TicketCreated::prepare(&state.db.conn, &state, &bob_actor, t.requester_id, None)
+            .await
+            .unwrap();
+    let insert = || queue::insert_of(announce.rows(&t).unwrap()).unwrap();
     let txn = state.db.begin_write().await.unwrap();
-    events::ticket_created(&txn, &state, &bob_actor, &t)
-        .await
-        .unwrap();
+    txn.execute(&insert()).await.unwrap();
     drop(txn);
     assert_eq!(outbox_rows(app).await.len(), before);
 
-    // The same call committed does leave rows: one webhook and the requester's email.
+    // The same rows committed do stay: one webhook and the requester's email.
     let txn = state.db.begin_write().await.unwrap();
-    events::ticket_created(&txn, &state, &bob_actor, &t)
-        .await
-        .unwrap();
+    txn.execute(&insert()).await.unwrap();
     txn.commit().await.unwrap();
     assert_eq!(outbox_rows(app).await.len(), before + 2);
 }

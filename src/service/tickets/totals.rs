@@ -8,12 +8,13 @@
 use super::{visible_query, TicketFilter};
 use crate::auth::Actor;
 use crate::domain::TicketStatus;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use entity::ticket;
 use sea_orm::sea_query::{
-    Alias, Asterisk, Expr, ExprTrait, Func, Query, SelectStatement, SubQueryStatement,
+    Alias, Asterisk, Expr, ExprTrait, Func, InsertStatement, OnConflict, Query, SelectStatement,
+    SubQueryStatement,
 };
-use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, QuerySelect, QueryTrait, Statement, Value};
+use sea_orm::{ColumnTrait, ConnectionTrait, QuerySelect, QueryTrait};
 
 const ALL: &str = "all";
 
@@ -25,40 +26,40 @@ fn requester_scope(id: i32) -> String {
     format!("requester:{id}")
 }
 
-fn placeholder(backend: DbBackend, index: usize) -> String {
-    match backend {
-        DbBackend::Postgres => format!("${index}"),
-        _ => "?".to_string(),
-    }
-}
-
-/// Add `delta` to each scope in one statement. Scopes are sorted so concurrent writers lock counter
-/// rows in the same order and cannot deadlock.
-async fn adjust(db: &impl ConnectionTrait, mut deltas: Vec<(String, i64)>) -> AppResult<()> {
+/// The one statement adding `delta` to each scope, or `None` when nothing changes. Scopes are sorted so
+/// concurrent writers lock counter rows in the same order and cannot deadlock.
+fn adjustment(mut deltas: Vec<(String, i64)>) -> AppResult<Option<InsertStatement>> {
     deltas.retain(|(_, d)| *d != 0);
     if deltas.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     deltas.sort();
-    let backend = db.get_database_backend();
-    let mut rows = Vec::with_capacity(deltas.len());
-    let mut values: Vec<Value> = Vec::with_capacity(deltas.len() * 2);
-    for (i, (scope, delta)) in deltas.into_iter().enumerate() {
-        rows.push(format!(
-            "({}, {})",
-            placeholder(backend, 2 * i + 1),
-            placeholder(backend, 2 * i + 2)
-        ));
-        values.push(scope.into());
-        values.push(delta.into());
+    let table = Alias::new("ticket_counts");
+    let n = Alias::new("n");
+    let mut insert = Query::insert();
+    insert
+        .into_table(table.clone())
+        .columns([Alias::new("scope"), n.clone()]);
+    for (scope, delta) in deltas {
+        insert
+            .values([scope.into(), delta.into()])
+            .map_err(AppError::internal)?;
     }
-    let sql = format!(
-        "INSERT INTO ticket_counts (scope, n) VALUES {} \
-         ON CONFLICT (scope) DO UPDATE SET n = ticket_counts.n + excluded.n",
-        rows.join(", ")
+    insert.on_conflict(
+        OnConflict::column(Alias::new("scope"))
+            .value(
+                n.clone(),
+                Expr::col((table, n.clone())).add(Expr::col((Alias::new("excluded"), n))),
+            )
+            .to_owned(),
     );
-    db.execute_raw(Statement::from_sql_and_values(backend, sql, values))
-        .await?;
+    Ok(Some(insert))
+}
+
+async fn adjust(db: &impl ConnectionTrait, deltas: Vec<(String, i64)>) -> AppResult<()> {
+    if let Some(statement) = adjustment(deltas)? {
+        db.execute(&statement).await?;
+    }
     Ok(())
 }
 
@@ -70,9 +71,11 @@ fn membership(t: &ticket::Model, delta: i64) -> Vec<(String, i64)> {
     ]
 }
 
-/// A live ticket was created (call inside the creating transaction).
-pub async fn on_created(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
-    adjust(db, membership(t, 1)).await
+/// The statement counting a new live ticket, for its creating transaction
+/// (`crate::db::insert_together`).
+pub fn on_created(t: &ticket::Model) -> AppResult<InsertStatement> {
+    adjustment(membership(t, 1))?
+        .ok_or_else(|| AppError::internal(anyhow::anyhow!("a new ticket changes no counter")))
 }
 
 /// A live ticket was archived (call inside the archiving transaction, with the row as it was).

@@ -2,19 +2,21 @@
 //! one transaction.
 use super::{rules, totals};
 use crate::auth::Actor;
+use crate::db::insert_together;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
 use crate::notify::live::{LiveEvent, LiveKind};
+use crate::notify::outbox;
 use crate::sanitize::sanitize_html;
 use crate::service::audit::{self, Changes};
 use crate::service::users;
 use crate::state::AppState;
-use chrono::{NaiveDate, Utc};
+use chrono::{NaiveDate, Timelike, Utc};
 use entity::{group, project, ticket};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QuerySelect, Set, Statement,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait,
+    QueryFilter, QuerySelect, QueryTrait, Set, Statement,
 };
 use serde_json::json;
 
@@ -143,24 +145,47 @@ async fn check_group(db: &impl ConnectionTrait, id: i32) -> AppResult<()> {
     }
 }
 
-async fn next_number(db: &impl ConnectionTrait) -> AppResult<i64> {
-    // The row lock (PostgreSQL) or the write lock (SQLite) serialises creators until commit, so numbers
-    // are consecutive and a rolled-back create gives its number back.
+/// The next ticket number and the id the new row will have. Bumping the counter takes its row lock
+/// (PostgreSQL) or holds the write lock (SQLite) until commit, so numbers are consecutive and a
+/// rolled-back create gives its number back; everything else the create needs is read before it.
+async fn reserve(db: &impl ConnectionTrait) -> AppResult<(i64, i32)> {
+    let next_id = match db.get_database_backend() {
+        DbBackend::Postgres => "nextval(pg_get_serial_sequence('tickets', 'id'))",
+        // The table is AUTOINCREMENT: ids are never reused, and the writer holds the database lock.
+        _ => {
+            "max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'tickets'), 0), \
+                 coalesce((SELECT max(id) FROM tickets), 0)) + 1"
+        }
+    };
     let stmt = Statement::from_string(
         db.get_database_backend(),
-        "UPDATE counters SET value = value + 1 WHERE name = 'ticket_number' RETURNING value",
+        format!(
+            "UPDATE counters SET value = value + 1 WHERE name = 'ticket_number' \
+             RETURNING value, {next_id}"
+        ),
     );
     let row = db
         .query_one_raw(stmt)
         .await?
         .ok_or_else(|| AppError::internal(anyhow::anyhow!("ticket_number counter missing")))?;
-    Ok(row.try_get_by_index::<i64>(0)?)
+    let number = row.try_get_by_index::<i64>(0)?;
+    let id = i32::try_from(row.try_get_by_index::<i64>(1)?).map_err(AppError::internal)?;
+    Ok((number, id))
 }
 
-/// Create a ticket (status `new`) with its number and audit record.
+/// Now, to the microsecond both databases keep, so a row built here equals the row read back.
+fn now_stored() -> chrono::DateTime<Utc> {
+    let now = Utc::now();
+    now.with_nanosecond(now.nanosecond() / 1_000 * 1_000)
+        .unwrap_or(now)
+}
+
+/// Create a ticket (status `new`) with its number, counters, audit record and outbox rows, all
+/// written in one statement on PostgreSQL while the number is locked.
 pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppResult<ticket::Model> {
     let title = clean_title(&input.title)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
+    let db = &state.db.conn;
     let requester_id = match input.requester_id {
         Some(id) if id != actor.id() => {
             if !actor.is_team() {
@@ -168,61 +193,69 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
                     "only team members may open tickets for someone else",
                 ));
             }
-            check_user(&state.db.conn, "requester", id).await?;
+            check_user(db, "requester", id).await?;
             id
         }
         _ => actor.id(),
     };
     if let Some(id) = input.project_id {
-        check_project(&state.db.conn, id).await?;
+        check_project(db, id).await?;
     }
     if let Some(id) = input.assignee_id {
-        check_user(&state.db.conn, "assigned_to", id).await?;
+        check_user(db, "assigned_to", id).await?;
     }
     if let Some(id) = input.assigned_group_id {
-        check_group(&state.db.conn, id).await?;
+        check_group(db, id).await?;
     }
+    let announce =
+        events::TicketCreated::prepare(db, state, actor, requester_id, input.assignee_id).await?;
     let priority = input.priority.unwrap_or(Priority::Medium);
-    let now = Utc::now();
+    let now = now_stored();
     let txn = state.db.begin_write().await?;
-    let number = next_number(&txn).await?;
-    let created = ticket::ActiveModel {
-        number: Set(number),
-        ticket_number: Set(format_ticket_number(&state.config.ticket_prefix, number)),
-        title: Set(title),
-        description: Set(description),
-        status: Set(TicketStatus::New.as_str().to_string()),
-        priority: Set(priority.as_str().to_string()),
-        requester_id: Set(requester_id),
-        assignee_id: Set(input.assignee_id),
-        assigned_group_id: Set(input.assigned_group_id),
-        project_id: Set(input.project_id),
-        due_date: Set(input.due_date),
-        created_at: Set(now),
-        updated_at: Set(now),
-        ..Default::default()
-    }
-    .insert(&txn)
-    .await?;
-    totals::on_created(&txn, &created).await?;
+    let (number, id) = reserve(&txn).await?;
+    let new = ticket::Model {
+        id,
+        number,
+        ticket_number: format_ticket_number(&state.config.ticket_prefix, number),
+        title,
+        description,
+        status: TicketStatus::New.as_str().to_string(),
+        priority: priority.as_str().to_string(),
+        requester_id,
+        assignee_id: input.assignee_id,
+        assigned_group_id: input.assigned_group_id,
+        project_id: input.project_id,
+        due_date: input.due_date,
+        created_at: now,
+        updated_at: now,
+        first_responded_at: None,
+        resolved_at: None,
+        closed_at: None,
+        archived_at: None,
+        archived_by_id: None,
+    };
     let changes = json!({
-        "ticket_number": [null, created.ticket_number],
-        "title": [null, created.title],
-        "status": [null, created.status],
-        "priority": [null, created.priority],
-        "requester_id": [null, created.requester_id],
-        "assignee_id": [null, created.assignee_id],
-        "assigned_group_id": [null, created.assigned_group_id],
-        "project_id": [null, created.project_id],
+        "ticket_number": [null, new.ticket_number],
+        "title": [null, new.title],
+        "status": [null, new.status],
+        "priority": [null, new.priority],
+        "requester_id": [null, new.requester_id],
+        "assignee_id": [null, new.assignee_id],
+        "assigned_group_id": [null, new.assigned_group_id],
+        "project_id": [null, new.project_id],
     });
-    audit::record(
-        &txn,
-        audit::Entry::new(Some(actor.id()), "ticket", created.id, "create")
-            .ticket(created.id)
-            .changes(changes),
-    )
-    .await?;
-    events::ticket_created(&txn, state, actor, &created).await?;
+    let mut rest = vec![
+        totals::on_created(&new)?,
+        audit::insert_of(
+            audit::Entry::new(Some(actor.id()), "ticket", id, "create")
+                .ticket(id)
+                .changes(changes),
+        ),
+    ];
+    rest.extend(outbox::insert_of(announce.rows(&new)?));
+    let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
+    insert.returning_all();
+    let created: ticket::Model = insert_together(&txn, insert, rest).await?;
     txn.commit().await?;
     state
         .live
