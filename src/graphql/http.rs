@@ -1,11 +1,11 @@
 //! GraphQL over HTTP: POST and GET (queries only), GraphiQL for browsers, and error codes on every error.
 use super::context::RequestContext;
-use super::AppSchema;
+use super::limits::Checked;
 use crate::auth::middleware::Auth;
 use crate::state::AppState;
 use async_graphql::http::GraphiQLSource;
 use async_graphql::parser::types::{DocumentOperations, OperationType};
-use async_graphql::ParseRequestError;
+use async_graphql::{Executor, ParseRequestError};
 use async_graphql_axum::GraphQLRequest;
 use axum::extract::{Extension, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -16,7 +16,7 @@ const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
 
 /// `POST /graphql` with a JSON body.
 pub async fn graphql_post(
-    Extension(schema): Extension<AppSchema>,
+    Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -63,7 +63,7 @@ impl IntoResponse for BadRequest {
 
 /// `GET /graphql?query=…`: queries only; a browser without a query gets GraphiQL.
 pub async fn graphql_get(
-    Extension(schema): Extension<AppSchema>,
+    Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -93,7 +93,7 @@ pub async fn graphql_get(
 }
 
 async fn execute(
-    schema: &AppSchema,
+    schema: &Checked,
     state: AppState,
     auth: Auth,
     headers: &HeaderMap,
@@ -102,10 +102,8 @@ async fn execute(
     let mut request = request;
     crate::http::metrics::graphql_operation(operation_name(&mut request).as_deref());
     if !state.config.anonymous_introspection && auth.actor().is_none() {
-        // Refused with a clear error before execution (see `limits`); disabled in the executor as well.
-        request = request
-            .disable_introspection()
-            .data(super::limits::IntrospectionClosed);
+        // Refused with a clear error before execution (see `limits`).
+        request = request.disable_introspection();
     }
     let ctx = RequestContext::new(state, auth);
     let mut response = schema.execute(request.data(ctx)).await;

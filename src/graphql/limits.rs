@@ -5,13 +5,19 @@
 //! with BAD_USER_INPUT and nothing is resolved. The resolvers check again (see `connection.rs`); this makes
 //! an oversized page fail fast and as one clear request error instead of a partial result.
 //!
-//! Closed introspection: when a request carries [`IntrospectionClosed`], a document asking for `__schema` or
+//! Closed introspection: when a request has introspection disabled, a document asking for `__schema` or
 //! `__type` is refused with UNAUTHENTICATED (async-graphql on its own would silently answer `null`).
+//!
+//! These run in [`Checked`], the executor the HTTP handlers and the WebSocket use, not as a schema
+//! extension: any registered extension puts every field of every response through the extension
+//! chain, which cost a quarter of a 20-ticket list page's CPU.
 use super::connection::MAX_PAGE;
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextParseQuery};
+use super::AppSchema;
+use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
 use async_graphql::{
-    ErrorExtensionValues, Name, Pos, Positioned, ServerError, ServerResult, Value, Variables,
+    Data, ErrorExtensionValues, Executor, IntrospectionMode, Name, Pos, Positioned, Request,
+    Response, ServerError, ServerResult, Value,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -19,37 +25,48 @@ use std::sync::Arc;
 /// Arguments that size a page.
 const PAGE_ARGUMENTS: [&str; 2] = ["first", "last"];
 
-/// The extension factory to register on the schema.
-pub struct PageSizeLimit;
-
-impl ExtensionFactory for PageSizeLimit {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(PageSizeLimitExtension)
-    }
+/// Check `request`'s document; the error answers the whole request. A document that does not parse
+/// passes: the schema reports that itself.
+pub fn precheck(request: &mut Request) -> ServerResult<()> {
+    let closed = request.introspection_mode == IntrospectionMode::Disabled;
+    let variables = std::mem::take(&mut request.variables);
+    let checked = match request.parsed_query() {
+        Ok(document) => check_document(document, &variables).and_then(|()| {
+            if closed {
+                check_no_introspection(document)
+            } else {
+                Ok(())
+            }
+        }),
+        Err(_) => Ok(()),
+    };
+    request.variables = variables;
+    checked
 }
 
-struct PageSizeLimitExtension;
+/// The schema behind [`precheck`].
+#[derive(Clone)]
+pub struct Checked(pub AppSchema);
 
-#[async_graphql::async_trait::async_trait]
-impl Extension for PageSizeLimitExtension {
-    async fn parse_query(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        query: &str,
-        variables: &Variables,
-        next: NextParseQuery<'_>,
-    ) -> ServerResult<ExecutableDocument> {
-        let document = next.run(ctx, query, variables).await?;
-        check_document(&document, variables)?;
-        if ctx.data_opt::<IntrospectionClosed>().is_some() {
-            check_no_introspection(&document)?;
+impl Executor for Checked {
+    async fn execute(&self, mut request: Request) -> Response {
+        match precheck(&mut request) {
+            Ok(()) => self.0.execute(request).await,
+            Err(error) => Response::from_errors(vec![error]),
         }
-        Ok(document)
+    }
+
+    fn execute_stream(
+        &self,
+        mut request: Request,
+        session_data: Option<Arc<Data>>,
+    ) -> BoxStream<'static, Response> {
+        match precheck(&mut request) {
+            Ok(()) => Executor::execute_stream(&self.0, request, session_data),
+            Err(error) => stream::once(async move { Response::from_errors(vec![error]) }).boxed(),
+        }
     }
 }
-
-/// Request data marking a caller who may not introspect the schema.
-pub struct IntrospectionClosed;
 
 /// Refuse a document that selects `__schema` or `__type` (both only exist on the query root).
 fn check_no_introspection(document: &ExecutableDocument) -> ServerResult<()> {
@@ -99,7 +116,10 @@ fn check_no_introspection(document: &ExecutableDocument) -> ServerResult<()> {
 }
 
 /// Refuse the first out-of-range page size in `document`.
-pub fn check_document(document: &ExecutableDocument, variables: &Variables) -> ServerResult<()> {
+pub fn check_document(
+    document: &ExecutableDocument,
+    variables: &async_graphql::Variables,
+) -> ServerResult<()> {
     for (_, operation) in document.operations.iter() {
         let mut values: HashMap<Name, Value> = operation
             .node

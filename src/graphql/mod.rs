@@ -39,7 +39,6 @@ fn builder(
     )
     .limit_depth(MAX_DEPTH)
     .limit_complexity(MAX_COMPLEXITY)
-    .extension(limits::PageSizeLimit)
 }
 
 /// Build the schema once at start-up.
@@ -57,5 +56,5 @@ pub fn router(schema: AppSchema) -> Router<AppState> {
     Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql_post))
         .route("/graphql/ws", get(ws::graphql_ws))
-        .layer(Extension(schema))
+        .layer(Extension(limits::Checked(schema)))
 }

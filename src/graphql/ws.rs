@@ -4,7 +4,7 @@
 //! payload: `{"Authorization": "Bearer <token>"}` or `{"token": "<token>"}` (API token or JWT).
 //! Without a valid one the connection is closed before any subscription starts.
 use super::context::RequestContext;
-use super::AppSchema;
+use super::limits::Checked;
 use crate::auth::middleware::Auth;
 use crate::auth::{authenticate_bearer, Actor};
 use crate::error::AppError;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 /// `GET /graphql/ws`: upgrade to a GraphQL WebSocket.
 pub async fn graphql_ws(
-    Extension(schema): Extension<AppSchema>,
+    Extension(schema): Extension<Checked>,
     State(state): State<AppState>,
     protocol: GraphQLProtocol,
     upgrade: WebSocketUpgrade,

@@ -3,7 +3,7 @@
 //! PostgreSQL.
 use crate::db_test;
 use crate::helpers::{TestApp, TestUser};
-use crate::subscriptions_support::{serve, wait_for_subscribers, Init, WsClient};
+use crate::subscriptions_support::{serve, wait_for_subscribers, Init, WsClient, ARRIVES};
 use deskgraph::config::Config;
 use deskgraph::db::Db;
 use deskgraph::state::AppState;
@@ -239,4 +239,46 @@ async fn events_reach_subscribers_on_every_instance_on_postgres() {
     client.expect_silence().await;
     drop(other);
     app.cleanup().await;
+}
+
+db_test!(document_checks_apply_over_the_websocket_too);
+async fn document_checks_apply_over_the_websocket_too(app: &TestApp) {
+    let alice = app.user("alice").await;
+    let url = serve(app.state.clone()).await;
+    let mut client = WsClient::connect(&url, &alice.token).await;
+
+    client
+        .send_operation("big", "{ tickets(first: 1000) { totalCount } }")
+        .await;
+    let answer = client.receive(ARRIVES).await.expect("an answer").unwrap();
+    assert_eq!(answer["id"], "big", "{answer}");
+    // Refused as a whole request before anything resolves: no data and no path on the error.
+    assert_eq!(answer["type"], "next", "{answer}");
+    assert_eq!(answer["payload"]["data"], Value::Null, "{answer}");
+    let error = &answer["payload"]["errors"][0];
+    assert_eq!(error["extensions"]["code"], "BAD_USER_INPUT", "{answer}");
+    assert!(error.get("path").is_none(), "{answer}");
+    assert!(
+        error["message"].as_str().unwrap_or("").contains("first"),
+        "{answer}"
+    );
+
+    // The connection stays usable for a page within the limit.
+    client
+        .send_operation("ok", "{ tickets(first: 5) { totalCount } }")
+        .await;
+    let mut answer = client.receive(ARRIVES).await.expect("an answer").unwrap();
+    if answer["id"] == "big" {
+        assert_eq!(answer["type"], "complete", "{answer}");
+        answer = client.receive(ARRIVES).await.expect("an answer").unwrap();
+    }
+    assert_eq!(
+        (&answer["id"], &answer["type"]),
+        (&json!("ok"), &json!("next")),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["payload"]["data"]["tickets"]["totalCount"], 0,
+        "{answer}"
+    );
 }

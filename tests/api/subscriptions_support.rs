@@ -107,6 +107,15 @@ impl WsClient {
             .unwrap();
     }
 
+    /// Send any operation under subscription id `id`.
+    pub async fn send_operation(&mut self, id: &str, query: &str) {
+        let msg = json!({"id": id, "type": "subscribe", "payload": {"query": query}});
+        self.socket
+            .send(Message::text(msg.to_string()))
+            .await
+            .unwrap();
+    }
+
     /// The next protocol message within `wait`: `Ok(json)`, `Err(reason)` when closed, `None` on timeout.
     pub async fn receive(&mut self, wait: Duration) -> Option<Result<Value, String>> {
         let deadline = tokio::time::Instant::now() + wait;
