@@ -26,6 +26,11 @@ pub fn connection_wants_refs(connection: &Lookahead<'_>) -> bool {
         .any(|name| selected(connection, &[name]))
 }
 
+/// Whether the selection under a ticket connection shows `field` of its tickets.
+pub fn connection_wants(connection: &Lookahead<'_>, field: &str) -> bool {
+    selected(connection, &[field])
+}
+
 /// Whether a single ticket's selection shows its people or project.
 pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
     ["requester", "assignee", "project"]
@@ -33,14 +38,29 @@ pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
         .any(|name| ticket.field(name).exists())
 }
 
-/// Put users and projects read with a page of tickets into the request's loader cache.
-pub async fn feed_refs(req: &RequestContext, refs: TicketsWithRefs) -> Vec<ticket::Model> {
+/// Put users, projects and comment counts read with a page of tickets into the request's loader cache.
+pub async fn feed_refs(
+    req: &RequestContext,
+    actor: &Actor,
+    refs: TicketsWithRefs,
+) -> Vec<ticket::Model> {
     let TicketsWithRefs {
         tickets,
         people,
         projects,
+        comment_counts,
         ..
     } = refs;
+    // Keyed as `Ticket.commentsCount` asks: by whether this viewer may read the ticket's internal notes.
+    let counts = tickets.iter().filter_map(|t| {
+        let n = comment_counts.get(&t.id)?.visible_to(actor, t);
+        let key = CommentCountKey {
+            ticket_id: t.id,
+            with_internal: crate::service::comments::can_read_internal(actor, t),
+        };
+        Some((key, i64::try_from(n).unwrap_or(i64::MAX)))
+    });
+    req.loader.feed_many(counts).await;
     req.loader
         .feed_many(people.into_iter().map(|(id, u)| (UserKey(id), u)))
         .await;

@@ -10,11 +10,13 @@ use crate::auth::{load_actor, Actor};
 use crate::error::{AppError, AppResult};
 use crate::rest::shapes::timestamp;
 use crate::service::comments::can_read_internal;
+use crate::service::users;
 use crate::state::AppState;
 use chrono::Utc;
 use entity::{outbox as outbox_entity, ticket, user};
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Every event name an endpoint may subscribe to.
 pub const EVENTS: [&str; 6] = [
@@ -79,29 +81,21 @@ struct Recipient {
     name: String,
 }
 
-/// The active users among `ids` who have an email address, minus the actor and repeats, in `ids` order.
-async fn recipients(
-    db: &impl ConnectionTrait,
+/// Of `ids`, the users in `active` who have an email address, minus the actor and repeats, in `ids`
+/// order.
+fn mailable(
+    active: &HashMap<i32, user::Model>,
     actor: &Actor,
     ids: &[Option<i32>],
-) -> AppResult<Vec<Recipient>> {
-    let mut wanted: Vec<i32> = Vec::new();
+) -> Vec<Recipient> {
+    let mut seen: Vec<i32> = Vec::new();
+    let mut out = Vec::new();
     for id in ids.iter().flatten() {
-        if *id != actor.id() && !wanted.contains(id) {
-            wanted.push(*id);
+        if *id == actor.id() || seen.contains(id) {
+            continue;
         }
-    }
-    if wanted.is_empty() {
-        return Ok(Vec::new());
-    }
-    let users = user::Entity::find()
-        .filter(user::Column::Id.is_in(wanted.clone()))
-        .filter(user::Column::IsActive.eq(true))
-        .all(db)
-        .await?;
-    let mut out = Vec::with_capacity(wanted.len());
-    for id in wanted {
-        let Some(u) = users.iter().find(|u| u.id == id) else {
+        seen.push(*id);
+        let Some(u) = active.get(id) else {
             continue;
         };
         let Some(address) = u.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) else {
@@ -117,7 +111,18 @@ async fn recipients(
             name: name.clone(),
         });
     }
-    Ok(out)
+    out
+}
+
+/// The active users among `ids` who have an email address, minus the actor and repeats, in `ids` order.
+async fn recipients(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    ids: &[Option<i32>],
+) -> AppResult<Vec<Recipient>> {
+    let wanted = ids.iter().flatten().copied().filter(|id| *id != actor.id());
+    let active = users::active_by_id(db, wanted).await?;
+    Ok(mailable(&active, actor, ids))
 }
 
 /// One outbox row per recipient, each with its rendered email.
@@ -170,18 +175,19 @@ pub struct TicketCreated {
 }
 
 impl TicketCreated {
-    /// Read the webhook endpoints and the people to mail for a ticket of `requester_id` assigned to
-    /// `assignee_id`, opened by `actor`.
+    /// Read the webhook endpoints for a ticket of `requester_id` assigned to `assignee_id`, opened by
+    /// `actor`; `active` holds those users if they are active (the create has read them already).
     pub async fn prepare(
         db: &impl ConnectionTrait,
         state: &AppState,
         actor: &Actor,
+        active: &HashMap<i32, user::Model>,
         requester_id: i32,
         assignee_id: Option<i32>,
     ) -> AppResult<Self> {
         Ok(TicketCreated {
             targets: outbox::webhook_targets(db, &state.config, "ticket.created").await?,
-            to: recipients(db, actor, &[Some(requester_id), assignee_id]).await?,
+            to: mailable(active, actor, &[Some(requester_id), assignee_id]),
         })
     }
 

@@ -49,6 +49,7 @@ async fn list(
         TicketOrder::default(),
         params.page_request(),
         &state.config.ticket_prefix,
+        false,
     )
     .await?;
     let count = total.unwrap_or_default();
@@ -72,14 +73,12 @@ async fn detail(
     Path(id): Path<String>,
 ) -> AppResult<Json<Value>> {
     let db = &state.db.conn;
-    let (t, found) = tickets::get_with_refs(db, &actor, ticket_id(&id)?).await?;
+    let (t, found) = tickets::get_with_refs(db, &actor, ticket_id(&id)?, true).await?;
     let t = &t;
-    let comments_count =
-        crate::service::comments::visible_comment_counts(db, &actor, std::slice::from_ref(t))
-            .await?
-            .get(&t.id)
-            .copied()
-            .unwrap_or(0);
+    let comments_count = found
+        .comment_counts
+        .get(&t.id)
+        .map_or(0, |counts| counts.visible_to(&actor, t));
     let extras = TicketExtras {
         people: &found.people,
         project: t.project_id.and_then(|id| found.projects.get(&id)),

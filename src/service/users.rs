@@ -151,6 +151,45 @@ pub async fn active_user_exists(db: &impl ConnectionTrait, id: i32) -> AppResult
         > 0)
 }
 
+/// The users with these ids, in one query, by id (unknown ids are absent).
+pub async fn by_id(
+    db: &impl ConnectionTrait,
+    ids: impl IntoIterator<Item = i32>,
+) -> AppResult<std::collections::HashMap<i32, user::Model>> {
+    find_by_id(db, ids, false).await
+}
+
+/// The active users among `ids`, in one query, by id (unknown and inactive ids are absent).
+pub async fn active_by_id(
+    db: &impl ConnectionTrait,
+    ids: impl IntoIterator<Item = i32>,
+) -> AppResult<std::collections::HashMap<i32, user::Model>> {
+    find_by_id(db, ids, true).await
+}
+
+async fn find_by_id(
+    db: &impl ConnectionTrait,
+    ids: impl IntoIterator<Item = i32>,
+    active_only: bool,
+) -> AppResult<std::collections::HashMap<i32, user::Model>> {
+    let mut ids: Vec<i32> = ids.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let mut select = user::Entity::find().filter(user::Column::Id.is_in(ids));
+    if active_only {
+        select = select.filter(user::Column::IsActive.eq(true));
+    }
+    Ok(select
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u))
+        .collect())
+}
+
 /// Ids of the groups `user_id` belongs to.
 pub async fn group_ids_of(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Vec<i32>> {
     Ok(user_group::Entity::find()

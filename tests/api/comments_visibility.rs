@@ -6,6 +6,7 @@ use axum::http::{Method, StatusCode};
 use deskgraph::domain::CommentType;
 use deskgraph::service::comments;
 use serde_json::json;
+use std::collections::HashMap;
 
 const PUBLIC_OWNER: &str = "<p>Public from the owner</p>";
 const SECRET: &str = "SECRET-internal-diagnosis";
@@ -85,14 +86,10 @@ async fn visibility_matrix(app: &TestApp) {
         }
         // Counts are only asked for tickets the caller can see.
         if let Some(expected) = expected {
-            let counts = comments::visible_comment_counts(
-                &app.state.db.conn,
-                &actor(app, user).await,
-                std::slice::from_ref(&w.ticket),
-            )
-            .await
-            .unwrap();
-            assert_eq!(counts.get(&t), Some(&(expected.len() as u64)), "{who}");
+            let resp = app
+                .get(&format!("/api/tickets/{t}/"), Some(&user.token))
+                .await;
+            assert_eq!(resp.json["comments_count"], expected.len(), "{who}");
         }
     }
 
@@ -138,28 +135,47 @@ async fn counts_are_one_query_and_per_ticket(app: &TestApp) {
         CommentType::Internal,
     )
     .await;
-    let tickets = vec![w.ticket.clone(), other_ticket.clone()];
-    // The assignee reads internal comments on their ticket only, not on the other one.
-    let assignee = actor(app, &w.assignee).await;
+    // The assignee reads internal comments on their ticket only, not on the other one (which they do not
+    // see at all); the list page reads the counts with the page, in one statement.
+    let (statements, counts) = listed_counts(app, &w.assignee).await;
+    assert_eq!(statements, 1);
+    assert_eq!(counts.get(&w.ticket.id), Some(&2));
+    assert_eq!(counts.get(&other_ticket.id).copied().unwrap_or(0), 0);
+    let (_, counts) = listed_counts(app, &w.agent).await;
+    assert_eq!(counts.get(&w.ticket.id), Some(&2));
+    assert_eq!(counts.get(&other_ticket.id), Some(&1));
+    let (_, counts) = listed_counts(app, &w.owner).await;
+    assert_eq!(counts.get(&w.ticket.id), Some(&1));
+    assert_eq!(counts.get(&other_ticket.id), Some(&0));
+    // The REST detail counts the same way.
+    for (user, expected) in [(&w.assignee, 2), (&w.agent, 2), (&w.owner, 1)] {
+        let resp = app
+            .get(&format!("/api/tickets/{}/", w.ticket.id), Some(&user.token))
+            .await;
+        assert_eq!(resp.json["comments_count"], expected, "{}", user.username);
+    }
+}
+
+/// Statements run by a GraphQL list page showing people and comment counts, and the counts by ticket.
+async fn listed_counts(app: &TestApp, user: &TestUser) -> (u64, HashMap<i32, i64>) {
+    // The first request records the token's use; measure only a steady-state one.
+    app.graphql(Some(&user.token), "{ me { username } }", json!({}))
+        .await;
+    let query =
+        "{ tickets(first: 20) { nodes { databaseId commentsCount requester { username } } } }";
     let before = app.statements();
-    let counts = comments::visible_comment_counts(&app.state.db.conn, &assignee, &tickets)
-        .await
-        .unwrap();
-    assert_eq!(app.statements() - before, 1);
-    assert_eq!(counts[&w.ticket.id], 2);
-    assert_eq!(counts[&other_ticket.id], 0);
-    let agent = actor(app, &w.agent).await;
-    let counts = comments::visible_comment_counts(&app.state.db.conn, &agent, &tickets)
-        .await
-        .unwrap();
-    assert_eq!(counts[&w.ticket.id], 2);
-    assert_eq!(counts[&other_ticket.id], 1);
-    let owner = actor(app, &w.owner).await;
-    let counts = comments::visible_comment_counts(&app.state.db.conn, &owner, &tickets)
-        .await
-        .unwrap();
-    assert_eq!(counts[&w.ticket.id], 1);
-    assert_eq!(counts[&other_ticket.id], 0);
+    let body = app.graphql(Some(&user.token), query, json!({})).await;
+    let statements = app.statements() - before;
+    let nodes = body["data"]["tickets"]["nodes"].as_array().cloned();
+    let counts = nodes
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|n| {
+            let id = n["databaseId"].as_i64().unwrap() as i32;
+            (id, n["commentsCount"].as_i64().unwrap())
+        })
+        .collect();
+    (statements, counts)
 }
 db_test!(counts_are_one_query_and_per_ticket);
 

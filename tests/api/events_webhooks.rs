@@ -4,6 +4,7 @@ use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::db::Db;
 use deskgraph::notify::{events, outbox as queue, worker};
+use deskgraph::service::users;
 use deskgraph::state::AppState;
 use entity::{outbox, webhook_delivery};
 use hmac::{Hmac, Mac};
@@ -148,10 +149,19 @@ async fn rolled_back_change_leaves_no_row(app: &TestApp) {
     worker::run_once(&state).await.unwrap();
     let before = outbox_rows(app).await.len();
 
-    let announce =
-        events::TicketCreated::prepare(&state.db.conn, &state, &bob_actor, t.requester_id, None)
-            .await
-            .unwrap();
+    let active = users::active_by_id(&state.db.conn, [t.requester_id])
+        .await
+        .unwrap();
+    let announce = events::TicketCreated::prepare(
+        &state.db.conn,
+        &state,
+        &bob_actor,
+        &active,
+        t.requester_id,
+        None,
+    )
+    .await
+    .unwrap();
     let insert = || queue::insert_of(announce.rows(&t).unwrap()).unwrap();
     let txn = state.db.begin_write().await.unwrap();
     txn.execute(&insert()).await.unwrap();

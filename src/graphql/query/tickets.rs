@@ -205,9 +205,11 @@ impl TicketQuery {
                 )
             }
         };
-        let found = if prefetch::ticket_wants_refs(&ctx.look_ahead()) {
-            let (found, refs) = tickets::get_with_refs(db, &actor, db_id).await?;
-            prefetch::feed_refs(req, refs).await;
+        let selection = ctx.look_ahead();
+        let found = if prefetch::ticket_wants_refs(&selection) {
+            let counts = selection.field("commentsCount").exists();
+            let (found, refs) = tickets::get_with_refs(db, &actor, db_id, counts).await?;
+            prefetch::feed_refs(req, &actor, refs).await;
             found
         } else {
             tickets::get(db, &actor, db_id).await?
@@ -262,10 +264,13 @@ pub async fn ticket_connection(
         limit: page.limit + 1,
         with_total: false,
     };
-    let mut rows = if prefetch::connection_wants_refs(&ctx.look_ahead()) {
+    let selection = ctx.look_ahead();
+    let mut rows = if prefetch::connection_wants_refs(&selection) {
+        let counts = prefetch::connection_wants(&selection, "commentsCount");
+        let prefix = req.prefix();
         let (refs, _) =
-            tickets::list_with_refs(db, &actor, &filter, order, request, req.prefix()).await?;
-        prefetch::feed_refs(req, refs).await
+            tickets::list_with_refs(db, &actor, &filter, order, request, prefix, counts).await?;
+        prefetch::feed_refs(req, &actor, refs).await
     } else {
         tickets::list(db, &actor, &filter, order, request, req.prefix())
             .await?

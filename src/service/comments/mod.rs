@@ -13,8 +13,7 @@ use crate::service::tickets::{self, rules};
 use entity::{comment, comment_edit, ticket, user};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 use std::collections::HashMap;
 
@@ -140,58 +139,7 @@ pub async fn people(
     db: &impl ConnectionTrait,
     ids: impl IntoIterator<Item = i32>,
 ) -> AppResult<HashMap<i32, user::Model>> {
-    let mut ids: Vec<i32> = ids.into_iter().collect();
-    ids.sort_unstable();
-    ids.dedup();
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    Ok(user::Entity::find()
-        .filter(user::Column::Id.is_in(ids))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|u| (u.id, u))
-        .collect())
-}
-
-/// How many live comments the actor can read on each of `tickets` (which they can see), in one query:
-/// public comments everywhere, internal ones only where the actor may read internal comments.
-/// Every ticket gets an entry, 0 when it has none.
-pub async fn visible_comment_counts(
-    db: &impl ConnectionTrait,
-    actor: &Actor,
-    tickets: &[ticket::Model],
-) -> AppResult<HashMap<i32, u64>> {
-    let mut counts: HashMap<i32, u64> = tickets.iter().map(|t| (t.id, 0)).collect();
-    if tickets.is_empty() {
-        return Ok(counts);
-    }
-    let internal_ok: Vec<i32> = tickets
-        .iter()
-        .filter(|t| can_read_internal(actor, t))
-        .map(|t| t.id)
-        .collect();
-    let mut readable =
-        Condition::any().add(comment::Column::CommentType.eq(CommentType::Public.as_str()));
-    if !internal_ok.is_empty() {
-        readable = readable.add(comment::Column::TicketId.is_in(internal_ok));
-    }
-    let rows: Vec<(i32, i64)> = comment::Entity::find()
-        .select_only()
-        .column(comment::Column::TicketId)
-        .column_as(Expr::col(comment::Column::Id).count(), "n")
-        .filter(comment::Column::TicketId.is_in(counts.keys().copied().collect::<Vec<_>>()))
-        .filter(comment::Column::IsDeleted.eq(false))
-        .filter(readable)
-        .group_by(comment::Column::TicketId)
-        .into_tuple()
-        .all(db)
-        .await?;
-    for (ticket_id, n) in rows {
-        counts.insert(ticket_id, u64::try_from(n).unwrap_or(0));
-    }
-    Ok(counts)
+    crate::service::users::by_id(db, ids).await
 }
 
 /// Live comments per ticket id, public only unless `with_internal`; tickets without any are absent.

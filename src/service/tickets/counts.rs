@@ -1,7 +1,7 @@
 //! The people and project a ticket names, loaded in batches for list pages and details.
 use crate::error::AppResult;
 use entity::{project, ticket, user};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ConnectionTrait, EntityTrait};
 use std::collections::HashMap;
 
 /// The users with these ids, in one query, keyed by id (missing ids are simply absent).
@@ -9,17 +9,7 @@ pub async fn users_by_id(
     db: &impl ConnectionTrait,
     ids: impl IntoIterator<Item = i32>,
 ) -> AppResult<HashMap<i32, user::Model>> {
-    let mut ids: Vec<i32> = ids.into_iter().collect();
-    ids.sort_unstable();
-    ids.dedup();
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let found = user::Entity::find()
-        .filter(user::Column::Id.is_in(ids))
-        .all(db)
-        .await?;
-    Ok(found.into_iter().map(|u| (u.id, u)).collect())
+    crate::service::users::by_id(db, ids).await
 }
 
 /// The users a page of tickets names (requesters and assignees), in one query.

@@ -193,22 +193,30 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
                     "only team members may open tickets for someone else",
                 ));
             }
-            check_user(db, "requester", id).await?;
             id
         }
         _ => actor.id(),
     };
+    // One read of the people named: checked here, mailed by the outbox rows.
+    let named = [Some(requester_id), input.assignee_id];
+    let active = users::active_by_id(db, named.into_iter().flatten()).await?;
+    let must_exist = |field: &str, id: i32| match active.contains_key(&id) || id == actor.id() {
+        true => Ok(()),
+        false => Err(AppError::field(field, format!("user {id} does not exist"))),
+    };
+    must_exist("requester", requester_id)?;
     if let Some(id) = input.project_id {
         check_project(db, id).await?;
     }
     if let Some(id) = input.assignee_id {
-        check_user(db, "assigned_to", id).await?;
+        must_exist("assigned_to", id)?;
     }
     if let Some(id) = input.assigned_group_id {
         check_group(db, id).await?;
     }
     let announce =
-        events::TicketCreated::prepare(db, state, actor, requester_id, input.assignee_id).await?;
+        events::TicketCreated::prepare(db, state, actor, &active, requester_id, input.assignee_id)
+            .await?;
     let priority = input.priority.unwrap_or(Priority::Medium);
     let now = now_stored();
     let txn = state.db.begin_write().await?;
