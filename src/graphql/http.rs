@@ -125,17 +125,20 @@ async fn execute(
     } else {
         StatusCode::OK
     };
-    let mut json = match serde_json::to_value(&response) {
-        Ok(json) => json,
-        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    };
-    if request_failed {
+    let body = if request_failed {
         // Nothing was executed: the GraphQL spec leaves the `data` entry out rather than sending null.
-        if let Some(object) = json.as_object_mut() {
-            object.remove("data");
-        }
-    }
-    let body = json.to_string();
+        serde_json::to_value(&response).map(|mut json| {
+            if let Some(object) = json.as_object_mut() {
+                object.remove("data");
+            }
+            json.to_string().into_bytes()
+        })
+    } else {
+        serde_json::to_vec(&response)
+    };
+    let Ok(body) = body else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
     (
         status,
         [(header::CONTENT_TYPE, content_type(headers))],
