@@ -220,12 +220,38 @@ async fn total_count_runs_only_when_selected(app: &TestApp) {
     let run = |q: &'static str| async move {
         let before = app.statements();
         let body = app.graphql(Some(token), q, json!({})).await;
-        data(&body);
-        app.statements() - before
+        let total = data(&body)["tickets"]["totalCount"].clone();
+        (app.statements() - before, total)
     };
-    let without = run("{ tickets { nodes { title } } }").await;
-    let with = run("{ tickets { nodes { title } totalCount } }").await;
+    let (without, _) = run("{ tickets { nodes { title } } }").await;
+    let (with, total) = run("{ tickets { nodes { title } totalCount } }").await;
     assert_eq!(with, without + 1);
+    assert_eq!(total, 1);
+    // A page read with its people carries the total in the same statement.
+    let (without, _) = run("{ tickets { nodes { title requester { username } } } }").await;
+    let (with, total) =
+        run("{ tickets { nodes { title requester { username } } totalCount } }").await;
+    assert_eq!((with, without), (1, 1));
+    assert_eq!(total, 1);
+    // Past the end there is no row to carry it; it is still exact.
+    let first = app
+        .graphql(
+            Some(token),
+            "{ tickets(first: 1) { pageInfo { endCursor } } }",
+            json!({}),
+        )
+        .await;
+    let end = data(&first)["tickets"]["pageInfo"]["endCursor"].clone();
+    let past = app
+        .graphql(
+            Some(token),
+            "query($a: String) { tickets(first: 5, after: $a) { nodes { requester { username } } totalCount } }",
+            json!({"a": end}),
+        )
+        .await;
+    assert_eq!(data(&past)["tickets"]["nodes"], json!([]));
+    let total = data(&past)["tickets"]["totalCount"].clone();
+    assert_eq!(total, 1);
 }
 db_test!(total_count_runs_only_when_selected);
 

@@ -259,17 +259,21 @@ pub async fn ticket_connection(
         _ => None,
     };
     let page = slice(window, total);
-    let request = PageRequest {
+    let selection = ctx.look_ahead();
+    let mut request = PageRequest {
         offset: page.offset,
         limit: page.limit + 1,
         with_total: false,
     };
-    let selection = ctx.look_ahead();
+    let mut total = total;
     let mut rows = if prefetch::connection_wants_refs(&selection) {
         let counts = prefetch::connection_wants(&selection, "commentsCount");
+        // A total asked for rides along in the page's statement.
+        request.with_total = total.is_none() && selection.field("totalCount").exists();
         let prefix = req.prefix();
-        let (refs, _) =
+        let (refs, listed_total) =
             tickets::list_with_refs(db, &actor, &filter, order, request, prefix, counts).await?;
+        total = total.or(listed_total);
         prefetch::feed_refs(req, &actor, refs).await
     } else {
         tickets::list(db, &actor, &filter, order, request, req.prefix())
