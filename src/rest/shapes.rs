@@ -68,15 +68,12 @@ pub struct TicketListItem<'a> {
     updated_at: String,
 }
 
-/// The list item of `t`, naming people from `people`.
+/// The list item of `t`, naming people from `usernames` (by user id).
 pub fn ticket_list_item<'a>(
     t: &'a ticket::Model,
-    people: &'a HashMap<i32, user::Model>,
+    usernames: &'a HashMap<i32, String>,
 ) -> TicketListItem<'a> {
-    let name = |id: Option<i32>| {
-        id.and_then(|id| people.get(&id))
-            .map(|u| u.username.as_str())
-    };
+    let name = |id: Option<i32>| id.and_then(|id| usernames.get(&id)).map(String::as_str);
     TicketListItem {
         id: t.id,
         ticket_number: &t.ticket_number,

@@ -8,7 +8,7 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
-use crate::service::tickets::{self, TicketOrder};
+use crate::service::tickets::{self, Joined, TicketOrder};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -49,7 +49,7 @@ async fn list(
         TicketOrder::default(),
         params.page_request(),
         &state.config.ticket_prefix,
-        false,
+        Joined::USERNAMES,
     )
     .await?;
     let count = total.unwrap_or_default();
@@ -60,7 +60,7 @@ async fn list(
         results: page
             .tickets
             .iter()
-            .map(|t| shapes::ticket_list_item(t, &page.people))
+            .map(|t| shapes::ticket_list_item(t, &page.usernames))
             .collect(),
     };
     // Serialised here, while the page it borrows from is alive.
@@ -73,7 +73,13 @@ async fn detail(
     Path(id): Path<String>,
 ) -> AppResult<Json<Value>> {
     let db = &state.db.conn;
-    let (t, found) = tickets::get_with_refs(db, &actor, ticket_id(&id)?, true).await?;
+    let (t, found) = tickets::get_with_refs(
+        db,
+        &actor,
+        ticket_id(&id)?,
+        Joined::REFS.with_comment_counts(true),
+    )
+    .await?;
     let t = &t;
     let comments_count = found
         .comment_counts

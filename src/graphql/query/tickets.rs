@@ -6,7 +6,7 @@ use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, W
 use crate::graphql::context::{request, viewer};
 use crate::graphql::types::Ticket;
 use crate::graphql::{ids, prefetch};
-use crate::service::tickets::{self, AssigneeFilter as ServiceAssignee, TicketSort};
+use crate::service::tickets::{self, AssigneeFilter as ServiceAssignee, Joined, TicketSort};
 use crate::service::PageRequest;
 use async_graphql::{Context, Enum, InputObject, Object, Result, SimpleObject, ID};
 use std::sync::Arc;
@@ -207,8 +207,9 @@ impl TicketQuery {
         };
         let selection = ctx.look_ahead();
         let found = if prefetch::ticket_wants_refs(&selection) {
-            let counts = selection.field("commentsCount").exists();
-            let (found, refs) = tickets::get_with_refs(db, &actor, db_id, counts).await?;
+            let joined =
+                Joined::REFS.with_comment_counts(selection.field("commentsCount").exists());
+            let (found, refs) = tickets::get_with_refs(db, &actor, db_id, joined).await?;
             prefetch::feed_refs(req, &actor, refs).await;
             found
         } else {
@@ -267,12 +268,16 @@ pub async fn ticket_connection(
     };
     let mut total = total;
     let mut rows = if prefetch::connection_wants_refs(&selection) {
-        let counts = prefetch::connection_wants(&selection, "commentsCount");
+        let joined = Joined {
+            project: prefetch::connection_wants(&selection, "project"),
+            comment_counts: prefetch::connection_wants(&selection, "commentsCount"),
+            ..Joined::REFS
+        };
         // A total asked for rides along in the page's statement.
         request.with_total = total.is_none() && selection.field("totalCount").exists();
         let prefix = req.prefix();
         let (refs, listed_total) =
-            tickets::list_with_refs(db, &actor, &filter, order, request, prefix, counts).await?;
+            tickets::list_with_refs(db, &actor, &filter, order, request, prefix, joined).await?;
         total = total.or(listed_total);
         prefetch::feed_refs(req, &actor, refs).await
     } else {

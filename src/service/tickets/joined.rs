@@ -24,14 +24,60 @@ const PROJECT: &str = "prj";
 pub struct TicketsWithRefs {
     /// The tickets, in the order of the query.
     pub tickets: Vec<ticket::Model>,
-    /// Requesters and assignees.
+    /// Requesters and assignees, when read whole ([`People::Records`]).
     pub people: HashMap<i32, user::Model>,
+    /// Usernames of requesters and assignees, when only those were read ([`People::Usernames`]).
+    pub usernames: HashMap<i32, String>,
     /// Projects (archived ones included: tickets keep their project).
     pub projects: HashMap<i32, project::Model>,
     /// Each ticket's live comments, when asked for.
     pub comment_counts: HashMap<i32, CommentCounts>,
     /// The total selected beside the rows, when one was asked for and a row came back to carry it.
     pub total: Option<u64>,
+}
+
+/// What a joined read brings besides the tickets: only what the caller shows, since every value
+/// costs decoding (the REST list page shows two usernames of the 30 columns of people and project).
+#[derive(Debug, Clone, Copy)]
+pub struct Joined {
+    /// How much of the requesters and assignees.
+    pub people: People,
+    /// The tickets' projects.
+    pub project: bool,
+    /// Each ticket's comment counts.
+    pub comment_counts: bool,
+}
+
+/// How much of the requesters and assignees a joined read brings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum People {
+    /// Whole user records, in [`TicketsWithRefs::people`].
+    Records,
+    /// Usernames only, in [`TicketsWithRefs::usernames`].
+    Usernames,
+}
+
+impl Joined {
+    /// People and project, whole.
+    pub const REFS: Joined = Joined {
+        people: People::Records,
+        project: true,
+        comment_counts: false,
+    };
+    /// Usernames of requester and assignee only.
+    pub const USERNAMES: Joined = Joined {
+        people: People::Usernames,
+        project: false,
+        comment_counts: false,
+    };
+
+    /// The same, with comment counts when `counts`.
+    pub fn with_comment_counts(self, counts: bool) -> Joined {
+        Joined {
+            comment_counts: counts,
+            ..self
+        }
+    }
 }
 
 /// A ticket's live comments: public ones, and all (internal included).
@@ -122,24 +168,26 @@ positional!(project::Model {
     archived_at,
 });
 
-const TICKET_AT: usize = 0;
-const REQUESTER_AT: usize = TICKET_AT + <ticket::Model as Positional>::FIELDS.len();
-const ASSIGNEE_AT: usize = REQUESTER_AT + <user::Model as Positional>::FIELDS.len();
-const PROJECT_AT: usize = ASSIGNEE_AT + <user::Model as Positional>::FIELDS.len();
-/// Where the optional columns start: the comment counts (two), then the total.
-const EXTRAS_AT: usize = PROJECT_AT + <project::Model as Positional>::FIELDS.len();
+const TICKET_WIDTH: usize = <ticket::Model as Positional>::FIELDS.len();
+const USER_WIDTH: usize = <user::Model as Positional>::FIELDS.len();
 
 /// Which optional columns a statement selects.
 #[derive(Clone, Copy)]
 struct Extras {
-    comment_counts: bool,
+    joined: Joined,
     total: bool,
+}
+
+/// A requester or assignee as read.
+enum Person {
+    Record(user::Model),
+    Username(String),
 }
 
 struct Row {
     ticket: ticket::Model,
-    requester: Option<user::Model>,
-    assignee: Option<user::Model>,
+    requester: Option<Person>,
+    assignee: Option<Person>,
     project: Option<project::Model>,
     comment_counts: Option<CommentCounts>,
     total: Option<i64>,
@@ -156,8 +204,33 @@ fn joined<M: Positional>(res: &QueryResult, start: usize) -> Result<Option<M>, D
 
 impl Row {
     fn decode(res: &QueryResult, extras: Extras) -> Result<Self, DbErr> {
-        let mut at = EXTRAS_AT;
-        let comment_counts = if extras.comment_counts {
+        let joined_with = extras.joined;
+        let ticket = ticket::Model::at(res, 0)?;
+        let mut at = TICKET_WIDTH;
+        let person = |at: &mut usize| -> Result<Option<Person>, DbErr> {
+            match joined_with.people {
+                People::Records => {
+                    let found = joined::<user::Model>(res, *at)?.map(Person::Record);
+                    *at += USER_WIDTH;
+                    Ok(found)
+                }
+                People::Usernames => {
+                    let found = res.try_get_by_index::<Option<String>>(*at)?;
+                    *at += 1;
+                    Ok(found.map(Person::Username))
+                }
+            }
+        };
+        let requester = person(&mut at)?;
+        let assignee = person(&mut at)?;
+        let project = if joined_with.project {
+            let found = joined(res, at)?;
+            at += <project::Model as Positional>::FIELDS.len();
+            found
+        } else {
+            None
+        };
+        let comment_counts = if joined_with.comment_counts {
             let counts = CommentCounts {
                 public: count_at(res, at)?,
                 all: count_at(res, at + 1)?,
@@ -168,10 +241,10 @@ impl Row {
             None
         };
         Ok(Row {
-            ticket: ticket::Model::at(res, TICKET_AT)?,
-            requester: joined(res, REQUESTER_AT)?,
-            assignee: joined(res, ASSIGNEE_AT)?,
-            project: joined(res, PROJECT_AT)?,
+            ticket,
+            requester,
+            assignee,
+            project,
             comment_counts,
             total: match extras.total {
                 true => res.try_get_by_index::<Option<i64>>(at)?,
@@ -205,11 +278,12 @@ fn comment_count(internal: bool) -> Expr {
     Expr::SubQuery(None, Box::new(SubQueryStatement::from(count)))
 }
 
-/// Join `E` as `alias` on `alias.id = tickets.<on>` and select all its columns, in column order.
-fn join_all<E: EntityTrait>(
+/// Join `E` as `alias` on `alias.id = tickets.<on>` and select `columns` of it, in that order.
+fn join<E: EntityTrait>(
     mut select: Select<ticket::Entity>,
     alias: &str,
     on: ticket::Column,
+    columns: impl IntoIterator<Item = E::Column>,
 ) -> Select<ticket::Entity> {
     let table = Alias::new(alias).into_iden();
     let query = QueryTrait::query(&mut select);
@@ -219,32 +293,53 @@ fn join_all<E: EntityTrait>(
         table.clone(),
         Expr::col((table.clone(), Alias::new("id"))).equals((ticket::Entity, on)),
     );
-    for column in E::Column::iter() {
+    for column in columns {
         query.expr(Expr::col((table.clone(), column)));
     }
     select
 }
 
-/// Run a ticket query, reading the requester, assignee and project of every row in the same statement.
-/// With `page`, only that page of the query's rows; with `comment_counts`, each ticket's comment counts;
-/// with `total`, that expression is selected beside them.
+/// Join a user as `alias` on `tickets.<on>`, whole or only the username.
+fn join_person(
+    select: Select<ticket::Entity>,
+    alias: &str,
+    on: ticket::Column,
+    people: People,
+) -> Select<ticket::Entity> {
+    match people {
+        People::Records => join::<user::Entity>(select, alias, on, user::Column::iter()),
+        People::Usernames => join::<user::Entity>(select, alias, on, [user::Column::Username]),
+    }
+}
+
+/// Run a ticket query, reading what `joined` names of every row (people, project, comment counts) in
+/// the same statement. With `page`, only that page of the query's rows; with `total`, that expression
+/// is selected beside them.
 pub async fn fetch(
     db: &impl ConnectionTrait,
     select: Select<ticket::Entity>,
     page: Option<PageRequest>,
-    comment_counts: bool,
+    joined: Joined,
     total: Option<Expr>,
 ) -> AppResult<TicketsWithRefs> {
     let extras = Extras {
-        comment_counts,
+        joined,
         total: total.is_some(),
     };
     // Positions are what the decoder reads: the ticket's own columns first, whatever the caller selected.
     let select = select.select_only().columns(ticket::Column::iter());
-    let select = join_all::<user::Entity>(select, REQUESTER, ticket::Column::RequesterId);
-    let select = join_all::<user::Entity>(select, ASSIGNEE, ticket::Column::AssigneeId);
-    let mut select = join_all::<project::Entity>(select, PROJECT, ticket::Column::ProjectId);
-    if comment_counts {
+    let select = join_person(
+        select,
+        REQUESTER,
+        ticket::Column::RequesterId,
+        joined.people,
+    );
+    let mut select = join_person(select, ASSIGNEE, ticket::Column::AssigneeId, joined.people);
+    if joined.project {
+        let columns = project::Column::iter();
+        select = join::<project::Entity>(select, PROJECT, ticket::Column::ProjectId, columns);
+    }
+    if joined.comment_counts {
         select = select.expr(comment_count(false)).expr(comment_count(true));
     }
     if let Some(total) = total {
@@ -262,8 +357,20 @@ pub async fn fetch(
     };
     for res in &rows {
         let row = Row::decode(res, extras)?;
-        for person in [row.requester, row.assignee].into_iter().flatten() {
-            out.people.insert(person.id, person);
+        let named = [
+            (Some(row.ticket.requester_id), row.requester),
+            (row.ticket.assignee_id, row.assignee),
+        ];
+        for (id, person) in named {
+            match (id, person) {
+                (_, Some(Person::Record(u))) => {
+                    out.people.insert(u.id, u);
+                }
+                (Some(id), Some(Person::Username(name))) => {
+                    out.usernames.insert(id, name);
+                }
+                _ => {}
+            }
         }
         if let Some(total) = row.total {
             out.total = Some(u64::try_from(total).unwrap_or(0));

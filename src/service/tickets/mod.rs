@@ -5,7 +5,7 @@ pub mod rules;
 pub mod totals;
 pub mod write;
 
-pub use joined::{CommentCounts, TicketsWithRefs};
+pub use joined::{CommentCounts, Joined, People, TicketsWithRefs};
 pub use write::{archive, change_status, create, restore, update, NewTicket, TicketPatch};
 
 use crate::auth::Actor;
@@ -92,16 +92,16 @@ pub async fn get(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult
     }
 }
 
-/// Like [`get`], with the ticket's requester, assignee and project (and with `comment_counts`, its
-/// comment counts) read in the same statement (in the second value's maps; its ticket list is left empty).
+/// Like [`get`], with what `joined` names of the ticket (people, project, comment counts) read in the
+/// same statement (in the second value's maps; its ticket list is left empty).
 pub async fn get_with_refs(
     db: &impl ConnectionTrait,
     actor: &Actor,
     id: i32,
-    comment_counts: bool,
+    joined: Joined,
 ) -> AppResult<(ticket::Model, TicketsWithRefs)> {
     let select = ticket::Entity::find_by_id(id);
-    let mut found = joined::fetch(db, select, None, comment_counts, None).await?;
+    let mut found = joined::fetch(db, select, None, joined, None).await?;
     match found.tickets.pop() {
         Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok((t, found)),
         _ => Err(AppError::not_found("ticket")),
@@ -243,8 +243,8 @@ pub async fn list(
     Ok((items, total))
 }
 
-/// Like [`list`], with every ticket's requester, assignee and project, its comment counts when
-/// `comment_counts`, and the total when asked for, read in the same statement.
+/// Like [`list`], with what `joined` names of every ticket (people, project, comment counts) and the
+/// total when asked for, read in the same statement.
 pub async fn list_with_refs(
     db: &impl ConnectionTrait,
     actor: &Actor,
@@ -252,13 +252,13 @@ pub async fn list_with_refs(
     order: TicketOrder,
     page: PageRequest,
     prefix: &str,
-    comment_counts: bool,
+    joined: Joined,
 ) -> AppResult<(TicketsWithRefs, Option<u64>)> {
     let select = ordered(visible_query(actor, filter, prefix), order);
     let total = page
         .with_total
         .then(|| totals::total_expr(actor, filter, prefix));
-    let found = joined::fetch(db, select, Some(page), comment_counts, total).await?;
+    let found = joined::fetch(db, select, Some(page), joined, total).await?;
     let total = match found.total {
         _ if !page.with_total => None,
         Some(n) => Some(n),
