@@ -2,21 +2,35 @@
 use crate::auth::Actor;
 use crate::domain::TicketStatus;
 use entity::ticket;
-use sea_orm::{ColumnTrait, Condition};
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::Condition;
 
 /// Restricts a ticket query to what the actor may see (everything, for the team).
+///
+/// The actor's ids are written into the SQL rather than bound: PostgreSQL weighs a bound id's selectivity
+/// and then plans the statement again at every execution (0.35–0.57 ms of planning for a 0.07 ms list
+/// page); with literals each requester's page has one cached plan per connection. They are integers, so
+/// nothing a caller sends reaches the SQL text this way.
 pub fn visible_to(actor: &Actor) -> Condition {
     if actor.is_team() {
         return Condition::all();
     }
     let mut any = Condition::any()
-        .add(ticket::Column::RequesterId.eq(actor.id()))
-        .add(ticket::Column::AssigneeId.eq(actor.id()));
+        .add(Expr::col((ticket::Entity, ticket::Column::RequesterId)).eq(id_literal(actor.id())))
+        .add(Expr::col((ticket::Entity, ticket::Column::AssigneeId)).eq(id_literal(actor.id())));
     let groups = actor.group_ids();
     if !groups.is_empty() {
-        any = any.add(ticket::Column::AssignedGroupId.is_in(groups));
+        any = any.add(
+            Expr::col((ticket::Entity, ticket::Column::AssignedGroupId))
+                .is_in(groups.into_iter().map(id_literal)),
+        );
     }
     any
+}
+
+/// An id as an SQL literal (see [`visible_to`] for why).
+pub fn id_literal(id: i32) -> Expr {
+    Expr::cust(id.to_string())
 }
 
 /// Whether the actor may see the ticket at all.
