@@ -1,9 +1,7 @@
 //! Connecting to SQLite or PostgreSQL, migrating, write transactions and statement counting.
 use crate::error::{AppError, AppResult};
 use migration::{Migrator, MigratorTrait};
-use sea_orm::sea_query::{
-    Alias, CommonTableExpression, InsertStatement, SubQueryStatement, UpdateStatement, WithClause,
-};
+use sea_orm::sea_query::{Alias, CommonTableExpression, InsertStatement, WithClause};
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
     FromQueryResult, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
@@ -91,48 +89,23 @@ impl Db {
     }
 }
 
-/// A statement that rides along with an insert in [`insert_together`].
-#[derive(Debug)]
-pub enum AlsoWrite {
-    /// Another insert.
-    Insert(InsertStatement),
-    /// An update.
-    Update(UpdateStatement),
-}
-
-impl From<InsertStatement> for AlsoWrite {
-    fn from(insert: InsertStatement) -> Self {
-        AlsoWrite::Insert(insert)
-    }
-}
-
-impl From<UpdateStatement> for AlsoWrite {
-    fn from(update: UpdateStatement) -> Self {
-        AlsoWrite::Update(update)
-    }
-}
-
-/// Run `main` (an insert with `RETURNING`) and the `rest` of one change's writes, returning what
+/// Run `main` (an insert with `RETURNING`) and the `rest` of one change's inserts, returning what
 /// `main` returns. PostgreSQL gets a single statement, `rest` riding along as data-modifying CTEs, so a
-/// transaction (above all one holding hot row locks) spends one round trip on all its rows; foreign keys
-/// are checked at the end of the statement, so `rest` may refer to `main`'s row, and no two of them may
-/// change the same row. SQLite, in process and with one writer, runs `main` first and then each of `rest`.
+/// transaction holding hot row locks spends one round trip on all its rows (foreign keys are checked
+/// at the end of the statement, so `rest` may refer to `main`'s row). SQLite, in process and with one
+/// writer, runs `main` first and then each of `rest`.
 pub async fn insert_together<M: FromQueryResult>(
     db: &impl ConnectionTrait,
     main: InsertStatement,
-    rest: Vec<AlsoWrite>,
+    rest: Vec<InsertStatement>,
 ) -> AppResult<M> {
     let backend = db.get_database_backend();
     if backend == DbBackend::Postgres && !rest.is_empty() {
         let mut with = WithClause::new();
-        for (i, also) in rest.into_iter().enumerate() {
-            let query = match also {
-                AlsoWrite::Insert(insert) => SubQueryStatement::from(insert),
-                AlsoWrite::Update(update) => SubQueryStatement::from(update),
-            };
+        for (i, insert) in rest.into_iter().enumerate() {
             with.cte(
                 CommonTableExpression::new()
-                    .query(query)
+                    .query(insert)
                     .table_name(Alias::new(format!("w{i}")))
                     .to_owned(),
             );
@@ -147,30 +120,8 @@ pub async fn insert_together<M: FromQueryResult>(
         .one(db)
         .await?
         .ok_or_else(|| AppError::internal(anyhow::anyhow!("insert returned no row")))?;
-    for also in rest {
-        match also {
-            AlsoWrite::Insert(insert) => db.execute(&insert).await?,
-            AlsoWrite::Update(update) => db.execute(&update).await?,
-        };
+    for insert in rest {
+        db.execute(&insert).await?;
     }
     Ok(inserted)
-}
-
-/// The id the next row of `table` (an auto-increment `id`) will get, reserved inside a write
-/// transaction, so that rows written together with it can name it.
-pub async fn next_id(db: &impl ConnectionTrait, table: &'static str) -> AppResult<i32> {
-    let backend = db.get_database_backend();
-    let sql = match backend {
-        DbBackend::Postgres => format!("SELECT nextval(pg_get_serial_sequence('{table}', 'id'))"),
-        // AUTOINCREMENT tables never reuse ids, and the transaction holds the write lock.
-        _ => format!(
-            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '{table}'), 0), \
-             coalesce((SELECT max(id) FROM {table}), 0)) + 1"
-        ),
-    };
-    let row = db
-        .query_one_raw(Statement::from_string(backend, sql))
-        .await?
-        .ok_or_else(|| AppError::internal(anyhow::anyhow!("no next id for {table}")))?;
-    i32::try_from(row.try_get_by_index::<i64>(0)?).map_err(AppError::internal)
 }

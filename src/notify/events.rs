@@ -1,8 +1,7 @@
 //! Event emission, called by the services inside the change's own transaction: each writes the
 //! webhook rows and the emails of one occurrence to the outbox, so they commit or vanish with it.
 //!
-//! Creating a ticket or a comment reads its audience first ([`TicketCreated`], [`CommentCreated`]) and writes
-//! the rows with the change, in one statement.
+//! The comments service calls [`comment_created`] after inserting a comment, in the same transaction.
 //! Who may receive an internal note is decided by `service::comments::can_read_internal`, the one rule.
 use super::mailer::Email;
 use super::outbox;
@@ -126,30 +125,6 @@ async fn recipients(
     Ok(mailable(&active, actor, ids))
 }
 
-/// One outbox row per webhook target, each with `body`.
-fn webhook_rows(
-    targets: &[Option<i32>],
-    event_id: &str,
-    body: &Body<'_>,
-) -> AppResult<Vec<outbox_entity::ActiveModel>> {
-    if targets.is_empty() {
-        return Ok(Vec::new());
-    }
-    let json = serde_json::to_string(body).map_err(AppError::internal)?;
-    Ok(targets
-        .iter()
-        .map(|target| {
-            outbox::row(
-                outbox::KIND_WEBHOOK,
-                event_id,
-                body.event,
-                *target,
-                json.clone(),
-            )
-        })
-        .collect())
-}
-
 /// One outbox row per recipient, each with its rendered email.
 fn email_rows(
     event_id: &str,
@@ -220,7 +195,20 @@ impl TicketCreated {
     pub fn rows(&self, t: &ticket::Model) -> AppResult<Vec<outbox_entity::ActiveModel>> {
         let body = Body::new("ticket.created", t);
         let event_id = outbox::new_event_id();
-        let mut rows = webhook_rows(&self.targets, &event_id, &body)?;
+        let json = serde_json::to_string(&body).map_err(AppError::internal)?;
+        let mut rows: Vec<outbox_entity::ActiveModel> = self
+            .targets
+            .iter()
+            .map(|target| {
+                outbox::row(
+                    outbox::KIND_WEBHOOK,
+                    &event_id,
+                    body.event,
+                    *target,
+                    json.clone(),
+                )
+            })
+            .collect();
         rows.extend(email_rows(
             &event_id,
             body.event,
@@ -331,74 +319,65 @@ pub async fn ticket_deleted(
     Ok(())
 }
 
-/// `comment.created`, read before the comment's transaction ([`CommentCreated::prepare`]) and written in it
-/// ([`CommentCreated::rows`]).
+/// A new comment on `t`, to call from the comments service inside its transaction.
 ///
 /// Public comments: `comment.created` webhook (with `comment_id`) and emails to requester and
 /// assignee. Internal notes never leave through webhooks and are mailed only to the assignee, and
 /// only when the assignee may read internal comments on `t` (`service::comments::can_read_internal`).
-pub struct CommentCreated {
-    author: String,
-    internal: bool,
-    targets: Vec<Option<i32>>,
-    to: Vec<Recipient>,
-}
-
-impl CommentCreated {
-    /// Read who hears of a comment by `actor` on `t`.
-    pub async fn prepare(
-        db: &impl ConnectionTrait,
-        state: &AppState,
-        actor: &Actor,
-        t: &ticket::Model,
-        is_internal: bool,
-    ) -> AppResult<Self> {
-        let author = if actor.user.full_name.trim().is_empty() {
-            actor.user.username.clone()
-        } else {
-            actor.user.full_name.clone()
+pub async fn comment_created(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    actor: &Actor,
+    t: &ticket::Model,
+    comment_id: i32,
+    text: &str,
+    is_internal: bool,
+) -> AppResult<()> {
+    let author = if actor.user.full_name.trim().is_empty() {
+        actor.user.username.clone()
+    } else {
+        actor.user.full_name.clone()
+    };
+    let occurrence = Occurrence::CommentAdded {
+        author: &author,
+        body: text,
+        internal: is_internal,
+    };
+    if is_internal {
+        let Some(assignee_id) = t.assignee_id else {
+            return Ok(());
         };
-        let (targets, to) = if is_internal {
-            let mut to = Vec::new();
-            if let Some(assignee_id) = t.assignee_id {
-                let may_read = load_actor(db, assignee_id)
-                    .await?
-                    .is_some_and(|a| can_read_internal(&a, t));
-                if may_read {
-                    to = recipients(db, actor, &[Some(assignee_id)]).await?;
-                }
-            }
-            (Vec::new(), to)
-        } else {
-            let targets = outbox::webhook_targets(db, &state.config, "comment.created").await?;
-            let to = recipients(db, actor, &[Some(t.requester_id), t.assignee_id]).await?;
-            (targets, to)
-        };
-        Ok(CommentCreated {
-            author,
-            internal: is_internal,
-            targets,
-            to,
-        })
+        let may_read = load_actor(db, assignee_id)
+            .await?
+            .is_some_and(|a| can_read_internal(&a, t));
+        if may_read {
+            let event_id = outbox::new_event_id();
+            let recipients = [Some(assignee_id)];
+            emails(
+                db,
+                &event_id,
+                "comment.created",
+                actor,
+                t,
+                &occurrence,
+                &recipients,
+            )
+            .await?;
+        }
+        return Ok(());
     }
-
-    /// The outbox rows announcing comment `comment_id` with `text` on `t`.
-    pub fn rows(
-        &self,
-        t: &ticket::Model,
-        comment_id: i32,
-        text: &str,
-    ) -> AppResult<Vec<outbox_entity::ActiveModel>> {
-        let occurrence = Occurrence::CommentAdded {
-            author: &self.author,
-            body: text,
-            internal: self.internal,
-        };
-        let mut body = Body::new("comment.created", t);
-        body.comment_id = Some(comment_id);
-        let event_id = outbox::new_event_id();
-        let mut rows = webhook_rows(&self.targets, &event_id, &body)?;
-        rows.extend(email_rows(&event_id, body.event, t, &occurrence, &self.to)?);
-        Ok(rows)
-    }
+    let mut body = Body::new("comment.created", t);
+    body.comment_id = Some(comment_id);
+    let event_id = webhooks(db, state, &body).await?;
+    let recipients = [Some(t.requester_id), t.assignee_id];
+    emails(
+        db,
+        &event_id,
+        body.event,
+        actor,
+        t,
+        &occurrence,
+        &recipients,
+    )
+    .await
 }

@@ -3,7 +3,7 @@ use crate::db_test;
 use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::domain::TicketStatus;
-use deskgraph::notify::worker;
+use deskgraph::notify::{events, worker};
 use deskgraph::service::tickets::{self, NewTicket, TicketPatch};
 use deskgraph::state::AppState;
 
@@ -98,7 +98,9 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
 
     // A public comment by Ann: Cat only. An internal note by Bob: Cat only, never Ann.
     let txn = state.db.begin_write().await.unwrap();
-    comment_event(&txn, &state, &ann_a, &t, 1, "Still jammed", false).await;
+    events::comment_created(&txn, &state, &ann_a, &t, 1, "Still jammed", false)
+        .await
+        .unwrap();
     txn.commit().await.unwrap();
     assert_eq!(
         sent(&state, &mailer, seen).await,
@@ -106,7 +108,9 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
     );
     seen = mailer.sent().len();
     let txn = state.db.begin_write().await.unwrap();
-    comment_event(&txn, &state, &bob_a, &t, 2, "User keeps breaking it", true).await;
+    events::comment_created(&txn, &state, &bob_a, &t, 2, "User keeps breaking it", true)
+        .await
+        .unwrap();
     txn.commit().await.unwrap();
     let internal = sent(&state, &mailer, seen).await;
     assert_eq!(
@@ -133,8 +137,12 @@ async fn internal_notes_never_leave_through_webhooks(app: &TestApp) {
     let t = create_ticket(&state, &actor(app, &ann).await, titled("Screen")).await;
     let bob_a = actor(app, &bob).await;
     let txn = state.db.begin_write().await.unwrap();
-    comment_event(&txn, &state, &bob_a, &t, 7, "secret note", true).await;
-    comment_event(&txn, &state, &bob_a, &t, 8, "public reply", false).await;
+    events::comment_created(&txn, &state, &bob_a, &t, 7, "secret note", true)
+        .await
+        .unwrap();
+    events::comment_created(&txn, &state, &bob_a, &t, 8, "public reply", false)
+        .await
+        .unwrap();
     txn.commit().await.unwrap();
     while worker::run_once(&state).await.unwrap() > 0 {}
     let events: Vec<serde_json::Value> = receiver

@@ -12,7 +12,7 @@ use deskgraph::notify::Notifier;
 use deskgraph::service::tickets::{self, NewTicket};
 use deskgraph::state::AppState;
 use entity::{outbox, ticket};
-use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, QueryOrder};
+use sea_orm::{EntityTrait, QueryOrder};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -239,24 +239,4 @@ pub fn state_configured(app: &TestApp, change: impl FnOnce(&mut Config)) -> AppS
     state.notifier = Notifier::from_config(&config).unwrap();
     state.config = Arc::new(config);
     state.into()
-}
-
-/// Queue `comment.created` for comment `id` with `text` on `t` inside `txn`, as the comments service does.
-pub async fn comment_event(
-    txn: &DatabaseTransaction,
-    state: &AppState,
-    actor: &Actor,
-    t: &ticket::Model,
-    id: i32,
-    text: &str,
-    internal: bool,
-) {
-    let announce =
-        deskgraph::notify::events::CommentCreated::prepare(txn, state, actor, t, internal)
-            .await
-            .unwrap();
-    let rows = announce.rows(t, id, text).unwrap();
-    if let Some(insert) = deskgraph::notify::outbox::insert_of(rows) {
-        txn.execute(&insert).await.unwrap();
-    }
 }

@@ -2,11 +2,10 @@
 //! transaction.
 use super::{can_modify, can_read_internal, get_visible, MAX_BODY_BYTES};
 use crate::auth::Actor;
-use crate::db::{insert_together, next_id, AlsoWrite};
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
+use crate::notify::events;
 use crate::notify::live::LiveEvent;
-use crate::notify::{events, outbox};
 use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
 use crate::service::tickets;
@@ -14,9 +13,7 @@ use crate::state::AppState;
 use chrono::Utc;
 use entity::{comment, comment_edit, ticket};
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryTrait, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 use serde_json::json;
 
 /// A new comment. The type is parsed at the edge (public when the client sent none).
@@ -73,47 +70,51 @@ pub async fn create(
     let t = tickets::get(&state.db.conn, actor, ticket_id).await?;
     check_internal_allowed(actor, &t, input.comment_type)?;
     let is_internal = input.comment_type == CommentType::Internal;
-    let announce =
-        events::CommentCreated::prepare(&state.db.conn, state, actor, &t, is_internal).await?;
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
-    // The comment's id is reserved first so that its audit record and outbox rows, which name it, go to
-    // the database in the same statement as the comment.
-    let id = next_id(&txn, "comments").await?;
-    let comment_type = input.comment_type.as_str().to_string();
-    let audit = audit::Entry::new(Some(actor.id()), "comment", id, "create")
-        .ticket(t.id)
-        .internal(is_internal)
-        .changes(json!({
-            "body": [null, body],
-            "comment_type": [null, comment_type],
-        }));
-    let mut rest: Vec<AlsoWrite> = vec![audit::insert_of(audit).into()];
-    if !is_internal && actor.is_team() {
-        // Conditional, so a concurrent first response keeps the earlier time.
-        let first_response = ticket::Entity::update_many()
-            .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
-            .filter(ticket::Column::Id.eq(t.id))
-            .filter(ticket::Column::FirstRespondedAt.is_null())
-            .into_query();
-        rest.push(first_response.into());
-    }
-    rest.extend(outbox::insert_of(announce.rows(&t, id, &body)?).map(AlsoWrite::from));
-    let mut insert = comment::Entity::insert(comment::ActiveModel {
-        id: Set(id),
+    let created = comment::ActiveModel {
         ticket_id: Set(t.id),
         author_id: Set(Some(actor.id())),
         body: Set(body),
-        comment_type: Set(comment_type),
+        comment_type: Set(input.comment_type.as_str().to_string()),
         created_at: Set(now),
         updated_at: Set(now),
         edit_count: Set(0),
         is_deleted: Set(false),
         ..Default::default()
-    })
-    .into_query();
-    insert.returning_all();
-    let created: comment::Model = insert_together(&txn, insert, rest).await?;
+    }
+    .insert(&txn)
+    .await?;
+    if !is_internal && actor.is_team() {
+        // Conditional, so a concurrent first response keeps the earlier time.
+        ticket::Entity::update_many()
+            .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
+            .filter(ticket::Column::Id.eq(t.id))
+            .filter(ticket::Column::FirstRespondedAt.is_null())
+            .exec(&txn)
+            .await?;
+    }
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "comment", created.id, "create")
+            .ticket(t.id)
+            .internal(is_internal)
+            .changes(json!({
+                "body": [null, created.body],
+                "comment_type": [null, created.comment_type],
+            })),
+    )
+    .await?;
+    events::comment_created(
+        &txn,
+        state,
+        actor,
+        &t,
+        created.id,
+        &created.body,
+        is_internal,
+    )
+    .await?;
     txn.commit().await?;
     state
         .live

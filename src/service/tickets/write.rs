@@ -2,7 +2,7 @@
 //! one transaction.
 use super::{rules, totals};
 use crate::auth::Actor;
-use crate::db::{insert_together, AlsoWrite};
+use crate::db::insert_together;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
@@ -252,16 +252,15 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
         "assigned_group_id": [null, new.assigned_group_id],
         "project_id": [null, new.project_id],
     });
-    let mut rest: Vec<AlsoWrite> = vec![
-        totals::on_created(&new)?.into(),
+    let mut rest = vec![
+        totals::on_created(&new)?,
         audit::insert_of(
             audit::Entry::new(Some(actor.id()), "ticket", id, "create")
                 .ticket(id)
                 .changes(changes),
-        )
-        .into(),
+        ),
     ];
-    rest.extend(outbox::insert_of(announce.rows(&new)?).map(AlsoWrite::from));
+    rest.extend(outbox::insert_of(announce.rows(&new)?));
     let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
     insert.returning_all();
     let created: ticket::Model = insert_together(&txn, insert, rest).await?;
