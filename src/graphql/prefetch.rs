@@ -53,10 +53,16 @@ pub async fn feed_refs(
     } = refs;
     // Keyed as `Ticket.commentsCount` asks: by whether this viewer may read the ticket's internal notes.
     let counts = tickets.iter().filter_map(|t| {
-        let n = comment_counts.get(&t.id)?.visible_to(actor, t);
+        let counts = comment_counts.get(&t.id)?;
+        let with_internal = crate::service::comments::can_read_internal(actor, t);
+        let n = if with_internal {
+            counts.all
+        } else {
+            counts.public
+        };
         let key = CommentCountKey {
             ticket_id: t.id,
-            with_internal: crate::service::comments::can_read_internal(actor, t),
+            with_internal,
         };
         Some((key, i64::try_from(n).unwrap_or(i64::MAX)))
     });

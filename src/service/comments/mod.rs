@@ -13,7 +13,8 @@ use crate::service::tickets::{self, rules};
 use entity::{comment, comment_edit, ticket, user};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 use std::collections::HashMap;
 
@@ -142,6 +143,17 @@ pub async fn people(
     crate::service::users::by_id(db, ids).await
 }
 
+/// The comments a count takes: live ones, public only unless `with_internal` (decided per ticket with
+/// [`can_read_internal`]).
+pub fn counted(with_internal: bool) -> Condition {
+    let live = Condition::all().add(comment::Column::IsDeleted.eq(false));
+    if with_internal {
+        live
+    } else {
+        live.add(comment::Column::CommentType.eq(CommentType::Public.as_str()))
+    }
+}
+
 /// Live comments per ticket id, public only unless `with_internal`; tickets without any are absent.
 /// Callers decide `with_internal` per ticket with [`can_read_internal`] (the GraphQL loader batches by it).
 pub async fn counts_by_ticket(
@@ -149,16 +161,13 @@ pub async fn counts_by_ticket(
     ticket_ids: &[i32],
     with_internal: bool,
 ) -> AppResult<HashMap<i32, i64>> {
-    let mut select = comment::Entity::find()
+    let select = comment::Entity::find()
         .select_only()
         .column(comment::Column::TicketId)
         .column_as(Expr::col(comment::Column::Id).count(), "n")
         .filter(comment::Column::TicketId.is_in(ticket_ids.iter().copied()))
-        .filter(comment::Column::IsDeleted.eq(false))
+        .filter(counted(with_internal))
         .group_by(comment::Column::TicketId);
-    if !with_internal {
-        select = select.filter(comment::Column::CommentType.eq(CommentType::Public.as_str()));
-    }
     let rows: Vec<(i32, i64)> = select.into_tuple().all(db).await?;
     Ok(rows.into_iter().collect())
 }

@@ -1,9 +1,8 @@
 //! Tickets read together with the users and project they name, in one statement: the list page and the
 //! detail show them on every ticket, and a second and third round trip per request cost more than the join.
 use crate::auth::Actor;
-use crate::domain::CommentType;
 use crate::error::AppResult;
-use crate::service::comments::can_read_internal;
+use crate::service::comments::{can_read_internal, counted};
 use crate::service::PageRequest;
 use entity::{comment, project, ticket, user};
 use sea_orm::sea_query::{
@@ -92,7 +91,12 @@ pub struct CommentCounts {
 impl CommentCounts {
     /// How many of them `actor` may read on `t` (internal ones only where the one rule allows).
     pub fn visible_to(&self, actor: &Actor, t: &ticket::Model) -> u64 {
-        if can_read_internal(actor, t) {
+        self.counted(can_read_internal(actor, t))
+    }
+
+    /// All of them with `with_internal`, otherwise the public ones.
+    pub fn counted(&self, with_internal: bool) -> u64 {
+        if with_internal {
             self.all
         } else {
             self.public
@@ -268,13 +272,7 @@ fn comment_count(internal: bool) -> Expr {
             Expr::col((comment::Entity, comment::Column::TicketId))
                 .equals((ticket::Entity, ticket::Column::Id)),
         )
-        .and_where(Expr::col((comment::Entity, comment::Column::IsDeleted)).eq(false));
-    if !internal {
-        count.and_where(
-            Expr::col((comment::Entity, comment::Column::CommentType))
-                .eq(CommentType::Public.as_str()),
-        );
-    }
+        .cond_where(counted(internal));
     Expr::SubQuery(None, Box::new(SubQueryStatement::from(count)))
 }
 
