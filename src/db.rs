@@ -10,11 +10,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Most list totals remembered per instance: each is a few hundred bytes of SQL and two numbers.
+const REMEMBERED_TOTALS: u64 = 4096;
+
 /// The database handle shared by the whole service.
 #[derive(Clone, Debug)]
 pub struct Db {
     /// The connection pool.
     pub conn: DatabaseConnection,
+    /// List totals the ticket counters do not cover, remembered while no ticket changes.
+    pub remembered: crate::service::tickets::totals::Remembered,
     statements: Arc<AtomicU64>,
 }
 
@@ -44,7 +49,11 @@ impl Db {
         conn.set_metric_callback(move |_info| {
             counter.fetch_add(1, Ordering::Relaxed);
         });
-        Ok(Db { conn, statements })
+        Ok(Db {
+            conn,
+            remembered: crate::service::tickets::totals::Remembered::new(REMEMBERED_TOTALS),
+            statements,
+        })
     }
 
     /// Apply every pending migration.

@@ -43,7 +43,7 @@ async fn list(
 ) -> AppResult<Response> {
     let params = ListParams::parse(raw.as_deref())?;
     let (page, total) = tickets::list_with_refs(
-        &state.db.conn,
+        &state.db,
         &actor,
         &params.filter,
         TicketOrder::default(),

@@ -266,13 +266,14 @@ impl TestApp {
         self.send(request).await
     }
 
-    /// A second app over the same database, with its own state (its own in-memory rate-limit counters, or
-    /// the same Redis): what a second instance of the service sees.
+    /// A second app over the same database, with its own state and connections (its own in-memory
+    /// caches and rate-limit counters, or the same Redis): what a second instance of the service sees.
     pub async fn second_instance(&self) -> (AppState, Router) {
         let config = (*self.state.config).clone();
-        let state = AppState::from_db(self.state.db.clone(), config)
+        let db = Db::connect(&config.database_url, config.db_pool_size)
             .await
             .unwrap();
+        let state = AppState::from_db(db, config).await.unwrap();
         let router = deskgraph::app::router(state.clone());
         (state, router)
     }

@@ -49,7 +49,7 @@ async fn service_count(app: &TestApp, user: &TestUser, filter: TicketFilter) -> 
         .await
         .unwrap()
         .unwrap();
-    tickets::count(&app.state.db.conn, &actor, &filter, "TKT")
+    tickets::count(&app.state.db, &actor, &filter, "TKT")
         .await
         .unwrap()
 }
@@ -197,3 +197,109 @@ async fn counts_stay_exact_under_concurrent_writes(app: &TestApp) {
     assert_exact(app, &carol, &[&alice], "after racing writers").await;
 }
 db_test!(counts_stay_exact_under_concurrent_writes);
+
+/// `count` of `/api/tickets/{query}` on another instance's router.
+async fn rest_count_on(app: &TestApp, router: &axum::Router, user: &TestUser, query: &str) -> u64 {
+    let request = axum::http::Request::builder()
+        .uri(format!("/api/tickets/{query}"))
+        .header("Authorization", format!("Bearer {}", user.token))
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let resp = app.send_to(router, request).await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    resp.json["count"].as_u64().unwrap()
+}
+
+/// Search totals have no counter: each instance remembers them while no ticket changes. Every kind of
+/// write, made on either instance, shows in the next count on both, for the team and for a requester,
+/// on a first page and past the last one, over REST and GraphQL.
+async fn search_totals_follow_every_write_on_every_instance(app: &TestApp) {
+    let carol = app.agent("carol").await;
+    let alice = app.user("alice").await;
+    let (second_state, second) = app.second_instance().await;
+    let printer = "(lower(title) LIKE '%printer%' OR lower(description) LIKE '%printer%')";
+    let mine = format!(
+        "{printer} AND (requester_id = {0} OR assignee_id = {0})",
+        alice.id
+    );
+    let check = |step: &'static str| {
+        let (carol, alice, second, mine) = (&carol, &alice, &second, &mine);
+        async move {
+            let team = real(app, printer).await;
+            let own = real(app, mine).await;
+            for query in ["?q=printer", "?q=PRINTER&page=9"] {
+                assert_eq!(rest_count(app, carol, query).await, team, "{step} {query}");
+                assert_eq!(
+                    rest_count_on(app, second, carol, query).await,
+                    team,
+                    "{step}"
+                );
+                assert_eq!(rest_count(app, alice, query).await, own, "{step} {query}");
+                assert_eq!(
+                    rest_count_on(app, second, alice, query).await,
+                    own,
+                    "{step}"
+                );
+            }
+            let filter = json!({ "query": "printer" });
+            assert_eq!(
+                graphql_total(app, carol, filter.clone()).await,
+                team,
+                "{step}"
+            );
+            assert_eq!(graphql_total(app, alice, filter).await, own, "{step}");
+        }
+    };
+    check("empty").await;
+    let first = create_ticket(app, &alice, json!({ "title": "Printer jammed" })).await;
+    create_ticket(
+        app,
+        &carol,
+        json!({ "title": "Scanner", "description": "near the printer" }),
+    )
+    .await;
+    check("after creates").await;
+    // Asked twice with nothing written in between: the remembered count.
+    check("unchanged").await;
+
+    // Writes through the second instance, read on both.
+    let actor = deskgraph::auth::load_actor(&second_state.db.conn, carol.id)
+        .await
+        .unwrap()
+        .unwrap();
+    let id = first["id"].as_i64().unwrap() as i32;
+    let patch = deskgraph::service::tickets::TicketPatch {
+        title: Some("Toner low".into()),
+        ..Default::default()
+    };
+    tickets::update(&second_state, &actor, id, patch)
+        .await
+        .unwrap();
+    check("after a title no longer matches").await;
+    let patch = deskgraph::service::tickets::TicketPatch {
+        description: Some("the printer again".into()),
+        ..Default::default()
+    };
+    tickets::update(&second_state, &actor, id, patch)
+        .await
+        .unwrap();
+    check("after a description matches").await;
+    tickets::archive(&second_state, &actor, id).await.unwrap();
+    check("after an archive").await;
+    tickets::restore(&second_state, &actor, id).await.unwrap();
+    check("after a restore").await;
+
+    // Visibility moves with the ticket: assigned to alice, she counts it.
+    let theirs = create_ticket(app, &carol, json!({ "title": "Printer for the lab" })).await;
+    check("after a create by the team").await;
+    let resp = app
+        .patch(
+            &path_of(&theirs),
+            Some(&carol.token),
+            json!({ "assigned_to": alice.id }),
+        )
+        .await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    check("after an assignment").await;
+}
+db_test!(search_totals_follow_every_write_on_every_instance);

@@ -172,8 +172,7 @@ impl TicketConnection {
             return Ok(total as i64);
         }
         let req = request(ctx)?;
-        let total =
-            tickets::count(&req.state.db.conn, &self.actor, &self.filter, req.prefix()).await?;
+        let total = tickets::count(&req.state.db, &self.actor, &self.filter, req.prefix()).await?;
         Ok(total as i64)
     }
 }
@@ -251,7 +250,7 @@ pub async fn ticket_connection(
 ) -> Result<TicketConnection> {
     let (req, actor) = viewer(ctx)?;
     let window = args.window()?;
-    let db = &req.state.db.conn;
+    let db = &req.state.db;
     // Paging back from the end needs to know where the end is.
     let total = match window {
         Window::Backward { end: None, .. } => {

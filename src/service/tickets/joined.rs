@@ -1,5 +1,6 @@
 //! Tickets read together with the users and project they name, in one statement: the list page and the
 //! detail show them on every ticket, and a second and third round trip per request cost more than the join.
+use super::totals::Total;
 use crate::auth::Actor;
 use crate::error::AppResult;
 use crate::service::comments::{can_read_internal, counted};
@@ -179,7 +180,8 @@ const USER_WIDTH: usize = <user::Model as Positional>::FIELDS.len();
 #[derive(Clone, Copy)]
 struct Extras {
     joined: Joined,
-    total: bool,
+    /// How many total columns follow.
+    total: usize,
 }
 
 /// A requester or assignee as read.
@@ -194,7 +196,7 @@ struct Row {
     assignee: Option<Person>,
     project: Option<project::Model>,
     comment_counts: Option<CommentCounts>,
-    total: Option<i64>,
+    total: Vec<Option<i64>>,
 }
 
 /// The joined record at `start`, or `None` when the LEFT JOIN found nothing.
@@ -250,10 +252,9 @@ impl Row {
             assignee,
             project,
             comment_counts,
-            total: match extras.total {
-                true => res.try_get_by_index::<Option<i64>>(at)?,
-                false => None,
-            },
+            total: (at..at + extras.total)
+                .map(|i| res.try_get_by_index::<Option<i64>>(i))
+                .collect::<Result<_, _>>()?,
         })
     }
 }
@@ -311,18 +312,18 @@ fn join_person(
 }
 
 /// Run a ticket query, reading what `joined` names of every row (people, project, comment counts) in
-/// the same statement. With `page`, only that page of the query's rows; with `total`, that expression
-/// is selected beside them.
+/// the same statement. With `page`, only that page of the query's rows; with `total`, its columns
+/// are selected beside them and read into the total.
 pub async fn fetch(
     db: &impl ConnectionTrait,
     select: Select<ticket::Entity>,
     page: Option<PageRequest>,
     joined: Joined,
-    total: Option<Expr>,
+    total: Option<&Total>,
 ) -> AppResult<TicketsWithRefs> {
     let extras = Extras {
         joined,
-        total: total.is_some(),
+        total: total.map_or(0, Total::columns_len),
     };
     // Positions are what the decoder reads: the ticket's own columns first, whatever the caller selected.
     let select = select.select_only().columns(ticket::Column::iter());
@@ -341,7 +342,9 @@ pub async fn fetch(
         select = select.expr(comment_count(false)).expr(comment_count(true));
     }
     if let Some(total) = total {
-        select = select.expr(total);
+        for column in total.columns() {
+            select = select.expr(column);
+        }
     }
     let backend = db.get_database_backend();
     let statement = match page {
@@ -370,8 +373,8 @@ pub async fn fetch(
                 _ => {}
             }
         }
-        if let Some(total) = row.total {
-            out.total = Some(u64::try_from(total).unwrap_or(0));
+        if let (Some(total), None) = (total, out.total) {
+            out.total = Some(total.read(&row.total)?);
         }
         if let Some(project) = row.project {
             out.projects.insert(project.id, project);

@@ -9,6 +9,7 @@ pub use joined::{CommentCounts, Joined, People, TicketsWithRefs};
 pub use write::{archive, change_status, create, restore, update, NewTicket, TicketPatch};
 
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::service::PageRequest;
@@ -224,7 +225,7 @@ pub fn ordered(select: Select<ticket::Entity>, order: TicketOrder) -> Select<tic
 
 /// One page of visible tickets, with the total when asked for.
 pub async fn list(
-    db: &impl ConnectionTrait,
+    db: &Db,
     actor: &Actor,
     filter: &TicketFilter,
     order: TicketOrder,
@@ -237,8 +238,8 @@ pub async fn list(
         None
     };
     let select = ordered(visible_query(actor, filter, prefix), order);
-    let items = ticket::Model::find_by_statement(page.statement(select, db.get_database_backend()))
-        .all(db)
+    let items = ticket::Model::find_by_statement(page.statement(select, db.backend()))
+        .all(&db.conn)
         .await?;
     Ok((items, total))
 }
@@ -246,7 +247,7 @@ pub async fn list(
 /// Like [`list`], with what `joined` names of every ticket (people, project, comment counts) and the
 /// total when asked for, read in the same statement.
 pub async fn list_with_refs(
-    db: &impl ConnectionTrait,
+    db: &Db,
     actor: &Actor,
     filter: &TicketFilter,
     order: TicketOrder,
@@ -257,25 +258,20 @@ pub async fn list_with_refs(
     let select = ordered(visible_query(actor, filter, prefix), order);
     let total = page
         .with_total
-        .then(|| totals::total_expr(actor, filter, prefix));
-    let found = joined::fetch(db, select, Some(page), joined, total).await?;
-    let total = match found.total {
-        _ if !page.with_total => None,
-        Some(n) => Some(n),
+        .then(|| totals::Total::new(&db.remembered, actor, filter, prefix));
+    let found = joined::fetch(&db.conn, select, Some(page), joined, total.as_ref()).await?;
+    let total = match (total, found.total) {
+        (None, _) => None,
+        (Some(_), Some(n)) => Some(n),
         // No row came back to carry it: an empty first page means there is nothing at all,
         // a page past the end has to ask.
-        None if page.offset == 0 && page.limit > 0 => Some(0),
-        None => Some(totals::total(db, actor, filter, prefix).await?),
+        (Some(_), None) if page.offset == 0 && page.limit > 0 => Some(0),
+        (Some(total), None) => Some(total.fetch(&db.conn).await?),
     };
     Ok((found, total))
 }
 
 /// How many visible, non-archived tickets match `filter` (for connection totals and backward paging).
-pub async fn count(
-    db: &impl ConnectionTrait,
-    actor: &Actor,
-    filter: &TicketFilter,
-    prefix: &str,
-) -> AppResult<u64> {
+pub async fn count(db: &Db, actor: &Actor, filter: &TicketFilter, prefix: &str) -> AppResult<u64> {
     totals::total(db, actor, filter, prefix).await
 }

@@ -5,18 +5,32 @@
 //! change, archive, restore) adjusts it in its own transaction with a row-level `n = n + delta`, so the
 //! counters are exact under concurrent writers. A list total whose filter matches a counted shape reads
 //! one or a few counter rows; any other filter falls back to an index-served `count(*)`.
+//!
+//! Those other counts (text search above all: every match is visited) are remembered per instance in
+//! [`Remembered`], with the tickets *generation* they were taken at: a row of `ticket_counts` that every
+//! write to a ticket moves forward in its own transaction. A statement reading the generation and a count
+//! reads both from one snapshot, and generations are taken one at a time under the row's lock, so one
+//! generation number names one set of committed ticket writes: a count remembered at generation `g` is
+//! exact for any later statement that reads `g`. The page's statement reads the generation and counts
+//! again only when it moved, so a remembered count costs no extra statement and is never stale, on one
+//! instance or many.
 use super::{rules, visible_query, TicketFilter};
 use crate::auth::Actor;
 use crate::domain::TicketStatus;
 use crate::error::{AppError, AppResult};
 use entity::ticket;
+use moka::sync::Cache;
 use sea_orm::sea_query::{
-    Alias, Asterisk, Expr, ExprTrait, Func, InsertStatement, OnConflict, Query, SelectStatement,
-    SubQueryStatement,
+    Alias, Asterisk, Expr, ExprTrait, Func, InsertStatement, OnConflict, PostgresQueryBuilder,
+    Query, SelectStatement, SubQueryStatement,
 };
 use sea_orm::{ColumnTrait, ConnectionTrait, QuerySelect, QueryTrait};
+use std::time::Duration;
 
 const ALL: &str = "all";
+
+/// The scope whose `n` counts writes to tickets (see the module documentation); never summed as a total.
+const GENERATION: &str = "generation";
 
 fn status_scope(status: &str) -> String {
     format!("status:{status}")
@@ -71,34 +85,48 @@ fn membership(t: &ticket::Model, delta: i64) -> Vec<(String, i64)> {
     ]
 }
 
+/// `deltas` plus one more write to tickets. The generation only ever moves forward, whatever the write
+/// (an archive and its restore must not bring an old generation back).
+fn written(mut deltas: Vec<(String, i64)>) -> Vec<(String, i64)> {
+    deltas.push((GENERATION.to_string(), 1));
+    deltas
+}
+
 /// The statement counting a new live ticket, for its creating transaction
 /// (`crate::db::insert_together`).
 pub fn on_created(t: &ticket::Model) -> AppResult<InsertStatement> {
-    adjustment(membership(t, 1))?
+    adjustment(written(membership(t, 1)))?
         .ok_or_else(|| AppError::internal(anyhow::anyhow!("a new ticket changes no counter")))
 }
 
 /// A live ticket was archived (call inside the archiving transaction, with the row as it was).
 pub async fn on_archived(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
-    adjust(db, membership(t, -1)).await
+    adjust(db, written(membership(t, -1))).await
 }
 
 /// An archived ticket was restored (call inside the restoring transaction).
 pub async fn on_restored(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
-    adjust(db, membership(t, 1)).await
+    adjust(db, written(membership(t, 1))).await
 }
 
-/// A live ticket moved from status `from` to `to` (call inside the updating transaction).
-pub async fn on_status_changed(db: &impl ConnectionTrait, from: &str, to: &str) -> AppResult<()> {
-    if from == to {
-        return Ok(());
+/// A live ticket changed, its status from `from` to `to` (call inside the updating transaction, after
+/// locking the ticket's row).
+pub async fn on_updated(db: &impl ConnectionTrait, from: &str, to: &str) -> AppResult<()> {
+    let mut deltas = Vec::new();
+    if from != to {
+        deltas = vec![(status_scope(from), -1), (status_scope(to), 1)];
     }
-    adjust(db, vec![(status_scope(from), -1), (status_scope(to), 1)]).await
+    adjust(db, written(deltas)).await
 }
 
-/// Recompute every counter from the tickets table (after bulk loads such as `deskgraph seed`).
+/// Recompute every counter from the tickets table (after bulk loads such as `deskgraph seed`), and move
+/// the generation on: counts remembered before the load no longer hold.
 pub async fn rebuild(db: &impl ConnectionTrait) -> AppResult<()> {
-    db.execute_unprepared("DELETE FROM ticket_counts").await?;
+    db.execute_unprepared(&format!(
+        "DELETE FROM ticket_counts WHERE scope <> '{GENERATION}'"
+    ))
+    .await?;
+    adjust(db, written(Vec::new())).await?;
     for sql in [
         "INSERT INTO ticket_counts (scope, n) \
          SELECT 'all', count(*) FROM tickets WHERE archived_at IS NULL",
@@ -216,21 +244,157 @@ pub fn total_expr(actor: &Actor, filter: &TicketFilter, prefix: &str) -> Expr {
     total.cast_as(Alias::new("BIGINT"))
 }
 
-/// How many visible, live tickets match `filter` (see [`total_expr`]).
+/// Counts of uncounted shapes remembered with the generation they were taken at (see the module
+/// documentation). Cheap to clone; clones share the entries.
+#[derive(Clone, Debug, Default)]
+pub struct Remembered(Option<Cache<String, (i64, u64)>>);
+
+impl Remembered {
+    /// Remember at most `capacity` counts (0: none). An entry unused for an hour is dropped.
+    pub fn new(capacity: u64) -> Self {
+        Remembered((capacity > 0).then(|| {
+            Cache::builder()
+                .max_capacity(capacity)
+                .time_to_idle(Duration::from_secs(3600))
+                .build()
+        }))
+    }
+}
+
+/// The generation tickets are at, as a scalar subquery (NULL before the first write).
+fn generation() -> Expr {
+    sub_query(
+        Query::select()
+            .column(Alias::new("n"))
+            .from(Alias::new("ticket_counts"))
+            .and_where(Expr::col(Alias::new("scope")).eq(Expr::cust(format!("'{GENERATION}'"))))
+            .to_owned(),
+    )
+}
+
+/// A count remembered for one shape.
+struct Recall {
+    cache: Cache<String, (i64, u64)>,
+    /// The count's own SQL with every value written in: what it counts, for whom.
+    key: String,
+    /// `(generation, count)` as last taken.
+    known: Option<(i64, u64)>,
+}
+
+/// How a list reads its total: [`Total::columns`] are selected (beside a page's rows, or alone) and
+/// [`Total::read`] turns what they read into the total.
+pub struct Total {
+    count: Expr,
+    recall: Option<Recall>,
+}
+
+impl Total {
+    /// The total of visible, live tickets matching `filter`: from the counters when the shape is counted,
+    /// otherwise a count that is taken again only when the generation moved.
+    pub fn new(
+        remembered: &Remembered,
+        actor: &Actor,
+        filter: &TicketFilter,
+        prefix: &str,
+    ) -> Self {
+        let count = total_expr(actor, filter, prefix);
+        let recall = match (&remembered.0, counted(actor, filter)) {
+            (Some(cache), None) => {
+                let key = Query::select()
+                    .expr(count.clone())
+                    .to_string(PostgresQueryBuilder);
+                let known = cache.get(&key);
+                Some(Recall {
+                    cache: cache.clone(),
+                    key,
+                    known,
+                })
+            }
+            _ => None,
+        };
+        Total { count, recall }
+    }
+
+    /// The columns to select: the count; or the generation and the count, which is NULL (and not taken)
+    /// while the generation is the remembered one.
+    pub fn columns(&self) -> Vec<Expr> {
+        let Some(recall) = &self.recall else {
+            return vec![self.count.clone()];
+        };
+        let count = match recall.known {
+            None => self.count.clone(),
+            Some((at, _)) => {
+                let unless_moved: Expr = Expr::case(generation().eq(at), Expr::cust("NULL"))
+                    .finally(self.count.clone())
+                    .into();
+                unless_moved.cast_as(Alias::new("BIGINT"))
+            }
+        };
+        vec![generation(), count]
+    }
+
+    /// The total from the values [`Total::columns`] read, in order (`None` for SQL NULL); a fresh count
+    /// is remembered.
+    pub fn read(&self, values: &[Option<i64>]) -> AppResult<u64> {
+        let n = |v: i64| u64::try_from(v).unwrap_or(0);
+        let found = match &self.recall {
+            None => values.first().copied().flatten().map(n),
+            Some(recall) => match (
+                values.first().copied().flatten(),
+                values.get(1).copied().flatten(),
+            ) {
+                (at, Some(count)) => {
+                    if let Some(at) = at {
+                        recall.cache.insert(recall.key.clone(), (at, n(count)));
+                    }
+                    Some(n(count))
+                }
+                // NULL count: the generation is still the remembered one.
+                (Some(at), None) => recall
+                    .known
+                    .filter(|(known_at, _)| *known_at == at)
+                    .map(|(_, count)| count),
+                (None, None) => None,
+            },
+        };
+        found.ok_or_else(|| AppError::internal(anyhow::anyhow!("a list total read as NULL")))
+    }
+
+    /// Select the columns on their own and read the total.
+    pub async fn fetch(&self, db: &impl ConnectionTrait) -> AppResult<u64> {
+        let mut select = Query::select();
+        for column in self.columns() {
+            select.expr(column);
+        }
+        let Some(row) = db.query_one(&select).await? else {
+            return Ok(0);
+        };
+        let values = (0..self.columns_len())
+            .map(|i| row.try_get_by_index::<Option<i64>>(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.read(&values)
+    }
+
+    /// How many columns [`Total::columns`] selects.
+    pub fn columns_len(&self) -> usize {
+        if self.recall.is_some() {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// How many visible, live tickets match `filter` (see [`Total`]).
 pub async fn total(
-    db: &impl ConnectionTrait,
+    db: &crate::db::Db,
     actor: &Actor,
     filter: &TicketFilter,
     prefix: &str,
 ) -> AppResult<u64> {
-    let select = Query::select()
-        .expr(total_expr(actor, filter, prefix))
-        .to_owned();
-    let n = match db.query_one(&select).await? {
-        Some(row) => row.try_get_by_index::<i64>(0)?,
-        None => 0,
-    };
-    Ok(u64::try_from(n).unwrap_or(0))
+    Total::new(&db.remembered, actor, filter, prefix)
+        .fetch(&db.conn)
+        .await
 }
 
 #[cfg(test)]

@@ -416,7 +416,7 @@ pub async fn update(
     active.closed_at = Set(next.closed_at);
     active.updated_at = Set(now);
     let saved = active.update(&txn).await?;
-    totals::on_status_changed(&txn, &before.status, &saved.status).await?;
+    totals::on_updated(&txn, &before.status, &saved.status).await?;
     let action = if status_only {
         "status_change"
     } else {

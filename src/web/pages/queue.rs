@@ -66,7 +66,7 @@ pub async fn page(
     let params = ListParams::parse(raw.as_deref())?;
     let db = &state.db.conn;
     let (items, total) = tickets::list(
-        db,
+        &state.db,
         &user.actor,
         &params.filter,
         TicketOrder::default(),
