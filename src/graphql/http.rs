@@ -78,6 +78,7 @@ pub async fn graphql_get(
         Ok(request) => request,
         Err(err) => return request_error(&headers, StatusCode::BAD_REQUEST, &err.to_string()),
     };
+    schema.parse(&mut request);
     if is_mutation(&mut request) {
         let mut response = request_error(
             &headers,
@@ -100,6 +101,7 @@ async fn execute(
     request: async_graphql::Request,
 ) -> Response {
     let mut request = request;
+    schema.parse(&mut request);
     crate::http::metrics::graphql_operation(operation_name(&mut request).as_deref());
     if !state.config.anonymous_introspection && auth.actor().is_none() {
         // Refused with a clear error before execution (see `limits`).
@@ -191,8 +193,7 @@ fn request_error(headers: &HeaderMap, status: StatusCode, message: &str) -> Resp
 /// The name metrics count an operation under: the requested operation name, or the name of the document's
 /// only operation (`None`: unnamed; `metrics::graphql_operation` bounds the label set).
 ///
-/// The document is parsed through [`async_graphql::Request::parsed_query`], which keeps it in the request,
-/// so the executor does not parse it a second time.
+/// The document was parsed by [`Checked::parse`] and stays in the request for the executor.
 fn operation_name(request: &mut async_graphql::Request) -> Option<String> {
     if let Some(name) = &request.operation_name {
         return Some(name.clone());

@@ -56,5 +56,5 @@ pub fn router(schema: AppSchema) -> Router<AppState> {
     Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql_post))
         .route("/graphql/ws", get(ws::graphql_ws))
-        .layer(Extension(limits::Checked(schema)))
+        .layer(Extension(limits::Checked::new(schema)))
 }

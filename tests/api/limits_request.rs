@@ -184,6 +184,34 @@ async fn graphql_cost_limits_hold_before_execution(app: &TestApp) {
 }
 db_test!(graphql_cost_limits_hold_before_execution);
 
+/// Documents are parsed once per text; every request is still checked and run with its own variables.
+async fn a_document_sent_again_is_checked_again(app: &TestApp) {
+    let alice = app.user("alice").await;
+    let query = "query($n: Int) { tickets(first: $n) { nodes { id } } }";
+    for _ in 0..2 {
+        let fine = gql(app, Some(&alice.token), query, json!({ "n": 5 })).await;
+        assert!(
+            fine.json["data"]["tickets"]["nodes"].is_array(),
+            "{}",
+            fine.text
+        );
+        let oversized = gql(app, Some(&alice.token), query, json!({ "n": 100000 })).await;
+        assert!(oversized.json["data"].is_null(), "{}", oversized.text);
+        assert_eq!(
+            first_code(&oversized.json),
+            "BAD_USER_INPUT",
+            "{}",
+            oversized.text
+        );
+    }
+    let broken = "{ tickets(first: 1) { nodes { id } }";
+    for _ in 0..2 {
+        let resp = gql(app, Some(&alice.token), broken, json!({})).await;
+        assert_eq!(first_code(&resp.json), "BAD_USER_INPUT", "{}", resp.text);
+    }
+}
+db_test!(a_document_sent_again_is_checked_again);
+
 const INTROSPECT: &str = "{ __schema { queryType { name } } }";
 
 async fn introspection_is_open_by_default(app: &TestApp) {
@@ -229,6 +257,9 @@ async fn introspection_can_be_closed_to_anonymous_callers(app: &TestApp) {
         "{}",
         signed_in.text
     );
+    // The same text again, parsed once and kept: still refused to the anonymous caller.
+    let again = gql(app, None, INTROSPECT, json!({})).await;
+    assert_eq!(first_code(&again.json), "UNAUTHENTICATED", "{}", again.text);
 }
 db_test!(
     introspection_can_be_closed_to_anonymous_callers,
