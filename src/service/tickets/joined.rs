@@ -6,13 +6,16 @@ use crate::error::AppResult;
 use crate::service::comments::{can_read_internal, counted};
 use crate::service::PageRequest;
 use entity::{comment, project, ticket, user};
+use moka::sync::Cache;
 use sea_orm::sea_query::{
     Alias, Asterisk, Expr, ExprTrait, Func, IntoIden, JoinType, Query, SubQueryStatement,
 };
 use sea_orm::{
-    ConnectionTrait, DbErr, EntityTrait, Iterable, QueryResult, QuerySelect, QueryTrait, Select,
+    ConnectionTrait, DbBackend, DbErr, EntityTrait, Iterable, QueryResult, QuerySelect, QueryTrait,
+    Select, Statement, Value, Values,
 };
 use std::collections::HashMap;
+use std::sync::{LazyLock, RwLock};
 
 /// Table aliases of the joined records.
 const REQUESTER: &str = "rq";
@@ -38,7 +41,7 @@ pub struct TicketsWithRefs {
 
 /// What a joined read brings besides the tickets: only what the caller shows, since every value
 /// costs decoding (the REST list page shows two usernames of the 30 columns of people and project).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Joined {
     /// How much of the requesters and assignees.
     pub people: People,
@@ -311,20 +314,14 @@ fn join_person(
     }
 }
 
-/// Run a ticket query, reading what `joined` names of every row (people, project, comment counts) in
-/// the same statement. With `page`, only that page of the query's rows; with `total`, its columns
-/// are selected beside them and read into the total.
-pub async fn fetch(
-    db: &impl ConnectionTrait,
+/// The statement reading `select` with what `joined` names (see [`fetch`]).
+pub fn statement(
     select: Select<ticket::Entity>,
     page: Option<PageRequest>,
     joined: Joined,
     total: Option<&Total>,
-) -> AppResult<TicketsWithRefs> {
-    let extras = Extras {
-        joined,
-        total: total.map_or(0, Total::columns_len),
-    };
+    backend: DbBackend,
+) -> Statement {
     // Positions are what the decoder reads: the ticket's own columns first, whatever the caller selected.
     let select = select.select_only().columns(ticket::Column::iter());
     let select = join_person(
@@ -346,10 +343,100 @@ pub async fn fetch(
             select = select.expr(column);
         }
     }
-    let backend = db.get_database_backend();
-    let statement = match page {
+    match page {
         Some(page) => page.statement(select, backend),
         None => select.build(backend),
+    }
+}
+
+/// Run a ticket query, reading what `joined` names of every row (people, project, comment counts) in
+/// the same statement. With `page`, only that page of the query's rows; with `total`, its columns
+/// are selected beside them and read into the total.
+pub async fn fetch(
+    db: &impl ConnectionTrait,
+    select: Select<ticket::Entity>,
+    page: Option<PageRequest>,
+    joined: Joined,
+    total: Option<&Total>,
+) -> AppResult<TicketsWithRefs> {
+    let statement = statement(select, page, joined, total, db.get_database_backend());
+    run(db, statement, joined, total).await
+}
+
+/// Statements reading one ticket by id, per backend and [`Joined`], with the position of the id among
+/// their values: only the id differs from one detail to the next, and building the statement was a tenth
+/// of a detail request's CPU.
+type ByIdStatements = Vec<((DbBackend, Joined), (Statement, usize))>;
+static BY_ID: RwLock<ByIdStatements> = RwLock::new(Vec::new());
+
+/// Like [`fetch`], for the ticket with this id (live or archived, whoever may see it).
+pub async fn fetch_by_id(
+    db: &impl ConnectionTrait,
+    id: i32,
+    joined: Joined,
+) -> AppResult<TicketsWithRefs> {
+    let backend = db.get_database_backend();
+    let key = (backend, joined);
+    let known = BY_ID.read().ok().and_then(|shapes| {
+        shapes
+            .iter()
+            .find(|(shape, _)| *shape == key)
+            .map(|(_, found)| found.clone())
+    });
+    let statement = match known {
+        Some((mut statement, at)) => {
+            if let Some(Values(values)) = statement.values.as_mut() {
+                values[at] = Value::Int(Some(id));
+            }
+            statement
+        }
+        None => {
+            // Built once with a marker id, to find which value the id is.
+            let marker = i32::MIN;
+            let select = ticket::Entity::find_by_id(marker);
+            let built = statement(select, None, joined, None, backend);
+            let values = built
+                .values
+                .as_ref()
+                .map(|v| v.0.as_slice())
+                .unwrap_or_default();
+            let at: Vec<usize> = (0..values.len())
+                .filter(|&i| values[i] == Value::Int(Some(marker)))
+                .collect();
+            if let ([at], Ok(mut shapes)) = (at.as_slice(), BY_ID.write()) {
+                shapes.push((key, (built, *at)));
+            }
+            statement(ticket::Entity::find_by_id(id), None, joined, None, backend)
+        }
+    };
+    run(db, statement, joined, None).await
+}
+
+/// Statements already built, by a key naming everything they were built from (values included): most
+/// requests ask for one of a few pages, and building one was a fifth of a request's CPU.
+static BUILT: LazyLock<Cache<String, Statement>> = LazyLock::new(|| Cache::new(2048));
+
+/// The statement for `key`, built by `build` only when this key has not been seen lately. `key` must name
+/// every input of `build` (see `tickets::list_with_refs`).
+pub fn remembered(key: String, build: impl FnOnce() -> Statement) -> Statement {
+    if let Some(statement) = BUILT.get(&key) {
+        return statement;
+    }
+    let statement = build();
+    BUILT.insert(key, statement.clone());
+    statement
+}
+
+/// Run a statement built by [`statement`] and decode its rows.
+pub async fn run(
+    db: &impl ConnectionTrait,
+    statement: Statement,
+    joined: Joined,
+    total: Option<&Total>,
+) -> AppResult<TicketsWithRefs> {
+    let extras = Extras {
+        joined,
+        total: total.map_or(0, Total::columns_len),
     };
     let rows = db.query_all_raw(statement).await?;
     let mut out = TicketsWithRefs {

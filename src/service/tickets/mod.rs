@@ -101,8 +101,7 @@ pub async fn get_with_refs(
     id: i32,
     joined: Joined,
 ) -> AppResult<(ticket::Model, TicketsWithRefs)> {
-    let select = ticket::Entity::find_by_id(id);
-    let mut found = joined::fetch(db, select, None, joined, None).await?;
+    let mut found = joined::fetch_by_id(db, id, joined).await?;
     match found.tickets.pop() {
         Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok((t, found)),
         _ => Err(AppError::not_found("ticket")),
@@ -255,11 +254,23 @@ pub async fn list_with_refs(
     prefix: &str,
     joined: Joined,
 ) -> AppResult<(TicketsWithRefs, Option<u64>)> {
-    let select = ordered(visible_query(actor, filter, prefix), order);
     let total = page
         .with_total
         .then(|| totals::Total::new(&db.remembered, actor, filter, prefix));
-    let found = joined::fetch(&db.conn, select, Some(page), joined, total.as_ref()).await?;
+    let backend = db.backend();
+    // Everything the statement is built from, values included (`filter` and the actor's visibility whole).
+    let key = format!(
+        "{backend:?}|{}|{}|{:?}|{prefix}|{filter:?}|{order:?}|{page:?}|{joined:?}|{:?}",
+        actor.is_team(),
+        actor.id(),
+        actor.group_ids(),
+        total.as_ref().map(totals::Total::shape),
+    );
+    let statement = joined::remembered(key, || {
+        let select = ordered(visible_query(actor, filter, prefix), order);
+        joined::statement(select, Some(page), joined, total.as_ref(), backend)
+    });
+    let found = joined::run(&db.conn, statement, joined, total.as_ref()).await?;
     let total = match (total, found.total) {
         (None, _) => None,
         (Some(_), Some(n)) => Some(n),

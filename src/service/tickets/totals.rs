@@ -375,6 +375,14 @@ impl Total {
         self.read(&values)
     }
 
+    /// What, besides the actor and filter it was made for, decides [`Total::columns`]: whether the count is
+    /// remembered, and at which generation.
+    pub fn shape(&self) -> Option<Option<i64>> {
+        self.recall
+            .as_ref()
+            .map(|recall| recall.known.map(|(at, _)| at))
+    }
+
     /// How many columns [`Total::columns`] selects.
     pub fn columns_len(&self) -> usize {
         if self.recall.is_some() {
