@@ -1,7 +1,7 @@
 //! Batched loads of comments and their edit histories, one query per kind per request.
 use super::loaders::{DbLoader, LoadError};
 use crate::service::comments;
-use entity::{comment, comment_edit};
+use entity::comment_edit;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ pub struct CommentEditsKey(pub i32);
 impl async_graphql::dataloader::Loader<TicketCommentsKey> for DbLoader {
     // Every readable comment of the ticket; pages are cut in the resolver, so one query serves any
     // `first`/`after` on every ticket of a page.
-    type Value = Arc<Vec<comment::Model>>;
+    type Value = Arc<comments::TicketComments>;
     type Error = LoadError;
 
     async fn load(
@@ -38,11 +38,15 @@ impl async_graphql::dataloader::Loader<TicketCommentsKey> for DbLoader {
         let by_ticket = comments::live_by_ticket(self.conn(), &ids(false), &ids(true))
             .await
             .map_err(Arc::new)?;
+        let mut by_ticket: HashMap<i32, Arc<comments::TicketComments>> = by_ticket
+            .into_iter()
+            .map(|(id, found)| (id, Arc::new(found)))
+            .collect();
         Ok(keys
             .iter()
             .map(|k| {
-                let list = by_ticket.get(&k.ticket_id).cloned().unwrap_or_default();
-                (*k, Arc::new(list))
+                let found = by_ticket.entry(k.ticket_id).or_default().clone();
+                (*k, found)
             })
             .collect())
     }

@@ -180,10 +180,15 @@ async fn comment_pages(
     let loader = &req.loader;
     let keys = rows.iter().map(|t| comments_key(actor, t));
     let pages = loader.load_many(keys).await.map_err(load_error)?;
-    let all: Vec<&entity::comment::Model> = pages.values().flat_map(|l| l.iter()).collect();
+    let all: Vec<&entity::comment::Model> =
+        pages.values().flat_map(|l| l.comments.iter()).collect();
     let mut user_ids: Vec<i32> = Vec::new();
     if any(&["author"]) {
-        user_ids.extend(all.iter().filter_map(|c| c.author_id));
+        // Read with the comments.
+        let authors = pages.values().flat_map(|l| l.authors.values());
+        loader
+            .feed_many(authors.map(|u| (UserKey(u.id), u.clone())))
+            .await;
     }
     if any(&["editedBy"]) {
         user_ids.extend(all.iter().filter_map(|c| c.edited_by_id));

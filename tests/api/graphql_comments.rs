@@ -254,3 +254,64 @@ async fn comments_page_forward_oldest_first(app: &TestApp) {
     }
     assert_eq!(seen, ["c0", "c1", "c2", "c3", "c4"]);
 }
+
+/// Comments and their authors come in one statement after the ticket's: two in all, however many
+/// authors. Authors of comments the viewer may not read are neither shown nor needed.
+async fn comments_with_authors_take_two_statements(app: &TestApp) {
+    let w = world(app).await;
+    let t = w.ticket.id;
+    add(app, &w.owner, t, "first", CommentType::Public).await;
+    add(app, &w.agent, t, "internal note", CommentType::Internal).await;
+    add(app, &w.staff, t, "second", CommentType::Public).await;
+    add(app, &w.admin, t, "third", CommentType::Public).await;
+    let query = r#"query($id: Int!) { ticket(databaseId: $id) {
+      comments(first: 20) { nodes { body author { username } } } } }"#;
+    let read = |user: &TestUser| {
+        let token = user.token.clone();
+        async move {
+            // The first request of a token records its use; measure a steady-state one.
+            app.graphql(Some(&token), query, json!({ "id": t })).await;
+            let before = app.statements();
+            let body = app.graphql(Some(&token), query, json!({ "id": t })).await;
+            let statements = app.statements() - before;
+            let nodes = data(&body)["ticket"]["comments"]["nodes"].clone();
+            let shown: Vec<(String, String)> = nodes
+                .as_array()
+                .unwrap_or_else(|| panic!("{body}"))
+                .iter()
+                .map(|n| {
+                    let body = n["body"].as_str().unwrap_or_default();
+                    let author = n["author"]["username"].as_str().unwrap_or_default();
+                    (
+                        body.replace("<p>", "").replace("</p>", ""),
+                        author.to_string(),
+                    )
+                })
+                .collect();
+            (statements, shown)
+        }
+    };
+    let pair = |body: &str, user: &TestUser| (body.to_string(), user.username.clone());
+    let (statements, shown) = read(&w.agent).await;
+    assert_eq!(statements, 2);
+    assert_eq!(
+        shown,
+        [
+            pair("first", &w.owner),
+            pair("internal note", &w.agent),
+            pair("second", &w.staff),
+            pair("third", &w.admin),
+        ]
+    );
+    let (statements, shown) = read(&w.owner).await;
+    assert_eq!(statements, 2);
+    assert_eq!(
+        shown,
+        [
+            pair("first", &w.owner),
+            pair("second", &w.staff),
+            pair("third", &w.admin),
+        ]
+    );
+}
+db_test!(comments_with_authors_take_two_statements);

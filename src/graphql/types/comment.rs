@@ -8,6 +8,7 @@ use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, W
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
 use crate::graphql::loaders::UserKey;
+use crate::graphql::prefetch;
 use crate::service::comments;
 use async_graphql::{Context, Object, Result, SimpleObject, ID};
 use chrono::{DateTime, Utc};
@@ -199,12 +200,13 @@ pub async fn connection(
         return Err(AppError::bad_request("comments are paged forward only").into());
     };
     let page = slice(window, None);
-    let all = req
+    let found = req
         .loader
         .load_one(comments_key(&actor, t))
         .await
         .map_err(load_error)?
         .unwrap_or_default();
+    let all = &found.comments;
     let start = usize::try_from(page.offset)
         .unwrap_or(usize::MAX)
         .min(all.len());
@@ -213,6 +215,15 @@ pub async fn connection(
         .min(all.len());
     let ticket = Arc::new(t.clone());
     let rows = &all[start..end];
+    if prefetch::connection_wants(&ctx.look_ahead(), "author") {
+        // Read with the comments: handed to the loader so `author` costs no statement of its own.
+        let authors = rows
+            .iter()
+            .filter_map(|c| c.author_id)
+            .filter_map(|id| found.authors.get(&id))
+            .map(|u| (UserKey(u.id), u.clone()));
+        req.loader.feed_many(authors).await;
+    }
     let edges = rows
         .iter()
         .enumerate()

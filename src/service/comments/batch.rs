@@ -4,22 +4,35 @@ use super::can_read_internal;
 use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::AppResult;
-use entity::{comment, comment_edit, ticket};
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use entity::{comment, comment_edit, ticket, user};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, JoinType, QueryFilter, QueryOrder,
+    QuerySelect, RelationDef,
+};
 use std::collections::HashMap;
+
+/// A ticket's readable comments with their authors.
+#[derive(Debug, Default)]
+pub struct TicketComments {
+    /// Oldest first.
+    pub comments: Vec<comment::Model>,
+    /// The authors of these comments, by id (absent when the comment has none).
+    pub authors: HashMap<i32, user::Model>,
+}
 
 /// The live comments of many tickets in one query, oldest first per ticket: public ones on
 /// `public_only`, public and internal ones on `with_internal`. Callers split their tickets with
-/// [`can_read_internal`]; every given ticket gets an entry, empty when it has no comments.
+/// [`can_read_internal`]; every given ticket gets an entry, empty when it has no comments. Their authors
+/// come with them.
 pub async fn live_by_ticket(
     db: &impl ConnectionTrait,
     public_only: &[i32],
     with_internal: &[i32],
-) -> AppResult<HashMap<i32, Vec<comment::Model>>> {
-    let mut out: HashMap<i32, Vec<comment::Model>> = public_only
+) -> AppResult<HashMap<i32, TicketComments>> {
+    let mut out: HashMap<i32, TicketComments> = public_only
         .iter()
         .chain(with_internal)
-        .map(|id| (*id, Vec::new()))
+        .map(|id| (*id, TicketComments::default()))
         .collect();
     if out.is_empty() {
         return Ok(out);
@@ -35,16 +48,27 @@ pub async fn live_by_ticket(
     if !with_internal.is_empty() {
         readable = readable.add(comment::Column::TicketId.is_in(with_internal.iter().copied()));
     }
+    // Authors in the same statement: a comment list is shown with its authors, and a statement of their
+    // own was a third of a ticket-with-comments request's round trips.
+    let author: RelationDef = comment::Entity::belongs_to(user::Entity)
+        .from(comment::Column::AuthorId)
+        .to(user::Column::Id)
+        .into();
     let rows = comment::Entity::find()
+        .join(JoinType::LeftJoin, author)
+        .select_also(user::Entity)
         .filter(comment::Column::IsDeleted.eq(false))
         .filter(readable)
         .order_by_asc(comment::Column::CreatedAt)
         .order_by_asc(comment::Column::Id)
         .all(db)
         .await?;
-    for c in rows {
-        if let Some(list) = out.get_mut(&c.ticket_id) {
-            list.push(c);
+    for (c, author) in rows {
+        if let Some(found) = out.get_mut(&c.ticket_id) {
+            if let Some(author) = author {
+                found.authors.insert(author.id, author);
+            }
+            found.comments.push(c);
         }
     }
     Ok(out)

@@ -3,7 +3,7 @@
 mod batch;
 mod write;
 
-pub use batch::{edits_by_comment, live_by_ticket, readable_edits};
+pub use batch::{edits_by_comment, live_by_ticket, readable_edits, TicketComments};
 pub use write::{create, delete, edit, CommentPatch, NewComment};
 
 use crate::auth::Actor;
