@@ -1,12 +1,12 @@
 //! The router: GraphQL, REST, web and operational endpoints behind the shared layers.
 use crate::auth::middleware::resolve_auth;
-use crate::error::{AppError, LoggedCause};
+use crate::error::AppError;
 use crate::http::errors::error_response;
 use crate::http::{health, layers, metrics, ratelimit};
 use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::{HeaderName, Uri};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -41,12 +41,7 @@ pub fn router(state: AppState) -> Router {
             ratelimit::rate_limit,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), resolve_auth))
-        .layer(middleware::from_fn(layers::security_headers))
-        .layer(middleware::from_fn(log_internal_errors))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            layers::timeout,
-        ));
+        .layer(middleware::from_fn_with_state(state.clone(), layers::outer));
     if let Some(cors) = layers::cors(&state.config) {
         app = app.layer(cors);
     }
@@ -69,15 +64,4 @@ async fn method_not_allowed(uri: Uri) -> Response {
         uri.path(),
         AppError::MethodNotAllowed("method not allowed for this path".into()),
     )
-}
-
-/// One place logs the hidden cause of every 500.
-async fn log_internal_errors(req: Request, next: Next) -> Response {
-    let method = req.method().clone();
-    let path = req.uri().path().to_string();
-    let response = next.run(req).await;
-    if let Some(LoggedCause(cause)) = response.extensions().get::<LoggedCause>() {
-        tracing::error!(%method, %path, error = %cause, "internal error");
-    }
-    response
 }

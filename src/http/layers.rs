@@ -1,6 +1,6 @@
 //! Small layers: body size limit in our error shape, security headers, CORS.
 use crate::config::Config;
-use crate::error::AppError;
+use crate::error::{AppError, LoggedCause};
 use crate::http::errors::error_response;
 use crate::state::AppState;
 use axum::body::Body;
@@ -51,20 +51,30 @@ fn too_large(path: &str, max: usize) -> Response {
     )
 }
 
-/// Give up on a request that takes longer than the configured timeout: 503 with the error body of its door.
-/// (The timeout only stops waiting: a transaction not yet committed is rolled back when its future is dropped.)
-pub async fn timeout(State(state): State<AppState>, req: Request, next: Next) -> Response {
+/// The outermost of the service's own layers, three jobs in one (each layer costs a boxed future and a
+/// state clone per request):
+/// - give up on a request that takes longer than the configured timeout: 503 with the error body of its door
+///   (the timeout only stops waiting: a transaction not yet committed is rolled back when its future is
+///   dropped);
+/// - log the hidden cause of every 500, in one place;
+/// - add the headers that make browsers safer to every response.
+pub async fn outer(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let limit = std::time::Duration::from_secs(state.config.request_timeout_seconds);
+    let method = req.method().clone();
     let path = req.uri().path().to_string();
-    match tokio::time::timeout(limit, next.run(req)).await {
+    let mut response = match tokio::time::timeout(limit, next.run(req)).await {
         Ok(response) => response,
         Err(_) => error_response(&path, AppError::Timeout),
+    };
+    if let Some(LoggedCause(cause)) = response.extensions().get::<LoggedCause>() {
+        tracing::error!(%method, %path, error = %cause, "internal error");
     }
+    security_headers(&mut response);
+    response
 }
 
-/// Headers that make browsers safer with every response.
-pub async fn security_headers(req: Request, next: Next) -> Response {
-    let mut response = next.run(req).await;
+/// Headers that make browsers safer.
+fn security_headers(response: &mut Response) {
     let headers = response.headers_mut();
     headers.insert(
         "x-content-type-options",
@@ -86,7 +96,6 @@ pub async fn security_headers(req: Request, next: Next) -> Response {
         "referrer-policy",
         HeaderValue::from_static("strict-origin-when-cross-origin"),
     );
-    response
 }
 
 /// CORS for the configured front-end origins (none: no CORS headers at all).
