@@ -12,7 +12,7 @@ use sea_orm::sea_query::{
 };
 use sea_orm::{
     ConnectionTrait, DbBackend, DbErr, EntityTrait, Iterable, QueryResult, QuerySelect, QueryTrait,
-    Select, Statement, Value, Values,
+    Select, Statement, Value,
 };
 use std::collections::HashMap;
 use std::sync::{LazyLock, RwLock};
@@ -364,7 +364,7 @@ pub async fn fetch(
 }
 
 /// Statements reading one ticket by id, per backend and [`Joined`], with the position of the id among
-/// their values: only the id differs from one detail to the next, and building the statement was a tenth
+/// their values: only the id differs from one detail to the next, and building the statement was a fifth
 /// of a detail request's CPU.
 type ByIdStatements = Vec<((DbBackend, Joined), (Statement, usize))>;
 static BY_ID: RwLock<ByIdStatements> = RwLock::new(Vec::new());
@@ -385,8 +385,8 @@ pub async fn fetch_by_id(
     });
     let statement = match known {
         Some((mut statement, at)) => {
-            if let Some(Values(values)) = statement.values.as_mut() {
-                values[at] = Value::Int(Some(id));
+            if let Some(value) = statement.values.as_mut().and_then(|v| v.0.get_mut(at)) {
+                *value = Value::Int(Some(id));
             }
             statement
         }
