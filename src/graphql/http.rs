@@ -35,7 +35,9 @@ pub async fn graphql_post(
             "a POST to /graphql needs Content-Type: application/json",
         );
     }
-    execute(&schema, state, auth, &headers, request.into_inner()).await
+    let mut request = request.into_inner();
+    schema.parse(&mut request);
+    execute(&schema, state, auth, &headers, request).await
 }
 
 /// A POST body that is not a GraphQL request, answered in the GraphQL error shape rather than as text.
@@ -93,6 +95,7 @@ pub async fn graphql_get(
     execute(&schema, state, auth, &headers, request).await
 }
 
+/// Run a request both handlers have given its parsed document ([`Checked::parse`], once each).
 async fn execute(
     schema: &Checked,
     state: AppState,
@@ -101,7 +104,6 @@ async fn execute(
     request: async_graphql::Request,
 ) -> Response {
     let mut request = request;
-    schema.parse(&mut request);
     crate::http::metrics::graphql_operation(operation_name(&mut request).as_deref());
     if !state.config.anonymous_introspection && auth.actor().is_none() {
         // Refused with a clear error before execution (see `limits`).
