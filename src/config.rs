@@ -50,6 +50,9 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// `DESKGRAPH_ANONYMOUS_INTROSPECTION`: whether unauthenticated callers may introspect (default true).
     pub anonymous_introspection: bool,
+    /// `DESKGRAPH_GRAPHQL_PLAIN`: whether GraphQL objects whose selection is all plain fields are answered
+    /// in one pass (`src/graphql/plain.rs`) rather than field by field (default true; same answers).
+    pub graphql_plain: bool,
     /// `DESKGRAPH_WEBHOOK_URL`: endpoint that receives every event (none when unset).
     pub webhook_url: Option<String>,
     /// `DESKGRAPH_WEBHOOK_SECRET`: HMAC key for that endpoint.
@@ -181,6 +184,7 @@ impl Config {
                 1024 * 1024 * 1024,
             )? as usize,
             anonymous_introspection: boolean(&get, "DESKGRAPH_ANONYMOUS_INTROSPECTION", true)?,
+            graphql_plain: boolean(&get, "DESKGRAPH_GRAPHQL_PLAIN", true)?,
         })
     }
 
@@ -204,6 +208,7 @@ impl Config {
             request_timeout_seconds: 30,
             max_body_bytes: 1024 * 1024,
             anonymous_introspection: true,
+            graphql_plain: true,
             webhook_url: None,
             webhook_secret: String::new(),
             smtp_url: None,

@@ -9,6 +9,7 @@ use crate::notify::live::LiveBus;
 use crate::notify::Notifier;
 use entity::setting;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 /// Everything a request handler needs; one reference count to clone, since every middleware layer and
@@ -41,6 +42,8 @@ pub struct StateInner {
     pub live: LiveBus,
     /// Recently resolved credentials (cleared across instances when they change).
     pub auth_cache: AuthCache,
+    /// GraphQL objects answered in one pass (`src/graphql/plain.rs`); `graphql_plain_objects_total`.
+    pub plain_objects: Arc<AtomicU64>,
 }
 
 impl From<StateInner> for AppState {
@@ -79,6 +82,7 @@ impl AppState {
         let live = LiveBus::start(&db, &config.database_url, auth_cache.clone()).await?;
         Ok(AppState(Arc::new(StateInner {
             auth_cache,
+            plain_objects: Arc::default(),
             notifier,
             live,
             db,

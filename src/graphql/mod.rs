@@ -8,6 +8,7 @@ pub mod limits;
 pub mod list_connection;
 pub mod loaders;
 pub mod mutation;
+pub mod plain;
 pub mod prefetch;
 pub mod query;
 pub mod scalars;

@@ -56,6 +56,11 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
     }
     // SQL statements run since start: the benchmark divides its delta by requests served.
     metrics::counter!("db_statements_total").absolute(state.db.statement_count());
+    metrics::counter!("graphql_plain_objects_total").absolute(
+        state
+            .plain_objects
+            .load(std::sync::atomic::Ordering::Relaxed),
+    );
     let body = crate::http::metrics::handle()
         .map(|h| h.render())
         .unwrap_or_default();

@@ -269,7 +269,16 @@ impl TestApp {
     /// A second app over the same database, with its own state and connections (its own in-memory
     /// caches and rate-limit counters, or the same Redis): what a second instance of the service sees.
     pub async fn second_instance(&self) -> (AppState, Router) {
-        let config = (*self.state.config).clone();
+        self.second_instance_with(|_| {}).await
+    }
+
+    /// A [`TestApp::second_instance`] with its configuration changed by `configure`.
+    pub async fn second_instance_with(
+        &self,
+        configure: impl FnOnce(&mut Config),
+    ) -> (AppState, Router) {
+        let mut config = (*self.state.config).clone();
+        configure(&mut config);
         let db = Db::connect(&config.database_url, config.db_pool_size)
             .await
             .unwrap();

@@ -26,6 +26,7 @@ mod graphql_history;
 mod graphql_http;
 mod graphql_mutations;
 mod graphql_over_http;
+mod graphql_plain;
 mod graphql_projects;
 mod graphql_support;
 mod graphql_tickets;

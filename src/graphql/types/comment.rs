@@ -8,9 +8,12 @@ use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, W
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
 use crate::graphql::loaders::UserKey;
+use crate::graphql::plain::{self, plain_output, Env, Plain};
 use crate::graphql::prefetch;
 use crate::service::comments;
-use async_graphql::{Context, Object, Result, SimpleObject, ID};
+use async_graphql::parser::types::Field;
+use async_graphql::resolver_utils::enum_value;
+use async_graphql::{Context, Object, Result, ScalarType, SimpleObject, Value, ID};
 use chrono::{DateTime, Utc};
 use entity::{comment, comment_edit, ticket};
 use std::sync::Arc;
@@ -30,6 +33,62 @@ impl Comment {
     }
 }
 
+impl Comment {
+    fn fields(&self) -> CommentFields<'_> {
+        CommentFields(self)
+    }
+
+    /// Global id (what the `Node` interface asks each of its types).
+    pub async fn id(&self, _ctx: &Context<'_>) -> Result<ID> {
+        Ok(ids::encode("Comment", self.comment.id))
+    }
+}
+
+plain_output!(Comment, CommentFields);
+
+impl Plain for Comment {
+    const NAME: &'static str = "Comment";
+    const INTERFACES: &'static [&'static str] = &["Node"];
+
+    fn field(&self, field: &Field, env: &Env<'_>) -> Option<Value> {
+        let c = &self.comment;
+        Some(match field.name.node.as_str() {
+            "id" => Value::String(ids::encode("Comment", c.id).0),
+            "databaseId" => Value::from(c.id),
+            "ticket" => plain::object(
+                &Ticket((*self.ticket).clone()),
+                &field.selection_set.node,
+                env,
+            )?,
+            "author" => plain::relation(c.author_id.map(UserKey), User, field, env)?,
+            "body" => Value::String(c.body.clone()),
+            "commentType" => enum_value(CommentType::from_db(&c.comment_type).ok()?),
+            "isInternal" => Value::Boolean(c.comment_type == CommentType::Internal.as_str()),
+            "isEdited" => Value::Boolean(c.edit_count > 0),
+            "editCount" => Value::from(c.edit_count),
+            "editedAt" => c.edited_at.map_or(Value::Null, |at| at.to_value()),
+            "editedBy" => plain::relation(c.edited_by_id.map(UserKey), User, field, env)?,
+            "createdAt" => c.created_at.to_value(),
+            "updatedAt" => c.updated_at.to_value(),
+            "viewerCanUpdate" | "viewerCanDelete" => {
+                Value::Boolean(comments::can_modify(&env.actor, c))
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// The resolvers of every `Comment` field, for selections that are not plain.
+pub struct CommentFields<'a>(&'a Comment);
+
+impl std::ops::Deref for CommentFields<'_> {
+    type Target = Comment;
+
+    fn deref(&self) -> &Comment {
+        self.0
+    }
+}
+
 async fn user(ctx: &Context<'_>, id: Option<i32>) -> Result<Option<User>> {
     let Some(id) = id else { return Ok(None) };
     let (req, _) = viewer(ctx)?;
@@ -37,8 +96,8 @@ async fn user(ctx: &Context<'_>, id: Option<i32>) -> Result<Option<User>> {
     Ok(found.map(User))
 }
 
-#[Object]
-impl Comment {
+#[Object(name = "Comment")]
+impl<'a> CommentFields<'a> {
     /// Global id.
     pub async fn id(&self) -> ID {
         ids::encode("Comment", self.comment.id)

@@ -3,15 +3,38 @@ use crate::graphql::connection::PageArgs;
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
 use crate::graphql::loaders::ProjectTicketCountKey;
+use crate::graphql::plain::{self, Env, Plain};
 use crate::graphql::query::tickets::{ticket_connection, TicketConnection};
 use crate::service::tickets::TicketFilter;
-use async_graphql::{Context, Object, Result, ID};
+use async_graphql::parser::types::Field;
+use async_graphql::{Context, Object, Result, ScalarType, Value, ID};
 use chrono::{DateTime, Utc};
 use entity::project;
 
 /// A project that groups tickets.
 #[derive(Clone)]
 pub struct Project(pub project::Model);
+
+impl Plain for Project {
+    const NAME: &'static str = "Project";
+    const INTERFACES: &'static [&'static str] = &["Node"];
+
+    fn field(&self, field: &Field, env: &Env<'_>) -> Option<Value> {
+        let p = &self.0;
+        Some(match field.name.node.as_str() {
+            "id" => Value::String(ids::encode("Project", p.id).0),
+            "databaseId" => Value::from(p.id),
+            "name" => Value::String(p.name.clone()),
+            "description" => Value::String(p.description.clone()),
+            "ticketCount" => {
+                let count = plain::cached(&env.req.loader, ProjectTicketCountKey(p.id))?;
+                Value::from(count.unwrap_or(0))
+            }
+            "createdAt" => p.created_at.to_value(),
+            _ => return None,
+        })
+    }
+}
 
 #[Object]
 impl Project {

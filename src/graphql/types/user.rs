@@ -2,11 +2,62 @@
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
 use crate::graphql::loaders::GroupsOfUserKey;
-use async_graphql::{Context, Object, Result, ID};
+use crate::graphql::plain::{self, Env, Plain};
+use async_graphql::parser::types::Field;
+use async_graphql::{Context, Object, Result, Value, ID};
 use entity::{group, user};
 
 /// A person who signs in.
 pub struct User(pub user::Model);
+
+/// A user's email is shown to team members and to the user themself.
+fn email_shown<'a>(actor: &crate::auth::Actor, user: &'a user::Model) -> Option<&'a str> {
+    let may_see = actor.is_team() || actor.id() == user.id;
+    user.email.as_deref().filter(|_| may_see)
+}
+
+impl Plain for User {
+    const NAME: &'static str = "User";
+    const INTERFACES: &'static [&'static str] = &["Node"];
+
+    fn field(&self, field: &Field, env: &Env<'_>) -> Option<Value> {
+        let u = &self.0;
+        Some(match field.name.node.as_str() {
+            "id" => Value::String(ids::encode("User", u.id).0),
+            "databaseId" => Value::from(u.id),
+            "username" => Value::String(u.username.clone()),
+            "fullName" => Value::String(u.full_name.clone()),
+            "email" => {
+                email_shown(&env.actor, u).map_or(Value::Null, |e| Value::String(e.to_owned()))
+            }
+            "isStaff" => Value::Boolean(u.is_staff),
+            "groups" => {
+                let groups = plain::cached(&env.req.loader, GroupsOfUserKey(u.id))?;
+                let list = groups
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|g| plain::object(&Group(g), &field.selection_set.node, env));
+                Value::List(list.collect::<Option<_>>()?)
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl Plain for Group {
+    const NAME: &'static str = "Group";
+    const INTERFACES: &'static [&'static str] = &["Node"];
+
+    fn field(&self, field: &Field, _env: &Env<'_>) -> Option<Value> {
+        let g = &self.0;
+        Some(match field.name.node.as_str() {
+            "id" => Value::String(ids::encode("Group", g.id).0),
+            "databaseId" => Value::from(g.id),
+            "name" => Value::String(g.name.clone()),
+            _ => return None,
+        })
+    }
+}
 
 #[Object]
 impl User {
@@ -33,8 +84,7 @@ impl User {
     /// Email address; shown only to team members and to the user themself.
     async fn email(&self, ctx: &Context<'_>) -> Result<Option<&str>> {
         let (_, actor) = viewer(ctx)?;
-        let may_see = actor.is_team() || actor.id() == self.0.id;
-        Ok(self.0.email.as_deref().filter(|_| may_see))
+        Ok(email_shown(&actor, &self.0))
     }
 
     /// Staff flag.

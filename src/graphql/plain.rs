@@ -1,0 +1,209 @@
+//! Plain selections: objects whose selected fields are all known without waiting (columns of the row,
+//! rules on the viewer, relations already in the request's loader cache) are answered in one pass here,
+//! instead of one future per field through the general executor. Any selection this module does not
+//! know how to answer exactly (an unknown field, a directive, a relation not yet loaded, a value that
+//! would be an error) returns `None`, and the object goes to the general executor unchanged, so both
+//! paths give the same answer (tests/api/graphql_plain.rs compares them).
+//!
+//! Why: async-graphql resolves every field as its own boxed future inside a `FuturesUnordered` with its
+//! own context; for a page of 20 tickets with their people and project that is ≈ 300 futures and most
+//! of the request's CPU (BENCHMARKS.md).
+use super::context::RequestContext;
+use super::loaders::DbLoader;
+use crate::auth::Actor;
+use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+use async_graphql::indexmap::IndexMap;
+use async_graphql::parser::types::{Field, FragmentDefinition, Selection, SelectionSet};
+use async_graphql::{ContextSelectionSet, Name, Positioned, Value};
+use futures_util::FutureExt;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// What a plain field may read: the document's fragments, the request and the viewer.
+pub struct Env<'a> {
+    fragments: &'a HashMap<Name, Positioned<FragmentDefinition>>,
+    /// The request's context (loaders).
+    pub req: &'a RequestContext,
+    /// The signed-in viewer.
+    pub actor: Arc<Actor>,
+}
+
+impl<'a> Env<'a> {
+    /// The environment of a selection, or `None` without a request context or viewer (the general
+    /// executor then reports why).
+    pub fn of(ctx: &ContextSelectionSet<'a>) -> Option<Env<'a>> {
+        let req = ctx.data_opt::<RequestContext>()?;
+        if !req.state.config.graphql_plain {
+            return None;
+        }
+        let actor = req.actor().ok()?;
+        Some(Env {
+            fragments: &ctx.query_env.fragments,
+            req,
+            actor,
+        })
+    }
+}
+
+/// A GraphQL object that can answer some of its fields without the executor.
+pub trait Plain {
+    /// Its GraphQL type name (also the answer to `__typename`).
+    const NAME: &'static str;
+    /// Interfaces it implements: fragments on these apply to it.
+    const INTERFACES: &'static [&'static str];
+
+    /// The value of `field`, or `None` when only the general executor can answer it.
+    fn field(&self, field: &Field, env: &Env<'_>) -> Option<Value>;
+}
+
+/// The whole answer for `object` under `set`, or `None` when some field is not plain.
+pub fn object<T: Plain>(object: &T, set: &SelectionSet, env: &Env<'_>) -> Option<Value> {
+    let mut map = IndexMap::with_capacity(set.items.len());
+    collect(object, set, env, &mut map)?;
+    Some(Value::Object(map))
+}
+
+/// The answer for a relation field by its loader key (no key: null), when the related record is
+/// already in the request's loader cache; `wrap` makes the GraphQL object of the record.
+pub fn relation<K, T: Plain>(
+    key: Option<K>,
+    wrap: impl FnOnce(<DbLoader as Loader<K>>::Value) -> T,
+    field: &Field,
+    env: &Env<'_>,
+) -> Option<Value>
+where
+    K: Send + Sync + Hash + Eq + Clone + 'static,
+    DbLoader: Loader<K>,
+{
+    let found = match key {
+        Some(key) => cached(&env.req.loader, key)?,
+        None => None,
+    };
+    match found {
+        Some(record) => object(&wrap(record), &field.selection_set.node, env),
+        None => Some(Value::Null),
+    }
+}
+
+fn applies<T: Plain>(condition: Option<&str>) -> bool {
+    condition.is_none_or(|on| on == T::NAME || T::INTERFACES.contains(&on))
+}
+
+/// Fields in document order, fragments flattened where their type condition applies, as the
+/// executor's own field collection does.
+fn collect<T: Plain>(
+    object: &T,
+    set: &SelectionSet,
+    env: &Env<'_>,
+    map: &mut IndexMap<Name, Value>,
+) -> Option<()> {
+    for selection in &set.items {
+        match &selection.node {
+            Selection::Field(field) => {
+                let field = &field.node;
+                // `@skip`/`@include` are gone by now; any other directive is the executor's.
+                if !field.directives.is_empty() {
+                    return None;
+                }
+                let key = field.response_key().node.clone();
+                // A leaf selected twice keeps its first place and takes the last value, as in the
+                // executor; merging the sub-selections of an object selected twice is the executor's.
+                if !field.selection_set.node.items.is_empty() && map.contains_key(&key) {
+                    return None;
+                }
+                let value = if field.name.node == "__typename" {
+                    Value::String(T::NAME.to_owned())
+                } else {
+                    object.field(field, env)?
+                };
+                map.insert(key, value);
+            }
+            Selection::InlineFragment(fragment) => {
+                let fragment = &fragment.node;
+                if !fragment.directives.is_empty() {
+                    return None;
+                }
+                let on = fragment
+                    .type_condition
+                    .as_ref()
+                    .map(|c| c.node.on.node.as_str());
+                if applies::<T>(on) {
+                    collect(object, &fragment.selection_set.node, env, map)?;
+                }
+            }
+            Selection::FragmentSpread(spread) => {
+                if !spread.node.directives.is_empty() {
+                    return None;
+                }
+                let fragment = &env.fragments.get(&spread.node.fragment_name.node)?.node;
+                if applies::<T>(Some(fragment.type_condition.node.on.node.as_str())) {
+                    collect(object, &fragment.selection_set.node, env, map)?;
+                }
+            }
+        }
+    }
+    Some(())
+}
+
+/// The GraphQL output of `$outer` through `$fields`, the `#[Object]` resolvers of every field
+/// (built by `$outer::fields(&self)`): plain selections are answered by [`object`], the rest by the
+/// executor with `$fields`. Registers `$fields`' type under its GraphQL name.
+macro_rules! plain_output {
+    ($outer:ty, $fields:ident) => {
+        impl async_graphql::OutputType for $outer {
+            fn type_name() -> std::borrow::Cow<'static, str> {
+                <$fields<'static> as async_graphql::OutputType>::type_name()
+            }
+
+            fn create_type_info(registry: &mut async_graphql::registry::Registry) -> String {
+                <$fields<'static> as async_graphql::OutputType>::create_type_info(registry)
+            }
+
+            async fn resolve(
+                &self,
+                ctx: &async_graphql::ContextSelectionSet<'_>,
+                _field: &async_graphql::Positioned<async_graphql::parser::types::Field>,
+            ) -> async_graphql::ServerResult<async_graphql::Value> {
+                match $crate::graphql::plain::answer(self, ctx) {
+                    Some(value) => Ok(value),
+                    None => {
+                        async_graphql::resolver_utils::resolve_container(ctx, &self.fields()).await
+                    }
+                }
+            }
+        }
+
+        impl async_graphql::ContainerType for $outer {
+            async fn resolve_field(
+                &self,
+                ctx: &async_graphql::Context<'_>,
+            ) -> async_graphql::ServerResult<Option<async_graphql::Value>> {
+                async_graphql::ContainerType::resolve_field(&self.fields(), ctx).await
+            }
+        }
+
+        impl async_graphql::ObjectType for $outer {}
+    };
+}
+pub(crate) use plain_output;
+
+/// The answer for `object` under the selection of `ctx` when it is plain (and plain answers are on),
+/// counted in `graphql_plain_objects_total`.
+pub fn answer<T: Plain>(object: &T, ctx: &ContextSelectionSet<'_>) -> Option<Value> {
+    let env = Env::of(ctx)?;
+    let value = self::object(object, &ctx.item.node, &env)?;
+    env.req.state.plain_objects.fetch_add(1, Ordering::Relaxed);
+    Some(value)
+}
+
+/// A value already in the loader's cache for this request, or `None` when it would have to be
+/// loaded (or loading failed): the executor then loads it, batched, and reports any error.
+pub fn cached<K, L>(loader: &DataLoader<L, HashMapCache>, key: K) -> Option<Option<L::Value>>
+where
+    K: Send + Sync + Hash + Eq + Clone + 'static,
+    L: Loader<K>,
+{
+    loader.load_one(key).now_or_never()?.ok()
+}
