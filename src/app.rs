@@ -17,7 +17,6 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Build the whole application router.
 pub fn router(state: AppState) -> Router {
-    let schema = crate::graphql::build_schema(state.clone());
     let _ = metrics::handle();
     let routes = Router::new()
         .route("/healthz", get(health::healthz))
@@ -25,7 +24,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(health::metrics))
         .merge(crate::rest::router())
         .merge(crate::web::router())
-        .merge(crate::graphql::router(schema))
+        .merge(crate::graphql::router(state.clone()))
         .route_layer(middleware::from_fn(metrics::track))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);

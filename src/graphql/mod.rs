@@ -47,15 +47,25 @@ pub fn build_schema(state: AppState) -> AppSchema {
     builder().data(state).finish()
 }
 
+/// The same schema, validating with [`async_graphql::ValidationMode::Fast`]: only for requests already
+/// validated in full ([`limits::Checked`]).
+fn build_fast_schema(state: AppState) -> AppSchema {
+    builder()
+        .validation_mode(async_graphql::ValidationMode::Fast)
+        .data(state)
+        .finish()
+}
+
 /// The SDL of the schema, as committed in `schema.graphql` (`deskgraph schema > schema.graphql`).
 pub fn sdl() -> String {
     builder().finish().sdl()
 }
 
-/// `/graphql` routes (`/graphql/ws` for subscriptions).
-pub fn router(schema: AppSchema) -> Router<AppState> {
+/// `/graphql` routes (`/graphql/ws` for subscriptions), over schemas built once.
+pub fn router(state: AppState) -> Router<AppState> {
+    let checked = limits::Checked::new(build_schema(state.clone()), build_fast_schema(state));
     Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql_post))
         .route("/graphql/ws", get(ws::graphql_ws))
-        .layer(Extension(limits::Checked::new(schema)))
+        .layer(Extension(checked))
 }

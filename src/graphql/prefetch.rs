@@ -9,7 +9,7 @@ use super::loaders::{
 use super::types::comment::comments_key;
 use super::viewer_loader::{AssetsOfTicketKey, TicketsOfAssetKey};
 use crate::auth::Actor;
-use crate::service::tickets::TicketsWithRefs;
+use crate::service::tickets::{Joined, People, TicketsWithRefs};
 use async_graphql::{Context, Lookahead, Result};
 use entity::{asset, project, ticket};
 
@@ -76,23 +76,26 @@ pub async fn feed_refs(
     tickets
 }
 
-/// Prime the request's loader with what the selection under a ticket connection will ask for.
+/// Prime the request's loader with what the selection under a ticket connection will ask for, but
+/// what [`feed_refs`] already put there (`fed`: what the page's statement joined) is not asked again.
 pub async fn ticket_page(
     ctx: &Context<'_>,
     req: &RequestContext,
     actor: &Actor,
     rows: &[ticket::Model],
+    fed: Option<Joined>,
 ) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
+    let people_fed = fed.is_some_and(|j| j.people == People::Records);
     let la = ctx.look_ahead();
     let loader = &req.loader;
     let mut user_ids = Vec::new();
-    if selected(&la, &["requester"]) {
+    if !people_fed && selected(&la, &["requester"]) {
         user_ids.extend(rows.iter().map(|t| t.requester_id));
     }
-    if selected(&la, &["assignee"]) {
+    if !people_fed && selected(&la, &["assignee"]) {
         user_ids.extend(rows.iter().filter_map(|t| t.assignee_id));
     }
     if !user_ids.is_empty() {
@@ -121,7 +124,7 @@ pub async fn ticket_page(
             .map(GroupKey);
         loader.load_many(keys).await.map_err(load_error)?;
     }
-    if selected(&la, &["project"]) {
+    if !fed.is_some_and(|j| j.project) && selected(&la, &["project"]) {
         let keys = rows.iter().filter_map(|t| t.project_id).map(ProjectKey);
         loader.load_many(keys).await.map_err(load_error)?;
     }
@@ -129,7 +132,7 @@ pub async fn ticket_page(
         let keys = rows.iter().map(|t| AssetsOfTicketKey(t.id));
         req.visible.load_many(keys).await.map_err(load_error)?;
     }
-    if selected(&la, &["commentsCount"]) {
+    if !fed.is_some_and(|j| j.comment_counts) && selected(&la, &["commentsCount"]) {
         let keys = rows.iter().map(|t| CommentCountKey {
             ticket_id: t.id,
             with_internal: crate::service::comments::can_read_internal(actor, t),

@@ -212,6 +212,57 @@ async fn a_document_sent_again_is_checked_again(app: &TestApp) {
 }
 db_test!(a_document_sent_again_is_checked_again);
 
+/// POST `body` to `router` as `token`.
+async fn post_to(app: &TestApp, router: &axum::Router, token: &str, body: &Value) -> TestResponse {
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/graphql")
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    app.send_to(router, request).await
+}
+
+/// Validation is remembered per document, operation and variables: a request sent again is answered
+/// as by an instance that never saw it, and the same document with other variables or another
+/// operation is validated in full again.
+async fn a_request_validated_once_is_answered_as_the_first_time(app: &TestApp) {
+    let alice = app.user("alice").await;
+    let query = "query Page($n: Int, $s: [TicketStatus!]) {
+            tickets(first: $n, filter: { status: $s }) { nodes { id } } }
+        query Other { __typename }";
+    let undefined = "query Undefined { tickets(first: $m) { nodes { id } } }";
+    let bodies = [
+        json!({ "query": query, "operationName": "Page", "variables": { "n": 5 } }),
+        json!({ "query": query, "operationName": "Page", "variables": { "s": ["OPEN"] } }),
+        json!({ "query": query, "operationName": "Page", "variables": { "s": ["BOGUS"] } }),
+        json!({ "query": query, "operationName": "Page", "variables": { "s": 5 } }),
+        json!({ "query": query, "operationName": "Other" }),
+        json!({ "query": undefined, "variables": { "m": 5 } }),
+        json!({ "query": query, "variables": { "n": 5 } }),
+    ];
+    for _ in 0..2 {
+        for body in &bodies {
+            post_to(app, &app.router, &alice.token, body).await;
+        }
+    }
+    for body in &bodies {
+        let seen = post_to(app, &app.router, &alice.token, body).await;
+        let (_, fresh) = app.second_instance().await;
+        let first = post_to(app, &fresh, &alice.token, body).await;
+        assert_eq!(seen.status, first.status, "{body}");
+        assert_eq!(seen.text, first.text, "{body}");
+    }
+    let invalid = post_to(app, &app.router, &alice.token, &bodies[2]).await;
+    assert!(
+        invalid.json["errors"][0]["message"].is_string(),
+        "{}",
+        invalid.text
+    );
+}
+db_test!(a_request_validated_once_is_answered_as_the_first_time);
+
 const INTROSPECT: &str = "{ __schema { queryType { name } } }";
 
 async fn introspection_is_open_by_default(app: &TestApp) {

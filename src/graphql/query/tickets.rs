@@ -266,7 +266,7 @@ pub async fn ticket_connection(
         with_total: false,
     };
     let mut total = total;
-    let mut rows = if prefetch::connection_wants_refs(&selection) {
+    let (mut rows, fed) = if prefetch::connection_wants_refs(&selection) {
         let joined = Joined {
             project: prefetch::connection_wants(&selection, "project"),
             comment_counts: prefetch::connection_wants(&selection, "commentsCount"),
@@ -278,15 +278,14 @@ pub async fn ticket_connection(
         let (refs, listed_total) =
             tickets::list_with_refs(db, &actor, &filter, order, request, prefix, joined).await?;
         total = total.or(listed_total);
-        prefetch::feed_refs(req, &actor, refs).await
+        (prefetch::feed_refs(req, &actor, refs).await, Some(joined))
     } else {
-        tickets::list(db, &actor, &filter, order, request, req.prefix())
-            .await?
-            .0
+        let rows = tickets::list(db, &actor, &filter, order, request, req.prefix()).await?;
+        (rows.0, None)
     };
     let more = rows.len() as u64 > page.limit;
     rows.truncate(page.limit as usize);
-    prefetch::ticket_page(ctx, req, &actor, &rows).await?;
+    prefetch::ticket_page(ctx, req, &actor, &rows, fed).await?;
     Ok(TicketConnection {
         page_info: page_info(page, rows.len(), more),
         offset: page.offset,
