@@ -8,8 +8,9 @@
 //! Why: async-graphql resolves every field as its own boxed future inside a `FuturesUnordered` with its
 //! own context; for a page of 20 tickets with their people and project that is ≈ 300 futures and most
 //! of the request's CPU (BENCHMARKS.md).
-use super::context::RequestContext;
-use super::loaders::DbLoader;
+use super::context::{Fed, RequestContext};
+use super::loaders::{CommentCountKey, DbLoader, ProjectKey, UserKey};
+use super::types::{Project, User};
 use crate::auth::Actor;
 use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
 use async_graphql::indexmap::IndexMap;
@@ -31,6 +32,12 @@ pub struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
+    /// Look into what the request's pages fed (the lock is held only for `look`, which must not
+    /// come back here).
+    fn fed<R>(&self, look: impl FnOnce(&Fed) -> Option<R>) -> Option<R> {
+        look(&*self.req.fed.lock().ok()?)
+    }
+
     /// The environment of a selection, or `None` without a request context or viewer (the general
     /// executor then reports why).
     pub fn of(ctx: &ContextSelectionSet<'a>) -> Option<Env<'a>> {
@@ -196,6 +203,32 @@ pub fn answer<T: Plain>(object: &T, ctx: &ContextSelectionSet<'_>) -> Option<Val
     let value = self::object(object, &ctx.item.node, &env)?;
     env.req.state.plain_objects.fetch_add(1, Ordering::Relaxed);
     Some(value)
+}
+
+/// A user relation: the record read with the page ([`super::context::Fed`]), else the loader's cache.
+pub fn user(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
+    let fed = id.and_then(|id| env.fed(|fed| fed.users.get(&id).cloned()));
+    match fed {
+        Some(user) => object(&User(user), &field.selection_set.node, env),
+        None => relation(id.map(UserKey), User, field, env),
+    }
+}
+
+/// A project relation, as [`user`].
+pub fn project(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
+    let fed = id.and_then(|id| env.fed(|fed| fed.projects.get(&id).cloned()));
+    match fed {
+        Some(project) => object(&Project(project), &field.selection_set.node, env),
+        None => relation(id.map(ProjectKey), Project, field, env),
+    }
+}
+
+/// A comment count read with the page, else from the loader's cache.
+pub fn comment_count(key: CommentCountKey, env: &Env<'_>) -> Option<i64> {
+    match env.fed(|fed| fed.comment_counts.get(&key).copied()) {
+        Some(count) => Some(count),
+        None => Some(cached(&env.req.loader, key)?.unwrap_or(0)),
+    }
 }
 
 /// A value already in the loader's cache for this request, or `None` when it would have to be

@@ -66,6 +66,14 @@ pub async fn feed_refs(
         };
         Some((key, i64::try_from(n).unwrap_or(i64::MAX)))
     });
+    let counts: Vec<_> = counts.collect();
+    if let Ok(mut fed) = req.fed.lock() {
+        fed.comment_counts.extend(counts.iter().copied());
+        fed.users
+            .extend(people.iter().map(|(id, u)| (*id, u.clone())));
+        fed.projects
+            .extend(projects.iter().map(|(id, p)| (*id, p.clone())));
+    }
     req.loader.feed_many(counts).await;
     req.loader
         .feed_many(people.into_iter().map(|(id, u)| (UserKey(id), u)))

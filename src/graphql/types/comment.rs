@@ -60,14 +60,14 @@ impl Plain for Comment {
                 &field.selection_set.node,
                 env,
             )?,
-            "author" => plain::relation(c.author_id.map(UserKey), User, field, env)?,
+            "author" => plain::user(c.author_id, field, env)?,
             "body" => Value::String(c.body.clone()),
             "commentType" => enum_value(CommentType::from_db(&c.comment_type).ok()?),
             "isInternal" => Value::Boolean(c.comment_type == CommentType::Internal.as_str()),
             "isEdited" => Value::Boolean(c.edit_count > 0),
             "editCount" => Value::from(c.edit_count),
             "editedAt" => c.edited_at.map_or(Value::Null, |at| at.to_value()),
-            "editedBy" => plain::relation(c.edited_by_id.map(UserKey), User, field, env)?,
+            "editedBy" => plain::user(c.edited_by_id, field, env)?,
             "createdAt" => c.created_at.to_value(),
             "updatedAt" => c.updated_at.to_value(),
             "viewerCanUpdate" | "viewerCanDelete" => {
@@ -281,6 +281,11 @@ pub async fn connection(
             .filter_map(|c| c.author_id)
             .filter_map(|id| found.authors.get(&id))
             .map(|u| (UserKey(u.id), u.clone()));
+        let authors: Vec<_> = authors.collect();
+        if let Ok(mut fed) = req.fed.lock() {
+            fed.users
+                .extend(authors.iter().map(|(key, u)| (key.0, u.clone())));
+        }
         req.loader.feed_many(authors).await;
     }
     let edges = rows

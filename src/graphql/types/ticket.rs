@@ -48,12 +48,12 @@ impl Plain for Ticket {
             "status" => enum_value(status()?),
             "statusCategory" => enum_value(status()?.category()),
             "priority" => enum_value(Priority::from_db(&t.priority).ok()?),
-            "requester" => plain::relation(Some(UserKey(t.requester_id)), User, field, env)?,
-            "assignee" => plain::relation(t.assignee_id.map(UserKey), User, field, env)?,
+            "requester" => plain::user(Some(t.requester_id), field, env)?,
+            "assignee" => plain::user(t.assignee_id, field, env)?,
             "assignedGroup" => {
                 plain::relation(t.assigned_group_id.map(GroupKey), Group, field, env)?
             }
-            "project" => plain::relation(t.project_id.map(ProjectKey), Project, field, env)?,
+            "project" => plain::project(t.project_id, field, env)?,
             "dueDate" => t.due_date.map_or(Value::Null, |d| Date(d).to_value()),
             "createdAt" => t.created_at.to_value(),
             "updatedAt" => t.updated_at.to_value(),
@@ -65,7 +65,7 @@ impl Plain for Ticket {
                     ticket_id: t.id,
                     with_internal: crate::service::comments::can_read_internal(&env.actor, t),
                 };
-                Value::from(plain::cached(&env.req.loader, key)?.unwrap_or(0))
+                Value::from(plain::comment_count(key, env)?)
             }
             "allowedTransitions" => Value::List(
                 rules::allowed_transitions(&env.actor, t)
