@@ -72,9 +72,8 @@ async fn detail(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<Json<Value>> {
-    let db = &state.db.conn;
     let (t, found) = tickets::get_with_refs(
-        db,
+        &state.db,
         &actor,
         ticket_id(&id)?,
         Joined::REFS.with_comment_counts(true),

@@ -208,7 +208,8 @@ impl TicketQuery {
         let found = if prefetch::ticket_wants_refs(&selection) {
             let joined =
                 Joined::REFS.with_comment_counts(selection.field("commentsCount").exists());
-            let (found, refs) = tickets::get_with_refs(db, &actor, db_id, joined).await?;
+            let (found, refs) =
+                tickets::get_with_refs(&req.state.db, &actor, db_id, joined).await?;
             prefetch::feed_refs(req, &actor, refs).await;
             found
         } else {

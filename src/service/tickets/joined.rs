@@ -2,6 +2,7 @@
 //! detail show them on every ticket, and a second and third round trip per request cost more than the join.
 use super::totals::Total;
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::error::AppResult;
 use crate::service::comments::{can_read_internal, counted};
 use crate::service::PageRequest;
@@ -393,12 +394,8 @@ type ByIdStatements = Vec<((DbBackend, Joined), (Statement, usize))>;
 static BY_ID: RwLock<ByIdStatements> = RwLock::new(Vec::new());
 
 /// Like [`fetch`], for the ticket with this id (live or archived, whoever may see it).
-pub async fn fetch_by_id(
-    db: &impl ConnectionTrait,
-    id: i32,
-    joined: Joined,
-) -> AppResult<TicketsWithRefs> {
-    let backend = db.get_database_backend();
+pub async fn fetch_by_id(db: &Db, id: i32, joined: Joined) -> AppResult<TicketsWithRefs> {
+    let backend = db.backend();
     let key = (backend, joined);
     let known = BY_ID.read().ok().and_then(|shapes| {
         shapes
@@ -432,7 +429,7 @@ pub async fn fetch_by_id(
             statement(ticket::Entity::find_by_id(id), None, joined, None, backend)
         }
     };
-    run(db, statement, joined, None).await
+    read(db, statement, joined, None).await
 }
 
 /// Statements already built, by a key naming everything they were built from (values included): most
@@ -450,10 +447,30 @@ pub fn remembered(key: String, build: impl FnOnce() -> Statement) -> Statement {
     statement
 }
 
-/// Run a statement built by [`statement`] and decode its rows.
+/// Run a statement built by [`statement`] (inside a transaction, say) and decode its rows.
 pub async fn run(
     db: &impl ConnectionTrait,
     statement: Statement,
+    joined: Joined,
+    total: Option<&Total>,
+) -> AppResult<TicketsWithRefs> {
+    let rows = db.query_all_raw(statement).await?;
+    decode(&rows, joined, total)
+}
+
+/// [`run`] on the service's pool, through [`Db::read`].
+pub async fn read(
+    db: &Db,
+    statement: Statement,
+    joined: Joined,
+    total: Option<&Total>,
+) -> AppResult<TicketsWithRefs> {
+    let rows = db.read(statement).await?;
+    decode(&rows, joined, total)
+}
+
+fn decode(
+    rows: &[QueryResult],
     joined: Joined,
     total: Option<&Total>,
 ) -> AppResult<TicketsWithRefs> {
@@ -461,12 +478,11 @@ pub async fn run(
         joined,
         total: total.map_or(0, Total::columns_len),
     };
-    let rows = db.query_all_raw(statement).await?;
     let mut out = TicketsWithRefs {
         tickets: Vec::with_capacity(rows.len()),
         ..TicketsWithRefs::default()
     };
-    for res in &rows {
+    for res in rows {
         let row = Row::decode(res, extras)?;
         let named = [
             (Some(row.ticket.requester_id), row.requester),

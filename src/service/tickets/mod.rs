@@ -96,7 +96,7 @@ pub async fn get(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult
 /// Like [`get`], with what `joined` names of the ticket (people, project, comment counts) read in the
 /// same statement (in the second value's maps; its ticket list is left empty).
 pub async fn get_with_refs(
-    db: &impl ConnectionTrait,
+    db: &Db,
     actor: &Actor,
     id: i32,
     joined: Joined,
@@ -270,7 +270,7 @@ pub async fn list_with_refs(
         let select = ordered(visible_query(actor, filter, prefix), order);
         joined::statement(select, Some(page), joined, total.as_ref(), backend)
     });
-    let found = joined::run(&db.conn, statement, joined, total.as_ref()).await?;
+    let found = joined::read(db, statement, joined, total.as_ref()).await?;
     let total = match (total, found.total) {
         (None, _) => None,
         (Some(_), Some(n)) => Some(n),
