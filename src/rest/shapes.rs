@@ -111,33 +111,73 @@ pub struct TicketExtras<'a> {
     pub comments_count: u64,
 }
 
-/// The ticket detail: people and project as objects, due date as `YYYY-MM-DD`.
-pub fn ticket_detail(t: &ticket::Model, extras: &TicketExtras<'_>) -> Value {
+/// A user as the detail shows one.
+#[derive(Serialize)]
+pub struct UserRef<'a> {
+    id: i32,
+    username: &'a str,
+    full_name: &'a str,
+}
+
+/// A project as the detail shows one.
+#[derive(Serialize)]
+pub struct ProjectRef<'a> {
+    id: i32,
+    name: &'a str,
+}
+
+/// The ticket detail: people and project as objects, due date as `YYYY-MM-DD`. Serialised straight from
+/// the row, like the list items (building a `Value` first was 7 % of a detail's instructions).
+#[derive(Serialize)]
+pub struct TicketDetail<'a> {
+    id: i32,
+    ticket_number: &'a str,
+    title: &'a str,
+    description: &'a str,
+    status: &'a str,
+    status_category: Option<&'static str>,
+    priority: &'a str,
+    requester: Option<UserRef<'a>>,
+    assigned_to: Option<UserRef<'a>>,
+    project: Option<ProjectRef<'a>>,
+    created_at: String,
+    updated_at: String,
+    due_date: Option<String>,
+    comments_count: u64,
+    attachments: [(); 0],
+}
+
+/// The detail of `t` with what `extras` read beside it.
+pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &TicketExtras<'a>) -> TicketDetail<'a> {
     let person = |id: Option<i32>| {
-        id.and_then(|id| extras.people.get(&id))
-            .map(user_ref)
-            .unwrap_or(Value::Null)
+        id.and_then(|id| extras.people.get(&id)).map(|u| UserRef {
+            id: u.id,
+            username: &u.username,
+            full_name: &u.full_name,
+        })
     };
-    let status_category = TicketStatus::parse(&t.status)
-        .map(|s| Value::String(s.category().as_str().to_string()))
-        .unwrap_or(Value::Null);
-    json!({
-        "id": t.id,
-        "ticket_number": t.ticket_number,
-        "title": t.title,
-        "description": t.description,
-        "status": t.status,
-        "status_category": status_category,
-        "priority": t.priority,
-        "requester": person(Some(t.requester_id)),
-        "assigned_to": person(t.assignee_id),
-        "project": extras.project.map(|p| json!({ "id": p.id, "name": p.name })),
-        "created_at": timestamp(&t.created_at),
-        "updated_at": timestamp(&t.updated_at),
-        "due_date": t.due_date.map(|d| d.format("%Y-%m-%d").to_string()),
-        "comments_count": extras.comments_count,
-        "attachments": [],
-    })
+    TicketDetail {
+        id: t.id,
+        ticket_number: &t.ticket_number,
+        title: &t.title,
+        description: &t.description,
+        status: &t.status,
+        status_category: TicketStatus::parse(&t.status)
+            .ok()
+            .map(|s| s.category().as_str()),
+        priority: &t.priority,
+        requester: person(Some(t.requester_id)),
+        assigned_to: person(t.assignee_id),
+        project: extras.project.map(|p| ProjectRef {
+            id: p.id,
+            name: &p.name,
+        }),
+        created_at: timestamp(&t.created_at),
+        updated_at: timestamp(&t.updated_at),
+        due_date: t.due_date.map(|d| d.format("%Y-%m-%d").to_string()),
+        comments_count: extras.comments_count,
+        attachments: [],
+    }
 }
 
 /// The 201 body of a ticket create.

@@ -71,7 +71,7 @@ async fn detail(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Response> {
     let (t, found) = tickets::get_with_refs(
         &state.db,
         &actor,
@@ -89,7 +89,8 @@ async fn detail(
         project: t.project_id.and_then(|id| found.projects.get(&id)),
         comments_count,
     };
-    Ok(Json(shapes::ticket_detail(t, &extras)))
+    // Serialised here, while the row it borrows from is alive.
+    Ok(Json(shapes::ticket_detail(t, &extras)).into_response())
 }
 
 async fn create(
