@@ -18,3 +18,7 @@ pub mod seed;
 pub mod service;
 pub mod state;
 pub mod web;
+
+/// A map for one request's records keyed by ids: foldhash (fast, seeded per process) rather than SipHash,
+/// whose cost was a tenth of a GraphQL list page; the keys are bounded by the page and query-size limits.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;

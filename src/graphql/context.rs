@@ -7,8 +7,10 @@ use crate::error::AppError;
 use crate::state::AppState;
 use async_graphql::dataloader::{DataLoader, HashMapCache};
 use entity::{project, user};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+/// The loaders' per-request cache, with the same hasher as [`crate::FastMap`].
+pub type Cache = HashMapCache<foldhash::fast::RandomState>;
 
 /// What every resolver may read about the current request.
 pub struct RequestContext {
@@ -17,9 +19,9 @@ pub struct RequestContext {
     /// The Authorization header's verdict.
     pub auth: Auth,
     /// Batched, cached loads for this request only, so nothing cached outlives it.
-    pub loader: DataLoader<DbLoader, HashMapCache>,
+    pub loader: DataLoader<DbLoader, Cache>,
     /// Batched loads filtered by the caller's visibility (linked assets and tickets).
-    pub visible: DataLoader<ViewerLoader, HashMapCache>,
+    pub visible: DataLoader<ViewerLoader, Cache>,
     /// What this request's ticket pages read with their tickets, for plain answers (`plain.rs`).
     pub fed: Mutex<Fed>,
 }
@@ -30,11 +32,11 @@ pub struct RequestContext {
 #[derive(Default)]
 pub struct Fed {
     /// Requesters and assignees.
-    pub users: HashMap<i32, user::Model>,
+    pub users: crate::FastMap<i32, user::Model>,
     /// Projects.
-    pub projects: HashMap<i32, project::Model>,
+    pub projects: crate::FastMap<i32, project::Model>,
     /// Comment counts, keyed as `Ticket.commentsCount` asks.
-    pub comment_counts: HashMap<CommentCountKey, i64>,
+    pub comment_counts: crate::FastMap<CommentCountKey, i64>,
 }
 
 impl RequestContext {
@@ -43,12 +45,12 @@ impl RequestContext {
         let loader = DataLoader::with_cache(
             DbLoader::new(state.db.conn.clone()),
             tokio::spawn,
-            HashMapCache::default(),
+            Cache::new(),
         );
         let visible = DataLoader::with_cache(
             ViewerLoader::new(state.db.conn.clone(), auth.actor()),
             tokio::spawn,
-            HashMapCache::default(),
+            Cache::new(),
         );
         RequestContext {
             state,

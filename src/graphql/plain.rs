@@ -12,7 +12,7 @@ use super::context::{Fed, RequestContext};
 use super::loaders::{CommentCountKey, DbLoader, ProjectKey, UserKey};
 use super::types::{Project, User};
 use crate::auth::Actor;
-use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+use async_graphql::dataloader::{DataLoader, Loader};
 use async_graphql::indexmap::IndexMap;
 use async_graphql::parser::types::{Field, FragmentDefinition, Selection, SelectionSet};
 use async_graphql::{ContextSelectionSet, Name, Positioned, Value};
@@ -233,7 +233,10 @@ pub fn comment_count(key: CommentCountKey, env: &Env<'_>) -> Option<i64> {
 
 /// A value already in the loader's cache for this request, or `None` when it would have to be
 /// loaded (or loading failed): the executor then loads it, batched, and reports any error.
-pub fn cached<K, L>(loader: &DataLoader<L, HashMapCache>, key: K) -> Option<Option<L::Value>>
+pub fn cached<K, L>(
+    loader: &DataLoader<L, super::context::Cache>,
+    key: K,
+) -> Option<Option<L::Value>>
 where
     K: Send + Sync + Hash + Eq + Clone + 'static,
     L: Loader<K>,

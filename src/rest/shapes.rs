@@ -4,7 +4,6 @@ use chrono::{DateTime, Utc};
 use entity::{project, ticket, user};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 
 /// ISO 8601 UTC with a trailing Z, as REST clients expect.
 pub fn timestamp(at: &DateTime<Utc>) -> String {
@@ -71,7 +70,7 @@ pub struct TicketListItem<'a> {
 /// The list item of `t`, naming people from `usernames` (by user id).
 pub fn ticket_list_item<'a>(
     t: &'a ticket::Model,
-    usernames: &'a HashMap<i32, String>,
+    usernames: &'a crate::FastMap<i32, String>,
 ) -> TicketListItem<'a> {
     let name = |id: Option<i32>| id.and_then(|id| usernames.get(&id)).map(String::as_str);
     TicketListItem {
@@ -104,7 +103,7 @@ pub struct Page<T> {
 /// What the ticket detail shows beside the ticket row itself.
 pub struct TicketExtras<'a> {
     /// Requester and assignee, by id.
-    pub people: &'a HashMap<i32, user::Model>,
+    pub people: &'a crate::FastMap<i32, user::Model>,
     /// The ticket's project, if any.
     pub project: Option<&'a project::Model>,
     /// Comments the caller may read.

@@ -16,7 +16,6 @@ use sea_orm::{
     ConnectionTrait, DbBackend, DbErr, EntityTrait, Iterable, QueryResult, QuerySelect, QueryTrait,
     Select, Statement, TryGetable, Value,
 };
-use std::collections::HashMap;
 use std::sync::{LazyLock, RwLock};
 
 /// Table aliases of the joined records.
@@ -30,13 +29,13 @@ pub struct TicketsWithRefs {
     /// The tickets, in the order of the query.
     pub tickets: Vec<ticket::Model>,
     /// Requesters and assignees, when read whole ([`People::Records`]).
-    pub people: HashMap<i32, user::Model>,
+    pub people: crate::FastMap<i32, user::Model>,
     /// Usernames of requesters and assignees, when only those were read ([`People::Usernames`]).
-    pub usernames: HashMap<i32, String>,
+    pub usernames: crate::FastMap<i32, String>,
     /// Projects (archived ones included: tickets keep their project).
-    pub projects: HashMap<i32, project::Model>,
+    pub projects: crate::FastMap<i32, project::Model>,
     /// Each ticket's live comments, when asked for.
-    pub comment_counts: HashMap<i32, CommentCounts>,
+    pub comment_counts: crate::FastMap<i32, CommentCounts>,
     /// The total selected beside the rows, when one was asked for and a row came back to carry it.
     pub total: Option<u64>,
 }
