@@ -14,6 +14,9 @@ use std::time::Duration;
 /// Most list totals remembered per instance: each is a few hundred bytes of SQL and two numbers.
 const REMEMBERED_TOTALS: u64 = 4096;
 
+/// How long a pooled connection may sit idle before it is tested (pinged) on checkout.
+const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
+
 /// The database handle shared by the whole service.
 #[derive(Clone, Debug)]
 pub struct Db {
@@ -34,6 +37,11 @@ impl Db {
             .connect_timeout(Duration::from_secs(10))
             .acquire_timeout(Duration::from_secs(30))
             .sqlx_logging(false)
+            // sqlx pings a connection (a round trip) on every checkout by default, doubling the round trips of a
+            // one-statement request. As HikariCP does (its 500 ms "alive bypass window"), a connection used
+            // within the last moment is handed out untested; sqlx also pings every connection on release, off
+            // the request's path, and closes one that does not answer.
+            .test_before_acquire_if_idle_for(IDLE_BEFORE_PING)
             // The planner's default assumes random reads cost four times sequential ones (spinning disks);
             // with SSDs and a cached working set that makes it scan every ticket for a text search the
             // trigram indexes answer in a tenth of the time.
@@ -88,20 +96,33 @@ impl Db {
     /// The rows of a read. On PostgreSQL it runs with sqlx on SeaORM's own pool, bound by SeaORM's own
     /// binder: SeaORM's query path moved its large futures around (a third of a detail's instructions
     /// were `memcpy`) for nothing the joined reads use. Counted in [`Db::statement_count`] like the rest.
+    ///
+    /// A connection that turns out to be gone (the server restarted or ended it while it sat in the pool
+    /// untested, see [`IDLE_BEFORE_PING`]) is dropped and the read tried again on another, so that reads
+    /// still ride out a database restart without an error.
     pub async fn read(&self, statement: Statement) -> Result<Vec<QueryResult>, DbErr> {
         if self.backend() != DbBackend::Postgres {
             return self.conn.query_all_raw(statement).await;
         }
         let pool = self.conn.get_postgres_connection_pool();
         let values = statement.values.unwrap_or(sea_orm::Values(Vec::new()));
-        let values = sea_query_sqlx::SqlxValues(values);
-        let query = sea_orm::sqlx::query_with(sea_orm::sqlx::AssertSqlSafe(statement.sql), values);
-        self.statements.fetch_add(1, Ordering::Relaxed);
-        let rows = query
-            .fetch_all(pool)
-            .await
-            .map_err(|e| DbErr::Query(RuntimeErr::SqlxError(Arc::new(e))))?;
-        Ok(rows.into_iter().map(QueryResult::from).collect())
+        // Every pooled connection may be gone at once; one more try opens a fresh one.
+        let mut tries = pool.options().get_max_connections() + 1;
+        loop {
+            tries -= 1;
+            let query = sea_orm::sqlx::query_with(
+                sea_orm::sqlx::AssertSqlSafe(statement.sql.as_str()),
+                sea_query_sqlx::SqlxValues(values.clone()),
+            );
+            self.statements.fetch_add(1, Ordering::Relaxed);
+            match query.fetch_all(pool).await {
+                Ok(rows) => return Ok(rows.into_iter().map(QueryResult::from).collect()),
+                Err(err) if tries > 0 && connection_lost(&err) => {
+                    tracing::info!(error = %err, "database connection lost; read tried again");
+                }
+                Err(err) => return Err(DbErr::Query(RuntimeErr::SqlxError(Arc::new(err)))),
+            }
+        }
     }
 
     /// Number of SQL statements run through this handle so far (for tests and benchmarks).
@@ -115,6 +136,18 @@ impl Db {
             .query_one_raw(Statement::from_string(self.backend(), "SELECT 1"))
             .await
             .is_ok()
+    }
+}
+
+/// Whether `err` means the connection itself is gone rather than that the statement failed: an I/O error,
+/// or PostgreSQL's classes 08 (connection exception) and 57P (the server shutting down or ending sessions).
+fn connection_lost(err: &sea_orm::sqlx::Error) -> bool {
+    match err {
+        sea_orm::sqlx::Error::Io(_) => true,
+        sea_orm::sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+        _ => false,
     }
 }
 

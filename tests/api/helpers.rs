@@ -161,6 +161,49 @@ impl TestApp {
         }
     }
 
+    /// End every session the service has open with the PostgreSQL database of this test, as a restart or
+    /// an administrator would, and wait until they are gone. Returns how many were ended.
+    pub async fn end_database_sessions(&self) -> usize {
+        let Some((base, name)) = &self.pg else {
+            return 0;
+        };
+        let admin = Database::connect(format!("{base}/{name}")).await.unwrap();
+        let backend = admin.get_database_backend();
+        let ended = admin
+            .query_all_raw(Statement::from_string(
+                backend,
+                // In the select list, so that it runs only on the rows the filter keeps.
+                "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            ))
+            .await
+            .unwrap();
+        let pids: Vec<i32> = ended
+            .iter()
+            .map(|row| row.try_get_by_index(0).unwrap())
+            .collect();
+        let list = pids
+            .iter()
+            .map(i32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        for _ in 0..100 {
+            let left = admin
+                .query_all_raw(Statement::from_string(
+                    backend,
+                    format!("SELECT pid FROM pg_stat_activity WHERE pid IN ({list})"),
+                ))
+                .await
+                .unwrap();
+            if left.is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        admin.close().await.ok();
+        pids.len()
+    }
+
     /// Whether this run is on PostgreSQL.
     pub fn is_postgres(&self) -> bool {
         self.pg.is_some()

@@ -33,6 +33,46 @@ async fn health_and_readiness(app: &TestApp) {
 }
 db_test!(health_and_readiness);
 
+/// The pool hands out a connection used within the last second untested (`Db::connect`): when the
+/// database ends the service's sessions (a restart, a failover, an administrator), ticket lists and details
+/// are read again on a live connection rather than failing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_ride_out_sessions_the_database_ended() {
+    let Some(app) = TestApp::postgres().await else {
+        eprintln!("DESKGRAPH_TEST_POSTGRES_URL unset: PostgreSQL run skipped");
+        return;
+    };
+    let alice = app.user("alice").await;
+    let created = app
+        .post(
+            "/api/tickets/",
+            Some(&alice.token),
+            json!({"title": "Printer", "description": "jammed"}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    let detail = format!("/api/tickets/{}/", created.json["id"]);
+    let query = "{ tickets(first: 5) { nodes { title requester { username } } } }";
+    for round in 0..3 {
+        if round > 0 {
+            assert!(app.end_database_sessions().await > 0);
+        }
+        let list = app.get("/api/tickets/", Some(&alice.token)).await;
+        assert_eq!(list.status, 200, "round {round}: {}", list.text);
+        assert_eq!(list.json["count"], 1);
+        let one = app.get(&detail, Some(&alice.token)).await;
+        assert_eq!(one.status, 200, "round {round}: {}", one.text);
+        assert_eq!(one.json["title"], "Printer");
+        let answer = app.graphql(Some(&alice.token), query, json!({})).await;
+        assert_eq!(
+            answer["data"]["tickets"]["nodes"][0],
+            json!({"title": "Printer", "requester": {"username": "alice"}}),
+            "round {round}: {answer}"
+        );
+    }
+    app.cleanup().await;
+}
+
 fn with_webhook(config: &mut Config) {
     config.webhook_url = Some("http://127.0.0.1:9/hook".into());
     config.webhook_secret = "s3cret".into();
