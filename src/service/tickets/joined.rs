@@ -428,7 +428,8 @@ pub async fn fetch_by_id(db: &Db, id: i32, joined: Joined) -> AppResult<TicketsW
             statement(ticket::Entity::find_by_id(id), None, joined, None, backend)
         }
     };
-    read(db, statement, joined, None).await
+    let row = db.read_one(statement).await?;
+    decode(row.as_slice(), joined, None)
 }
 
 /// Statements already built, by a key naming everything they were built from (values included): most
