@@ -1,8 +1,7 @@
 //! The router: GraphQL, REST, web and operational endpoints behind the shared layers.
-use crate::auth::middleware::resolve_auth;
 use crate::error::AppError;
 use crate::http::errors::error_response;
-use crate::http::{health, layers, metrics, ratelimit};
+use crate::http::{health, layers, metrics};
 use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::{HeaderName, Uri};
@@ -28,19 +27,7 @@ pub fn router(state: AppState) -> Router {
         .route_layer(middleware::from_fn(metrics::track))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
-    // Outermost last: auth is resolved before the rate limit keys on it, and the body limit runs inside the
-    // rate limit so that a 413 carries the rate-limit headers too.
-    let mut app = routes
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            layers::limit_body,
-        ))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            ratelimit::rate_limit,
-        ))
-        .layer(middleware::from_fn_with_state(state.clone(), resolve_auth))
-        .layer(middleware::from_fn_with_state(state.clone(), layers::outer));
+    let mut app = routes.layer(middleware::from_fn_with_state(state.clone(), layers::front));
     if let Some(cors) = layers::cors(&state.config) {
         app = app.layer(cors);
     }

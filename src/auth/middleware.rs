@@ -2,10 +2,9 @@
 use super::{authenticate_bearer, load_actor, session, Actor};
 use crate::error::AppError;
 use crate::state::AppState;
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
@@ -96,11 +95,12 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ()>> {
     Some(parsed)
 }
 
-/// Middleware: put an [`Auth`] into the request extensions.
-pub async fn resolve_auth(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+/// Put an [`Auth`] (and a live [`WebSession`]) into the request's extensions; `Err` is the response to send
+/// instead (the credentials could not be checked). Part of [`crate::http::layers::front`].
+pub async fn resolve_auth(state: &AppState, req: &mut Request) -> Result<(), Response> {
     let auth = match bearer_token(req.headers()) {
         None => {
-            if let Some(web) = web_session(&state, req.headers()).await {
+            if let Some(web) = web_session(state, req.headers()).await {
                 req.extensions_mut().insert(web);
             }
             Auth::Anonymous
@@ -108,14 +108,14 @@ pub async fn resolve_auth(State(state): State<AppState>, mut req: Request, next:
         Some(Err(())) => {
             Auth::Invalid("malformed Authorization header: expected `Bearer <token>`".into())
         }
-        Some(Ok(token)) => match authenticate_bearer(&state, token).await {
+        Some(Ok(token)) => match authenticate_bearer(state, token).await {
             Ok(actor) => Auth::Actor(actor),
             Err(AppError::Unauthenticated(reason)) => Auth::Invalid(reason),
-            Err(other) => return other.into_response(),
+            Err(other) => return Err(other.into_response()),
         },
     };
     req.extensions_mut().insert(auth);
-    next.run(req).await
+    Ok(())
 }
 
 /// Extractor for handlers that require an authenticated actor (401 otherwise).

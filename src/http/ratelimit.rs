@@ -4,9 +4,8 @@ use super::client_ip::client_ip;
 use crate::auth::middleware::{Auth, WebSession};
 use crate::error::AppError;
 use crate::state::AppState;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue};
-use axum::middleware::Next;
 use axum::response::Response;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -118,7 +117,8 @@ impl RateStore {
     }
 }
 
-fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
+/// The `X-RateLimit-*` headers of a counted request.
+pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
     for (name, value) in [
         ("x-ratelimit-limit", decision.limit),
         ("x-ratelimit-remaining", decision.remaining),
@@ -132,10 +132,18 @@ fn exempt(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/metrics")
 }
 
-/// Middleware: count the request, add the headers, refuse with 429 past the budget.
-pub async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
+/// Count a request against its [`budget`]: `None` for paths that are not limited. Part of
+/// [`crate::http::layers::front`], which refuses with [`refused`] past the budget and adds [`set_headers`].
+pub async fn check(state: &AppState, budget: Option<(String, u64)>) -> Option<Decision> {
+    let (key, limit) = budget?;
+    Some(state.rate_limits.hit(&key, limit, now()).await)
+}
+
+/// The counter key and budget of a request (`None`: not limited), read before anything awaits so that
+/// the request is not held across it.
+pub fn budget(state: &AppState, req: &Request) -> Option<(String, u64)> {
     if exempt(req.uri().path()) {
-        return next.run(req).await;
+        return None;
     }
     let config = &state.config;
     // A web session counts as its user; it authenticates nothing else (see `WebSession`).
@@ -154,23 +162,24 @@ pub async fn rate_limit(State(state): State<AppState>, req: Request, next: Next)
             config.rate_limit_authenticated,
         ),
         None => {
-            let ip = client_ip(&req, &config.trusted_proxies)
+            let ip = client_ip(req, &config.trusted_proxies)
                 .map(|ip| ip.to_string())
                 .unwrap_or_else(|| "unknown".into());
             (format!("ip:{ip}"), config.rate_limit_anonymous)
         }
     };
-    let now = chrono::Utc::now().timestamp().max(0) as u64;
-    let decision = state.rate_limits.hit(&key, limit, now).await;
-    let mut response = if decision.allowed {
-        next.run(req).await
-    } else {
-        crate::http::metrics::rate_limited();
-        let retry_after = decision.reset.saturating_sub(now).max(1);
-        crate::http::errors::error_response(req.uri().path(), AppError::RateLimited { retry_after })
-    };
-    set_headers(response.headers_mut(), &decision);
-    response
+    Some((key, limit))
+}
+
+fn now() -> u64 {
+    chrono::Utc::now().timestamp().max(0) as u64
+}
+
+/// The 429 for a request past its budget.
+pub fn refused(path: &str, decision: &Decision) -> Response {
+    crate::http::metrics::rate_limited();
+    let retry_after = decision.reset.saturating_sub(now()).max(1);
+    crate::http::errors::error_response(path, AppError::RateLimited { retry_after })
 }
 
 #[cfg(test)]
