@@ -1,10 +1,12 @@
 //! Prometheus metrics: requests by route and status, latency, GraphQL operations, rate-limit rejections.
+use crate::FastMap;
 use axum::extract::{MatchedPath, Request};
+use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::Instant;
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -27,21 +29,54 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
         .as_ref()
 }
 
+/// The counter and histogram of one (route, method, status).
+#[derive(Clone)]
+struct RouteMetrics {
+    requests: metrics::Counter,
+    duration: metrics::Histogram,
+}
+
+/// Registered once per (route, method, status) rather than per request: registering builds the labels
+/// and looks them up in the recorder, a few thousand instructions every time. Routes are the router's
+/// templates and statuses are few, so the map stays small.
+static ROUTES: OnceLock<RwLock<ByRoute>> = OnceLock::new();
+
+/// Route template → (method, status) → its metrics.
+type ByRoute = FastMap<String, FastMap<(Method, u16), RouteMetrics>>;
+
+fn route_metrics(route: &str, method: &Method, status: StatusCode) -> RouteMetrics {
+    let routes = ROUTES.get_or_init(RwLock::default);
+    let key = (method.clone(), status.as_u16());
+    let known = routes
+        .read()
+        .ok()
+        .and_then(|map| map.get(route)?.get(&key).cloned());
+    if let Some(known) = known {
+        return known;
+    }
+    let (method_label, route_label) = (method.to_string(), route.to_string());
+    let made = RouteMetrics {
+        requests: metrics::counter!("http_requests_total", "method" => method_label.clone(), "route" => route_label.clone(), "status" => status.as_u16().to_string()),
+        duration: metrics::histogram!("http_request_duration_seconds", "method" => method_label, "route" => route_label),
+    };
+    if let Ok(mut map) = routes.write() {
+        map.entry(route.to_string())
+            .or_default()
+            .insert(key, made.clone());
+    }
+    made
+}
+
 /// Route-level middleware: count and time every matched request.
 pub async fn track(req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| "unmatched".to_string());
-    let method = req.method().to_string();
+    let route = req.extensions().get::<MatchedPath>().cloned();
+    let method = req.method().clone();
     let started = Instant::now();
     let response = next.run(req).await;
-    let status = response.status().as_u16().to_string();
-    metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
-        .increment(1);
-    metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
-        .record(started.elapsed().as_secs_f64());
+    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
+    let metrics = route_metrics(route, &method, response.status());
+    metrics.requests.increment(1);
+    metrics.duration.record(started.elapsed().as_secs_f64());
     response
 }
 
