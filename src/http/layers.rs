@@ -97,10 +97,10 @@ pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> R
 fn security_headers(response: &mut Response) {
     let headers = response.headers_mut();
     headers.insert(
-        "x-content-type-options",
+        header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     // JSON needs no scripts, styles or frames; GraphiQL's HTML page loads its own from a CDN, so it is left out.
     let is_html = headers
         .get(header::CONTENT_TYPE)
@@ -113,7 +113,7 @@ fn security_headers(response: &mut Response) {
         );
     }
     headers.insert(
-        "referrer-policy",
+        header::REFERRER_POLICY,
         HeaderValue::from_static("strict-origin-when-cross-origin"),
     );
 }

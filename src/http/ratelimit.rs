@@ -5,7 +5,7 @@ use crate::auth::middleware::{Auth, WebSession};
 use crate::error::AppError;
 use crate::state::AppState;
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::Response;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -76,7 +76,11 @@ impl RateStore {
                 if map.len() > 100_000 {
                     map.retain(|_, (w, _)| *w == window);
                 }
-                let entry = map.entry(key.to_string()).or_insert((window, 0));
+                // Looked up first: the key is copied only for a client's first request.
+                let entry = match map.get_mut(key) {
+                    Some(entry) => entry,
+                    None => map.entry(key.to_string()).or_insert((window, 0)),
+                };
                 if entry.0 != window {
                     *entry = (window, 0);
                 }
@@ -119,10 +123,14 @@ impl RateStore {
 
 /// The `X-RateLimit-*` headers of a counted request.
 pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
+    // Names as constants: a `&str` name is parsed and checked again on every insert.
+    const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+    const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+    const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
     for (name, value) in [
-        ("x-ratelimit-limit", decision.limit),
-        ("x-ratelimit-remaining", decision.remaining),
-        ("x-ratelimit-reset", decision.reset),
+        (LIMIT, decision.limit),
+        (REMAINING, decision.remaining),
+        (RESET, decision.reset),
     ] {
         headers.insert(name, HeaderValue::from(value));
     }
