@@ -38,7 +38,8 @@ pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
         .any(|name| ticket.field(name).exists())
 }
 
-/// Put users, projects and comment counts read with a page of tickets into the request's loader cache.
+/// Put users, projects and comment counts read with a page of tickets where the resolvers look first
+/// ([`super::context::Fed`]).
 pub async fn feed_refs(
     req: &RequestContext,
     actor: &Actor,
@@ -67,20 +68,15 @@ pub async fn feed_refs(
         Some((key, i64::try_from(n).unwrap_or(i64::MAX)))
     });
     let counts: Vec<_> = counts.collect();
-    if let Ok(mut fed) = req.fed.lock() {
-        fed.comment_counts.extend(counts.iter().copied());
-        fed.users
-            .extend(people.iter().map(|(id, u)| (*id, u.clone())));
-        fed.projects
-            .extend(projects.iter().map(|(id, p)| (*id, p.clone())));
+    match req.fed.lock() {
+        Ok(mut fed) => {
+            fed.comment_counts.extend(counts);
+            fed.users.extend(people);
+            fed.projects.extend(projects);
+        }
+        // Never expected (nothing panics while holding it); the resolvers then load them again.
+        Err(_) => tracing::warn!("request's fed records unavailable"),
     }
-    req.loader.feed_many(counts).await;
-    req.loader
-        .feed_many(people.into_iter().map(|(id, u)| (UserKey(id), u)))
-        .await;
-    req.loader
-        .feed_many(projects.into_iter().map(|(id, p)| (ProjectKey(id), p)))
-        .await;
     tickets
 }
 

@@ -3,7 +3,6 @@ use super::{Ticket, User};
 use crate::domain::{AssetStatus, AssetType};
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
-use crate::graphql::loaders::UserKey;
 use crate::graphql::viewer_loader::TicketsOfAssetKey;
 use async_graphql::{Context, Object, Result, ID};
 use chrono::{DateTime, Utc};
@@ -52,8 +51,7 @@ impl Asset {
             return Ok(None);
         };
         let (req, _) = viewer(ctx)?;
-        let found = req.loader.load_one(UserKey(id)).await.map_err(load_error)?;
-        Ok(found.map(User))
+        Ok(req.user(id).await?.map(User))
     }
 
     /// Free text.

@@ -3,8 +3,7 @@ use super::User;
 use crate::auth::Actor;
 use crate::error::AppError;
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
-use crate::graphql::context::{load_error, request, viewer};
-use crate::graphql::loaders::UserKey;
+use crate::graphql::context::{request, viewer};
 use crate::service::audit::{self, AuditFilter};
 use async_graphql::{Context, Json, Object, Result, SimpleObject, ID};
 use base64::engine::general_purpose::STANDARD;
@@ -41,8 +40,7 @@ impl AuditEvent {
             return Ok(None);
         };
         let (req, _) = viewer(ctx)?;
-        let found = req.loader.load_one(UserKey(id)).await.map_err(load_error)?;
-        Ok(found.map(User))
+        Ok(req.user(id).await?.map(User))
     }
 
     /// `create`, `update`, `status_change`, `archive`, `restore`, `delete`, …

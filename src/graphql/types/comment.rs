@@ -92,8 +92,7 @@ impl std::ops::Deref for CommentFields<'_> {
 async fn user(ctx: &Context<'_>, id: Option<i32>) -> Result<Option<User>> {
     let Some(id) = id else { return Ok(None) };
     let (req, _) = viewer(ctx)?;
-    let found = req.loader.load_one(UserKey(id)).await.map_err(load_error)?;
-    Ok(found.map(User))
+    Ok(req.user(id).await?.map(User))
 }
 
 #[Object(name = "Comment")]

@@ -5,7 +5,7 @@ use super::{Asset, Group, Project, User};
 use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
-use crate::graphql::loaders::{CommentCountKey, GroupKey, ProjectKey, UserKey};
+use crate::graphql::loaders::{CommentCountKey, GroupKey};
 use crate::graphql::plain::{self, plain_output, Env, Plain};
 use crate::graphql::scalars::Date;
 use crate::graphql::viewer_loader::AssetsOfTicketKey;
@@ -106,8 +106,7 @@ impl<'a> TicketFields<'a> {
     async fn user(ctx: &Context<'_>, id: Option<i32>) -> Result<Option<User>> {
         let Some(id) = id else { return Ok(None) };
         let (req, _) = viewer(ctx)?;
-        let found = req.loader.load_one(UserKey(id)).await.map_err(load_error)?;
-        Ok(found.map(User))
+        Ok(req.user(id).await?.map(User))
     }
 }
 
@@ -183,12 +182,7 @@ impl<'a> TicketFields<'a> {
             return Ok(None);
         };
         let (req, _) = viewer(ctx)?;
-        let found = req
-            .loader
-            .load_one(ProjectKey(id))
-            .await
-            .map_err(load_error)?;
-        Ok(found.map(Project))
+        Ok(req.project(id).await?.map(Project))
     }
 
     /// Due date.
@@ -228,8 +222,7 @@ impl<'a> TicketFields<'a> {
             ticket_id: self.id,
             with_internal: crate::service::comments::can_read_internal(&actor, self.0),
         };
-        let count = req.loader.load_one(key).await.map_err(load_error)?;
-        Ok(count.unwrap_or(0))
+        req.comment_count(key).await
     }
 
     /// Live comments the viewer may read, oldest first.
