@@ -1,5 +1,6 @@
 //! Operability: health and readiness, Prometheus metrics, request ids, security headers and CORS.
 use crate::db_test;
+use crate::graphql_support::simple_ticket;
 use crate::helpers::TestApp;
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
@@ -43,15 +44,8 @@ async fn reads_ride_out_sessions_the_database_ended() {
         return;
     };
     let alice = app.user("alice").await;
-    let created = app
-        .post(
-            "/api/tickets/",
-            Some(&alice.token),
-            json!({"title": "Printer", "description": "jammed"}),
-        )
-        .await;
-    assert_eq!(created.status, 201, "{}", created.text);
-    let detail = format!("/api/tickets/{}/", created.json["id"]);
+    let created = simple_ticket(&app, &alice, "Printer").await;
+    let detail = format!("/api/tickets/{}/", created.id);
     let query = "{ tickets(first: 5) { nodes { title requester { username } } } }";
     for round in 0..3 {
         if round > 0 {
