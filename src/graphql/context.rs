@@ -69,7 +69,7 @@ impl RequestContext {
 
     /// A user by id: one read with this request's ticket pages, else through the loader (batched).
     pub async fn user(&self, id: i32) -> async_graphql::Result<Option<user::Model>> {
-        if let Some(found) = self.fed(|fed| fed.users.get(&id).cloned()) {
+        if let Some(found) = self.fed_user(id) {
             return Ok(Some(found));
         }
         self.loader.load_one(UserKey(id)).await.map_err(load_error)
@@ -77,7 +77,7 @@ impl RequestContext {
 
     /// A project by id, like [`RequestContext::user`].
     pub async fn project(&self, id: i32) -> async_graphql::Result<Option<project::Model>> {
-        if let Some(found) = self.fed(|fed| fed.projects.get(&id).cloned()) {
+        if let Some(found) = self.fed_project(id) {
             return Ok(Some(found));
         }
         self.loader
@@ -88,13 +88,39 @@ impl RequestContext {
 
     /// A ticket's comment count as `key` asks, like [`RequestContext::user`].
     pub async fn comment_count(&self, key: CommentCountKey) -> async_graphql::Result<i64> {
-        if let Some(found) = self.fed(|fed| fed.comment_counts.get(&key).copied()) {
+        if let Some(found) = self.fed_comment_count(key) {
             return Ok(found);
         }
         let count = self.loader.load_one(key).await.map_err(load_error)?;
         Ok(count.unwrap_or(0))
     }
 
+    /// Keep users read with something else (comment authors with their comments) where
+    /// [`RequestContext::user`] and plain answers look first.
+    pub fn feed_users(&self, users: impl IntoIterator<Item = user::Model>) {
+        match self.fed.lock() {
+            Ok(mut fed) => fed.users.extend(users.into_iter().map(|u| (u.id, u))),
+            // Never expected (nothing panics while holding it); the resolvers then load them again.
+            Err(_) => tracing::warn!("request's fed records unavailable"),
+        }
+    }
+
+    /// The user read with this request's ticket pages, if one was.
+    pub fn fed_user(&self, id: i32) -> Option<user::Model> {
+        self.fed(|fed| fed.users.get(&id).cloned())
+    }
+
+    /// The project read with this request's ticket pages, if one was.
+    pub fn fed_project(&self, id: i32) -> Option<project::Model> {
+        self.fed(|fed| fed.projects.get(&id).cloned())
+    }
+
+    /// The comment count read with this request's ticket pages, if one was.
+    pub fn fed_comment_count(&self, key: CommentCountKey) -> Option<i64> {
+        self.fed(|fed| fed.comment_counts.get(&key).copied())
+    }
+
+    /// Look into the fed records (the lock is held only for `look`, which must not come back here).
     fn fed<R>(&self, look: impl FnOnce(&Fed) -> Option<R>) -> Option<R> {
         look(&*self.fed.lock().ok()?)
     }

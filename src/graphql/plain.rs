@@ -8,7 +8,7 @@
 //! Why: async-graphql resolves every field as its own boxed future inside a `FuturesUnordered` with its
 //! own context; for a page of 20 tickets with their people and project that is ≈ 300 futures and most
 //! of the request's CPU (BENCHMARKS.md).
-use super::context::{Fed, RequestContext};
+use super::context::RequestContext;
 use super::loaders::{CommentCountKey, DbLoader, ProjectKey, UserKey};
 use super::types::{Project, User};
 use crate::auth::Actor;
@@ -32,12 +32,6 @@ pub struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    /// Look into what the request's pages fed (the lock is held only for `look`, which must not
-    /// come back here).
-    fn fed<R>(&self, look: impl FnOnce(&Fed) -> Option<R>) -> Option<R> {
-        look(&*self.req.fed.lock().ok()?)
-    }
-
     /// The environment of a selection, or `None` without a request context or viewer (the general
     /// executor then reports why).
     pub fn of(ctx: &ContextSelectionSet<'a>) -> Option<Env<'a>> {
@@ -207,7 +201,7 @@ pub fn answer<T: Plain>(object: &T, ctx: &ContextSelectionSet<'_>) -> Option<Val
 
 /// A user relation: the record read with the page ([`super::context::Fed`]), else the loader's cache.
 pub fn user(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
-    let fed = id.and_then(|id| env.fed(|fed| fed.users.get(&id).cloned()));
+    let fed = id.and_then(|id| env.req.fed_user(id));
     match fed {
         Some(user) => object(&User(user), &field.selection_set.node, env),
         None => relation(id.map(UserKey), User, field, env),
@@ -216,7 +210,7 @@ pub fn user(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
 
 /// A project relation, as [`user`].
 pub fn project(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
-    let fed = id.and_then(|id| env.fed(|fed| fed.projects.get(&id).cloned()));
+    let fed = id.and_then(|id| env.req.fed_project(id));
     match fed {
         Some(project) => object(&Project(project), &field.selection_set.node, env),
         None => relation(id.map(ProjectKey), Project, field, env),
@@ -225,7 +219,7 @@ pub fn project(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
 
 /// A comment count read with the page, else from the loader's cache.
 pub fn comment_count(key: CommentCountKey, env: &Env<'_>) -> Option<i64> {
-    match env.fed(|fed| fed.comment_counts.get(&key).copied()) {
+    match env.req.fed_comment_count(key) {
         Some(count) => Some(count),
         None => Some(cached(&env.req.loader, key)?.unwrap_or(0)),
     }

@@ -40,11 +40,7 @@ pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
 
 /// Put users, projects and comment counts read with a page of tickets where the resolvers look first
 /// ([`super::context::Fed`]).
-pub async fn feed_refs(
-    req: &RequestContext,
-    actor: &Actor,
-    refs: TicketsWithRefs,
-) -> Vec<ticket::Model> {
+pub fn feed_refs(req: &RequestContext, actor: &Actor, refs: TicketsWithRefs) -> Vec<ticket::Model> {
     let TicketsWithRefs {
         tickets,
         people,
@@ -192,10 +188,7 @@ async fn comment_pages(
     let mut user_ids: Vec<i32> = Vec::new();
     if any(&["author"]) {
         // Read with the comments.
-        let authors = pages.values().flat_map(|l| l.authors.values());
-        loader
-            .feed_many(authors.map(|u| (UserKey(u.id), u.clone())))
-            .await;
+        req.feed_users(pages.values().flat_map(|l| l.authors.values()).cloned());
     }
     if any(&["editedBy"]) {
         user_ids.extend(all.iter().filter_map(|c| c.edited_by_id));

@@ -210,7 +210,7 @@ impl TicketQuery {
                 Joined::REFS.with_comment_counts(selection.field("commentsCount").exists());
             let (found, refs) =
                 tickets::get_with_refs(&req.state.db, &actor, db_id, joined).await?;
-            prefetch::feed_refs(req, &actor, refs).await;
+            prefetch::feed_refs(req, &actor, refs);
             found
         } else {
             tickets::get(db, &actor, db_id).await?
@@ -279,7 +279,7 @@ pub async fn ticket_connection(
         let (refs, listed_total) =
             tickets::list_with_refs(db, &actor, &filter, order, request, prefix, joined).await?;
         total = total.or(listed_total);
-        (prefetch::feed_refs(req, &actor, refs).await, Some(joined))
+        (prefetch::feed_refs(req, &actor, refs), Some(joined))
     } else {
         let rows = tickets::list(db, &actor, &filter, order, request, req.prefix()).await?;
         (rows.0, None)

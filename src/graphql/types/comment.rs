@@ -7,7 +7,6 @@ use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
-use crate::graphql::loaders::UserKey;
 use crate::graphql::plain::{self, plain_output, Env, Plain};
 use crate::graphql::prefetch;
 use crate::service::comments;
@@ -274,18 +273,13 @@ pub async fn connection(
     let ticket = Arc::new(t.clone());
     let rows = &all[start..end];
     if prefetch::connection_wants(&ctx.look_ahead(), "author") {
-        // Read with the comments: handed to the loader so `author` costs no statement of its own.
+        // Read with the comments: kept for this request so `author` costs no statement of its own.
         let authors = rows
             .iter()
             .filter_map(|c| c.author_id)
             .filter_map(|id| found.authors.get(&id))
-            .map(|u| (UserKey(u.id), u.clone()));
-        let authors: Vec<_> = authors.collect();
-        if let Ok(mut fed) = req.fed.lock() {
-            fed.users
-                .extend(authors.iter().map(|(key, u)| (key.0, u.clone())));
-        }
-        req.loader.feed_many(authors).await;
+            .cloned();
+        req.feed_users(authors);
     }
     let edges = rows
         .iter()
