@@ -37,6 +37,9 @@ pub struct Config {
     /// `DESKGRAPH_REDIS_KEY_PREFIX`: prefix of the Redis keys (default `deskgraph`); instances sharing a budget
     /// must share it, separate deployments (or test runs) on one Redis must not.
     pub redis_key_prefix: String,
+    /// `DESKGRAPH_REDIS_DEADLINE_MS`: longest a Redis call may take before this instance counts on its own
+    /// until Redis answers again (default 100).
+    pub redis_deadline_ms: u64,
     /// `DESKGRAPH_TRUSTED_PROXIES`: comma-separated addresses or CIDRs whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// `DESKGRAPH_CORS_ORIGINS`: comma-separated origins allowed to call the API from a browser.
@@ -164,6 +167,7 @@ impl Config {
             redis_url: get("DESKGRAPH_REDIS_URL"),
             redis_key_prefix: get("DESKGRAPH_REDIS_KEY_PREFIX")
                 .unwrap_or_else(|| DEFAULT_REDIS_KEY_PREFIX.to_string()),
+            redis_deadline_ms: number(&get, "DESKGRAPH_REDIS_DEADLINE_MS", 100, 1, 60_000)? as u64,
             trusted_proxies: proxies(get("DESKGRAPH_TRUSTED_PROXIES"))?,
             cors_origins: get("DESKGRAPH_CORS_ORIGINS")
                 .map(|v| {
@@ -202,6 +206,7 @@ impl Config {
             rate_limit_anonymous: 100,
             redis_url: None,
             redis_key_prefix: DEFAULT_REDIS_KEY_PREFIX.to_string(),
+            redis_deadline_ms: 100,
             trusted_proxies: Vec::new(),
             cors_origins: Vec::new(),
             auth_cache_seconds: 10,

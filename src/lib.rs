@@ -5,6 +5,7 @@ pub mod app;
 pub mod auth;
 pub mod cli;
 pub mod config;
+pub mod counters;
 pub mod db;
 pub mod demo;
 pub mod domain;

@@ -3,8 +3,8 @@ use crate::auth::cache::AuthCache;
 use crate::auth::jwt::JwtKeys;
 use crate::auth::tokens::new_secret;
 use crate::config::Config;
+use crate::counters::Counters;
 use crate::db::Db;
-use crate::http::ratelimit::RateStore;
 use crate::notify::live::LiveBus;
 use crate::notify::Notifier;
 use entity::setting;
@@ -34,8 +34,8 @@ pub struct StateInner {
     pub config: Arc<Config>,
     /// JWT keys.
     pub jwt: JwtKeys,
-    /// Rate-limit counters (memory or Redis).
-    pub rate_limits: Arc<RateStore>,
+    /// Counters in time windows: rate limits, failed logins (memory, or Redis shared by instances).
+    pub counters: Arc<Counters>,
     /// Delivery of outbox rows (HTTP client, mailer).
     pub notifier: Notifier,
     /// Live events for subscriptions (shared across instances on PostgreSQL).
@@ -69,13 +69,14 @@ impl AppState {
             None => stored_jwt_secret(&db).await?,
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
-        let rate_limits = match &config.redis_url {
-            Some(url) => RateStore::redis(url, &config.redis_key_prefix)
-                .await
-                .map_err(|e| {
-                    anyhow::anyhow!("DESKGRAPH_REDIS_URL: cannot connect to Redis: {e}")
-                })?,
-            None => RateStore::memory(),
+        let counters = match &config.redis_url {
+            Some(url) => Counters::redis(
+                url,
+                &config.redis_key_prefix,
+                std::time::Duration::from_millis(config.redis_deadline_ms),
+            )
+            .map_err(|e| anyhow::anyhow!("DESKGRAPH_REDIS_URL: {e}"))?,
+            None => Counters::memory(),
         };
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
@@ -88,7 +89,7 @@ impl AppState {
             db,
             config: Arc::new(config),
             jwt,
-            rate_limits: Arc::new(rate_limits),
+            counters: Arc::new(counters),
         })))
     }
 }

@@ -1,125 +1,16 @@
 //! Fixed-window rate limits (per hour): per user when authenticated, per client address otherwise.
-//! Counters live in memory, or in Redis so that several instances share one budget.
+//! Counted in [`crate::counters`]: in memory, or in Redis so that several instances share one budget.
 use super::client_ip::client_ip;
 use crate::auth::middleware::{Auth, WebSession};
+use crate::counters::{now, Window};
 use crate::error::AppError;
 use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::Response;
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::net::IpAddr;
 
-/// Length of one window, in seconds.
-pub const WINDOW_SECONDS: u64 = 3600;
-
-/// Where counters are kept.
-pub enum RateStore {
-    /// This process only.
-    Memory(Mutex<HashMap<String, (u64, u64)>>),
-    /// Shared by every instance using the same key prefix.
-    Redis {
-        /// The connection (reconnects on its own).
-        manager: redis::aio::ConnectionManager,
-        /// Prefix of every key.
-        prefix: String,
-    },
-}
-
-impl std::fmt::Debug for RateStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            RateStore::Memory(_) => "RateStore::Memory",
-            RateStore::Redis { .. } => "RateStore::Redis",
-        })
-    }
-}
-
-/// The verdict for one request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Decision {
-    /// The budget.
-    pub limit: u64,
-    /// What is left after this request.
-    pub remaining: u64,
-    /// Epoch seconds when the window resets.
-    pub reset: u64,
-    /// Whether the request may proceed.
-    pub allowed: bool,
-}
-
-impl RateStore {
-    /// In-memory counters.
-    pub fn memory() -> Self {
-        RateStore::Memory(Mutex::new(HashMap::new()))
-    }
-
-    /// Redis counters at `url`, under keys starting with `prefix`.
-    pub async fn redis(url: &str, prefix: &str) -> anyhow::Result<Self> {
-        let client = redis::Client::open(url)?;
-        Ok(RateStore::Redis {
-            manager: redis::aio::ConnectionManager::new(client).await?,
-            prefix: prefix.to_string(),
-        })
-    }
-
-    /// Count one request against `key` with budget `limit` at time `now` (epoch seconds).
-    pub async fn hit(&self, key: &str, limit: u64, now: u64) -> Decision {
-        let window = now / WINDOW_SECONDS;
-        let reset = (window + 1) * WINDOW_SECONDS;
-        let count = match self {
-            RateStore::Memory(map) => {
-                let mut map = match map.lock() {
-                    Ok(guard) => guard,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
-                if map.len() > 100_000 {
-                    map.retain(|_, (w, _)| *w == window);
-                }
-                // Looked up first: the key is copied only for a client's first request.
-                let entry = match map.get_mut(key) {
-                    Some(entry) => entry,
-                    None => map.entry(key.to_string()).or_insert((window, 0)),
-                };
-                if entry.0 != window {
-                    *entry = (window, 0);
-                }
-                entry.1 += 1;
-                entry.1
-            }
-            RateStore::Redis { manager, prefix } => {
-                let redis_key = format!("{prefix}:rl:{key}:{window}");
-                let mut conn = manager.clone();
-                let result: redis::RedisResult<(u64,)> = redis::pipe()
-                    .atomic()
-                    .incr(&redis_key, 1u64)
-                    .expire(&redis_key, (WINDOW_SECONDS + 60) as i64)
-                    .ignore()
-                    .query_async(&mut conn)
-                    .await;
-                match result {
-                    Ok((count,)) => count,
-                    Err(err) => {
-                        // Fail open: an unreachable Redis must not take the API down with it.
-                        tracing::warn!(error = %err, "rate-limit store unavailable; request allowed");
-                        return Decision {
-                            limit,
-                            remaining: limit,
-                            reset,
-                            allowed: true,
-                        };
-                    }
-                }
-            }
-        };
-        Decision {
-            limit,
-            remaining: limit.saturating_sub(count),
-            reset,
-            allowed: count <= limit,
-        }
-    }
-}
+pub use crate::counters::Decision;
 
 /// The `X-RateLimit-*` headers of a counted request.
 pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
@@ -144,7 +35,12 @@ fn exempt(path: &str) -> bool {
 /// [`crate::http::layers::front`], which refuses with [`refused`] past the budget and adds [`set_headers`].
 pub async fn check(state: &AppState, budget: Option<(String, u64)>) -> Option<Decision> {
     let (key, limit) = budget?;
-    Some(state.rate_limits.hit(&key, limit, now()).await)
+    Some(
+        state
+            .counters
+            .take(&key, 1, limit, Window::HOUR, now())
+            .await,
+    )
 }
 
 /// The counter key and budget of a request (`None`: not limited), read before anything awaits so that
@@ -171,7 +67,7 @@ pub fn budget(state: &AppState, req: &Request) -> Option<(String, u64)> {
         ),
         None => {
             let ip = client_ip(req, &config.trusted_proxies)
-                .map(|ip| ip.to_string())
+                .map(address_key)
                 .unwrap_or_else(|| "unknown".into());
             (format!("ip:{ip}"), config.rate_limit_anonymous)
         }
@@ -179,8 +75,19 @@ pub fn budget(state: &AppState, req: &Request) -> Option<(String, u64)> {
     Some((key, limit))
 }
 
-fn now() -> u64 {
-    chrono::Utc::now().timestamp().max(0) as u64
+/// The key an address is counted under: IPv4 addresses alone, IPv6 addresses by their /64 network, which
+/// one subscriber usually holds whole (counting each address would hand a client 2^64 budgets).
+pub fn address_key(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
 }
 
 /// The 429 for a request past its budget.
@@ -194,19 +101,12 @@ pub fn refused(path: &str, decision: &Decision) -> Response {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn memory_window_counts_and_resets() {
-        let store = RateStore::memory();
-        let now = 7200 + 10;
-        let first = store.hit("k", 2, now).await;
-        assert_eq!(
-            (first.allowed, first.remaining, first.reset),
-            (true, 1, 10800)
-        );
-        assert!(store.hit("k", 2, now).await.allowed);
-        let third = store.hit("k", 2, now).await;
-        assert_eq!((third.allowed, third.remaining), (false, 0));
-        assert!(store.hit("other", 2, now).await.allowed);
-        assert!(store.hit("k", 2, now + 3600).await.allowed);
+    #[test]
+    fn ipv6_clients_are_counted_by_network() {
+        let key = |s: &str| address_key(s.parse().unwrap_or(IpAddr::from([0, 0, 0, 0])));
+        assert_eq!(key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), key("2001:db8:1:2:bbbb::2"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9");
     }
 }

@@ -1,0 +1,203 @@
+//! Counters in fixed time windows, shared by every instance when Redis is configured: the request budgets,
+//! failed logins and anything else that must be counted across instances.
+//!
+//! Redis is a shared store the service can live without: every Redis call has a short deadline, and the
+//! first call that misses it (or fails) opens a circuit. While it is open, counting goes on in this
+//! instance's memory with no Redis call on the request's path, and a background probe asks Redis every
+//! second; the first answer closes the circuit. Each switch is logged and counted
+//! (`shared_store_switches_total`, `shared_store_degraded`).
+mod memory;
+mod redis;
+
+use memory::Memory;
+use std::time::Duration;
+
+/// A fixed window of counting: its length in seconds (windows are aligned to multiples of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Window(pub u64);
+
+impl Window {
+    /// One hour: the request and GraphQL budgets.
+    pub const HOUR: Window = Window(3600);
+
+    /// The index of the window holding `now` (epoch seconds).
+    fn index(self, now: u64) -> u64 {
+        now / self.0.max(1)
+    }
+
+    /// Epoch seconds when the window holding `now` ends.
+    pub fn reset(self, now: u64) -> u64 {
+        (self.index(now) + 1) * self.0.max(1)
+    }
+}
+
+/// The verdict of counting against a budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// The budget.
+    pub limit: u64,
+    /// What is left after this use.
+    pub remaining: u64,
+    /// Epoch seconds when the window resets.
+    pub reset: u64,
+    /// Whether the use fits in the budget.
+    pub allowed: bool,
+}
+
+impl Decision {
+    fn of(count: u64, limit: u64, reset: u64) -> Decision {
+        Decision {
+            limit,
+            remaining: limit.saturating_sub(count),
+            reset,
+            allowed: count <= limit,
+        }
+    }
+}
+
+/// Counters kept in memory, or in Redis (with this instance's memory standing in while Redis is away).
+#[derive(Debug)]
+pub struct Counters {
+    memory: Memory,
+    redis: Option<redis::Shared>,
+}
+
+/// Longest a Redis call may take before the circuit opens.
+pub const DEFAULT_REDIS_DEADLINE: Duration = Duration::from_millis(100);
+
+impl Counters {
+    /// Counters in this process only.
+    pub fn memory() -> Self {
+        Counters {
+            memory: Memory::new(),
+            redis: None,
+        }
+    }
+
+    /// Counters in the Redis at `url` under keys starting with `prefix`. A URL that does not parse is an
+    /// error; a Redis that does not answer is not: the service starts counting in memory and switches to
+    /// Redis when it answers.
+    pub fn redis(url: &str, prefix: &str, deadline: Duration) -> anyhow::Result<Self> {
+        Ok(Counters {
+            memory: Memory::new(),
+            redis: Some(redis::Shared::new(url, prefix, deadline)?),
+        })
+    }
+
+    /// Whether counts are shared with other instances right now (Redis configured and answering).
+    pub fn shared(&self) -> bool {
+        self.redis.as_ref().is_some_and(redis::Shared::available)
+    }
+
+    /// Add `amount` to `key`'s count in the window holding `now` (epoch seconds) and judge the new count
+    /// against `limit`.
+    pub async fn take(
+        &self,
+        key: &str,
+        amount: u64,
+        limit: u64,
+        window: Window,
+        now: u64,
+    ) -> Decision {
+        let reset = window.reset(now);
+        let count = match &self.redis {
+            Some(shared) => match shared.add(key, amount, window, now).await {
+                Some(count) => count,
+                None => self.memory.add(key, amount, window, now),
+            },
+            None => self.memory.add(key, amount, window, now),
+        };
+        Decision::of(count, limit, reset)
+    }
+
+    /// `key`'s count in the window holding `now`, without adding to it.
+    pub async fn count(&self, key: &str, window: Window, now: u64) -> u64 {
+        match &self.redis {
+            Some(shared) => match shared.get(key, window, now).await {
+                Some(count) => count,
+                None => self.memory.get(key, window, now),
+            },
+            None => self.memory.get(key, window, now),
+        }
+    }
+
+    /// Forget `key`'s count in the window holding `now`.
+    pub async fn reset(&self, key: &str, window: Window, now: u64) {
+        if let Some(shared) = &self.redis {
+            shared.delete(key, window, now).await;
+        }
+        // Also here: counts taken while Redis was away must not outlive a reset either.
+        self.memory.delete(key, window, now);
+    }
+}
+
+/// Seconds since the epoch.
+pub fn now() -> u64 {
+    chrono::Utc::now().timestamp().max(0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn memory_window_counts_and_resets() {
+        let store = Counters::memory();
+        let now = 7200 + 10;
+        let first = store.take("k", 1, 2, Window::HOUR, now).await;
+        assert_eq!(
+            (first.allowed, first.remaining, first.reset),
+            (true, 1, 10800)
+        );
+        assert!(store.take("k", 1, 2, Window::HOUR, now).await.allowed);
+        let third = store.take("k", 1, 2, Window::HOUR, now).await;
+        assert_eq!((third.allowed, third.remaining), (false, 0));
+        assert!(store.take("other", 1, 2, Window::HOUR, now).await.allowed);
+        assert!(
+            store
+                .take("k", 1, 2, Window::HOUR, now + 3600)
+                .await
+                .allowed
+        );
+        assert_eq!(store.count("k", Window::HOUR, now + 3600).await, 1);
+        store.reset("k", Window::HOUR, now + 3600).await;
+        assert_eq!(store.count("k", Window::HOUR, now + 3600).await, 0);
+    }
+
+    #[tokio::test]
+    async fn amounts_and_windows_of_their_own() {
+        let store = Counters::memory();
+        let d = store.take("points", 40, 100, Window::HOUR, 10).await;
+        assert_eq!((d.remaining, d.allowed), (60, true));
+        let d = store.take("points", 61, 100, Window::HOUR, 10).await;
+        assert_eq!((d.remaining, d.allowed), (0, false));
+        let quarter = Window(900);
+        store.take("login", 1, 5, quarter, 100).await;
+        assert_eq!(store.count("login", quarter, 899).await, 1);
+        assert_eq!(store.count("login", quarter, 900).await, 0);
+        assert_eq!(quarter.reset(100), 900);
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_redis_counts_in_memory_at_once() {
+        // Nothing listens on port 1: the first call fails fast and opens the circuit.
+        let store = Counters::redis("redis://127.0.0.1:1", "t", DEFAULT_REDIS_DEADLINE)
+            .unwrap_or_else(|_| Counters::memory());
+        let started = std::time::Instant::now();
+        for _ in 0..50 {
+            store.take("k", 1, 1000, Window::HOUR, 10).await;
+        }
+        assert_eq!(store.count("k", Window::HOUR, 10).await, 50);
+        assert!(!store.shared());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_bad_redis_url_is_an_error() {
+        assert!(Counters::redis("not a url", "t", DEFAULT_REDIS_DEADLINE).is_err());
+    }
+}
