@@ -194,6 +194,13 @@ impl IntoResponse for AppError {
                 .extensions_mut()
                 .insert(LoggedCause(format!("{cause:#}")));
         }
+        if let AppError::Unauthenticated(_) = &self {
+            // RFC 9110: a 401 names the scheme that would be accepted.
+            response.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer realm=\"deskgraph\""),
+            );
+        }
         if let AppError::RateLimited { retry_after } = &self {
             if let Ok(value) = retry_after.to_string().parse() {
                 response
@@ -240,7 +247,6 @@ impl From<AppError> for async_graphql::Error {
         }
         let mut gql = async_graphql::Error::new(err.public_message());
         let code = err.graphql_code();
-        let details = err.details();
         gql = gql.extend_with(|_, ext| {
             ext.set("code", code);
             if let AppError::Validation { fields, .. } | AppError::Conflict { fields, .. } = &err {
@@ -248,8 +254,10 @@ impl From<AppError> for async_graphql::Error {
                     ext.set("fields", v);
                 }
             }
-            if let AppError::InvalidTransition { .. } = &err {
-                if let Ok(v) = async_graphql::Value::from_json(details.clone()) {
+            if let AppError::InvalidTransition { allowed, .. } = &err {
+                // Spelled as the `TicketStatus` enum values a GraphQL client sends back.
+                let allowed: Vec<String> = allowed.iter().map(|s| s.to_ascii_uppercase()).collect();
+                if let Ok(v) = async_graphql::Value::from_json(json!({ "allowed": allowed })) {
                     ext.set("details", v);
                 }
             }

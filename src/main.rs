@@ -1,8 +1,8 @@
 //! The `deskgraph` binary: parse the command line and run it.
 use clap::Parser;
 
-/// glibc's malloc and free were 12–15 % of the server's CPU under load (BENCHMARKS.md); mimalloc serves a
-/// request's many small, short-lived allocations faster.
+/// glibc's malloc and free were a large share of the server's CPU under load; mimalloc serves a request's
+/// many small, short-lived allocations faster.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

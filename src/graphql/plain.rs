@@ -6,8 +6,8 @@
 //! paths give the same answer (tests/api/graphql_plain.rs compares them).
 //!
 //! Why: async-graphql resolves every field as its own boxed future inside a `FuturesUnordered` with its
-//! own context; for a page of 20 tickets with their people and project that is ≈ 300 futures and most
-//! of the request's CPU (BENCHMARKS.md).
+//! own context; for a page of 20 tickets with their people and project that is hundreds of futures and
+//! most of the request's CPU.
 use super::context::RequestContext;
 use super::loaders::{CommentCountKey, DbLoader, ProjectKey, UserKey};
 use super::types::{Project, User};

@@ -57,6 +57,10 @@ async fn create_shapes_and_permissions(app: &TestApp) {
     assert_error(&resp, StatusCode::NOT_FOUND, "not_found");
     let resp = app.post(&path, None, json!({"content": "hi"})).await;
     assert_error(&resp, StatusCode::UNAUTHORIZED, "unauthenticated");
+    assert_eq!(
+        resp.headers["www-authenticate"],
+        "Bearer realm=\"deskgraph\""
+    );
     let resp = app
         .post(
             "/api/tickets/99999/comments/",
@@ -76,6 +80,16 @@ async fn create_shapes_and_permissions(app: &TestApp) {
         .await;
     assert_eq!(resp.status, StatusCode::CREATED, "{}", resp.text);
     assert_eq!(resp.json["author"], "owner");
+    // Errors of the shared layers on the alternative paths come in the REST shape too.
+    let resp = app
+        .request(
+            axum::http::Method::PUT,
+            &format!("/tickets/{}/comment/", w.ticket.id),
+            Some(&w.owner.token),
+            None,
+        )
+        .await;
+    assert_error(&resp, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");
     let list = app.get(&path, Some(&w.owner.token)).await;
     assert_eq!(texts(&list.json, "content"), ["<p>Hello</p>", "alt"]);
     let first = &list.json[0];

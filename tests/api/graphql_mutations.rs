@@ -93,6 +93,11 @@ async fn status_changes_follow_the_workflow(app: &TestApp) {
         )
         .await;
     assert_eq!(first_code(&closed), "INVALID_TRANSITION");
+    assert_eq!(
+        closed["errors"][0]["extensions"]["details"]["allowed"],
+        json!(["OPEN", "IN_PROGRESS", "ON_HOLD", "BLOCKED", "RESOLVED"]),
+        "{closed}"
+    );
     assert_eq!(closed["data"], Value::Null);
     let by_requester = app
         .graphql(
