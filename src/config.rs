@@ -70,6 +70,44 @@ pub struct Config {
     pub outbox_backoff_ms: i64,
     /// `DESKGRAPH_DELIVERY_TIMEOUT_MS`: limit of one webhook call or email send (default 10000).
     pub delivery_timeout_ms: i64,
+    /// Failed sign-ins allowed per account and per client address (`DESKGRAPH_LOGIN_*`).
+    pub login_throttle: LoginThrottle,
+    /// `DESKGRAPH_SECURE_COOKIES`: `auto` (default), `true` or `false`.
+    pub secure_cookies: SecureCookies,
+    /// `DESKGRAPH_HSTS_SECONDS`: `max-age` of the `Strict-Transport-Security` header (default 0: not sent).
+    pub hsts_seconds: u64,
+}
+
+/// How many failed sign-ins are allowed before further attempts are refused (see `service::login_throttle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoginThrottle {
+    /// `DESKGRAPH_LOGIN_MAX_FAILURES`: failures per account in one window (default 5).
+    pub max_failures: u64,
+    /// `DESKGRAPH_LOGIN_MAX_FAILURES_PER_ADDRESS`: failures per client address in one window (default 20).
+    pub max_failures_per_address: u64,
+    /// `DESKGRAPH_LOGIN_WINDOW_SECONDS`: length of a counting window (default 900, at most 3600).
+    pub window_seconds: u64,
+}
+
+impl Default for LoginThrottle {
+    fn default() -> Self {
+        LoginThrottle {
+            max_failures: 5,
+            max_failures_per_address: 20,
+            window_seconds: 900,
+        }
+    }
+}
+
+/// When cookies carry the `Secure` attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecureCookies {
+    /// When the request arrived over TLS, as `X-Forwarded-Proto: https` from a trusted proxy says.
+    Auto,
+    /// Always (the service is only reached over HTTPS).
+    Always,
+    /// Never.
+    Never,
 }
 
 /// Sender address when `DESKGRAPH_MAIL_FROM` is unset.
@@ -189,6 +227,31 @@ impl Config {
             )? as usize,
             anonymous_introspection: boolean(&get, "DESKGRAPH_ANONYMOUS_INTROSPECTION", true)?,
             graphql_plain: boolean(&get, "DESKGRAPH_GRAPHQL_PLAIN", true)?,
+            login_throttle: LoginThrottle {
+                max_failures: number(&get, "DESKGRAPH_LOGIN_MAX_FAILURES", 5, 1, 1000)? as u64,
+                max_failures_per_address: number(
+                    &get,
+                    "DESKGRAPH_LOGIN_MAX_FAILURES_PER_ADDRESS",
+                    20,
+                    1,
+                    1_000_000,
+                )? as u64,
+                // At most an hour: the in-memory counters forget a key idle longer than that.
+                window_seconds: number(&get, "DESKGRAPH_LOGIN_WINDOW_SECONDS", 900, 60, 3600)?
+                    as u64,
+            },
+            secure_cookies: match get("DESKGRAPH_SECURE_COOKIES")
+                .map(|v| v.to_ascii_lowercase())
+                .as_deref()
+            {
+                None | Some("auto") => SecureCookies::Auto,
+                Some("1" | "true" | "yes" | "on") => SecureCookies::Always,
+                Some("0" | "false" | "no" | "off") => SecureCookies::Never,
+                Some(other) => {
+                    bail!("DESKGRAPH_SECURE_COOKIES must be auto, true or false (got {other:?})")
+                }
+            },
+            hsts_seconds: number(&get, "DESKGRAPH_HSTS_SECONDS", 0, 0, 2 * 365 * 24 * 3600)? as u64,
         })
     }
 
@@ -221,6 +284,9 @@ impl Config {
             outbox_max_attempts: 8,
             outbox_backoff_ms: 0,
             delivery_timeout_ms: 2000,
+            login_throttle: LoginThrottle::default(),
+            secure_cookies: SecureCookies::Auto,
+            hsts_seconds: 0,
         }
     }
 }
@@ -303,6 +369,9 @@ mod tests {
         let config = Config::from_map(&HashMap::new())?;
         assert_eq!(config.database_url, DEFAULT_DATABASE_URL);
         assert_eq!(config.ticket_prefix, "TKT");
+        assert_eq!(config.login_throttle, LoginThrottle::default());
+        assert_eq!(config.secure_cookies, SecureCookies::Auto);
+        assert_eq!(config.hsts_seconds, 0);
         Ok(())
     }
 }

@@ -261,6 +261,9 @@ impl From<AppError> for async_graphql::Error {
                     ext.set("details", v);
                 }
             }
+            if let AppError::RateLimited { retry_after } = &err {
+                ext.set("retryAfter", *retry_after);
+            }
         });
         gql
     }

@@ -69,6 +69,7 @@ impl AppState {
             None => stored_jwt_secret(&db).await?,
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
+        tokio::task::spawn_blocking(crate::auth::password::prepare_stand_in);
         let counters = match &config.redis_url {
             Some(url) => Counters::redis(
                 url,

@@ -1,9 +1,22 @@
 //! Password hashing with argon2; hashing runs off the async threads.
+use crate::auth::tokens::new_secret;
 use crate::error::{AppError, AppResult};
 use argon2::password_hash::{
     rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
 };
 use argon2::Argon2;
+use std::sync::LazyLock;
+
+/// The hash of a random password, made once with the parameters of [`hash_password`]. A sign-in without a
+/// real hash to check (unknown or inactive user, no password set) is verified against it, so that it costs
+/// what a real one does and its timing does not tell whether the account exists.
+static STAND_IN: LazyLock<String> =
+    LazyLock::new(|| hash_password(&new_secret("")).unwrap_or_default());
+
+/// Make the stand-in hash now (start-up), so that the first sign-in of an unknown user does not pay for it.
+pub fn prepare_stand_in() {
+    LazyLock::force(&STAND_IN);
+}
 
 /// Hash a password for storage.
 pub fn hash_password(password: &str) -> AppResult<String> {
@@ -14,13 +27,22 @@ pub fn hash_password(password: &str) -> AppResult<String> {
         .map_err(|e| AppError::internal(anyhow::anyhow!("password hashing failed: {e}")))
 }
 
-/// Whether `password` matches the stored hash (an empty or malformed hash never matches).
+/// Whether `password` matches the stored hash. An empty or malformed hash never matches, and costs one
+/// verification all the same (against the stand-in hash).
 pub fn verify_password(stored: &str, password: &str) -> bool {
+    let verify = |hash: &PasswordHash<'_>| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), hash)
+            .is_ok()
+    };
     match PasswordHash::new(stored) {
-        Ok(parsed) => Argon2::default()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok(),
-        Err(_) => false,
+        Ok(parsed) => verify(&parsed),
+        Err(_) => {
+            if let Ok(stand_in) = PasswordHash::new(&STAND_IN) {
+                verify(&stand_in);
+            }
+            false
+        }
     }
 }
 
@@ -42,5 +64,17 @@ mod tests {
         assert!(!verify_password(&hash, "wrong"));
         assert!(!verify_password("", "anything"));
         Ok(())
+    }
+
+    #[test]
+    fn a_missing_hash_costs_a_verification() {
+        assert!(
+            PasswordHash::new(&STAND_IN).is_ok(),
+            "stand-in: {}",
+            *STAND_IN
+        );
+        // Nothing anyone types matches the stand-in's random password.
+        assert!(!verify_password("", ""));
+        assert!(!verify_password("not a hash", "not a hash"));
     }
 }

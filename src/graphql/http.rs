@@ -2,6 +2,7 @@
 use super::context::RequestContext;
 use super::limits::Checked;
 use crate::auth::middleware::Auth;
+use crate::http::client_ip::ClientAddress;
 use crate::state::AppState;
 use async_graphql::http::GraphiQLSource;
 use async_graphql::parser::types::{DocumentOperations, OperationType};
@@ -19,6 +20,7 @@ pub async fn graphql_post(
     Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
     State(state): State<AppState>,
+    client: ClientAddress,
     headers: HeaderMap,
     request: GraphQLRequest<BadRequest>,
 ) -> Response {
@@ -35,7 +37,7 @@ pub async fn graphql_post(
             "a POST to /graphql needs Content-Type: application/json",
         );
     }
-    let mut request = request.into_inner();
+    let mut request = request.into_inner().data(client);
     schema.parse(&mut request);
     execute(&schema, state, auth, &headers, request).await
 }

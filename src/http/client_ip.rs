@@ -1,21 +1,59 @@
-//! The client's address: the socket peer, or the `X-Forwarded-For` entry a trusted proxy vouches for.
-use axum::extract::ConnectInfo;
-use axum::http::Request;
+//! The client's address: the socket peer, or the `X-Forwarded-For` entry a trusted proxy vouches for; and
+//! whether the client reached the service over TLS, as a trusted proxy's `X-Forwarded-Proto` says.
+use crate::state::AppState;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{Extensions, HeaderMap, Request};
 use ipnet::IpNet;
+use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 
 /// The address rate limits and logs attribute a request to.
 pub fn client_ip<B>(req: &Request<B>, trusted: &[IpNet]) -> Option<IpAddr> {
-    let peer = req
-        .extensions()
+    client_ip_of(req.extensions(), req.headers(), trusted)
+}
+
+/// Whether the request came over HTTPS to the trusted proxy in front of the service (the service itself
+/// speaks plain HTTP). The first `X-Forwarded-Proto` value is the one the client-facing proxy set.
+pub fn forwarded_https<B>(req: &Request<B>, trusted: &[IpNet]) -> bool {
+    peer(req.extensions()).is_some_and(|peer| is_trusted(peer, trusted))
+        && req
+            .headers()
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"))
+}
+
+/// The client's address as a handler argument (`None` for a request that came over no socket).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientAddress(pub Option<IpAddr>);
+
+impl FromRequestParts<AppState> for ClientAddress {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Infallible> {
+        Ok(ClientAddress(client_ip_of(
+            &parts.extensions,
+            &parts.headers,
+            &state.config.trusted_proxies,
+        )))
+    }
+}
+
+fn peer(extensions: &Extensions) -> Option<IpAddr> {
+    extensions
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())?;
+        .map(|c| c.0.ip())
+}
+
+fn client_ip_of(extensions: &Extensions, headers: &HeaderMap, trusted: &[IpNet]) -> Option<IpAddr> {
+    let peer = peer(extensions)?;
     if !is_trusted(peer, trusted) {
         return Some(peer);
     }
     // Walk X-Forwarded-For from the right: the first address not owned by a trusted proxy is the client.
-    let forwarded: Vec<IpAddr> = req
-        .headers()
+    let forwarded: Vec<IpAddr> = headers
         .get_all("x-forwarded-for")
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -38,6 +76,35 @@ fn is_trusted(ip: IpAddr, trusted: &[IpNet]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn https_only_from_trusted_proxies() {
+        let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap_or_else(|_| IpNet::default())];
+        let with_proto = |peer: &str, proto: &str| {
+            let mut req = request(peer, None);
+            if let Ok(value) = proto.parse() {
+                req.headers_mut().insert("x-forwarded-proto", value);
+            }
+            req
+        };
+        assert!(forwarded_https(
+            &with_proto("10.0.0.2:1", "https"),
+            &trusted
+        ));
+        assert!(forwarded_https(
+            &with_proto("10.0.0.2:1", "HTTPS, http"),
+            &trusted
+        ));
+        assert!(!forwarded_https(
+            &with_proto("10.0.0.2:1", "http"),
+            &trusted
+        ));
+        assert!(!forwarded_https(
+            &with_proto("203.0.113.9:1", "https"),
+            &trusted
+        ));
+        assert!(!forwarded_https(&request("10.0.0.2:1", None), &trusted));
+    }
 
     fn request(peer: &str, xff: Option<&str>) -> Request<()> {
         let mut builder = Request::builder();

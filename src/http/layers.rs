@@ -3,7 +3,7 @@ use crate::auth::middleware::resolve_auth;
 use crate::config::Config;
 use crate::error::{AppError, LoggedCause};
 use crate::http::errors::error_response;
-use crate::http::ratelimit;
+use crate::http::{ratelimit, transport};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -59,11 +59,13 @@ fn too_large(path: &str, max: usize) -> Response {
 ///   `X-RateLimit-*` headers on every counted answer, a 413 included;
 /// - read the body within the size limit;
 /// - log the hidden cause of every 500, in one place;
-/// - add the headers that make browsers safer to every response.
+/// - add the headers that make browsers safer to every response, and `Secure` to its cookies when the client
+///   came over HTTPS ([`transport`]).
 pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let limit = std::time::Duration::from_secs(state.config.request_timeout_seconds);
     let method = req.method().clone();
     let path = req.uri().path().to_string();
+    let secure_cookies = transport::secure_cookies(&state.config, &req);
     let handled = async {
         let mut req = req;
         if let Err(response) = resolve_auth(&state, &mut req).await {
@@ -90,6 +92,7 @@ pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> R
         tracing::error!(%method, %path, error = %cause, "internal error");
     }
     security_headers(&mut response);
+    transport::harden(&mut response, secure_cookies, state.config.hsts_seconds);
     response
 }
 

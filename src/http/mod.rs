@@ -1,8 +1,9 @@
 //! Cross-cutting HTTP concerns: client addresses, rate limits, body limits, metrics, health and
-//! security headers.
+//! security headers (cookies and HSTS included).
 pub mod client_ip;
 pub mod errors;
 pub mod health;
 pub mod layers;
 pub mod metrics;
 pub mod ratelimit;
+pub mod transport;

@@ -1,7 +1,8 @@
 //! `POST /api/auth/token/`: trade a username and password for a short-lived JWT.
 use crate::error::AppResult;
+use crate::http::client_ip::ClientAddress;
 use crate::rest::json::Json;
-use crate::service::auth::login;
+use crate::service::auth::{login, Credentials as Attempt};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::Deserialize;
@@ -15,12 +16,19 @@ pub struct Credentials {
     password: String,
 }
 
-/// Issue an access token for valid credentials (401 otherwise).
+/// Issue an access token for valid credentials (401 otherwise; 429 while the account or address is locked
+/// out after repeated failures).
 pub async fn issue_token(
     State(state): State<AppState>,
+    ClientAddress(client): ClientAddress,
     Json(body): Json<Credentials>,
 ) -> AppResult<axum::Json<Value>> {
-    let session = login(&state, &body.username, &body.password).await?;
+    let attempt = Attempt {
+        username: &body.username,
+        password: &body.password,
+        client,
+    };
+    let session = login(&state, attempt).await?;
     Ok(axum::Json(json!({
         "token": session.token,
         "token_type": "Bearer",

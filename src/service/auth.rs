@@ -1,10 +1,13 @@
-//! Password sign-in for JWTs (REST and GraphQL `login`) and, later, web sessions.
+//! Password sign-in, for every door: JWTs (REST and GraphQL `login`) and web sessions (JSON and form).
+//! Failed attempts are counted and locked out here ([`super::login_throttle`]), so every door has it.
+use super::login_throttle;
 use crate::auth::password::verify_password_async;
 use crate::error::{AppError, AppResult};
 use crate::service::users::find_by_username;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use entity::user;
+use std::net::IpAddr;
 
 /// A successful sign-in.
 #[derive(Debug)]
@@ -17,29 +20,58 @@ pub struct LoginResult {
     pub user: user::Model,
 }
 
-/// Check a username and password; a wrong pair or inactive user is 401 with one message for all cases.
+/// One sign-in attempt as a door received it.
+#[derive(Debug, Clone, Copy)]
+pub struct Credentials<'a> {
+    /// The user name as typed (surrounding spaces are ignored).
+    pub username: &'a str,
+    /// The password as typed.
+    pub password: &'a str,
+    /// The client's address ([`crate::http::client_ip`]); `None` when the request came over no socket.
+    pub client: Option<IpAddr>,
+}
+
+/// Check a username and password. A wrong pair, an unknown or inactive user is 401 with one message for
+/// all cases, after the same work (one password verification); an account or address with too many recent
+/// failures is 429 `RateLimited`, whatever the password.
 pub async fn check_credentials(
     state: &AppState,
-    username: &str,
-    password: &str,
+    credentials: Credentials<'_>,
 ) -> AppResult<user::Model> {
-    let invalid = || AppError::Unauthenticated("invalid username or password".into());
-    let user = find_by_username(&state.db.conn, username.trim())
+    let username = credentials.username.trim();
+    let user = find_by_username(&state.db.conn, username)
         .await?
         .filter(|u| u.is_active);
-    let Some(user) = user else {
-        return Err(invalid());
-    };
-    if verify_password_async(user.password_hash.clone(), password.to_string()).await {
-        Ok(user)
-    } else {
-        Err(invalid())
+    let attempt = login_throttle::admit(
+        &state.counters,
+        state.config.login_throttle,
+        username,
+        credentials.client,
+    )
+    .await?;
+    // Without a user the empty hash is verified against a stand-in: the same cost as a real check.
+    let stored = user
+        .as_ref()
+        .map(|u| u.password_hash.clone())
+        .unwrap_or_default();
+    let matches = verify_password_async(stored, credentials.password.to_string()).await;
+    match user {
+        Some(user) if matches => {
+            attempt.succeeded().await;
+            Ok(user)
+        }
+        _ => {
+            attempt.failed().await;
+            Err(AppError::Unauthenticated(
+                "invalid username or password".into(),
+            ))
+        }
     }
 }
 
 /// Sign in and issue a JWT.
-pub async fn login(state: &AppState, username: &str, password: &str) -> AppResult<LoginResult> {
-    let user = check_credentials(state, username, password).await?;
+pub async fn login(state: &AppState, credentials: Credentials<'_>) -> AppResult<LoginResult> {
+    let user = check_credentials(state, credentials).await?;
     let (token, expires_at) = state.jwt.issue(user.id)?;
     Ok(LoginResult {
         token,

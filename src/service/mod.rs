@@ -3,6 +3,7 @@ pub mod assets;
 pub mod audit;
 pub mod auth;
 pub mod comments;
+mod login_throttle;
 pub mod projects;
 pub mod ticket_events;
 pub mod tickets;

@@ -1,6 +1,7 @@
 //! The web interface: its JSON endpoints (session login/logout and the comment endpoints, with CSRF;
 //! every failure there answers `{"success": false, "error": "<message>"}`) and its pages (`pages`).
 pub mod comments;
+pub mod login_csrf;
 pub mod pages;
 pub mod session;
 
@@ -8,6 +9,7 @@ use crate::error::{AppError, LoggedCause};
 use crate::rest::json::JsonObject;
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
+use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::Router;
@@ -53,6 +55,11 @@ impl IntoResponse for WebError {
             response
                 .extensions_mut()
                 .insert(LoggedCause(format!("{cause:#}")));
+        }
+        if let AppError::RateLimited { retry_after } = &self.0 {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
         }
         response
     }

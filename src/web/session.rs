@@ -1,17 +1,18 @@
 //! Session login and logout, and the extractor that authenticates web requests by session cookie and
 //! checks the CSRF token on unsafe methods.
-use super::{WebError, WebResult};
+use super::{login_csrf, WebError, WebResult};
 use crate::auth::middleware::WebSession;
 use crate::auth::session::{self, CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE};
 use crate::auth::tokens::constant_time_eq;
 use crate::auth::{load_actor, Actor};
 use crate::error::AppError;
-use crate::service::auth::check_credentials;
+use crate::http::client_ip::ClientAddress;
+use crate::service::auth::{check_credentials, Credentials};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{AppendHeaders, IntoResponse, Redirect, Response};
 use entity::web_session;
 use serde_json::{json, Value};
@@ -81,27 +82,13 @@ pub fn is_form(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"))
 }
 
-/// `{username, password}` from a JSON or form-urlencoded body.
-fn credentials(headers: &HeaderMap, body: &Bytes) -> WebResult<(String, String)> {
-    let is_form = is_form(headers);
+/// `{username, password}` from a JSON body.
+fn credentials(body: &Bytes) -> WebResult<(String, String)> {
     let missing = || WebError(AppError::bad_request("username and password are required"));
-    let (username, password) = if is_form {
-        let mut username = None;
-        let mut password = None;
-        for (k, v) in url::form_urlencoded::parse(body) {
-            match k.as_ref() {
-                "username" => username = Some(v.into_owned()),
-                "password" => password = Some(v.into_owned()),
-                _ => {}
-            }
-        }
-        (username, password)
-    } else {
-        let value: Value = serde_json::from_slice(body)
-            .map_err(|_| WebError(AppError::bad_request("request body must be a JSON object")))?;
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
-        (text("username"), text("password"))
-    };
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|_| WebError(AppError::bad_request("request body must be a JSON object")))?;
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let (username, password) = (text("username"), text("password"));
     Ok((username.ok_or_else(missing)?, password.ok_or_else(missing)?))
 }
 
@@ -113,16 +100,34 @@ pub fn set_cookie(name: &str, value: &str, max_age: i64, http_only: bool) -> Str
 
 /// `POST /accounts/login/`: start a session (HttpOnly cookie) and hand out its CSRF token (readable
 /// cookie). A session cookie already sent is ended first, so a login never keeps an old session alive.
+/// A form post is the sign-in page's; anything else must be JSON from this site (see [`login_csrf`]).
 pub async fn login(
     State(state): State<AppState>,
+    ClientAddress(client): ClientAddress,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> WebResult<Response> {
     if is_form(&headers) {
-        return Ok(crate::web::pages::login::submit(&state, &headers, &body).await);
+        return Ok(crate::web::pages::login::submit(&state, client, &headers, &body).await);
     }
-    let (username, password) = credentials(&headers, &body)?;
-    let user = check_credentials(&state, &username, &password).await?;
+    if !login_csrf::declares_json(&headers) {
+        let message = "send the credentials as application/json or as a form";
+        let body = json!({ "success": false, "error": message });
+        return Ok((StatusCode::UNSUPPORTED_MEDIA_TYPE, axum::Json(body)).into_response());
+    }
+    if login_csrf::cross_site(&headers, &uri, &state.config) {
+        return Err(WebError(AppError::forbidden(
+            "sign-in from another site refused",
+        )));
+    }
+    let (username, password) = credentials(&body)?;
+    let attempt = Credentials {
+        username: &username,
+        password: &password,
+        client,
+    };
+    let user = check_credentials(&state, attempt).await?;
     let cookies = start_session(&state, &headers, user.id).await?;
     let body = json!({
         "success": true,

@@ -181,9 +181,28 @@ async fn web_sessions_count_as_their_user(app: &TestApp) {
 }
 db_test!(web_sessions_count_as_their_user, small_limits);
 
-/// Redis for the shared-budget test (`.ci/run` starts one on this address).
-fn redis_url() -> String {
+/// Redis for the shared-budget tests (`.ci/run` starts one on this address).
+pub fn redis_url() -> String {
     std::env::var("DESKGRAPH_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// Whether a Redis test is skipped (with a notice): when Redis does not answer, unless `CI` is set
+/// (`.ci/run` starts Redis, so there a missing Redis is a failure).
+pub async fn skip_without_redis() -> bool {
+    let url = redis_url();
+    let addr = url
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .to_string();
+    if tokio::net::TcpStream::connect(addr).await.is_ok() {
+        return false;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but Redis does not answer"
+    );
+    eprintln!("Redis unreachable: shared-store test skipped");
+    true
 }
 
 fn shared_redis(config: &mut Config) {
@@ -223,26 +242,7 @@ async fn two_instances_share_one_budget_in_redis(app: &TestApp) {
 /// Runs on both databases when Redis answers; without Redis it is skipped with a notice, unless `CI` is set
 /// (`.ci/run` starts Redis, so there a missing Redis is a failure).
 mod two_instances_share_one_budget_in_redis {
-    async fn redis_reachable() -> bool {
-        let url = super::redis_url();
-        let addr = url
-            .trim_start_matches("redis://")
-            .trim_end_matches('/')
-            .to_string();
-        tokio::net::TcpStream::connect(addr).await.is_ok()
-    }
-
-    async fn skip() -> bool {
-        if redis_reachable().await {
-            return false;
-        }
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but Redis does not answer"
-        );
-        eprintln!("Redis unreachable: shared-budget test skipped");
-        true
-    }
+    use super::skip_without_redis as skip;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sqlite() {

@@ -2,6 +2,7 @@
 use crate::graphql::context::{request, viewer};
 use crate::graphql::ids;
 use crate::graphql::types::{ApiToken, User};
+use crate::http::client_ip::ClientAddress;
 use crate::service::{auth, tokens};
 use async_graphql::{Context, InputObject, Object, Result, SimpleObject, ID};
 use chrono::{DateTime, Utc};
@@ -64,10 +65,16 @@ pub struct RevokeApiTokenPayload {
 
 #[Object]
 impl AccountMutation {
-    /// Sign in with a username and password; works without authentication.
+    /// Sign in with a username and password; works without authentication. After repeated failures
+    /// for the account or from the client's address it answers `RATE_LIMITED` (with `retryAfter`).
     async fn login(&self, ctx: &Context<'_>, input: LoginInput) -> Result<LoginPayload> {
         let req = request(ctx)?;
-        let result = auth::login(&req.state, &input.username, &input.password).await?;
+        let credentials = auth::Credentials {
+            username: &input.username,
+            password: &input.password,
+            client: ctx.data_opt::<ClientAddress>().and_then(|c| c.0),
+        };
+        let result = auth::login(&req.state, credentials).await?;
         Ok(LoginPayload {
             token: result.token,
             expires_at: result.expires_at,

@@ -4,7 +4,8 @@
 use super::{html, Form, Layout, PageResult};
 use crate::auth::session::CSRF_COOKIE;
 use crate::auth::tokens::{constant_time_eq, new_secret};
-use crate::service::auth::check_credentials;
+use crate::error::AppError;
+use crate::service::auth::{check_credentials, Credentials};
 use crate::state::AppState;
 use crate::web::session::{cookie, set_cookie, signed_in, start_session, FORM_CSRF_FIELD};
 use askama::Template;
@@ -13,6 +14,7 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
+use std::net::IpAddr;
 
 /// How long the pre-session CSRF cookie lives.
 const FORM_TOKEN_SECONDS: i64 = 2 * 3600;
@@ -32,13 +34,25 @@ pub struct LoginQuery {
     next: Option<String>,
 }
 
-/// Only paths on this site are followed after signing in (no open redirect).
+/// Where signing in leads when `next` is missing or not a path of this site: the queue.
+const HOME: &str = "/tickets/";
+
+/// Only paths on this site are followed after signing in (no open redirect); anything else leads
+/// [`HOME`]. A path of this site is printable ASCII starting with exactly one `/`, and stays one once
+/// percent-decoded: browsers drop tabs and line breaks from a `Location` (`/\t/evil.example` becomes
+/// `//evil.example`, another site) and read `\` as `/`, so none of them may appear, encoded or not.
 fn safe_next(next: &str) -> String {
-    let local = next.starts_with('/') && !next.starts_with("//") && !next.contains('\\');
-    if local {
+    let decoded = percent_encoding::percent_decode_str(next).decode_utf8_lossy();
+    let local = |path: &str| {
+        path.starts_with('/')
+            && !path.starts_with("//")
+            && !path.contains('\\')
+            && !path.chars().any(|c| c.is_control() || c.is_whitespace())
+    };
+    if local(next) && local(&decoded) && next.bytes().all(|b| b.is_ascii_graphic()) {
         next.to_string()
     } else {
-        "/tickets/".to_string()
+        HOME.to_string()
     }
 }
 
@@ -90,8 +104,13 @@ pub async fn page(
 }
 
 /// `POST /accounts/login/` from the form: 303 to the queue (or `next`) with the session cookies, or
-/// the form again with the reason.
-pub async fn submit(state: &AppState, headers: &HeaderMap, body: &Bytes) -> Response {
+/// the form again with the reason (429 with `Retry-After` while the account or address is locked out).
+pub async fn submit(
+    state: &AppState,
+    client: Option<IpAddr>,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Response {
     let form = Form::parse(body);
     let username = form.get("username").trim().to_string();
     let next = form.get("next").to_string();
@@ -117,8 +136,25 @@ pub async fn submit(state: &AppState, headers: &HeaderMap, body: &Bytes) -> Resp
             Some(error.into()),
         );
     }
-    let user = match check_credentials(state, &username, form.get("password")).await {
+    let credentials = Credentials {
+        username: &username,
+        password: form.get("password"),
+        client,
+    };
+    let user = match check_credentials(state, credentials).await {
         Ok(user) => user,
+        Err(AppError::RateLimited { retry_after }) => {
+            let minutes = retry_after.div_ceil(60);
+            let error = format!(
+                "Too many failed sign-in attempts. Try again in {minutes} minute{}.",
+                if minutes == 1 { "" } else { "s" }
+            );
+            let status = StatusCode::TOO_MANY_REQUESTS;
+            let mut page = render(headers, status, &username, &next, Some(error));
+            page.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+            return page;
+        }
         Err(err) => {
             let status = err.status();
             return render(
@@ -133,5 +169,46 @@ pub async fn submit(state: &AppState, headers: &HeaderMap, body: &Bytes) -> Resp
     match start_session(state, headers, user.id).await {
         Ok(cookies) => (cookies, Redirect::to(&safe_next(&next))).into_response(),
         Err(err) => super::PageError::from(err).into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_of_this_site_are_followed() {
+        for good in [
+            "/tickets/",
+            "/tickets/?status=open&page=2",
+            "/tickets/7/#c3",
+            "/a%2Fb",
+        ] {
+            assert_eq!(safe_next(good), good);
+        }
+        for bad in [
+            "",
+            "tickets/",
+            "https://evil.example/",
+            "//evil.example",
+            "/\\evil.example",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/\r/evil.example",
+            "/ /evil.example",
+            "/%09/evil.example",
+            "/%0a/evil.example",
+            "/a%20b",
+            "/%2F/evil.example",
+            "/%5Cevil.example",
+            "/\u{0}",
+            "/\u{a0}/evil.example",
+            "/\u{2028}/evil.example",
+            "/caf\u{e9}",
+            "javascript:alert(1)",
+            "/%E2%80%A8/evil.example",
+        ] {
+            assert_eq!(safe_next(bad), HOME, "{bad:?}");
+        }
     }
 }
