@@ -16,8 +16,15 @@ use super::schemas_more::*;
             body = SessionStarted, headers(("Set-Cookie" = String, description = "`sessionid` and `csrftoken`"))),
         (status = 401, description = "Wrong credentials (a form post gets the sign-in page again)",
             content((WebFailure = "application/json"), (String = "text/html"))),
-        (status = 403, description = "A form post without the pre-session CSRF token",
+        (status = 403, description = "A form post without the pre-session CSRF token, or a JSON post that a \
+            browser labels as sent by another site (`Sec-Fetch-Site` other than `same-origin`, or an `Origin` \
+            that is not this host nor in `DESKGRAPH_CORS_ORIGINS`)",
             content((WebFailure = "application/json"), (String = "text/html"))),
+        (status = 415, description = "A body that is neither `application/json` nor a form", body = WebFailure),
+        (status = 429, description = "Too many failed sign-ins for this account or from this address (or over \
+            the rate limit), whatever the password; retry after `Retry-After` seconds",
+            content((WebFailure = "application/json"), (String = "text/html")),
+            headers(("Retry-After" = u64, description = "Seconds until sign-ins are accepted again"))),
     ))]
 pub fn session_login() {}
 
@@ -63,6 +70,10 @@ pub fn web_delete_comment() {}
     responses(
         (status = 200, description = "Issued", body = AccessToken),
         (status = 401, description = "Wrong credentials", body = super::schemas::Error),
+        (status = 429, description = "Too many failed sign-ins for this account or from this address (or over \
+            the rate limit), whatever the password; retry after `Retry-After` seconds",
+            body = super::schemas::Error,
+            headers(("Retry-After" = u64, description = "Seconds until sign-ins are accepted again"))),
     ))]
 pub fn issue_token() {}
 
