@@ -1,6 +1,6 @@
 //! Per-request GraphQL data: the caller and a fresh set of loaders.
-use super::loaders::{CommentCountKey, DbLoader, ProjectKey, UserKey};
-use super::viewer_loader::ViewerLoader;
+use super::loaders::{CommentCountKey, DbLoader, ProjectKey};
+use super::viewer_loader::{UserKey, ViewerLoader};
 use crate::auth::middleware::Auth;
 use crate::auth::Actor;
 use crate::error::AppError;
@@ -20,7 +20,7 @@ pub struct RequestContext {
     pub auth: Auth,
     /// Batched, cached loads for this request only, so nothing cached outlives it.
     pub loader: DataLoader<DbLoader, Cache>,
-    /// Batched loads filtered by the caller's visibility (linked assets and tickets).
+    /// Batched loads filtered by the caller's visibility (people, comments, linked assets and tickets).
     pub visible: DataLoader<ViewerLoader, Cache>,
     /// What this request's ticket pages read with their tickets, for plain answers (`plain.rs`).
     pub fed: Mutex<Fed>,
@@ -72,7 +72,7 @@ impl RequestContext {
         if let Some(found) = self.fed_user(id) {
             return Ok(Some(found));
         }
-        self.loader.load_one(UserKey(id)).await.map_err(load_error)
+        self.visible.load_one(UserKey(id)).await.map_err(load_error)
     }
 
     /// A project by id, like [`RequestContext::user`].

@@ -1,6 +1,8 @@
 //! Batched loads for nested fields: one query per kind of record per request, whatever the page size.
+//! Only records every viewer may see once they hold their id (groups, projects, counts); anything
+//! whose answer depends on who asks is in `viewer_loader`.
 use crate::error::AppError;
-use entity::{group, project, user, user_group};
+use entity::{group, project};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,9 +10,6 @@ use std::sync::Arc;
 /// Errors are shared between every resolver waiting on the same batch.
 pub type LoadError = Arc<AppError>;
 
-/// A user by id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct UserKey(pub i32);
 /// A group by id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GroupKey(pub i32);
@@ -20,9 +19,6 @@ pub struct ProjectKey(pub i32);
 /// The number of non-archived tickets of a project.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProjectTicketCountKey(pub i32);
-/// The groups of a user.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct GroupsOfUserKey(pub i32);
 /// The comments of a ticket a viewer may read: internal ones only when `with_internal`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CommentCountKey {
@@ -42,29 +38,10 @@ impl DbLoader {
     pub fn new(db: DatabaseConnection) -> Self {
         DbLoader { db }
     }
-
-    /// The connection loads run on (for loaders in sibling modules).
-    pub fn conn(&self) -> &DatabaseConnection {
-        &self.db
-    }
 }
 
 fn shared(err: impl Into<AppError>) -> LoadError {
     Arc::new(err.into())
-}
-
-impl async_graphql::dataloader::Loader<UserKey> for DbLoader {
-    type Value = user::Model;
-    type Error = LoadError;
-
-    async fn load(&self, keys: &[UserKey]) -> Result<HashMap<UserKey, user::Model>, LoadError> {
-        let rows = user::Entity::find()
-            .filter(user::Column::Id.is_in(keys.iter().map(|k| k.0)))
-            .all(&self.db)
-            .await
-            .map_err(shared)?;
-        Ok(rows.into_iter().map(|u| (UserKey(u.id), u)).collect())
-    }
 }
 
 impl async_graphql::dataloader::Loader<GroupKey> for DbLoader {
@@ -95,44 +72,6 @@ impl async_graphql::dataloader::Loader<ProjectKey> for DbLoader {
             .await
             .map_err(shared)?;
         Ok(rows.into_iter().map(|p| (ProjectKey(p.id), p)).collect())
-    }
-}
-
-impl async_graphql::dataloader::Loader<GroupsOfUserKey> for DbLoader {
-    type Value = Vec<group::Model>;
-    type Error = LoadError;
-
-    async fn load(
-        &self,
-        keys: &[GroupsOfUserKey],
-    ) -> Result<HashMap<GroupsOfUserKey, Vec<group::Model>>, LoadError> {
-        let links = user_group::Entity::find()
-            .filter(user_group::Column::UserId.is_in(keys.iter().map(|k| k.0)))
-            .all(&self.db)
-            .await
-            .map_err(shared)?;
-        let groups: HashMap<i32, group::Model> = group::Entity::find()
-            .filter(group::Column::Id.is_in(links.iter().map(|l| l.group_id)))
-            .all(&self.db)
-            .await
-            .map_err(shared)?
-            .into_iter()
-            .map(|g| (g.id, g))
-            .collect();
-        let mut out: HashMap<GroupsOfUserKey, Vec<group::Model>> =
-            keys.iter().map(|k| (*k, Vec::new())).collect();
-        for link in links {
-            if let (Some(list), Some(g)) = (
-                out.get_mut(&GroupsOfUserKey(link.user_id)),
-                groups.get(&link.group_id),
-            ) {
-                list.push(g.clone());
-            }
-        }
-        for list in out.values_mut() {
-            list.sort_by(|a, b| a.name.cmp(&b.name));
-        }
-        Ok(out)
     }
 }
 

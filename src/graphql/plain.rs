@@ -8,9 +8,11 @@
 //! Why: async-graphql resolves every field as its own boxed future inside a `FuturesUnordered` with its
 //! own context; for a page of 20 tickets with their people and project that is hundreds of futures and
 //! most of the request's CPU.
+use super::context::Cache;
 use super::context::RequestContext;
-use super::loaders::{CommentCountKey, DbLoader, ProjectKey, UserKey};
+use super::loaders::{CommentCountKey, ProjectKey};
 use super::types::{Project, User};
+use super::viewer_loader::UserKey;
 use crate::auth::Actor;
 use async_graphql::dataloader::{DataLoader, Loader};
 use async_graphql::indexmap::IndexMap;
@@ -66,20 +68,21 @@ pub fn object<T: Plain>(object: &T, set: &SelectionSet, env: &Env<'_>) -> Option
     Some(Value::Object(map))
 }
 
-/// The answer for a relation field by its loader key (no key: null), when the related record is
-/// already in the request's loader cache; `wrap` makes the GraphQL object of the record.
-pub fn relation<K, T: Plain>(
+/// The answer for a relation field by its key in `loader` (no key: null), when the related record is
+/// already in that loader's cache; `wrap` makes the GraphQL object of the record.
+pub fn relation<K, L, T: Plain>(
+    loader: &DataLoader<L, Cache>,
     key: Option<K>,
-    wrap: impl FnOnce(<DbLoader as Loader<K>>::Value) -> T,
+    wrap: impl FnOnce(L::Value) -> T,
     field: &Field,
     env: &Env<'_>,
 ) -> Option<Value>
 where
     K: Send + Sync + Hash + Eq + Clone + 'static,
-    DbLoader: Loader<K>,
+    L: Loader<K>,
 {
     let found = match key {
-        Some(key) => cached(&env.req.loader, key)?,
+        Some(key) => cached(loader, key)?,
         None => None,
     };
     match found {
@@ -204,7 +207,7 @@ pub fn user(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
     let fed = id.and_then(|id| env.req.fed_user(id));
     match fed {
         Some(user) => object(&User(user), &field.selection_set.node, env),
-        None => relation(id.map(UserKey), User, field, env),
+        None => relation(&env.req.visible, id.map(UserKey), User, field, env),
     }
 }
 
@@ -213,7 +216,7 @@ pub fn project(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
     let fed = id.and_then(|id| env.req.fed_project(id));
     match fed {
         Some(project) => object(&Project(project), &field.selection_set.node, env),
-        None => relation(id.map(ProjectKey), Project, field, env),
+        None => relation(&env.req.loader, id.map(ProjectKey), Project, field, env),
     }
 }
 
@@ -227,10 +230,7 @@ pub fn comment_count(key: CommentCountKey, env: &Env<'_>) -> Option<i64> {
 
 /// A value already in the loader's cache for this request, or `None` when it would have to be
 /// loaded (or loading failed): the executor then loads it, batched, and reports any error.
-pub fn cached<K, L>(
-    loader: &DataLoader<L, super::context::Cache>,
-    key: K,
-) -> Option<Option<L::Value>>
+pub fn cached<K, L>(loader: &DataLoader<L, Cache>, key: K) -> Option<Option<L::Value>>
 where
     K: Send + Sync + Hash + Eq + Clone + 'static,
     L: Loader<K>,

@@ -2,12 +2,10 @@
 //! The loader would batch them anyway within its short delay, but on a busy machine the page's fields
 //! can take longer than that to start; priming the cache makes the statement count independent of timing.
 use super::comment_loader::CommentEditsKey;
+use super::comment_loader::TicketCommentsKey;
 use super::context::{load_error, RequestContext};
-use super::loaders::{
-    CommentCountKey, GroupKey, GroupsOfUserKey, ProjectKey, ProjectTicketCountKey, UserKey,
-};
-use super::types::comment::comments_key;
-use super::viewer_loader::{AssetsOfTicketKey, TicketsOfAssetKey};
+use super::loaders::{CommentCountKey, GroupKey, ProjectKey, ProjectTicketCountKey};
+use super::viewer_loader::{AssetsOfTicketKey, GroupsOfUserKey, TicketsOfAssetKey, UserKey};
 use crate::auth::Actor;
 use crate::service::tickets::{Joined, People, TicketsWithRefs};
 use async_graphql::{Context, Lookahead, Result};
@@ -99,7 +97,7 @@ pub async fn ticket_page(
         user_ids.extend(rows.iter().filter_map(|t| t.assignee_id));
     }
     if !user_ids.is_empty() {
-        loader
+        req.visible
             .load_many(user_ids.iter().copied().map(UserKey))
             .await
             .map_err(load_error)?;
@@ -112,7 +110,7 @@ pub async fn ticket_page(
         group_owners.extend(rows.iter().filter_map(|t| t.assignee_id));
     }
     if !group_owners.is_empty() {
-        loader
+        req.visible
             .load_many(group_owners.into_iter().map(GroupsOfUserKey))
             .await
             .map_err(load_error)?;
@@ -139,7 +137,7 @@ pub async fn ticket_page(
         });
         loader.load_many(keys).await.map_err(load_error)?;
     }
-    comment_pages(req, actor, &la, rows).await
+    comment_pages(req, &la, rows).await
 }
 
 /// The selections of comment nodes under the tickets of a ticket connection.
@@ -164,7 +162,6 @@ fn comment_nodes<'a>(connection: &Lookahead<'a>) -> Vec<Lookahead<'a>> {
 /// Comments, their edit histories and the people on them, for every ticket of the page at once.
 async fn comment_pages(
     req: &RequestContext,
-    actor: &Actor,
     la: &Lookahead<'_>,
     rows: &[ticket::Model],
 ) -> Result<()> {
@@ -180,8 +177,8 @@ async fn comment_pages(
             start.is_some_and(|s| names.fold(s, |la, name| la.field(name)).exists())
         })
     };
-    let loader = &req.loader;
-    let keys = rows.iter().map(|t| comments_key(actor, t));
+    let loader = &req.visible;
+    let keys = rows.iter().map(|t| TicketCommentsKey(t.id));
     let pages = loader.load_many(keys).await.map_err(load_error)?;
     let all: Vec<&entity::comment::Model> =
         pages.values().flat_map(|l| l.comments.iter()).collect();
@@ -236,7 +233,7 @@ pub async fn asset_page(
     let la = ctx.look_ahead();
     if selected(&la, &["owner"]) {
         let keys = rows.iter().filter_map(|a| a.owner_id).map(UserKey);
-        req.loader.load_many(keys).await.map_err(load_error)?;
+        req.visible.load_many(keys).await.map_err(load_error)?;
     }
     if selected(&la, &["tickets"]) {
         let keys = rows.iter().map(|a| TicketsOfAssetKey(a.id));

@@ -1,13 +1,21 @@
-//! Batched loads whose answer depends on who asks: the assets of tickets and the tickets of assets,
-//! each filtered by the viewer's visibility in the service layer. One loader per request, built with
-//! the request's actor, so nothing visible to one caller is ever cached for another.
+//! Batched loads whose answer depends on who asks: people and their groups, the assets of tickets
+//! and the tickets of assets (comments and their versions in `comment_loader`), each filtered by the
+//! viewer's visibility in the service layer. One loader per request (per event on a subscription),
+//! built with its actor, so nothing visible to one caller is ever cached for another.
 use super::loaders::LoadError;
 use crate::auth::Actor;
-use crate::service::assets;
-use entity::{asset, ticket};
+use crate::service::{assets, users};
+use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// A user by id, as the viewer may see them (absent when they may not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UserKey(pub i32);
+/// The groups of a user, as the viewer may see them (empty for someone else, unless on the team).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupsOfUserKey(pub i32);
 
 /// The assets linked to a ticket that the viewer may see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,6 +34,11 @@ impl ViewerLoader {
     /// A loader for `actor` over this connection.
     pub fn new(db: DatabaseConnection, actor: Option<Arc<Actor>>) -> Self {
         ViewerLoader { db, actor }
+    }
+
+    /// The connection and the viewer (for loaders in sibling modules); `None` without a viewer.
+    pub fn viewer(&self) -> Option<(&DatabaseConnection, &Actor)> {
+        Some((&self.db, self.actor.as_deref()?))
     }
 }
 
@@ -77,5 +90,37 @@ impl async_graphql::dataloader::Loader<TicketsOfAssetKey> for ViewerLoader {
             .await
             .map_err(Arc::new)?;
         Ok(complete(keys, TicketsOfAssetKey, found))
+    }
+}
+
+impl async_graphql::dataloader::Loader<UserKey> for ViewerLoader {
+    type Value = user::Model;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[UserKey]) -> Result<HashMap<UserKey, user::Model>, LoadError> {
+        let Some((db, actor)) = self.viewer() else {
+            return Ok(HashMap::new());
+        };
+        let found = users::people(db, actor, keys.iter().map(|k| k.0))
+            .await
+            .map_err(Arc::new)?;
+        Ok(found.into_iter().map(|(id, u)| (UserKey(id), u)).collect())
+    }
+}
+
+impl async_graphql::dataloader::Loader<GroupsOfUserKey> for ViewerLoader {
+    type Value = Vec<group::Model>;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[GroupsOfUserKey],
+    ) -> Result<HashMap<GroupsOfUserKey, Vec<group::Model>>, LoadError> {
+        let Some((db, actor)) = self.viewer() else {
+            return Ok(HashMap::new());
+        };
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let found = users::groups_of(db, actor, &ids).await.map_err(Arc::new)?;
+        Ok(complete(keys, GroupsOfUserKey, found))
     }
 }

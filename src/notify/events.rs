@@ -2,19 +2,21 @@
 //! webhook rows and the emails of one occurrence to the outbox, so they commit or vanish with it.
 //!
 //! The comments service calls [`comment_created`] after inserting a comment, in the same transaction.
-//! Who may receive an internal note is decided by `service::comments::can_read_internal`, the one rule.
+//! Who may receive a comment's text is decided by `service::comments::can_read`, the one rule; people
+//! are read through `service::users::recipients`, which gives each email only its own recipient.
 use super::mailer::Email;
 use super::outbox;
 use super::templates::{render, Occurrence};
 use crate::auth::{load_actor, Actor};
+use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
 use crate::rest::shapes::timestamp;
-use crate::service::comments::can_read_internal;
-use crate::service::users;
+use crate::service::comments::can_read;
+use crate::service::users::{self, Recipient};
 use crate::state::AppState;
 use chrono::Utc;
-use entity::{outbox as outbox_entity, ticket, user};
-use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait};
+use entity::{comment, outbox as outbox_entity, ticket};
+use sea_orm::{ActiveModelTrait, ConnectionTrait};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -75,19 +77,9 @@ async fn webhooks(
     Ok(event_id)
 }
 
-/// Someone to mail: the address and the name to greet.
-struct Recipient {
-    address: String,
-    name: String,
-}
-
-/// Of `ids`, the users in `active` who have an email address, minus the actor and repeats, in `ids`
+/// Of `ids`, the people in `known` who have an email address, minus the actor and repeats, in `ids`
 /// order.
-fn mailable(
-    active: &HashMap<i32, user::Model>,
-    actor: &Actor,
-    ids: &[Option<i32>],
-) -> Vec<Recipient> {
+fn mailable(known: &HashMap<i32, Recipient>, actor: &Actor, ids: &[Option<i32>]) -> Vec<Recipient> {
     let mut seen: Vec<i32> = Vec::new();
     let mut out = Vec::new();
     for id in ids.iter().flatten() {
@@ -95,21 +87,9 @@ fn mailable(
             continue;
         }
         seen.push(*id);
-        let Some(u) = active.get(id) else {
-            continue;
-        };
-        let Some(address) = u.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) else {
-            continue;
-        };
-        let name = if u.full_name.trim().is_empty() {
-            &u.username
-        } else {
-            &u.full_name
-        };
-        out.push(Recipient {
-            address: address.to_string(),
-            name: name.clone(),
-        });
+        if let Some(r) = known.get(id).filter(|r| r.address.is_some()) {
+            out.push(r.clone());
+        }
     }
     out
 }
@@ -121,8 +101,8 @@ async fn recipients(
     ids: &[Option<i32>],
 ) -> AppResult<Vec<Recipient>> {
     let wanted = ids.iter().flatten().copied().filter(|id| *id != actor.id());
-    let active = users::active_by_id(db, wanted).await?;
-    Ok(mailable(&active, actor, ids))
+    let known = users::recipients(db, wanted).await?;
+    Ok(mailable(&known, actor, ids))
 }
 
 /// One outbox row per recipient, each with its rendered email.
@@ -134,8 +114,9 @@ fn email_rows(
     to: &[Recipient],
 ) -> AppResult<Vec<outbox_entity::ActiveModel>> {
     to.iter()
-        .map(|r| {
-            let email: Email = render(occurrence, t, &r.address, &r.name);
+        .filter_map(|r| Some((r.address.as_deref()?, r)))
+        .map(|(address, r)| {
+            let email: Email = render(occurrence, t, address, &r.name);
             let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
             Ok(outbox::row(
                 outbox::KIND_EMAIL,
@@ -181,7 +162,7 @@ impl TicketCreated {
         db: &impl ConnectionTrait,
         state: &AppState,
         actor: &Actor,
-        active: &HashMap<i32, user::Model>,
+        active: &HashMap<i32, Recipient>,
         requester_id: i32,
         assignee_id: Option<i32>,
     ) -> AppResult<Self> {
@@ -286,10 +267,10 @@ pub async fn ticket_changed(
         .assignee_id
         .filter(|_| before.assignee_id != after.assignee_id)
     {
-        let username = user::Entity::find_by_id(assignee_id)
-            .one(db)
+        let username = users::recipients(db, [assignee_id])
             .await?
-            .map(|u| u.username)
+            .remove(&assignee_id)
+            .map(|r| r.username)
             .unwrap_or_default();
         let mut body = Body::new("ticket.assigned", after);
         body.assignee = Some(&username);
@@ -319,28 +300,27 @@ pub async fn ticket_deleted(
     Ok(())
 }
 
-/// A new comment on `t`, to call from the comments service inside its transaction.
+/// A new comment `c` on `t`, to call from the comments service inside its transaction.
 ///
-/// Public comments: `comment.created` webhook (with `comment_id`) and emails to requester and
-/// assignee. Internal notes never leave through webhooks and are mailed only to the assignee, and
-/// only when the assignee may read internal comments on `t` (`service::comments::can_read_internal`).
+/// Public comments: `comment.created` webhook (with `comment_id`, never the text) and emails to
+/// requester and assignee. Internal notes never leave through webhooks and are mailed only to the
+/// assignee, and only when the assignee may read them (`service::comments::can_read`).
 pub async fn comment_created(
     db: &impl ConnectionTrait,
     state: &AppState,
     actor: &Actor,
     t: &ticket::Model,
-    comment_id: i32,
-    text: &str,
-    is_internal: bool,
+    c: &comment::Model,
 ) -> AppResult<()> {
     let author = if actor.user.full_name.trim().is_empty() {
         actor.user.username.clone()
     } else {
         actor.user.full_name.clone()
     };
+    let is_internal = c.comment_type == CommentType::Internal.as_str();
     let occurrence = Occurrence::CommentAdded {
         author: &author,
-        body: text,
+        body: &c.body,
         internal: is_internal,
     };
     if is_internal {
@@ -349,7 +329,7 @@ pub async fn comment_created(
         };
         let may_read = load_actor(db, assignee_id)
             .await?
-            .is_some_and(|a| can_read_internal(&a, t));
+            .is_some_and(|a| can_read(&a, t, c));
         if may_read {
             let event_id = outbox::new_event_id();
             let recipients = [Some(assignee_id)];
@@ -367,7 +347,7 @@ pub async fn comment_created(
         return Ok(());
     }
     let mut body = Body::new("comment.created", t);
-    body.comment_id = Some(comment_id);
+    body.comment_id = Some(c.id);
     let event_id = webhooks(db, state, &body).await?;
     let recipients = [Some(t.requester_id), t.assignee_id];
     emails(

@@ -1,5 +1,6 @@
 //! `/api/assets/`: list (with filters), read, create, change and archive inventory items.
 use crate::auth::middleware::CurrentActor;
+use crate::auth::Actor;
 use crate::domain::{AssetStatus, AssetType};
 use crate::error::{AppError, AppResult};
 use crate::rest::fields::Fields;
@@ -22,8 +23,12 @@ fn param<'a>(params: &'a HashMap<String, String>, key: &str) -> Option<&'a str> 
     params.get(key).map(|v| v.trim()).filter(|v| !v.is_empty())
 }
 
-async fn render(db: &impl ConnectionTrait, found: &[asset::Model]) -> AppResult<Vec<Value>> {
-    let owners = assets::owner_names(db, found).await?;
+async fn render(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    found: &[asset::Model],
+) -> AppResult<Vec<Value>> {
+    let owners = assets::owner_names(db, actor, found).await?;
     Ok(found
         .iter()
         .map(|a| {
@@ -36,8 +41,8 @@ async fn render(db: &impl ConnectionTrait, found: &[asset::Model]) -> AppResult<
         .collect())
 }
 
-async fn render_one(db: &impl ConnectionTrait, a: asset::Model) -> AppResult<Value> {
-    let mut rendered = render(db, std::slice::from_ref(&a)).await?;
+async fn render_one(db: &impl ConnectionTrait, actor: &Actor, a: asset::Model) -> AppResult<Value> {
+    let mut rendered = render(db, actor, std::slice::from_ref(&a)).await?;
     rendered
         .pop()
         .ok_or_else(|| AppError::internal(anyhow::anyhow!("asset {} did not render", a.id)))
@@ -58,7 +63,9 @@ pub async fn list(
         search: param(&params, "search").map(str::to_string),
     };
     let found = assets::list(&state.db.conn, &actor, &filter).await?;
-    Ok(Json(Value::Array(render(&state.db.conn, &found).await?)))
+    Ok(Json(Value::Array(
+        render(&state.db.conn, &actor, &found).await?,
+    )))
 }
 
 /// `GET /api/assets/{id}/` (404 for assets the caller may not see).
@@ -68,7 +75,7 @@ pub async fn get(
     PathId(id): PathId,
 ) -> AppResult<Json<Value>> {
     let found = assets::get(&state.db.conn, &actor, id).await?;
-    Ok(Json(render_one(&state.db.conn, found).await?))
+    Ok(Json(render_one(&state.db.conn, &actor, found).await?))
 }
 
 /// Text fields where null means empty.
@@ -108,7 +115,7 @@ pub async fn create(
     let created = assets::create(&state, &actor, input).await?;
     Ok((
         StatusCode::CREATED,
-        Json(render_one(&state.db.conn, created).await?),
+        Json(render_one(&state.db.conn, &actor, created).await?),
     ))
 }
 
@@ -138,7 +145,7 @@ pub async fn update(
         serial_number: text(&fields, "serial_number")?,
     };
     let saved = assets::update(&state, &actor, id, patch).await?;
-    Ok(Json(render_one(&state.db.conn, saved).await?))
+    Ok(Json(render_one(&state.db.conn, &actor, saved).await?))
 }
 
 /// `DELETE /api/assets/{id}/` → 204; the asset is archived.

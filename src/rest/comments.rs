@@ -6,7 +6,7 @@ use crate::error::{AppError, AppResult, FieldErrors};
 use crate::rest::fields::Fields;
 use crate::rest::json::JsonObject;
 use crate::rest::shapes;
-use crate::service::{comments, tickets};
+use crate::service::{comments, tickets, users};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -54,11 +54,11 @@ pub async fn list(
 ) -> AppResult<axum::Json<Value>> {
     let db = &state.db.conn;
     let t = tickets::get(db, &actor, path_id(&ticket_id, "ticket")?).await?;
-    let items = comments::list_visible(db, &actor, &t).await?;
-    let people = comments::people(db, items.iter().filter_map(|c| c.author_id)).await?;
-    let body = items
+    let found = comments::list_visible(db, &actor, &t).await?;
+    let body = found
+        .comments
         .iter()
-        .map(|c| shapes::comment_item(c, c.author_id.and_then(|id| people.get(&id))))
+        .map(|c| shapes::comment_item(c, c.author_id.and_then(|id| found.authors.get(&id))))
         .collect();
     Ok(axum::Json(Value::Array(body)))
 }
@@ -104,12 +104,15 @@ pub async fn update(
     if patch.body.is_none() && patch.comment_type.is_none() {
         return Err(AppError::bad_request("send content, comment_type, or both"));
     }
-    let (_, t) = comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
+    comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
     let updated = comments::edit(&state, &actor, comment_id, patch)
         .await
         .map_err(as_content)?;
-    let history = comments::readable_edits(&actor, &t, comments::edits(db, updated.id).await?);
-    let people = comments::people(db, history.iter().filter_map(|e| e.edited_by_id)).await?;
+    let history = comments::readable_edits(db, &actor, &[updated.id])
+        .await?
+        .remove(&updated.id)
+        .unwrap_or_default();
+    let people = users::people(db, &actor, history.iter().filter_map(|e| e.edited_by_id)).await?;
     Ok(axum::Json(shapes::comment_edited(
         &updated, &history, &people,
     )))

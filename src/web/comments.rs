@@ -6,7 +6,7 @@ use crate::domain::CommentType;
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::rest::fields::Fields;
-use crate::service::{comments, tickets};
+use crate::service::{comments, tickets, users};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -63,11 +63,11 @@ pub async fn list(
     let db = &state.db.conn;
     let actor = &web.actor;
     let t = tickets::get(db, actor, path_id(&ticket_id, "ticket")?).await?;
-    let items = comments::list_visible(db, actor, &t).await?;
-    let people = comments::people(db, items.iter().filter_map(|c| c.author_id)).await?;
-    let list: Vec<Value> = items
+    let found = comments::list_visible(db, actor, &t).await?;
+    let list: Vec<Value> = found
+        .comments
         .iter()
-        .map(|c| web_comment(actor, c, c.author_id.and_then(|id| people.get(&id))))
+        .map(|c| web_comment(actor, c, c.author_id.and_then(|id| found.authors.get(&id))))
         .collect();
     Ok(axum::Json(json!({ "success": true, "comments": list })))
 }
@@ -117,7 +117,7 @@ pub async fn edit(
         comment_type: comment_type(&fields)?,
     };
     let updated = comments::edit(&state, &web.actor, comment_id, patch).await?;
-    let people = comments::people(&state.db.conn, updated.author_id).await?;
+    let people = users::people(&state.db.conn, &web.actor, updated.author_id).await?;
     let author = updated.author_id.and_then(|id| people.get(&id));
     let comment = web_comment(&web.actor, &updated, author);
     Ok(axum::Json(json!({ "success": true, "comment": comment })))

@@ -98,9 +98,15 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
 
     // A public comment by Ann: Cat only. An internal note by Bob: Cat only, never Ann.
     let txn = state.db.begin_write().await.unwrap();
-    events::comment_created(&txn, &state, &ann_a, &t, 1, "Still jammed", false)
-        .await
-        .unwrap();
+    events::comment_created(
+        &txn,
+        &state,
+        &ann_a,
+        &t,
+        &comment_on(&t, 1, "Still jammed", false),
+    )
+    .await
+    .unwrap();
     txn.commit().await.unwrap();
     assert_eq!(
         sent(&state, &mailer, seen).await,
@@ -108,9 +114,15 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
     );
     seen = mailer.sent().len();
     let txn = state.db.begin_write().await.unwrap();
-    events::comment_created(&txn, &state, &bob_a, &t, 2, "User keeps breaking it", true)
-        .await
-        .unwrap();
+    events::comment_created(
+        &txn,
+        &state,
+        &bob_a,
+        &t,
+        &comment_on(&t, 2, "User keeps breaking it", true),
+    )
+    .await
+    .unwrap();
     txn.commit().await.unwrap();
     let internal = sent(&state, &mailer, seen).await;
     assert_eq!(
@@ -137,12 +149,24 @@ async fn internal_notes_never_leave_through_webhooks(app: &TestApp) {
     let t = create_ticket(&state, &actor(app, &ann).await, titled("Screen")).await;
     let bob_a = actor(app, &bob).await;
     let txn = state.db.begin_write().await.unwrap();
-    events::comment_created(&txn, &state, &bob_a, &t, 7, "secret note", true)
-        .await
-        .unwrap();
-    events::comment_created(&txn, &state, &bob_a, &t, 8, "public reply", false)
-        .await
-        .unwrap();
+    events::comment_created(
+        &txn,
+        &state,
+        &bob_a,
+        &t,
+        &comment_on(&t, 7, "secret note", true),
+    )
+    .await
+    .unwrap();
+    events::comment_created(
+        &txn,
+        &state,
+        &bob_a,
+        &t,
+        &comment_on(&t, 8, "public reply", false),
+    )
+    .await
+    .unwrap();
     txn.commit().await.unwrap();
     while worker::run_once(&state).await.unwrap() > 0 {}
     let events: Vec<serde_json::Value> = receiver

@@ -11,7 +11,7 @@ use deskgraph::notify::mailer::MemoryMailer;
 use deskgraph::notify::Notifier;
 use deskgraph::service::tickets::{self, NewTicket};
 use deskgraph::state::AppState;
-use entity::{outbox, ticket};
+use entity::{comment, outbox, ticket};
 use sea_orm::{EntityTrait, QueryOrder};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -126,6 +126,26 @@ pub async fn actor(app: &TestApp, user: &TestUser) -> Actor {
 
 pub async fn create_ticket(state: &AppState, actor: &Actor, input: NewTicket) -> ticket::Model {
     tickets::create(state, actor, input).await.unwrap()
+}
+
+/// A comment record as the comments service hands it to `events::comment_created` (not stored).
+pub fn comment_on(t: &ticket::Model, id: i32, body: &str, internal: bool) -> comment::Model {
+    let now = chrono::Utc::now();
+    comment::Model {
+        id,
+        ticket_id: t.id,
+        author_id: None,
+        body: body.to_string(),
+        comment_type: if internal { "internal" } else { "public" }.to_string(),
+        created_at: now,
+        updated_at: now,
+        edited_at: None,
+        edited_by_id: None,
+        edit_count: 0,
+        is_deleted: false,
+        deleted_at: None,
+        deleted_by_id: None,
+    }
 }
 
 pub fn titled(title: &str) -> NewTicket {

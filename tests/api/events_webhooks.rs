@@ -149,7 +149,7 @@ async fn rolled_back_change_leaves_no_row(app: &TestApp) {
     worker::run_once(&state).await.unwrap();
     let before = outbox_rows(app).await.len();
 
-    let active = users::active_by_id(&state.db.conn, [t.requester_id])
+    let active = users::recipients(&state.db.conn, [t.requester_id])
         .await
         .unwrap();
     let announce = events::TicketCreated::prepare(

@@ -122,13 +122,16 @@ async fn users_directory_and_email_visibility(app: &TestApp) {
     );
     let node = "query($id: ID!) { node(id: $id) { ... on User { username email } } }";
     let oscar_id = crate::graphql_support::gid("User", oscar.id);
+    // Rita shares no ticket with Oscar: his account does not exist for her.
     let by_rita = app
         .graphql(Some(&rita.token), node, json!({"id": oscar_id}))
         .await;
     assert_eq!(
-        data(&by_rita)["node"],
-        json!({"username": "oscar", "email": null})
+        by_rita["data"]["node"],
+        serde_json::Value::Null,
+        "{by_rita}"
     );
+    assert_eq!(first_code(&by_rita), "NOT_FOUND");
     let by_self = app
         .graphql(Some(&oscar.token), node, json!({"id": oscar_id}))
         .await;

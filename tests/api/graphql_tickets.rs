@@ -103,19 +103,21 @@ async fn node_round_trip_and_visibility(app: &TestApp) {
     assert_eq!(theirs["data"]["node"], Value::Null);
     assert_eq!(first_code(&theirs), "NOT_FOUND");
 
+    // Oscar shares no ticket with Rita: neither her ticket nor her account exists for him.
     let user_id = gid("User", rita.id);
+    let nodes = "query($ids: [ID!]!) { nodes(ids: $ids) { id ... on User { username } } }";
     let many = app
-        .graphql(
-            Some(&other.token),
-            "query($ids: [ID!]!) { nodes(ids: $ids) { id ... on User { username } } }",
-            json!({"ids": [user_id, id]}),
-        )
+        .graphql(Some(&other.token), nodes, json!({"ids": [user_id, id]}))
+        .await;
+    assert_eq!(many["data"]["nodes"], json!([null, null]));
+    assert_eq!(first_code(&many), "NOT_FOUND");
+    let own = app
+        .graphql(Some(&rita.token), nodes, json!({"ids": [user_id, id]}))
         .await;
     assert_eq!(
-        many["data"]["nodes"],
-        json!([{"id": user_id, "username": "rita"}, null])
+        data(&own)["nodes"],
+        json!([{"id": user_id, "username": "rita"}, {"id": id}])
     );
-    assert_eq!(first_code(&many), "NOT_FOUND");
 }
 db_test!(node_round_trip_and_visibility);
 

@@ -1,6 +1,5 @@
 //! `Comment`, `CommentEdit` and the `Ticket.comments` connection.
 use super::{Ticket, User};
-use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::AppError;
 use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
@@ -154,14 +153,13 @@ impl<'a> CommentFields<'a> {
     /// Earlier versions, oldest first; versions that were internal are left out for viewers who
     /// may not read internal comments.
     async fn edits(&self, ctx: &Context<'_>) -> Result<Vec<CommentEdit>> {
-        let (req, actor) = viewer(ctx)?;
-        let all = req
-            .loader
+        let (req, _) = viewer(ctx)?;
+        let shown = req
+            .visible
             .load_one(CommentEditsKey(self.comment.id))
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        let shown = comments::readable_edits(&actor, &self.ticket, all);
         Ok(shown.into_iter().map(CommentEdit).collect())
     }
 
@@ -231,14 +229,6 @@ pub struct CommentConnection {
     total_count: i64,
 }
 
-/// The key under which the viewer's readable comments of `t` are loaded.
-pub fn comments_key(actor: &Actor, t: &ticket::Model) -> TicketCommentsKey {
-    TicketCommentsKey {
-        ticket_id: t.id,
-        with_internal: comments::can_read_internal(actor, t),
-    }
-}
-
 /// `Ticket.comments`: a forward page of the live comments of `t` the viewer may read.
 pub async fn connection(
     ctx: &Context<'_>,
@@ -246,7 +236,7 @@ pub async fn connection(
     first: Option<i32>,
     after: Option<String>,
 ) -> Result<CommentConnection> {
-    let (req, actor) = viewer(ctx)?;
+    let (req, _) = viewer(ctx)?;
     let window = PageArgs {
         first,
         after,
@@ -258,8 +248,8 @@ pub async fn connection(
     };
     let page = slice(window, None);
     let found = req
-        .loader
-        .load_one(comments_key(&actor, t))
+        .visible
+        .load_one(TicketCommentsKey(t.id))
         .await
         .map_err(load_error)?
         .unwrap_or_default();

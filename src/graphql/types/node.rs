@@ -5,9 +5,9 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
-use crate::service::{assets, audit, comments, projects, tickets, webhooks};
+use crate::service::{assets, audit, comments, projects, tickets, users, webhooks};
 use async_graphql::{Interface, ID};
-use entity::{api_token, group, user};
+use entity::{api_token, group};
 use sea_orm::EntityTrait;
 use std::sync::Arc;
 
@@ -48,12 +48,7 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
     let (kind, db_id) = ids::decode_any(id).ok_or_else(not_found)?;
     let node = match kind.as_str() {
         "Ticket" => Node::Ticket(Ticket(tickets::get(db, actor, db_id).await?)),
-        "User" => Node::User(User(
-            user::Entity::find_by_id(db_id)
-                .one(db)
-                .await?
-                .ok_or_else(not_found)?,
-        )),
+        "User" => Node::User(User(users::get_visible(db, actor, db_id).await?)),
         "Group" => Node::Group(Group(
             group::Entity::find_by_id(db_id)
                 .one(db)

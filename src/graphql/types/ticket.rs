@@ -51,7 +51,8 @@ impl Plain for Ticket {
             "requester" => plain::user(Some(t.requester_id), field, env)?,
             "assignee" => plain::user(t.assignee_id, field, env)?,
             "assignedGroup" => {
-                plain::relation(t.assigned_group_id.map(GroupKey), Group, field, env)?
+                let key = t.assigned_group_id.map(GroupKey);
+                plain::relation(&env.req.loader, key, Group, field, env)?
             }
             "project" => plain::project(t.project_id, field, env)?,
             "dueDate" => t.due_date.map_or(Value::Null, |d| Date(d).to_value()),

@@ -1,20 +1,15 @@
 //! `User` and `Group`.
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
-use crate::graphql::loaders::GroupsOfUserKey;
 use crate::graphql::plain::{self, Env, Plain};
+use crate::graphql::viewer_loader::GroupsOfUserKey;
 use async_graphql::parser::types::Field;
 use async_graphql::{Context, Object, Result, Value, ID};
 use entity::{group, user};
 
-/// A person who signs in.
+/// A person who signs in, as the viewer may see them: the record comes from a service read that
+/// leaves out what the viewer may not see (`service::users::seen_by`).
 pub struct User(pub user::Model);
-
-/// A user's email is shown to team members and to the user themself.
-fn email_shown<'a>(actor: &crate::auth::Actor, user: &'a user::Model) -> Option<&'a str> {
-    let may_see = actor.is_team() || actor.id() == user.id;
-    user.email.as_deref().filter(|_| may_see)
-}
 
 impl Plain for User {
     const NAME: &'static str = "User";
@@ -27,12 +22,13 @@ impl Plain for User {
             "databaseId" => Value::from(u.id),
             "username" => Value::String(u.username.clone()),
             "fullName" => Value::String(u.full_name.clone()),
-            "email" => {
-                email_shown(&env.actor, u).map_or(Value::Null, |e| Value::String(e.to_owned()))
-            }
+            "email" => u
+                .email
+                .as_ref()
+                .map_or(Value::Null, |e| Value::String(e.clone())),
             "isStaff" => Value::Boolean(u.is_staff),
             "groups" => {
-                let groups = plain::cached(&env.req.loader, GroupsOfUserKey(u.id))?;
+                let groups = plain::cached(&env.req.visible, GroupsOfUserKey(u.id))?;
                 let list = groups
                     .unwrap_or_default()
                     .into_iter()
@@ -82,21 +78,20 @@ impl User {
     }
 
     /// Email address; shown only to team members and to the user themself.
-    async fn email(&self, ctx: &Context<'_>) -> Result<Option<&str>> {
-        let (_, actor) = viewer(ctx)?;
-        Ok(email_shown(&actor, &self.0))
+    async fn email(&self) -> Option<&str> {
+        self.0.email.as_deref()
     }
 
-    /// Staff flag.
+    /// Staff flag; false unless the viewer is a team member or the user themself.
     async fn is_staff(&self) -> bool {
         self.0.is_staff
     }
 
-    /// Groups the user belongs to, by name.
+    /// Groups the user belongs to, by name; empty unless the viewer is a team member or the user themself.
     async fn groups(&self, ctx: &Context<'_>) -> Result<Vec<Group>> {
         let (req, _) = viewer(ctx)?;
         let groups = req
-            .loader
+            .visible
             .load_one(GroupsOfUserKey(self.0.id))
             .await
             .map_err(load_error)?

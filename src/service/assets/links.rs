@@ -15,6 +15,12 @@ use sea_orm::{
 use serde_json::json;
 use std::collections::HashMap;
 
+/// Audit actions of ticket–asset links; their changes are `{"asset_id": [old, new]}`, and ticket
+/// histories show them only to those who may see the asset.
+pub const ACTIONS: [&str; 2] = [LINK, UNLINK];
+const LINK: &str = "link_asset";
+const UNLINK: &str = "unlink_asset";
+
 /// The ticket must be visible (404) and fully changeable by the actor (403): team members, the
 /// assignee and the assigned group. A requester may not link assets to their own ticket.
 async fn changeable_ticket(
@@ -69,7 +75,7 @@ pub async fn link_asset(
     if changed {
         audit::record(
             &txn,
-            audit::Entry::new(Some(actor.id()), "ticket", ticket_id, "link_asset")
+            audit::Entry::new(Some(actor.id()), "ticket", ticket_id, LINK)
                 .ticket(ticket_id)
                 .changes(json!({ "asset_id": [null, asset_id] })),
         )
@@ -98,7 +104,7 @@ pub async fn unlink_asset(
     if changed {
         audit::record(
             &txn,
-            audit::Entry::new(Some(actor.id()), "ticket", ticket_id, "unlink_asset")
+            audit::Entry::new(Some(actor.id()), "ticket", ticket_id, UNLINK)
                 .ticket(ticket_id)
                 .changes(json!({ "asset_id": [asset_id, null] })),
         )

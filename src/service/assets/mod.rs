@@ -101,12 +101,17 @@ fn search_condition(q: &str) -> Condition {
         .add(like(asset::Column::SerialNumber))
 }
 
-/// User names of the owners of `assets`, in one query (owner id → username).
+/// User names of the owners of those of `assets` the actor may see, in one query (owner id → username).
 pub async fn owner_names(
     db: &impl ConnectionTrait,
+    actor: &Actor,
     assets: &[asset::Model],
 ) -> AppResult<HashMap<i32, String>> {
-    let mut ids: Vec<i32> = assets.iter().filter_map(|a| a.owner_id).collect();
+    let mut ids: Vec<i32> = assets
+        .iter()
+        .filter(|a| can_see(actor, a))
+        .filter_map(|a| a.owner_id)
+        .collect();
     ids.sort_unstable();
     ids.dedup();
     if ids.is_empty() {

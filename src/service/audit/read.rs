@@ -3,13 +3,14 @@
 use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
+use crate::service::assets::{self, links};
 use crate::service::comments::can_read_internal;
-use crate::service::tickets;
-use entity::{audit_event, comment, ticket};
-use sea_orm::sea_query::Query;
+use crate::service::tickets::{self, rules};
+use entity::{asset, audit_event, comment, ticket};
+use sea_orm::sea_query::{Expr, ExprTrait, Query};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Select,
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Select,
 };
 
 /// Narrows the administrators' audit log; every field given must match.
@@ -25,13 +26,35 @@ pub struct AuditFilter {
     pub action: Option<String>,
 }
 
-/// Entries of `t`'s history the actor may read. Entries about internal comments are hidden from
-/// those who may not read them: entries flagged internal when written, and every entry about a
-/// comment that is internal now (its earlier, public entries may hold the text it was hidden for).
-fn history_of(actor: &Actor, t: &ticket::Model) -> Select<audit_event::Entity> {
-    let select = audit_event::Entity::find().filter(audit_event::Column::TicketId.eq(t.id));
+/// Entries of `t`'s history the actor may read (NOT_FOUND when they cannot see `t`).
+///
+/// Entries about internal comments are hidden from those who may not read them: entries flagged
+/// internal when written, and every entry about a comment that is internal now (its earlier, public
+/// entries may hold the text it was hidden for). Entries linking or unlinking an asset are shown only
+/// to those who may see that asset.
+fn history_of(
+    actor: &Actor,
+    t: &ticket::Model,
+    backend: DbBackend,
+) -> AppResult<Select<audit_event::Entity>> {
+    if t.archived_at.is_some() || !rules::can_see(actor, t) {
+        return Err(AppError::not_found("ticket"));
+    }
+    let mut select = audit_event::Entity::find().filter(audit_event::Column::TicketId.eq(t.id));
+    if !actor.is_team() {
+        let visible_assets = Query::select()
+            .column(asset::Column::Id)
+            .from(asset::Entity)
+            .cond_where(assets::visible_to(actor))
+            .to_owned();
+        select = select.filter(
+            Condition::any()
+                .add(audit_event::Column::Action.is_not_in(links::ACTIONS))
+                .add(linked_asset(backend).in_subquery(visible_assets)),
+        );
+    }
     if can_read_internal(actor, t) {
-        return select;
+        return Ok(select);
     }
     let internal_comments = Query::select()
         .column(comment::Column::Id)
@@ -39,17 +62,31 @@ fn history_of(actor: &Actor, t: &ticket::Model) -> Select<audit_event::Entity> {
         .and_where(comment::Column::TicketId.eq(t.id))
         .and_where(comment::Column::CommentType.eq(CommentType::Internal.as_str()))
         .to_owned();
-    select
+    Ok(select
         .filter(audit_event::Column::IsInternal.eq(false))
         .filter(
             Condition::any()
                 .add(audit_event::Column::EntityType.ne("comment"))
                 .add(audit_event::Column::EntityId.not_in_subquery(internal_comments)),
-        )
+        ))
 }
 
-/// A page of the history of `t`, oldest first. The caller has already checked the actor can see
-/// the ticket (a ticket object exists only for those who can).
+/// The asset id an asset-link entry's changes name (`{"asset_id": [old, new]}`, one side null); null
+/// when it names none, so such an entry matches no asset.
+fn linked_asset(backend: DbBackend) -> Expr {
+    let changes = r#""audit_events"."changes""#;
+    Expr::cust(match backend {
+        DbBackend::Postgres => format!(
+            "COALESCE(({changes} -> 'asset_id' ->> 1)::integer, ({changes} -> 'asset_id' ->> 0)::integer)"
+        ),
+        _ => format!(
+            "COALESCE(json_extract({changes}, '$.asset_id[1]'), json_extract({changes}, '$.asset_id[0]'))"
+        ),
+    })
+}
+
+/// A page of the history of `t` as the actor may read it, oldest first (NOT_FOUND when they cannot
+/// see `t`).
 pub async fn ticket_history(
     db: &impl ConnectionTrait,
     actor: &Actor,
@@ -57,7 +94,7 @@ pub async fn ticket_history(
     offset: u64,
     limit: u64,
 ) -> AppResult<Vec<audit_event::Model>> {
-    Ok(history_of(actor, t)
+    Ok(history_of(actor, t, db.get_database_backend())?
         .order_by_asc(audit_event::Column::Id)
         .offset(offset)
         .limit(limit)
@@ -71,7 +108,9 @@ pub async fn ticket_history_count(
     actor: &Actor,
     t: &ticket::Model,
 ) -> AppResult<u64> {
-    Ok(history_of(actor, t).count(db).await?)
+    Ok(history_of(actor, t, db.get_database_backend())?
+        .count(db)
+        .await?)
 }
 
 fn admin_log(actor: &Actor, filter: &AuditFilter) -> AppResult<Select<audit_event::Entity>> {
@@ -146,7 +185,7 @@ pub async fn get_visible(
             AppError::NotFound(_) => not_found(),
             other => other,
         })?;
-    history_of(actor, &t)
+    history_of(actor, &t, db.get_database_backend())?
         .filter(audit_event::Column::Id.eq(id))
         .one(db)
         .await?

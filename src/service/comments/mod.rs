@@ -1,20 +1,21 @@
 //! Comments on tickets: who may read, write, edit and delete them (here, and nowhere else), reading
-//! and counting; changes live in `write`.
+//! and counting; changes live in `write`. Every read that returns text, or earlier versions of it,
+//! takes the viewer and returns only what they may read (`batch`); there is no other way in.
 mod batch;
 mod write;
 
-pub use batch::{edits_by_comment, live_by_ticket, readable_edits, TicketComments};
+pub(in crate::service) use batch::readable_by;
+pub use batch::{live_by_ticket, readable_edits, TicketComments};
 pub use write::{create, delete, edit, CommentPatch, NewComment};
 
 use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
 use crate::service::tickets::{self, rules};
-use entity::{comment, comment_edit, ticket, user};
+use entity::{comment, ticket};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect,
 };
 use std::collections::HashMap;
 
@@ -37,24 +38,18 @@ pub fn can_modify(actor: &Actor, c: &comment::Model) -> bool {
     c.author_id == Some(actor.id()) || actor.is_staff_or_admin()
 }
 
-/// The live (not deleted) comments of a ticket the actor can see, oldest first, without the internal
-/// ones when the actor may not read them. The caller has already checked the ticket is visible.
+/// The live (not deleted) comments of a ticket the actor can see, oldest first, with their authors,
+/// without the internal ones when the actor may not read them. 404 when the actor cannot see `t`.
 pub async fn list_visible(
     db: &impl ConnectionTrait,
     actor: &Actor,
     t: &ticket::Model,
-) -> AppResult<Vec<comment::Model>> {
-    let mut select = comment::Entity::find()
-        .filter(comment::Column::TicketId.eq(t.id))
-        .filter(comment::Column::IsDeleted.eq(false));
-    if !can_read_internal(actor, t) {
-        select = select.filter(comment::Column::CommentType.eq(CommentType::Public.as_str()));
+) -> AppResult<TicketComments> {
+    if t.archived_at.is_some() || !rules::can_see(actor, t) {
+        return Err(AppError::not_found("ticket"));
     }
-    Ok(select
-        .order_by_asc(comment::Column::CreatedAt)
-        .order_by_asc(comment::Column::Id)
-        .all(db)
-        .await?)
+    let mut found = live_by_ticket(db, actor, &[t.id]).await?;
+    Ok(found.remove(&t.id).unwrap_or_default())
 }
 
 /// A live comment the actor may read, with its ticket; 404 for anything else (missing, deleted, on
@@ -98,49 +93,6 @@ pub async fn get_visible_on(
         return Err(AppError::not_found("comment"));
     }
     Ok((c, t))
-}
-
-/// The edit history of a comment, oldest edit first. The caller has already checked the comment is
-/// readable.
-pub async fn edits(
-    db: &impl ConnectionTrait,
-    comment_id: i32,
-) -> AppResult<Vec<comment_edit::Model>> {
-    Ok(comment_edit::Entity::find()
-        .filter(comment_edit::Column::CommentId.eq(comment_id))
-        .order_by_asc(comment_edit::Column::EditedAt)
-        .order_by_asc(comment_edit::Column::Id)
-        .all(db)
-        .await?)
-}
-
-/// The edit histories of several readable comments in one query, oldest edit first, keyed by comment.
-pub async fn edits_of(
-    db: &impl ConnectionTrait,
-    comment_ids: &[i32],
-) -> AppResult<HashMap<i32, Vec<comment_edit::Model>>> {
-    let mut out: HashMap<i32, Vec<comment_edit::Model>> = HashMap::new();
-    if comment_ids.is_empty() {
-        return Ok(out);
-    }
-    let found = comment_edit::Entity::find()
-        .filter(comment_edit::Column::CommentId.is_in(comment_ids.iter().copied()))
-        .order_by_asc(comment_edit::Column::EditedAt)
-        .order_by_asc(comment_edit::Column::Id)
-        .all(db)
-        .await?;
-    for edit in found {
-        out.entry(edit.comment_id).or_default().push(edit);
-    }
-    Ok(out)
-}
-
-/// Users by id, in one query (authors and editors of comments).
-pub async fn people(
-    db: &impl ConnectionTrait,
-    ids: impl IntoIterator<Item = i32>,
-) -> AppResult<HashMap<i32, user::Model>> {
-    crate::service::users::by_id(db, ids).await
 }
 
 /// The comments a count takes: live ones, public only unless `with_internal` (decided per ticket with

@@ -105,16 +105,7 @@ pub async fn create(
             })),
     )
     .await?;
-    events::comment_created(
-        &txn,
-        state,
-        actor,
-        &t,
-        created.id,
-        &created.body,
-        is_internal,
-    )
-    .await?;
+    events::comment_created(&txn, state, actor, &t, &created).await?;
     txn.commit().await?;
     state
         .live

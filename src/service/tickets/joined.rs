@@ -13,8 +13,8 @@ use sea_orm::sea_query::{
 };
 use sea_orm::sqlx::{self, Row as _};
 use sea_orm::{
-    ConnectionTrait, DbBackend, DbErr, EntityTrait, Iterable, QueryResult, QuerySelect, QueryTrait,
-    Select, Statement, TryGetable, Value,
+    DbBackend, DbErr, EntityTrait, Iterable, QueryResult, QuerySelect, QueryTrait, Select,
+    Statement, TryGetable, Value,
 };
 use std::sync::{LazyLock, RwLock};
 
@@ -404,27 +404,14 @@ pub fn statement(
     }
 }
 
-/// Run a ticket query, reading what `joined` names of every row (people, project, comment counts) in
-/// the same statement. With `page`, only that page of the query's rows; with `total`, its columns
-/// are selected beside them and read into the total.
-pub async fn fetch(
-    db: &impl ConnectionTrait,
-    select: Select<ticket::Entity>,
-    page: Option<PageRequest>,
-    joined: Joined,
-    total: Option<&Total>,
-) -> AppResult<TicketsWithRefs> {
-    let statement = statement(select, page, joined, total, db.get_database_backend());
-    run(db, statement, joined, total).await
-}
-
 /// Statements reading one ticket by id, per backend and [`Joined`], with the position of the id among
 /// their values: only the id differs from one detail to the next, and building the statement was a fifth
 /// of a detail request's CPU.
 type ByIdStatements = Vec<((DbBackend, Joined), (Statement, usize))>;
 static BY_ID: RwLock<ByIdStatements> = RwLock::new(Vec::new());
 
-/// Like [`fetch`], for the ticket with this id (live or archived, whoever may see it).
+/// The ticket with this id (live or archived, whoever may see it) with what `joined` names of it, in
+/// one statement; the caller decides who may see it.
 pub async fn fetch_by_id(db: &Db, id: i32, joined: Joined) -> AppResult<TicketsWithRefs> {
     let backend = db.backend();
     let key = (backend, joined);
@@ -479,18 +466,8 @@ pub fn remembered(key: String, build: impl FnOnce() -> Statement) -> Statement {
     statement
 }
 
-/// Run a statement built by [`statement`] (inside a transaction, say) and decode its rows.
-pub async fn run(
-    db: &impl ConnectionTrait,
-    statement: Statement,
-    joined: Joined,
-    total: Option<&Total>,
-) -> AppResult<TicketsWithRefs> {
-    let rows = db.query_all_raw(statement).await?;
-    decode(&rows, joined, total)
-}
-
-/// [`run`] on the service's pool, through [`Db::read`].
+/// Run a statement built by [`statement`] on the service's pool, through [`Db::read`], and decode its
+/// rows.
 pub async fn read(
     db: &Db,
     statement: Statement,

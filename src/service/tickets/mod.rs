@@ -1,6 +1,6 @@
 //! Tickets: reading (one, lists with filters and counts) here; changes in `write`; permissions in `rules`.
 pub mod counts;
-pub mod joined;
+mod joined;
 pub mod rules;
 pub mod totals;
 pub mod write;
@@ -12,7 +12,7 @@ use crate::auth::Actor;
 use crate::db::Db;
 use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
-use crate::service::PageRequest;
+use crate::service::{users, PageRequest};
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{
@@ -103,9 +103,20 @@ pub async fn get_with_refs(
 ) -> AppResult<(ticket::Model, TicketsWithRefs)> {
     let mut found = joined::fetch_by_id(db, id, joined).await?;
     match found.tickets.pop() {
-        Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => Ok((t, found)),
+        Some(t) if t.archived_at.is_none() && rules::can_see(actor, &t) => {
+            Ok((t, seen_by(actor, found)))
+        }
         _ => Err(AppError::not_found("ticket")),
     }
+}
+
+/// `found` with its people as the actor may see them (they are named by tickets the actor can see).
+fn seen_by(actor: &Actor, mut found: TicketsWithRefs) -> TicketsWithRefs {
+    found.people = std::mem::take(&mut found.people)
+        .into_iter()
+        .map(|(id, u)| (id, users::seen_by(actor, u)))
+        .collect();
+    found
 }
 
 /// Look a ticket up by its number in any spelling (`TKT-042`, `tkt-42`, `42`).
@@ -270,7 +281,10 @@ pub async fn list_with_refs(
         let select = ordered(visible_query(actor, filter, prefix), order);
         joined::statement(select, Some(page), joined, total.as_ref(), backend)
     });
-    let found = joined::read(db, statement, joined, total.as_ref()).await?;
+    let found = seen_by(
+        actor,
+        joined::read(db, statement, joined, total.as_ref()).await?,
+    );
     let total = match (total, found.total) {
         (None, _) => None,
         (Some(_), Some(n)) => Some(n),

@@ -28,6 +28,21 @@ pub fn visible_to(actor: &Actor) -> Condition {
     any
 }
 
+/// Restricts a ticket query to the tickets the actor works on (assignee or assigned group), the SQL
+/// form of [`is_worker`].
+pub fn worked_by(actor: &Actor) -> Condition {
+    let mut any = Condition::any()
+        .add(Expr::col((ticket::Entity, ticket::Column::AssigneeId)).eq(id_literal(actor.id())));
+    let groups = actor.group_ids();
+    if !groups.is_empty() {
+        any = any.add(
+            Expr::col((ticket::Entity, ticket::Column::AssignedGroupId))
+                .is_in(groups.into_iter().map(id_literal)),
+        );
+    }
+    any
+}
+
 /// An id as an SQL literal (see [`visible_to`] for why).
 pub fn id_literal(id: i32) -> Expr {
     Expr::cust(id.to_string())

@@ -199,7 +199,7 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
     };
     // One read of the people named: checked here, mailed by the outbox rows.
     let named = [Some(requester_id), input.assignee_id];
-    let active = users::active_by_id(db, named.into_iter().flatten()).await?;
+    let active = users::recipients(db, named.into_iter().flatten()).await?;
     let must_exist = |field: &str, id: i32| {
         if active.contains_key(&id) || id == actor.id() {
             Ok(())

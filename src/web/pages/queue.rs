@@ -75,7 +75,7 @@ pub async fn page(
     )
     .await?;
     let count = total.unwrap_or_default();
-    let people = counts::people_of(db, &items).await?;
+    let people = counts::people_of(db, &user.actor, &items).await?;
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
             .map(display_name)

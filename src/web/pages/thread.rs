@@ -6,13 +6,13 @@ use crate::domain::CommentType;
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
-use crate::service::comments;
+use crate::service::{comments, users};
 use crate::state::AppState;
 use crate::web::comments::web_date;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
-use entity::{comment, ticket};
+use entity::ticket;
 
 /// One earlier version of a comment.
 pub struct HistoryView {
@@ -51,23 +51,19 @@ pub async fn thread(
     t: &ticket::Model,
 ) -> PageResult<Vec<CommentView>> {
     let db = &state.db.conn;
-    let items: Vec<comment::Model> = comments::list_visible(db, &user.actor, t).await?;
-    let ids: Vec<i32> = items.iter().map(|c| c.id).collect();
-    let mut edits = comments::edits_of(db, &ids).await?;
-    let people_ids = items.iter().filter_map(|c| c.author_id).chain(
-        edits
-            .values()
-            .flatten()
-            .filter_map(|e| e.edited_by_id)
-            .collect::<Vec<_>>(),
-    );
-    let people = comments::people(db, people_ids).await?;
+    let found = comments::list_visible(db, &user.actor, t).await?;
+    let ids: Vec<i32> = found.comments.iter().map(|c| c.id).collect();
+    let mut edits = comments::readable_edits(db, &user.actor, &ids).await?;
+    let editors = edits.values().flatten().filter_map(|e| e.edited_by_id);
+    let mut people = users::people(db, &user.actor, editors.collect::<Vec<_>>()).await?;
+    people.extend(found.authors);
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
             .map(display_name)
             .unwrap_or_else(|| "Deleted user".into())
     };
-    Ok(items
+    Ok(found
+        .comments
         .iter()
         .map(|c| CommentView {
             id: c.id,

@@ -67,7 +67,7 @@ pub async fn render_ticket(
     let db = &state.db.conn;
     let actor = &user.actor;
     let t = tickets::get(db, actor, id).await?;
-    let people = counts::people_of(db, std::slice::from_ref(&t)).await?;
+    let people = counts::people_of(db, actor, std::slice::from_ref(&t)).await?;
     let project = counts::project_of(db, &t).await?;
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))

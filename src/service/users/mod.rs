@@ -1,14 +1,20 @@
-//! Users and groups: creation (CLI and demo), lookup and the team's user directory.
+//! Users and groups: creation (CLI and demo), sign-in lookup and the team's user directory; what a
+//! viewer may see of other people lives in `seen`, who notifications reach in `recipients`.
+mod recipients;
+mod seen;
+
 use crate::auth::password::hash_password;
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult, OnConstraint};
 use chrono::Utc;
 use entity::{group, user, user_group};
+pub use recipients::{recipients, Recipient};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
     QueryFilter, QueryOrder, QuerySelect, Set,
 };
+pub use seen::{get_visible, groups_of, people, seen_by};
 
 /// Fields for a new user.
 #[derive(Debug, Clone, Default)]
@@ -92,7 +98,8 @@ pub async fn ensure_group(db: &impl ConnectionTrait, name: &str) -> AppResult<gr
     .await?)
 }
 
-/// Find an active or inactive user by username.
+/// Find an active or inactive user by username, whole: for signing in and the admin CLI only (doors
+/// read people through [`people`]).
 pub async fn find_by_username(
     db: &impl ConnectionTrait,
     username: &str,
@@ -131,7 +138,10 @@ pub async fn search(
         .limit(limit)
         .all(db)
         .await?;
-    Ok((users, total))
+    Ok((
+        users.into_iter().map(|u| seen_by(actor, u)).collect(),
+        total,
+    ))
 }
 
 /// Every group, by name.
@@ -151,22 +161,8 @@ pub async fn active_user_exists(db: &impl ConnectionTrait, id: i32) -> AppResult
         > 0)
 }
 
-/// The users with these ids, in one query, by id (unknown ids are absent).
-pub async fn by_id(
-    db: &impl ConnectionTrait,
-    ids: impl IntoIterator<Item = i32>,
-) -> AppResult<std::collections::HashMap<i32, user::Model>> {
-    find_by_id(db, ids, false).await
-}
-
-/// The active users among `ids`, in one query, by id (unknown and inactive ids are absent).
-pub async fn active_by_id(
-    db: &impl ConnectionTrait,
-    ids: impl IntoIterator<Item = i32>,
-) -> AppResult<std::collections::HashMap<i32, user::Model>> {
-    find_by_id(db, ids, true).await
-}
-
+/// The users with these ids, in one query, by id (unknown ids are absent); only `active_only` ones
+/// when asked. Unfiltered, so private to this module: doors read people through [`people`].
 async fn find_by_id(
     db: &impl ConnectionTrait,
     ids: impl IntoIterator<Item = i32>,
@@ -188,15 +184,4 @@ async fn find_by_id(
         .into_iter()
         .map(|u| (u.id, u))
         .collect())
-}
-
-/// Ids of the groups `user_id` belongs to.
-pub async fn group_ids_of(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Vec<i32>> {
-    Ok(user_group::Entity::find()
-        .select_only()
-        .column(user_group::Column::GroupId)
-        .filter(user_group::Column::UserId.eq(user_id))
-        .into_tuple()
-        .all(db)
-        .await?)
 }
