@@ -3,19 +3,29 @@
 //! Browsers cannot set headers on a WebSocket, so the token travels in the `connection_init`
 //! payload: `{"Authorization": "Bearer <token>"}` or `{"token": "<token>"}` (API token or JWT).
 //! Without a valid one the connection is closed before any subscription starts.
+//!
+//! A connection lives for hours, its credential does not: the token is resolved again (through the
+//! credentials cache) for every operation sent on the connection and, by `service::ticket_events`,
+//! for every subscription event, so a revoked or expired token or a deactivated account stops
+//! working on an open connection as it does over HTTP.
 use super::context::RequestContext;
 use super::limits::Checked;
+use crate::auth::authenticate_bearer;
 use crate::auth::middleware::Auth;
-use crate::auth::{authenticate_bearer, Actor};
 use crate::error::AppError;
 use crate::state::AppState;
+use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
-use async_graphql::Data;
+use async_graphql::{Data, Executor, Request, Response, ServerError};
 use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
 use axum::extract::{Extension, State, WebSocketUpgrade};
-use axum::response::Response;
+use axum::response::Response as HttpResponse;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The bearer token a WebSocket connection signed in with, in the data of each of its operations.
+#[derive(Clone, Debug)]
+pub struct Credential(pub Arc<str>);
 
 /// `GET /graphql/ws`: upgrade to a GraphQL WebSocket.
 pub async fn graphql_ws(
@@ -23,35 +33,98 @@ pub async fn graphql_ws(
     State(state): State<AppState>,
     protocol: GraphQLProtocol,
     upgrade: WebSocketUpgrade,
-) -> Response {
+) -> HttpResponse {
     upgrade
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
         .on_upgrade(move |socket| {
-            GraphQLWebSocket::new(socket, schema, protocol)
-                .on_connection_init(move |payload| connection_init(state, payload))
+            let credential = Arc::new(OnceLock::new());
+            let executor = Connection {
+                schema,
+                state: state.clone(),
+                credential: credential.clone(),
+            };
+            GraphQLWebSocket::new(socket, executor, protocol)
+                .on_connection_init(move |payload| connection_init(state, credential, payload))
                 .serve()
         })
 }
 
-/// Authenticate the connection from its `connection_init` payload.
-async fn connection_init(state: AppState, payload: Value) -> async_graphql::Result<Data> {
-    let actor = authenticate(&state, &payload).await?;
-    let ctx = RequestContext::new(state, Auth::Actor(actor));
-    // The connection lives for hours: cached records would go stale between events.
-    ctx.loader.enable_all_cache(false);
-    let mut data = Data::default();
-    data.insert(ctx);
-    Ok(data)
-}
-
-async fn authenticate(state: &AppState, payload: &Value) -> Result<Arc<Actor>, AppError> {
-    let token = token_of(payload).ok_or_else(|| {
+/// Authenticate the connection from its `connection_init` payload and keep its token.
+async fn connection_init(
+    state: AppState,
+    credential: Arc<OnceLock<Arc<str>>>,
+    payload: Value,
+) -> async_graphql::Result<Data> {
+    let token = token_of(&payload).ok_or_else(|| {
         AppError::Unauthenticated(
             "send a token in the connection_init payload: {\"Authorization\": \"Bearer <token>\"}"
                 .into(),
         )
     })?;
-    authenticate_bearer(state, token).await
+    authenticate_bearer(&state, token).await?;
+    // A second `connection_init` closes the connection (protocol), so the first token stays.
+    let _ = credential.set(token.into());
+    Ok(Data::default())
+}
+
+/// The operations of one connection, each run as the viewer its token resolves to when it starts.
+#[derive(Clone)]
+struct Connection {
+    schema: Checked,
+    state: AppState,
+    credential: Arc<OnceLock<Arc<str>>>,
+}
+
+impl Connection {
+    /// `request` with this moment's viewer and the connection's credential, or why there is none.
+    async fn signed_in(&self, request: Request) -> Result<Request, ServerError> {
+        let token = self.credential.get().cloned().ok_or_else(|| {
+            unauthenticated(AppError::Unauthenticated(
+                "connection not initialised".into(),
+            ))
+        })?;
+        let actor = authenticate_bearer(&self.state, &token)
+            .await
+            .map_err(unauthenticated)?;
+        let ctx = RequestContext::new(self.state.clone(), Auth::Actor(actor));
+        Ok(request.data(ctx).data(Credential(token)))
+    }
+}
+
+/// A request-level error carrying the error's code.
+fn unauthenticated(err: AppError) -> ServerError {
+    let err = async_graphql::Error::from(err);
+    ServerError {
+        extensions: err.extensions,
+        ..ServerError::new(err.message, None)
+    }
+}
+
+impl Executor for Connection {
+    async fn execute(&self, request: Request) -> Response {
+        match self.signed_in(request).await {
+            Ok(request) => self.schema.execute(request).await,
+            Err(error) => Response::from_errors(vec![error]),
+        }
+    }
+
+    fn execute_stream(
+        &self,
+        request: Request,
+        session_data: Option<Arc<Data>>,
+    ) -> BoxStream<'static, Response> {
+        let this = self.clone();
+        stream::once(async move {
+            match this.signed_in(request).await {
+                Ok(request) => this.schema.execute_stream(request, session_data),
+                Err(error) => {
+                    stream::once(async move { Response::from_errors(vec![error]) }).boxed()
+                }
+            }
+        })
+        .flatten()
+        .boxed()
+    }
 }
 
 /// The token of a `connection_init` payload: `Authorization` (any case, `Bearer` optional), also

@@ -1,7 +1,8 @@
 //! Live ticket events as one subscriber may see them. Each event is checked when it is delivered,
-//! with the subscriber as they are at that moment: a ticket they cannot see (or no longer see) and
-//! an internal comment they may not read never reach them.
-use crate::auth::{load_actor, Actor};
+//! with the subscriber as their credential resolves at that moment: a ticket they cannot see (or no
+//! longer see) and an internal comment they may not read never reach them, and a revoked or expired
+//! token or a deactivated account ends the subscription with UNAUTHENTICATED.
+use crate::auth::{authenticate_bearer, Actor};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
 use crate::service::comments::can_read;
@@ -10,11 +11,15 @@ use crate::state::AppState;
 use entity::{comment, ticket};
 use futures_util::Stream;
 use sea_orm::{ConnectionTrait, EntityTrait};
+use std::sync::Arc;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 /// An event the subscriber may see, with the records as they are now.
 #[derive(Debug, Clone)]
 pub struct VisibleEvent {
+    /// The subscriber as their credential resolved for this event: whatever the event shows is
+    /// shown to this viewer.
+    pub viewer: Arc<Actor>,
     /// The event.
     pub event: LiveEvent,
     /// Its ticket.
@@ -26,10 +31,10 @@ pub struct VisibleEvent {
 /// `event` as `actor` may see it, or `None` when they may not see it at all.
 pub async fn visible(
     db: &impl ConnectionTrait,
-    actor: &Actor,
+    actor: Arc<Actor>,
     event: &LiveEvent,
 ) -> AppResult<Option<VisibleEvent>> {
-    let ticket = match tickets::get(db, actor, event.ticket_id).await {
+    let ticket = match tickets::get(db, &actor, event.ticket_id).await {
         Ok(t) => t,
         Err(AppError::NotFound(_)) => return Ok(None),
         Err(other) => return Err(other),
@@ -41,7 +46,7 @@ pub async fn visible(
                 .one(db)
                 .await?
                 .filter(|c| c.ticket_id == ticket.id && !c.is_deleted)
-                .filter(|c| can_read(actor, &ticket, c));
+                .filter(|c| can_read(&actor, &ticket, c));
             match readable {
                 Some(c) => Some(c),
                 None => return Ok(None),
@@ -49,28 +54,32 @@ pub async fn visible(
         }
     };
     Ok(Some(VisibleEvent {
+        viewer: actor,
         event: event.clone(),
         ticket,
         comment,
     }))
 }
 
-/// Start following events for `actor`, of one ticket (which must be visible: NOT_FOUND otherwise)
-/// or of every ticket. The subscription is in place when this returns.
+/// Start following events for `actor`, signed in with `credential`, of one ticket (which must be
+/// visible: NOT_FOUND otherwise) or of every ticket. The subscription is in place when this returns.
+/// The stream ends after an UNAUTHENTICATED error once the credential no longer resolves.
 pub async fn follow(
     state: &AppState,
     actor: &Actor,
+    credential: Arc<str>,
     ticket_id: Option<i32>,
-) -> AppResult<impl Stream<Item = VisibleEvent> + Send + 'static> {
+) -> AppResult<impl Stream<Item = AppResult<VisibleEvent>> + Send + 'static> {
     if let Some(id) = ticket_id {
         tickets::get(&state.db.conn, actor, id).await?;
     }
     let receiver = state.live.subscribe();
     let follower = Follower {
         state: state.clone(),
-        user_id: actor.id(),
+        credential,
         ticket_id,
         receiver,
+        ended: false,
     };
     Ok(futures_util::stream::unfold(follower, |mut f| async move {
         let next = f.next().await?;
@@ -80,15 +89,19 @@ pub async fn follow(
 
 struct Follower {
     state: AppState,
-    user_id: i32,
+    credential: Arc<str>,
     ticket_id: Option<i32>,
     receiver: broadcast::Receiver<LiveEvent>,
+    ended: bool,
 }
 
 impl Follower {
-    /// The next event the subscriber may see; `None` ends the subscription (bus closed, or the
-    /// subscriber was deactivated).
-    async fn next(&mut self) -> Option<VisibleEvent> {
+    /// The next event the subscriber may see, or the error that ends the subscription; `None` once
+    /// it has ended (or the bus closed).
+    async fn next(&mut self) -> Option<AppResult<VisibleEvent>> {
+        if self.ended {
+            return None;
+        }
         loop {
             let event = match self.receiver.recv().await {
                 Ok(event) => event,
@@ -101,18 +114,21 @@ impl Follower {
             if self.ticket_id.is_some_and(|id| id != event.ticket_id) {
                 continue;
             }
-            let db = &self.state.db.conn;
-            // Reloaded per event, so a changed group membership or a deactivation counts at once.
-            let actor = match load_actor(db, self.user_id).await {
-                Ok(Some(actor)) => actor,
-                Ok(None) => return None,
+            // Resolved again per event (through the credentials cache), so a revocation, an expiry,
+            // a deactivation or a changed group membership counts from the next event on.
+            let actor = match authenticate_bearer(&self.state, &self.credential).await {
+                Ok(actor) => actor,
+                Err(err @ AppError::Unauthenticated(_)) => {
+                    self.ended = true;
+                    return Some(Err(err));
+                }
                 Err(err) => {
-                    tracing::warn!(error = %err, "live event dropped: subscriber not loaded");
+                    tracing::warn!(error = %err, "live event dropped: subscriber not resolved");
                     continue;
                 }
             };
-            match visible(db, &actor, &event).await {
-                Ok(Some(seen)) => return Some(seen),
+            match visible(&self.state.db.conn, actor, &event).await {
+                Ok(Some(seen)) => return Some(Ok(seen)),
                 Ok(None) => continue,
                 Err(err) => tracing::warn!(error = %err, "live event dropped: not checked"),
             }

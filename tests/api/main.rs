@@ -43,6 +43,7 @@ mod ops;
 mod projects;
 mod seed;
 mod shutdown;
+mod subscription_viewer;
 mod subscriptions;
 mod subscriptions_support;
 mod ticket_totals;

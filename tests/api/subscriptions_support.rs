@@ -107,6 +107,34 @@ impl WsClient {
             .unwrap();
     }
 
+    /// Start any subscription document with `variables` under subscription id `id`.
+    pub async fn subscribe_to(&mut self, id: &str, query: &str, variables: Value) {
+        let msg = json!({
+            "id": id,
+            "type": "subscribe",
+            "payload": {"query": query, "variables": variables},
+        });
+        self.socket
+            .send(Message::text(msg.to_string()))
+            .await
+            .unwrap();
+    }
+
+    /// The error that ends subscription `id`: its last `next` carries errors and no data, then
+    /// `complete` follows. Returns that last payload.
+    pub async fn expect_end(&mut self, id: &str) -> Value {
+        let last = match self.receive(ARRIVES).await {
+            Some(Ok(msg)) if msg["type"] == "next" && msg["id"] == id => msg["payload"].clone(),
+            other => panic!("expected the subscription's last message, got {other:?}"),
+        };
+        assert!(last["errors"].is_array(), "{last}");
+        match self.receive(ARRIVES).await {
+            Some(Ok(msg)) if msg["type"] == "complete" && msg["id"] == id => {}
+            other => panic!("expected the subscription to complete, got {other:?}"),
+        }
+        last
+    }
+
     /// Send any operation under subscription id `id`.
     pub async fn send_operation(&mut self, id: &str, query: &str) {
         let msg = json!({"id": id, "type": "subscribe", "payload": {"query": query}});

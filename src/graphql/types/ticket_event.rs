@@ -1,10 +1,18 @@
 //! `TicketEvent`: what a `ticketEvents` subscriber receives.
 use super::{Comment, Ticket};
+use crate::auth::middleware::Auth;
+use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
 use crate::notify::live::LiveKind;
 use crate::service::ticket_events::VisibleEvent;
-use async_graphql::{Enum, Object, ID};
+use async_graphql::parser::types::Field;
+use async_graphql::registry::Registry;
+use async_graphql::resolver_utils::resolve_container;
+use async_graphql::{
+    ContextSelectionSet, Data, Enum, Object, OutputType, Positioned, ServerResult, Value, ID,
+};
 use chrono::{DateTime, Utc};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// What happened to the ticket.
@@ -34,8 +42,45 @@ impl From<LiveKind> for TicketEventKind {
 /// A live change to a ticket the subscriber may see.
 pub struct TicketEvent(pub VisibleEvent);
 
-#[Object]
-impl TicketEvent {
+/// Every field below the event resolves with a request context of its own, built for the viewer
+/// the event was checked for (fresh loaders included), instead of the context the subscription
+/// started with: a subscription lives for hours and its subscriber's rights change meanwhile.
+impl OutputType for TicketEvent {
+    fn type_name() -> Cow<'static, str> {
+        <TicketEventFields<'static> as OutputType>::type_name()
+    }
+
+    fn create_type_info(registry: &mut Registry) -> String {
+        <TicketEventFields<'static> as OutputType>::create_type_info(registry)
+    }
+
+    async fn resolve(
+        &self,
+        ctx: &ContextSelectionSet<'_>,
+        _field: &Positioned<Field>,
+    ) -> ServerResult<Value> {
+        let fields = TicketEventFields(&self.0);
+        let Some(started) = ctx.data_opt::<RequestContext>() else {
+            return resolve_container(ctx, &fields).await;
+        };
+        let mut data = Data::default();
+        data.insert(RequestContext::new(
+            started.state.clone(),
+            Auth::Actor(self.0.viewer.clone()),
+        ));
+        // Data of the execution comes first when a resolver asks for its `RequestContext`.
+        let ctx =
+            ctx.query_env
+                .create_context(ctx.schema_env, ctx.path_node, ctx.item, Some(&data));
+        resolve_container(&ctx, &fields).await
+    }
+}
+
+/// The fields of a [`TicketEvent`].
+pub struct TicketEventFields<'a>(&'a VisibleEvent);
+
+#[Object(name = "TicketEvent")]
+impl TicketEventFields<'_> {
     /// What happened.
     async fn kind(&self) -> TicketEventKind {
         self.0.event.kind.into()
