@@ -8,6 +8,8 @@ mod asset_links;
 mod assets;
 mod auth;
 mod browser;
+mod canary;
+mod canary_support;
 mod comments_edit;
 mod comments_support;
 mod comments_visibility;
