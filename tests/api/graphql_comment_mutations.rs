@@ -221,6 +221,9 @@ async fn comment_pages_run_a_constant_number_of_statements(app: &TestApp) {
         "adam"
     );
     fill(5..50).await;
+    // Filling can outlast the credentials cache on a busy machine; its lookups are not the page's.
+    app.graphql(Some(&agent.token), "{ me { username } }", json!({}))
+        .await;
     let (fifty, body) = measure().await;
     assert_eq!(
         data(&body)["tickets"]["nodes"].as_array().unwrap().len(),
