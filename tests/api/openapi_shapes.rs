@@ -172,5 +172,26 @@ async fn real_bodies_match_their_schemas(app: &TestApp) {
         .send(app, Method::POST, "/accounts/logout/", None)
         .await;
     assert_matches(&doc, "WebMessage", &logout.json);
+    let mut refused = None;
+    for _ in 0..10 {
+        let guess = app
+            .post(
+                "/api/auth/token/",
+                None,
+                json!({"username": "adam", "password": "not-his"}),
+            )
+            .await;
+        if guess.status == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some(guess);
+            break;
+        }
+    }
+    let refused = refused.expect("the sign-in throttle answers 429");
+    assert_matches(&doc, "RateLimitError", &refused.json);
+    assert!(
+        refused.json["details"]["retry_after"].is_u64(),
+        "{}",
+        refused.text
+    );
 }
 db_test!(real_bodies_match_their_schemas);

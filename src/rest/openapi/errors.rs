@@ -48,7 +48,15 @@ impl utoipa::Modify for StandardErrors {
         for (_, name, description) in ERRORS {
             components.responses.insert(
                 name.into(),
-                error_response(description, "Error", name == "RateLimited"),
+                error_response(
+                    description,
+                    if name == "RateLimited" {
+                        "RateLimitError"
+                    } else {
+                        "Error"
+                    },
+                    name == "RateLimited",
+                ),
             );
             components.responses.insert(
                 format!("Web{name}"),

@@ -46,7 +46,7 @@ use utoipa::OpenApi;
         pages::page_ticket, pages::page_change_status, pages::page_add_comment,
         pages::page_delete_comment, pages::static_file, pages::graphql_ws,
     ),
-    components(schemas(schemas::Error, schemas::WebFailure)),
+    components(schemas(schemas::Error, schemas::RateLimitError, schemas::RetryDetails, schemas::WebFailure)),
     modifiers(&StandardErrors),
     tags(
         (name = "tickets", description = "Tickets (Bearer)"),

@@ -55,6 +55,25 @@ pub struct Error {
     pub details: BTreeMap<String, Vec<String>>,
 }
 
+/// The REST error body of a 429: `details` says how long to wait.
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"error": "rate limit exceeded", "code": "rate_limited", "details": {"retry_after": 42}}))]
+pub struct RateLimitError {
+    /// Human-readable message.
+    pub error: String,
+    /// Always `rate_limited`.
+    pub code: String,
+    /// When to try again.
+    pub details: RetryDetails,
+}
+
+/// The `details` of a 429.
+#[derive(Serialize, ToSchema)]
+pub struct RetryDetails {
+    /// Seconds to wait, the same figure as the `Retry-After` header.
+    pub retry_after: u64,
+}
+
 /// The web interface's failure body.
 #[derive(Serialize, ToSchema)]
 pub struct WebFailure {
