@@ -1,7 +1,8 @@
 //! Live ticket events as one subscriber may see them. Each event is checked when it is delivered,
 //! with the subscriber as their credential resolves at that moment: a ticket they cannot see (or no
 //! longer see) and an internal comment they may not read never reach them, and a revoked or expired
-//! token or a deactivated account ends the subscription with UNAUTHENTICATED.
+//! token or a deactivated account ends the subscription with UNAUTHENTICATED — between events too, as
+//! the credential is also resolved again on a timer.
 use crate::auth::{authenticate_bearer, Actor};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
@@ -12,6 +13,7 @@ use entity::{comment, ticket};
 use futures_util::Stream;
 use sea_orm::{ConnectionTrait, EntityTrait};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 /// An event the subscriber may see, with the records as they are now.
@@ -74,11 +76,13 @@ pub async fn follow(
         tickets::get(&state.db.conn, actor, id).await?;
     }
     let receiver = state.live.subscribe();
+    let period = recheck_period(state.config.auth_cache_seconds);
     let follower = Follower {
         state: state.clone(),
         credential,
         ticket_id,
         receiver,
+        recheck: tokio::time::interval_at(tokio::time::Instant::now() + period, period),
         ended: false,
     };
     Ok(futures_util::stream::unfold(follower, |mut f| async move {
@@ -87,11 +91,19 @@ pub async fn follow(
     }))
 }
 
+/// How often a quiet subscription resolves its credential again: the credentials-cache lifetime (a
+/// check sooner would only meet the cache), at least a second and at most a minute.
+fn recheck_period(auth_cache_seconds: u64) -> Duration {
+    Duration::from_secs(auth_cache_seconds.clamp(1, 60))
+}
+
 struct Follower {
     state: AppState,
     credential: Arc<str>,
     ticket_id: Option<i32>,
     receiver: broadcast::Receiver<LiveEvent>,
+    /// Ticks between events, so that a subscription nobody writes to still ends when its credential does.
+    recheck: tokio::time::Interval,
     ended: bool,
 }
 
@@ -103,7 +115,20 @@ impl Follower {
             return None;
         }
         loop {
-            let event = match self.receiver.recv().await {
+            let received = tokio::select! {
+                received = self.receiver.recv() => received,
+                _ = self.recheck.tick() => {
+                    match authenticate_bearer(&self.state, &self.credential).await {
+                        Err(err @ AppError::Unauthenticated(_)) => {
+                            self.ended = true;
+                            return Some(Err(err));
+                        }
+                        // Anything else (the database briefly away) is asked again at the next tick.
+                        Ok(_) | Err(_) => continue,
+                    }
+                }
+            };
+            let event = match received {
                 Ok(event) => event,
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "slow subscriber missed live events");

@@ -131,6 +131,44 @@ async fn an_expired_jwt_ends_the_subscription(app: &TestApp) {
     assert_eq!(code(&last), "UNAUTHENTICATED", "{last}");
 }
 
+fn quick_recheck(config: &mut deskgraph::config::Config) {
+    config.auth_cache_seconds = 1;
+}
+
+db_test!(
+    a_quiet_subscription_ends_when_its_jwt_expires,
+    quick_recheck
+);
+/// No event arrives after the expiry: the timer alone ends the subscription.
+async fn a_quiet_subscription_ends_when_its_jwt_expires(app: &TestApp) {
+    let rita = app.user("rita").await;
+    let agent = app.agent("adam").await;
+    let ttl = app.state.config.jwt_ttl_seconds;
+    let (jwt, _) = app
+        .state
+        .jwt
+        .issue_at(rita.id, Utc::now() - chrono::Duration::seconds(ttl - 3))
+        .unwrap();
+    let (mut client, _) = subscribed(app, &rita, &agent, &jwt).await;
+    let last = client.expect_end("w").await;
+    assert_eq!(code(&last), "UNAUTHENTICATED", "{last}");
+}
+
+db_test!(
+    a_quiet_subscription_ends_when_its_token_is_revoked,
+    quick_recheck
+);
+async fn a_quiet_subscription_ends_when_its_token_is_revoked(app: &TestApp) {
+    let rita = app.user("rita").await;
+    let agent = app.agent("adam").await;
+    let (mut client, _) = subscribed(app, &rita, &agent, &rita.token).await;
+    tokens::revoke_by_name(&app.state, rita.id, "test")
+        .await
+        .unwrap();
+    let last = client.expect_end("w").await;
+    assert_eq!(code(&last), "UNAUTHENTICATED", "{last}");
+}
+
 db_test!(a_deactivated_account_ends_the_subscription);
 async fn a_deactivated_account_ends_the_subscription(app: &TestApp) {
     let rita = app.user("rita").await;
