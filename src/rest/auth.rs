@@ -8,9 +8,8 @@ use axum::extract::State;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// Credentials.
+/// Credentials; other fields are ignored, as on every REST body.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Credentials {
     username: String,
     password: String,

@@ -103,10 +103,15 @@ async fn jwt_login_and_expiry(app: &TestApp) {
         .post(
             "/api/auth/token/",
             None,
-            json!({"username": "alice", "password": "alice-password"}),
+            json!({"username": "alice", "password": "alice-password", "remember": true}),
         )
         .await;
-    assert_eq!(ok.status, StatusCode::OK, "{}", ok.text);
+    assert_eq!(
+        ok.status,
+        StatusCode::OK,
+        "unknown fields are ignored: {}",
+        ok.text
+    );
     assert_eq!(ok.json["user"]["id"], alice.id);
     let token = ok.json["token"].as_str().unwrap().to_string();
     assert!(ok.json["expires_at"].as_str().unwrap().ends_with('Z'));
