@@ -178,6 +178,34 @@ impl AppError {
     }
 }
 
+/// A service field name as the GraphQL input that carries it is spelled, so that a front end can put
+/// the message beside the right form field: references travel as `…Id` there, everything in camelCase.
+fn graphql_field_name(field: &str) -> String {
+    let renamed = match field {
+        "assigned_to" | "assignee" => "assigneeId",
+        "assigned_group" => "assignedGroupId",
+        "project" | "project_id" => "projectId",
+        "requester" => "requesterId",
+        "owner" | "owner_id" => "ownerId",
+        "asset" => "assetId",
+        "ticket" => "ticketId",
+        other => other,
+    };
+    let mut camel = String::with_capacity(renamed.len());
+    let mut upper = false;
+    for c in renamed.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            camel.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            camel.push(c);
+        }
+    }
+    camel
+}
+
 fn fields_json(fields: &FieldErrors) -> Value {
     Value::Object(fields.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
 }
@@ -250,7 +278,11 @@ impl From<AppError> for async_graphql::Error {
         gql = gql.extend_with(|_, ext| {
             ext.set("code", code);
             if let AppError::Validation { fields, .. } | AppError::Conflict { fields, .. } = &err {
-                if let Ok(v) = async_graphql::Value::from_json(fields_json(fields)) {
+                let named: FieldErrors = fields
+                    .iter()
+                    .map(|(field, messages)| (graphql_field_name(field), messages.clone()))
+                    .collect();
+                if let Ok(v) = async_graphql::Value::from_json(fields_json(&named)) {
                     ext.set("fields", v);
                 }
             }
@@ -266,5 +298,20 @@ impl From<AppError> for async_graphql::Error {
             }
         });
         gql
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::graphql_field_name;
+
+    #[test]
+    fn graphql_names_fields_as_its_inputs_do() {
+        assert_eq!(graphql_field_name("assigned_to"), "assigneeId");
+        assert_eq!(graphql_field_name("assigned_group"), "assignedGroupId");
+        assert_eq!(graphql_field_name("project"), "projectId");
+        assert_eq!(graphql_field_name("serial_number"), "serialNumber");
+        assert_eq!(graphql_field_name("due_date"), "dueDate");
+        assert_eq!(graphql_field_name("title"), "title");
     }
 }

@@ -39,6 +39,18 @@ async fn create_and_update_tickets(app: &TestApp) {
         blank["errors"][0]["extensions"]["fields"]["title"][0],
         "this field may not be blank"
     );
+    // Field errors are named as the input fields a GraphQL client sent, not as REST names them.
+    let nobody = app
+        .graphql(
+            Some(&agent.token),
+            CREATE,
+            json!({"input": {"title": "Who?", "assigneeId": gid("User", 999_999), "dueDate": "2026-12-01"}}),
+        )
+        .await;
+    assert_eq!(first_code(&nobody), "BAD_USER_INPUT", "{nobody}");
+    let fields = &nobody["errors"][0]["extensions"]["fields"];
+    assert!(fields["assigneeId"].is_array(), "{nobody}");
+    assert!(fields.get("assigned_to").is_none(), "{nobody}");
 
     // A requester may retitle their ticket but not assign it.
     let retitled = app
