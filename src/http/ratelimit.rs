@@ -27,7 +27,8 @@ pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
     }
 }
 
-fn exempt(path: &str) -> bool {
+/// Paths outside the per-request budget (probes); the OpenAPI document leaves their 429 out by this rule.
+pub(crate) fn exempt(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/metrics")
 }
 

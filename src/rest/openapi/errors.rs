@@ -1,6 +1,6 @@
 //! Adds to every operation the error responses the shared layers can give it, and declares the security
 //! schemes. Decided from the operation itself, so a newly documented path gets them without extra words:
-//! 429 everywhere (rate limit), 413 with a body (1 MiB), 400 with a body or query parameters,
+//! 429 wherever the rate limit counts, 413 with a body (1 MiB), 400 with a body or query parameters,
 //! 401 when authentication is required, 403 for secured writes (and CSRF on the web), 404 with a path id.
 use utoipa::openapi::header::Header;
 use utoipa::openapi::path::{Operation, ParameterIn};
@@ -122,7 +122,7 @@ fn add_errors(path: &str, unsafe_method: bool, op: &mut Operation) {
         ("403", requires_auth && unsafe_method),
         ("404", path.contains('{')),
         ("413", has_body),
-        ("429", true),
+        ("429", !crate::http::ratelimit::exempt(path)),
     ];
     for (status, want) in wanted {
         if !want || op.responses.responses.contains_key(status) {

@@ -115,15 +115,15 @@ pub struct WebComment {
     /// Author's user name.
     #[schema(required = true)]
     pub author_username: Option<String>,
-    /// `Mon D, YYYY HH:MM`.
+    /// `Mon DD, YYYY HH:MM` (day zero-padded, e.g. `Nov 05, 2026 14:03`).
     pub created_at: String,
-    /// `Mon D, YYYY HH:MM`.
+    /// `Mon DD, YYYY HH:MM` (day zero-padded, e.g. `Nov 05, 2026 14:03`).
     pub updated_at: String,
     /// Whether it is internal.
     pub is_internal: bool,
     /// Whether it was edited.
     pub is_edited: bool,
-    /// `Mon D, YYYY HH:MM`, or null.
+    /// `Mon DD, YYYY HH:MM` (day zero-padded, e.g. `Nov 05, 2026 14:03`), or null.
     #[schema(required = true)]
     pub edited_at: Option<String>,
     /// Whether the caller may edit it.
@@ -144,7 +144,7 @@ pub struct WebCommentCreatedItem {
     pub comment_type: String,
     /// Author's display name.
     pub author: String,
-    /// `Mon D, YYYY HH:MM`.
+    /// `Mon DD, YYYY HH:MM` (day zero-padded, e.g. `Nov 05, 2026 14:03`).
     pub created_at: String,
     /// Whether it is internal.
     pub is_internal: bool,
