@@ -8,8 +8,12 @@
 use super::Actor;
 use crate::db::Db;
 use chrono::{DateTime, Utc};
+use entity::api_token;
 use moka::sync::Cache;
-use sea_orm::{ConnectionTrait, DbBackend, Statement};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, QueryFilter, Statement,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -32,6 +36,35 @@ pub struct CachedToken {
     /// Its last recorded use (the record is touched at most once a minute); shared by the entry's readers so
     /// that recording a use does not store the entry again (which would restart its lifetime).
     pub last_used_at: Arc<Mutex<Option<DateTime<Utc>>>>,
+}
+
+impl CachedToken {
+    /// Record a use of the token, at most once a minute so that authenticated reads stay reads.
+    pub(super) async fn touch(
+        &self,
+        db: &impl ConnectionTrait,
+        now: DateTime<Utc>,
+    ) -> Result<(), DbErr> {
+        let stale = {
+            // Claim the write under the lock, so concurrent requests with one token do not all write.
+            let Ok(mut last) = self.last_used_at.lock() else {
+                return Ok(());
+            };
+            let stale = last.is_none_or(|at| now - at > chrono::Duration::seconds(60));
+            if stale {
+                *last = Some(now);
+            }
+            stale
+        };
+        if stale {
+            api_token::Entity::update_many()
+                .col_expr(api_token::Column::LastUsedAt, Expr::value(now))
+                .filter(api_token::Column::Id.eq(self.id))
+                .exec(db)
+                .await?;
+        }
+        Ok(())
+    }
 }
 
 /// Tokens by the hash of their secret, and actors by user id. Cheap to clone; clones share the entries.

@@ -124,7 +124,7 @@ pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc
         if record.expires_at.is_some_and(|at| at <= now) {
             return Err(unauthenticated("token expired"));
         }
-        crate::service::tokens::touch(&state.db.conn, &record, now).await?;
+        record.touch(&state.db.conn, now).await?;
         record.user_id
     } else if token.split('.').count() == 3 {
         state.jwt.verify(token)?

@@ -5,7 +5,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
 use crate::state::AppState;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use entity::api_token;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
@@ -122,34 +122,4 @@ async fn revoke_record(
     let updated = active.update(txn).await?;
     audit::record(txn, audit::Entry::new(actor_id, "api_token", id, "revoke")).await?;
     Ok(updated)
-}
-
-/// Record use of a token, at most once a minute so reads stay reads.
-pub async fn touch(
-    db: &impl ConnectionTrait,
-    record: &crate::auth::cache::CachedToken,
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    let stale = {
-        // Claim the write under the lock, so concurrent requests with one token do not all write.
-        let Ok(mut last) = record.last_used_at.lock() else {
-            return Ok(());
-        };
-        let stale = last.is_none_or(|at| now - at > chrono::Duration::seconds(60));
-        if stale {
-            *last = Some(now);
-        }
-        stale
-    };
-    if stale {
-        api_token::Entity::update_many()
-            .col_expr(
-                api_token::Column::LastUsedAt,
-                sea_orm::sea_query::Expr::value(now),
-            )
-            .filter(api_token::Column::Id.eq(record.id))
-            .exec(db)
-            .await?;
-    }
-    Ok(())
 }
