@@ -217,11 +217,7 @@ pub struct LoggedCause(pub String);
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let mut response = (self.status(), axum::Json(self.body())).into_response();
-        if let AppError::Internal(cause) = &self {
-            response
-                .extensions_mut()
-                .insert(LoggedCause(format!("{cause:#}")));
-        }
+        self.mark(&mut response);
         if let AppError::Unauthenticated(_) = &self {
             // RFC 9110: a 401 names the scheme that would be accepted.
             response.headers_mut().insert(
@@ -229,14 +225,47 @@ impl IntoResponse for AppError {
                 axum::http::HeaderValue::from_static("Bearer realm=\"deskgraph\""),
             );
         }
-        if let AppError::RateLimited { retry_after } = &self {
-            if let Ok(value) = retry_after.to_string().parse() {
-                response
-                    .headers_mut()
-                    .insert(axum::http::header::RETRY_AFTER, value);
-            }
-        }
         response
+    }
+}
+
+impl AppError {
+    /// The response in the web interface's failure shape, `{"success": false, "error"}`.
+    pub fn into_web_response(self) -> Response {
+        let body = json!({ "success": false, "error": self.public_message() });
+        let mut response = (self.status(), axum::Json(body)).into_response();
+        self.mark(&mut response);
+        response
+    }
+
+    /// The response GraphQL over HTTP gives when a shared layer (rate limit, body limit, timeout) refuses
+    /// before a document runs: `{"errors": [{message, extensions: {code}}]}`.
+    pub fn into_graphql_response(self) -> Response {
+        let mut extensions = json!({ "code": self.graphql_code() });
+        if let AppError::RateLimited { retry_after } = &self {
+            extensions["retryAfter"] = json!(retry_after);
+        }
+        let body =
+            json!({ "errors": [{ "message": self.public_message(), "extensions": extensions }] });
+        let mut response = (self.status(), axum::Json(body)).into_response();
+        self.mark(&mut response);
+        response
+    }
+
+    /// What every door adds to its error response: the hidden cause for the log, `Retry-After` when rate
+    /// limited.
+    fn mark(&self, response: &mut Response) {
+        if let AppError::Internal(cause) = self {
+            response
+                .extensions_mut()
+                .insert(LoggedCause(format!("{cause:#}")));
+        }
+        if let AppError::RateLimited { retry_after } = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(*retry_after),
+            );
+        }
     }
 }
 

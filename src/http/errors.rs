@@ -2,10 +2,7 @@
 //! the error shape of the door the request came through: GraphQL's `{"errors": [...]}` on `/graphql`, the web
 //! interface's `{"success": false, "error"}` on its endpoints, and the REST body everywhere else.
 use crate::error::AppError;
-use crate::web::WebError;
-use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 /// The API a path belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,28 +40,11 @@ fn is_alternative_comment_path(path: &str) -> bool {
 
 /// `err` as the door of `path` reports errors (with `Retry-After` when rate limited).
 pub fn error_response(path: &str, err: AppError) -> Response {
-    let retry_after = match &err {
-        AppError::RateLimited { retry_after } => Some(*retry_after),
-        _ => None,
-    };
-    let mut response = match Door::of(path) {
-        Door::Rest => return err.into_response(),
-        Door::Web => WebError(err).into_response(),
-        Door::GraphQl => {
-            let mut extensions = json!({ "code": err.graphql_code() });
-            if let Some(seconds) = retry_after {
-                extensions["retryAfter"] = json!(seconds);
-            }
-            let body = json!({ "errors": [{ "message": err.public_message(), "extensions": extensions }] });
-            (err.status(), axum::Json(body)).into_response()
-        }
-    };
-    if let Some(seconds) = retry_after {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    match Door::of(path) {
+        Door::Rest => err.into_response(),
+        Door::Web => err.into_web_response(),
+        Door::GraphQl => err.into_graphql_response(),
     }
-    response
 }
 
 #[cfg(test)]

@@ -5,15 +5,14 @@ pub mod login_csrf;
 pub mod pages;
 pub mod session;
 
-use crate::error::{AppError, LoggedCause};
+use crate::error::AppError;
 use crate::rest::json::JsonObject;
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
-use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::Router;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Every web route.
 pub fn router() -> Router<AppState> {
@@ -49,19 +48,7 @@ impl From<AppError> for WebError {
 
 impl IntoResponse for WebError {
     fn into_response(self) -> Response {
-        let body = json!({ "success": false, "error": self.0.public_message() });
-        let mut response = (self.0.status(), axum::Json(body)).into_response();
-        if let AppError::Internal(cause) = &self.0 {
-            response
-                .extensions_mut()
-                .insert(LoggedCause(format!("{cause:#}")));
-        }
-        if let AppError::RateLimited { retry_after } = &self.0 {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
-        }
-        response
+        self.0.into_web_response()
     }
 }
 
