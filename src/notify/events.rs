@@ -10,7 +10,6 @@ use super::templates::{render, Occurrence};
 use crate::auth::{load_actor, Actor};
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
-use crate::rest::shapes::timestamp;
 use crate::service::comments::can_read;
 use crate::service::users::{self, Recipient};
 use crate::state::AppState;
@@ -56,7 +55,8 @@ impl<'a> Body<'a> {
             event,
             ticket_id: t.id,
             title: &t.title,
-            timestamp: timestamp(&Utc::now()),
+            // The webhook's own wire format (docs/events.md): UTC, microseconds, `Z`.
+            timestamp: Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
             comment_id: None,
             changes: None,
             from: None,
