@@ -1,4 +1,6 @@
 //! Connecting to SQLite or PostgreSQL, migrating, write transactions and statement counting.
+pub mod listen;
+
 use crate::error::{AppError, AppResult};
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sea_query::{Alias, CommonTableExpression, InsertStatement, WithClause};

@@ -81,7 +81,7 @@ impl AppState {
         };
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
-        let live = LiveBus::start(&db, &config.database_url, auth_cache.clone()).await?;
+        let live = LiveBus::start(&db, &config.database_url, vec![auth_cache.listener()]).await?;
         Ok(AppState(Arc::new(StateInner {
             auth_cache,
             plain_objects: Arc::default(),

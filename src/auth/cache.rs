@@ -2,10 +2,11 @@
 //! for its token and its user's groups in SQL every time.
 //!
 //! What may change a cached answer invalidates it: revoking a token clears this instance's cache at once
-//! and, on PostgreSQL, every other instance's through `NOTIFY` on [`CHANNEL`] (see `notify::live`). Changes
+//! and, on PostgreSQL, every other instance's through `NOTIFY` on [`CHANNEL`] (heard by `db::listen`). Changes
 //! made outside the service (SQL by hand, the CLI against SQLite while a server runs) are seen within
 //! the configured lifetime (`DESKGRAPH_AUTH_CACHE_SECONDS`, default 10; 0 turns the cache off).
 use super::Actor;
+use crate::db::listen::{Heard, Listener};
 use crate::db::Db;
 use chrono::{DateTime, Utc};
 use entity::api_token;
@@ -80,6 +81,16 @@ pub struct AuthCache {
 }
 
 impl AuthCache {
+    /// What to do on [`CHANNEL`]: another instance changed credentials, or the connection dropped and such a
+    /// change may have been missed. Either way, forget everything.
+    pub fn listener(&self) -> Listener {
+        let cache = self.clone();
+        Listener {
+            channel: CHANNEL,
+            on_heard: Arc::new(move |_: Heard<'_>| cache.clear()),
+        }
+    }
+
     /// A cache whose entries live `ttl` at most; a zero `ttl` caches nothing.
     pub fn new(ttl: Duration) -> Self {
         if ttl.is_zero() {

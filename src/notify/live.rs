@@ -3,14 +3,12 @@
 //!
 //! Events carry ids only. What a subscriber receives is decided when the event is delivered, with
 //! the subscriber's own permissions (`service::ticket_events`), so nothing here can leak.
-use crate::auth::cache::{self as auth_cache, AuthCache};
+use crate::db::listen::{self, Heard, Listener, Listening};
 use crate::db::Db;
 use chrono::{DateTime, Utc};
-use sea_orm::sqlx::postgres::PgListener;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, Weak};
-use std::time::Duration;
+use std::sync::Arc;
 use tokio::sync::broadcast;
 
 /// The PostgreSQL channel shared by all instances.
@@ -79,6 +77,8 @@ struct Wire {
 pub struct LiveBus {
     sender: Arc<broadcast::Sender<LiveEvent>>,
     origin: Arc<str>,
+    /// The instance's LISTEN connection (PostgreSQL), kept as long as the bus.
+    listening: Option<Listening>,
 }
 
 impl LiveBus {
@@ -88,22 +88,46 @@ impl LiveBus {
         LiveBus {
             sender: Arc::new(sender),
             origin: uuid::Uuid::new_v4().to_string().into(),
+            listening: None,
         }
     }
 
-    /// The bus for `db`: on PostgreSQL it also listens on [`CHANNEL`] with a dedicated connection to
-    /// `url`. Returns once the listener is in place, so events published from then on arrive.
-    ///
-    /// The same connection listens for credential changes ([`auth_cache::CHANNEL`]) and clears `auth_cache`.
-    pub async fn start(db: &Db, url: &str, auth_cache: AuthCache) -> anyhow::Result<Self> {
-        let bus = LiveBus::local();
+    /// The bus for `db`: on PostgreSQL it also listens on [`CHANNEL`], beside the channels of `also`, with
+    /// the instance's one LISTEN connection to `url`. Returns once the connection listens, so events
+    /// published from then on arrive.
+    pub async fn start(db: &Db, url: &str, also: Vec<Listener>) -> anyhow::Result<Self> {
+        let mut bus = LiveBus::local();
         if db.backend() == DbBackend::Postgres {
-            let mut listener = PgListener::connect(url).await?;
-            listener.listen_all([CHANNEL, auth_cache::CHANNEL]).await?;
-            let sender = Arc::downgrade(&bus.sender);
-            tokio::spawn(relay(listener, sender, bus.origin.clone(), auth_cache));
+            let mut listeners = also;
+            listeners.push(bus.listener());
+            bus.listening = Some(listen::start(url, listeners).await?);
         }
         Ok(bus)
+    }
+
+    /// Events from other instances, forwarded to this instance's subscribers (while the bus lives: the
+    /// callback holds it weakly).
+    fn listener(&self) -> Listener {
+        let sender = Arc::downgrade(&self.sender);
+        let origin = self.origin.clone();
+        Listener {
+            channel: CHANNEL,
+            on_heard: Arc::new(move |heard: Heard<'_>| {
+                let Heard::Notification(payload) = heard else {
+                    return;
+                };
+                let Some(sender) = sender.upgrade() else {
+                    return;
+                };
+                match serde_json::from_str::<Wire>(payload) {
+                    Ok(wire) if *wire.origin != *origin => {
+                        let _ = sender.send(wire.event);
+                    }
+                    Ok(_) => {}
+                    Err(err) => tracing::warn!(error = %err, "unreadable live event ignored"),
+                }
+            }),
+        }
     }
 
     /// A receiver of every event published from now on.
@@ -142,43 +166,6 @@ impl LiveBus {
         );
         if let Err(err) = db.conn.execute_raw(stmt).await {
             tracing::warn!(error = %err, "live event not sent to other instances");
-        }
-    }
-}
-
-/// Forward notifications from other instances to the local bus until the bus is gone.
-async fn relay(
-    mut listener: PgListener,
-    sender: Weak<broadcast::Sender<LiveEvent>>,
-    origin: Arc<str>,
-    auth_cache: AuthCache,
-) {
-    loop {
-        // Wake up now and then to notice that the bus (the AppState) was dropped.
-        let received = tokio::time::timeout(Duration::from_secs(5), listener.recv()).await;
-        let Some(sender) = sender.upgrade() else {
-            return;
-        };
-        match received {
-            Err(_elapsed) => continue,
-            Ok(Ok(notification)) if notification.channel() == auth_cache::CHANNEL => {
-                auth_cache.clear()
-            }
-            Ok(Ok(notification)) => match serde_json::from_str::<Wire>(notification.payload()) {
-                Ok(wire) if *wire.origin != *origin => {
-                    let _ = sender.send(wire.event);
-                }
-                Ok(_) => {}
-                Err(err) => tracing::warn!(error = %err, "unreadable live event ignored"),
-            },
-            Ok(Err(err)) => {
-                // PgListener reconnects by itself on the next recv; pause so a dead server is not hammered.
-                tracing::warn!(error = %err, "live event listener lost its connection");
-                // Credential changes may have been missed meanwhile.
-                auth_cache.clear();
-                drop(sender);
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
         }
     }
 }
