@@ -72,6 +72,8 @@ pub struct Config {
     pub delivery_timeout_ms: i64,
     /// Failed sign-ins allowed per account and per client address (`DESKGRAPH_LOGIN_*`).
     pub login_throttle: LoginThrottle,
+    /// What one GraphQL request may ask for, and the hourly points budget (`DESKGRAPH_GRAPHQL_*`).
+    pub graphql: GraphqlLimits,
     /// `DESKGRAPH_SECURE_COOKIES`: `auto` (default), `true` or `false`.
     pub secure_cookies: SecureCookies,
     /// `DESKGRAPH_HSTS_SECONDS`: `max-age` of the `Strict-Transport-Security` header (default 0: not sent).
@@ -95,6 +97,37 @@ impl Default for LoginThrottle {
             max_failures: 5,
             max_failures_per_address: 20,
             window_seconds: 900,
+        }
+    }
+}
+
+/// GraphQL cost limits and budget (see docs/graphql.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphqlLimits {
+    /// `DESKGRAPH_GRAPHQL_MAX_NODES`: largest `nodeCount` an operation may have (default 50,000).
+    pub max_nodes: u64,
+    /// `DESKGRAPH_GRAPHQL_POINTS`: points per hour for each signed-in viewer (default 5,000).
+    pub points_authenticated: u64,
+    /// `DESKGRAPH_GRAPHQL_POINTS_ANONYMOUS`: points per hour for each anonymous client address (default 500).
+    pub points_anonymous: u64,
+    /// `DESKGRAPH_GRAPHQL_MAX_ROOT_FIELDS`: most root fields (aliases included) in one operation (default 50).
+    pub max_root_fields: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_RESPONSE_BYTES`: largest response body served (default 16 MiB).
+    pub max_response_bytes: usize,
+    /// `DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`: a `.graphql` file or a folder of them; when set, only these
+    /// documents run (allow-list mode).
+    pub trusted_documents: Option<std::path::PathBuf>,
+}
+
+impl Default for GraphqlLimits {
+    fn default() -> Self {
+        GraphqlLimits {
+            max_nodes: 50_000,
+            points_authenticated: 5_000,
+            points_anonymous: 500,
+            max_root_fields: 50,
+            max_response_bytes: 16 << 20,
+            trusted_documents: None,
         }
     }
 }
@@ -240,6 +273,29 @@ impl Config {
                 window_seconds: number(&get, "DESKGRAPH_LOGIN_WINDOW_SECONDS", 900, 60, 3600)?
                     as u64,
             },
+            graphql: GraphqlLimits {
+                max_nodes: number(&get, "DESKGRAPH_GRAPHQL_MAX_NODES", 50_000, 1, 100_000_000)?
+                    as u64,
+                points_authenticated: number(&get, "DESKGRAPH_GRAPHQL_POINTS", 5_000, 1, 1_000_000_000)?
+                    as u64,
+                points_anonymous: number(
+                    &get,
+                    "DESKGRAPH_GRAPHQL_POINTS_ANONYMOUS",
+                    500,
+                    1,
+                    1_000_000_000,
+                )? as u64,
+                max_root_fields: number(&get, "DESKGRAPH_GRAPHQL_MAX_ROOT_FIELDS", 50, 1, 10_000)?
+                    as usize,
+                max_response_bytes: number(
+                    &get,
+                    "DESKGRAPH_GRAPHQL_MAX_RESPONSE_BYTES",
+                    16 << 20,
+                    1024,
+                    1 << 32,
+                )? as usize,
+                trusted_documents: get("DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS").map(Into::into),
+            },
             secure_cookies: match get("DESKGRAPH_SECURE_COOKIES")
                 .map(|v| v.to_ascii_lowercase())
                 .as_deref()
@@ -285,6 +341,7 @@ impl Config {
             outbox_backoff_ms: 0,
             delivery_timeout_ms: 2000,
             login_throttle: LoginThrottle::default(),
+            graphql: GraphqlLimits::default(),
             secure_cookies: SecureCookies::Auto,
             hsts_seconds: 0,
         }

@@ -42,6 +42,10 @@ pub struct StateInner {
     pub live: LiveBus,
     /// Recently resolved credentials (cleared across instances when they change).
     pub auth_cache: AuthCache,
+    /// The documents allowed to run in GraphQL allow-list mode (`DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`).
+    pub trusted_documents: Option<Arc<crate::graphql::trusted::Registry>>,
+    /// Which GraphQL fields are connections and lists, for pricing queries (`src/graphql/cost.rs`).
+    pub cost_model: Arc<crate::graphql::cost::Model>,
     /// GraphQL objects answered in one pass (`src/graphql/plain.rs`); `graphql_plain_objects_total`.
     pub plain_objects: Arc<AtomicU64>,
 }
@@ -79,11 +83,20 @@ impl AppState {
             .map_err(|e| anyhow::anyhow!("DESKGRAPH_REDIS_URL: {e}"))?,
             None => Counters::memory(),
         };
+        let trusted_documents = match &config.graphql.trusted_documents {
+            Some(path) => Some(Arc::new(crate::graphql::trusted::Registry::load(path)?)),
+            None => None,
+        };
+        let cost_model = Arc::new(crate::graphql::cost::Model::from_sdl(
+            &crate::graphql::sdl(),
+        )?);
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
         let live = LiveBus::start(&db, &config.database_url, vec![auth_cache.listener()]).await?;
         Ok(AppState(Arc::new(StateInner {
             auth_cache,
+            trusted_documents,
+            cost_model,
             plain_objects: Arc::default(),
             notifier,
             live,

@@ -37,8 +37,7 @@ pub async fn graphql_post(
             "a POST to /graphql needs Content-Type: application/json",
         );
     }
-    let mut request = request.into_inner().data(client);
-    schema.parse(&mut request);
+    let request = request.into_inner().data(client);
     execute(&schema, state, auth, &headers, request).await
 }
 
@@ -70,6 +69,7 @@ pub async fn graphql_get(
     Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
     State(state): State<AppState>,
+    client: ClientAddress,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
@@ -79,10 +79,12 @@ pub async fn graphql_get(
         return Html(GraphiQLSource::build().endpoint("/graphql").finish()).into_response();
     }
     let mut request = match async_graphql::http::parse_query_string(&raw) {
-        Ok(request) => request,
+        Ok(request) => request.data(client),
         Err(err) => return request_error(&headers, StatusCode::BAD_REQUEST, &err.to_string()),
     };
-    schema.parse(&mut request);
+    if let Err(error) = schema.parse(&mut request) {
+        return render(&state, &headers, async_graphql::Response::from_errors(vec![error]));
+    }
     if is_mutation(&mut request) {
         let mut response = request_error(
             &headers,
@@ -94,11 +96,25 @@ pub async fn graphql_get(
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return response;
     }
-    execute(&schema, state, auth, &headers, request).await
+    run(&schema, state, auth, &headers, request).await
+}
+
+/// Parse a POSTed request ([`Checked::parse`]) and run it.
+async fn execute(
+    schema: &Checked,
+    state: AppState,
+    auth: Auth,
+    headers: &HeaderMap,
+    mut request: async_graphql::Request,
+) -> Response {
+    if let Err(error) = schema.parse(&mut request) {
+        return render(&state, headers, async_graphql::Response::from_errors(vec![error]));
+    }
+    run(schema, state, auth, headers, request).await
 }
 
 /// Run a request both handlers have given its parsed document ([`Checked::parse`], once each).
-async fn execute(
+async fn run(
     schema: &Checked,
     state: AppState,
     auth: Auth,
@@ -111,8 +127,13 @@ async fn execute(
         // Refused with a clear error before execution (see `limits`).
         request = request.disable_introspection();
     }
-    let ctx = RequestContext::new(state, auth);
-    let mut response = schema.execute(request.data(ctx)).await;
+    let ctx = RequestContext::new(state.clone(), auth);
+    let response = schema.execute(request.data(ctx)).await;
+    render(&state, headers, response)
+}
+
+/// The HTTP answer of a GraphQL response: its status, media type and headers.
+fn render(state: &AppState, headers: &HeaderMap, mut response: async_graphql::Response) -> Response {
     for error in &mut response.errors {
         // Parse, validation and input-coercion errors come from async-graphql without a code.
         explain_limit(&mut error.message);
@@ -125,12 +146,21 @@ async fn execute(
         && response.data == async_graphql::Value::Null
         && response.errors.iter().all(|e| e.path.is_empty());
     let graphql_response = accepts(headers, GRAPHQL_RESPONSE);
-    // application/json clients always get 200; the newer media type reports request errors as 400.
-    let status = if graphql_response && request_failed {
+    let rate_limited = request_failed
+        && response
+            .errors
+            .iter()
+            .any(|e| e.extensions.as_ref().and_then(|x| x.get("code")) == Some(&"RATE_LIMITED".into()));
+    // application/json clients always get 200; the newer media type reports request errors as 400. Over
+    // the points budget is 429 for both, as the shared request budget answers.
+    let status = if rate_limited {
+        StatusCode::TOO_MANY_REQUESTS
+    } else if graphql_response && request_failed {
         StatusCode::BAD_REQUEST
     } else {
         StatusCode::OK
     };
+    let max = state.config.graphql.max_response_bytes;
     let body = if request_failed {
         // Nothing was executed: the GraphQL spec leaves the `data` entry out rather than sending null.
         serde_json::to_value(&response).map(|mut json| {
@@ -140,17 +170,57 @@ async fn execute(
             json.to_string().into_bytes()
         })
     } else {
-        serde_json::to_vec(&response)
+        capped_json(&response, max)
     };
-    let Ok(body) = body else {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    let mut http = match body {
+        Ok(body) => (
+            status,
+            [(header::CONTENT_TYPE, content_type(headers))],
+            body,
+        )
+            .into_response(),
+        Err(err) if err.is_io() => {
+            let body = json!({"errors": [{
+                "message": format!("the response would be larger than {max} bytes; ask for less"),
+                "extensions": {"code": "RESPONSE_TOO_LARGE", "limit": max},
+            }]});
+            (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, content_type(headers))],
+                body.to_string(),
+            )
+                .into_response()
+        }
+        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     };
-    (
-        status,
-        [(header::CONTENT_TYPE, content_type(headers))],
-        body,
-    )
-        .into_response()
+    http.headers_mut().extend(response.http_headers);
+    http
+}
+
+/// `response` as JSON, or an I/O error as soon as it passes `max` bytes (it is not built further).
+fn capped_json(response: &async_graphql::Response, max: usize) -> serde_json::Result<Vec<u8>> {
+    struct Capped {
+        bytes: Vec<u8>,
+        max: usize,
+    }
+    impl std::io::Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.bytes.len() + buf.len() > self.max {
+                return Err(std::io::Error::other("response too large"));
+            }
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut capped = Capped {
+        bytes: Vec::with_capacity(4096),
+        max,
+    };
+    serde_json::to_writer(&mut capped, response)?;
+    Ok(capped.bytes)
 }
 
 /// async-graphql's depth and complexity errors do not say what the limit is.

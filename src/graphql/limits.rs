@@ -12,14 +12,21 @@
 //! extension: any registered extension puts every field of every response through the extension
 //! chain, which cost a quarter of a 20-ticket list page's CPU.
 use super::connection::MAX_PAGE;
-use super::AppSchema;
+use super::context::RequestContext;
+use super::cost::{self, Price};
+use super::{budget, trusted, AppSchema};
+use crate::http::client_ip::ClientAddress;
+pub use budget::RateLimit;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
-use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
+use async_graphql::parser::types::{
+    DocumentOperations, ExecutableDocument, Selection, SelectionSet,
+};
 use async_graphql::{
     Data, ErrorExtensionValues, Executor, IntrospectionMode, Name, Pos, Positioned, Request,
     Response, ServerError, ServerResult, Value,
 };
 use moka::sync::Cache;
+use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -48,20 +55,37 @@ pub fn precheck(request: &mut Request) -> ServerResult<()> {
 /// Bytes of query text whose parsed documents are kept (the text weighs twice, standing for its tree).
 const REMEMBERED_DOCUMENTS_BYTES: u64 = 16 << 20;
 
-/// The schema behind [`precheck`], the documents it parsed and the requests it found valid.
+/// The schema behind [`precheck`], the documents it parsed (with their prices) and the requests it found
+/// valid.
 ///
 /// Clients send the same few documents again and again (with other variables); parsing one took 7 % of a
 /// 20-ticket list page's CPU, cloning the kept tree is a fraction of that. Validating it again took as
 /// much again: validation is a function of the schema, the document, the operation and the variables, so
 /// a request equal in all three to one that ran without errors goes to `fast`, the same schema built with
 /// [`ValidationMode::Fast`](async_graphql::ValidationMode::Fast) (which still measures complexity and depth against the limits).
+/// Prices ([`cost`]) are computed once per document, when it is parsed, unless a page size comes from a
+/// variable.
 #[derive(Clone)]
 pub struct Checked {
     schema: AppSchema,
     fast: AppSchema,
-    documents: Cache<String, ExecutableDocument>,
+    model: Arc<cost::Model>,
+    documents: Cache<String, Arc<Parsed>>,
     validated: Cache<Validated, ()>,
+    /// Documents allowed to run in allow-list mode ([`trusted`]), if it is on.
+    trusted: Option<Arc<trusted::Registry>>,
+    /// Documents remembered for Automatic Persisted Queries.
+    persisted: trusted::Persisted,
 }
+
+/// A parsed document and the prices of its operations that do not depend on variables.
+pub struct Parsed {
+    document: ExecutableDocument,
+    prices: Vec<(Option<Name>, Price)>,
+}
+
+/// The kept document of a request, from [`Checked::parse`] to [`Checked::execute`].
+struct Kept(Arc<Parsed>);
 
 /// What validating a request depends on besides the schema.
 #[derive(Hash, PartialEq, Eq)]
@@ -87,10 +111,16 @@ impl Validated {
 }
 
 impl Checked {
-    /// Wrap `schema`, and `fast`, the same schema built with [`ValidationMode::Fast`](async_graphql::ValidationMode::Fast).
-    pub fn new(schema: AppSchema, fast: AppSchema) -> Self {
+    /// Wrap `schema`, and `fast`, the same schema built with [`ValidationMode::Fast`](async_graphql::ValidationMode::Fast);
+    /// `trusted`: the allow-list, when that mode is on.
+    pub fn new(
+        schema: AppSchema,
+        fast: AppSchema,
+        model: Arc<cost::Model>,
+        trusted: Option<Arc<trusted::Registry>>,
+    ) -> Self {
         let documents = Cache::builder()
-            .weigher(|query: &String, _: &ExecutableDocument| {
+            .weigher(|query: &String, _: &Arc<Parsed>| {
                 u32::try_from(query.len().saturating_mul(2)).unwrap_or(u32::MAX)
             })
             .max_capacity(REMEMBERED_DOCUMENTS_BYTES)
@@ -102,20 +132,129 @@ impl Checked {
         Checked {
             schema,
             fast,
+            model,
             documents,
             validated,
+            trusted,
+            persisted: trusted::Persisted::default(),
         }
     }
 
-    /// Give `request` its parsed document, parsing each distinct query text once. A document that does
-    /// not parse is left for the executor to report.
-    pub fn parse(&self, request: &mut Request) {
-        if let Some(document) = self.documents.get(&request.query) {
-            request.set_parsed_query(document);
+    /// Give `request` its query when it names a persisted one ([`trusted::Persisted`]), and its parsed
+    /// document, parsing (and pricing) each distinct query text once. A document that does not parse is
+    /// left for the executor to report.
+    pub fn parse(&self, request: &mut Request) -> ServerResult<()> {
+        self.persisted.resolve(request, self.trusted.as_deref())?;
+        if let Some(parsed) = self.documents.get(&request.query) {
+            request.set_parsed_query(parsed.document.clone());
+            request.data.insert(Kept(parsed));
         } else if let Ok(document) = request.parsed_query() {
-            let document = document.clone();
-            self.documents.insert(request.query.clone(), document);
+            let parsed = Arc::new(Parsed {
+                document: document.clone(),
+                prices: self.model.price_document(document),
+            });
+            self.documents.insert(request.query.clone(), parsed.clone());
+            request.data.insert(Kept(parsed));
         }
+        Ok(())
+    }
+
+    /// The price of the operation `request` runs (`None`: its document does not parse or names no
+    /// operation; the executor reports that).
+    fn price(&self, request: &mut Request) -> Option<Price> {
+        let kept = request
+            .data
+            .get(&TypeId::of::<Kept>())
+            .and_then(|kept| kept.downcast_ref::<Kept>())
+            .map(|kept| kept.0.clone());
+        let operation_name = request.operation_name.clone();
+        let variables = std::mem::take(&mut request.variables);
+        let price = match request.parsed_query() {
+            Ok(document) => {
+                cost::operation(document, operation_name.as_deref()).map(|(name, operation)| {
+                    let known = kept.as_ref().and_then(|kept| {
+                        kept.prices
+                            .iter()
+                            .find(|(n, _)| n.as_ref() == name)
+                            .map(|(_, price)| *price)
+                    });
+                    known.unwrap_or_else(|| {
+                        self.model.price(document, &operation.node, &variables)
+                    })
+                })
+            }
+            Err(_) => None,
+        };
+        request.variables = variables;
+        price
+    }
+
+    /// Refuse `request` when its operation breaks a limit; otherwise take its points from the
+    /// viewer's budget and return what the request may read about that ([`RateLimit`]).
+    async fn admit(&self, request: &mut Request) -> Result<Option<RateLimit>, Refused> {
+        precheck(request).map_err(Refused::limit)?;
+        if let Some(trusted) = &self.trusted {
+            trusted.check(request).map_err(Refused::limit)?;
+        }
+        let Some(price) = self.price(request) else {
+            return Ok(None);
+        };
+        let dry_run = dry_run(request);
+        let Some(ctx) = request
+            .data
+            .get(&TypeId::of::<RequestContext>())
+            .and_then(|ctx| ctx.downcast_ref::<RequestContext>())
+        else {
+            return Ok(None);
+        };
+        let limits = &ctx.state.config.graphql;
+        if price.root_fields > limits.max_root_fields {
+            return Err(Refused::limit(refusal(
+                format!(
+                    "an operation may select at most {} root fields, aliases included (got {})",
+                    limits.max_root_fields, price.root_fields
+                ),
+                "BAD_USER_INPUT",
+                &[
+                    ("rootFields", price.root_fields as u64),
+                    ("limit", limits.max_root_fields as u64),
+                ],
+            )));
+        }
+        if price.sensitive > 1 {
+            return Err(Refused::limit(refusal(
+                "`login` and `createApiToken` may appear at most once per request".to_string(),
+                "BAD_USER_INPUT",
+                &[],
+            )));
+        }
+        if price.node_count > limits.max_nodes {
+            return Err(Refused::limit(refusal(
+                format!(
+                    "this query could return {} nodes, over the limit of {}; ask for smaller pages",
+                    price.node_count, limits.max_nodes
+                ),
+                "QUERY_TOO_COSTLY",
+                &[
+                    ("nodeCount", price.node_count),
+                    ("cost", price.cost),
+                    ("limit", limits.max_nodes),
+                ],
+            )));
+        }
+        let client = request
+            .data
+            .get(&TypeId::of::<ClientAddress>())
+            .and_then(|c| c.downcast_ref::<ClientAddress>())
+            .and_then(|c| c.0);
+        let rate = budget::charge(ctx, client, price, dry_run).await;
+        if !rate.allowed {
+            return Err(Refused(budget::refused(&rate), Some(rate)));
+        }
+        if dry_run {
+            only_rate_limit(request);
+        }
+        Ok(Some(rate))
     }
 }
 
@@ -123,17 +262,35 @@ impl Checked {
 /// WebSocket's are parsed here.
 impl Executor for Checked {
     async fn execute(&self, mut request: Request) -> Response {
-        if let Err(error) = precheck(&mut request) {
-            return Response::from_errors(vec![error]);
+        let rate = match self.admit(&mut request).await {
+            Ok(rate) => rate,
+            Err(Refused(error, rate)) => {
+                let mut response = Response::from_errors(vec![error]);
+                if let Some(rate) = rate {
+                    budget::set_headers(&mut response.http_headers, &rate);
+                }
+                return response;
+            }
+        };
+        if let Some(rate) = rate {
+            request = request.data(rate);
         }
         let validated = Validated::of(&request);
-        if self.validated.contains_key(&validated) {
-            return self.fast.execute(request).await;
-        }
-        let response = self.schema.execute(request).await;
-        // No errors at all: it passed validation (an error-free run of an invalid request is impossible).
-        if response.errors.is_empty() {
-            self.validated.insert(validated, ());
+        let mut response = if rate.is_some_and(|r| r.dry_run) || self.validated.contains_key(&validated)
+        {
+            // A dry run keeps only `rateLimit` of its document: unused fragments and variables are not
+            // errors there.
+            self.fast.execute(request).await
+        } else {
+            let response = self.schema.execute(request).await;
+            // No errors at all: it passed validation (an error-free run of an invalid request is impossible).
+            if response.errors.is_empty() {
+                self.validated.insert(validated, ());
+            }
+            response
+        };
+        if let Some(rate) = rate {
+            budget::set_headers(&mut response.http_headers, &rate);
         }
         response
     }
@@ -143,12 +300,123 @@ impl Executor for Checked {
         mut request: Request,
         session_data: Option<Arc<Data>>,
     ) -> BoxStream<'static, Response> {
-        self.parse(&mut request);
-        match precheck(&mut request) {
+        let checked = self.parse(&mut request).and_then(|()| precheck(&mut request)).and_then(|()| {
+            // Subscriptions are held to the limits but not charged: they last, and each event is read
+            // for its subscriber.
+            match self.price(&mut request) {
+                Some(price) if price.node_count > self.max_nodes(&request) => Err(refusal(
+                    format!(
+                        "this subscription could return {} nodes per event, over the limit of {}",
+                        price.node_count,
+                        self.max_nodes(&request)
+                    ),
+                    "QUERY_TOO_COSTLY",
+                    &[("nodeCount", price.node_count), ("cost", price.cost)],
+                )),
+                _ => Ok(()),
+            }
+        });
+        match checked {
             Ok(()) => Executor::execute_stream(&self.schema, request, session_data),
             Err(error) => stream::once(async move { Response::from_errors(vec![error]) }).boxed(),
         }
     }
+}
+
+impl Checked {
+    fn max_nodes(&self, request: &Request) -> u64 {
+        request
+            .data
+            .get(&TypeId::of::<RequestContext>())
+            .and_then(|ctx| ctx.downcast_ref::<RequestContext>())
+            .map_or(crate::config::GraphqlLimits::default().max_nodes, |ctx| {
+                ctx.state.config.graphql.max_nodes
+            })
+    }
+}
+
+/// Why a request does not run, with the budget when it was the budget.
+struct Refused(ServerError, Option<RateLimit>);
+
+impl Refused {
+    fn limit(error: ServerError) -> Self {
+        Refused(error, None)
+    }
+}
+
+/// An error refusing the whole request, with `code` and `figures` in its extensions.
+pub fn refusal(message: String, code: &str, figures: &[(&str, u64)]) -> ServerError {
+    let mut error = ServerError::new(message, None);
+    let mut extensions = ErrorExtensionValues::default();
+    extensions.set("code", code);
+    for (name, value) in figures {
+        extensions.set(*name, *value);
+    }
+    error.extensions = Some(extensions);
+    error
+}
+
+/// Whether the operation selects `rateLimit(dryRun: true)` at its root.
+fn dry_run(request: &mut Request) -> bool {
+    let operation_name = request.operation_name.clone();
+    let variables = std::mem::take(&mut request.variables);
+    let found = selects_dry_run(request, operation_name.as_deref(), &variables);
+    request.variables = variables;
+    found
+}
+
+fn selects_dry_run(
+    request: &mut Request,
+    operation_name: Option<&str>,
+    variables: &async_graphql::Variables,
+) -> bool {
+    let Ok(document) = request.parsed_query() else {
+        return false;
+    };
+    let Some((_, operation)) = cost::operation(document, operation_name) else {
+        return false;
+    };
+    operation.node.selection_set.node.items.iter().any(|item| match &item.node {
+        Selection::Field(field) if field.node.name.node == RATE_LIMIT_FIELD => field
+            .node
+            .get_argument("dryRun")
+            .and_then(|value| {
+                value
+                    .node
+                    .clone()
+                    .into_const_with(|var| variables.get(&var).cloned().ok_or(()))
+                    .ok()
+            })
+            .is_some_and(|value| value == Value::Boolean(true)),
+        _ => false,
+    })
+}
+
+/// The root field that reports the budget.
+const RATE_LIMIT_FIELD: &str = "rateLimit";
+
+/// Keep only the root `rateLimit` and `__typename` fields of the request's operation: a dry run runs
+/// nothing else.
+fn only_rate_limit(request: &mut Request) {
+    let operation_name = request.operation_name.clone();
+    let Ok(document) = request.parsed_query() else {
+        return;
+    };
+    let mut document = document.clone();
+    let operation = match &mut document.operations {
+        DocumentOperations::Single(op) => Some(op),
+        DocumentOperations::Multiple(ops) => match operation_name.as_deref() {
+            Some(name) => ops.get_mut(name),
+            None => ops.values_mut().next(),
+        },
+    };
+    if let Some(operation) = operation {
+        operation.node.selection_set.node.items.retain(|item| {
+            matches!(&item.node, Selection::Field(f)
+                if f.node.name.node == RATE_LIMIT_FIELD || f.node.name.node == "__typename")
+        });
+    }
+    request.set_parsed_query(document);
 }
 
 /// Refuse a document that selects `__schema` or `__type` (both only exist on the query root).

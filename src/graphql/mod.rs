@@ -1,7 +1,9 @@
 //! The GraphQL API: schema, per-request context, loaders and the `/graphql` endpoint.
+pub mod budget;
 pub mod comment_loader;
 pub mod connection;
 pub mod context;
+pub mod cost;
 pub mod http;
 pub mod ids;
 pub mod limits;
@@ -13,6 +15,7 @@ pub mod prefetch;
 pub mod query;
 pub mod scalars;
 pub mod subscription;
+pub mod trusted;
 pub mod types;
 pub mod viewer_loader;
 pub mod ws;
@@ -63,7 +66,13 @@ pub fn sdl() -> String {
 
 /// `/graphql` routes (`/graphql/ws` for subscriptions), over schemas built once.
 pub fn router(state: AppState) -> Router<AppState> {
-    let checked = limits::Checked::new(build_schema(state.clone()), build_fast_schema(state));
+    let (model, trusted) = (state.cost_model.clone(), state.trusted_documents.clone());
+    let checked = limits::Checked::new(
+        build_schema(state.clone()),
+        build_fast_schema(state),
+        model,
+        trusted,
+    );
     Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql_post))
         .route("/graphql/ws", get(ws::graphql_ws))

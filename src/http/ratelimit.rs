@@ -27,9 +27,10 @@ pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
     }
 }
 
-/// Paths outside the per-request budget (probes); the OpenAPI document leaves their 429 out by this rule.
+/// Paths outside the per-request budget: probes, and `/graphql`, which counts points instead
+/// (`crate::graphql::budget`); the OpenAPI document leaves their 429 out by this rule.
 pub(crate) fn exempt(path: &str) -> bool {
-    matches!(path, "/healthz" | "/readyz" | "/metrics")
+    matches!(path, "/healthz" | "/readyz" | "/metrics" | "/graphql")
 }
 
 /// Count a request against its [`budget`]: `None` for paths that are not limited. Part of

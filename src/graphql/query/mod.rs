@@ -2,6 +2,7 @@
 pub mod assets;
 pub mod audit;
 pub mod projects;
+pub mod rate;
 pub mod tickets;
 pub mod viewer;
 pub mod webhooks;
@@ -18,4 +19,5 @@ pub struct QueryRoot(
     audit::AuditQuery,
     projects::ProjectQuery,
     assets::AssetQuery,
+    rate::RateLimitQuery,
 );

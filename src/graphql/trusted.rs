@@ -1,0 +1,165 @@
+//! Trusted documents (docs/graphql.md): Apollo's Automatic Persisted Queries, and the allow-list mode
+//! (`DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`) in which only registered documents run.
+//!
+//! APQ: a request may carry `extensions.persistedQuery = {version: 1, sha256Hash}`. With its query, the
+//! hash is checked and the query remembered (in a cache bounded in bytes); without, the remembered query
+//! runs, or the request is answered `PersistedQueryNotFound` and the client sends it again with its text.
+//! In allow-list mode the registered documents are the only ones a hash finds, and nothing new is
+//! remembered.
+use async_graphql::{Request, ServerError, ServerResult, Value};
+use moka::sync::Cache;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Bytes of query text remembered for APQ.
+const PERSISTED_BYTES: u64 = 16 << 20;
+
+/// The SHA-256 of `text`, in lowercase hex (as APQ sends it).
+pub fn hash(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// The registered documents of allow-list mode, by hash.
+#[derive(Debug, Default)]
+pub struct Registry {
+    documents: HashMap<String, String>,
+}
+
+impl Registry {
+    /// Read every `.graphql` file at `path` (a file, or a folder read recursively); each must parse.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let mut registry = Registry::default();
+        registry.add(path)?;
+        if registry.documents.is_empty() {
+            anyhow::bail!(
+                "DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS: no .graphql document in {}",
+                path.display()
+            );
+        }
+        Ok(registry)
+    }
+
+    fn add(&mut self, path: &Path) -> anyhow::Result<()> {
+        use anyhow::Context;
+        if path.is_dir() {
+            let mut entries = std::fs::read_dir(path)
+                .with_context(|| format!("reading {}", path.display()))?
+                .collect::<Result<Vec<_>, _>>()?;
+            entries.sort_by_key(|e| e.path());
+            for entry in entries {
+                let path = entry.path();
+                if path.is_dir() || path.extension().is_some_and(|e| e == "graphql") {
+                    self.add(&path)?;
+                }
+            }
+            return Ok(());
+        }
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading trusted document {}", path.display()))?;
+        async_graphql::parser::parse_query(&text)
+            .with_context(|| format!("trusted document {} does not parse", path.display()))?;
+        self.documents.insert(hash(&text), text);
+        Ok(())
+    }
+
+    /// How many documents are registered.
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+
+    /// Refuse `request` unless its text is a registered document.
+    pub fn check(&self, request: &Request) -> ServerResult<()> {
+        if self.documents.contains_key(&hash(&request.query)) {
+            return Ok(());
+        }
+        Err(error(
+            "only registered documents run on this server (allow-list mode)",
+            "DOCUMENT_NOT_ALLOWED",
+        ))
+    }
+}
+
+/// Remembered APQ documents.
+#[derive(Clone)]
+pub struct Persisted {
+    cache: Cache<String, String>,
+}
+
+impl Default for Persisted {
+    fn default() -> Self {
+        Persisted {
+            cache: Cache::builder()
+                .weigher(|hash: &String, query: &String| {
+                    u32::try_from(hash.len() + query.len()).unwrap_or(u32::MAX)
+                })
+                .max_capacity(PERSISTED_BYTES)
+                .build(),
+        }
+    }
+}
+
+impl Persisted {
+    /// Apply the APQ extension of `request`, if any: fill in its query from the hash, or remember its
+    /// query under the hash. `registry`: the allow-list, which replaces the remembered documents.
+    pub fn resolve(&self, request: &mut Request, registry: Option<&Registry>) -> ServerResult<()> {
+        let Some(persisted) = request.extensions.0.get("persistedQuery") else {
+            return Ok(());
+        };
+        let Value::Object(persisted) = persisted else {
+            return Err(error("extensions.persistedQuery must be an object", "BAD_USER_INPUT"));
+        };
+        if persisted.get("version") != Some(&Value::from(1)) {
+            return Err(error("Unsupported persisted query version", "PERSISTED_QUERY_NOT_SUPPORTED"));
+        }
+        let Some(Value::String(sha)) = persisted.get("sha256Hash") else {
+            return Err(error(
+                "extensions.persistedQuery.sha256Hash must be a string",
+                "BAD_USER_INPUT",
+            ));
+        };
+        let sha = sha.to_ascii_lowercase();
+        if request.query.is_empty() {
+            let known = match registry {
+                Some(registry) => registry.documents.get(&sha).cloned(),
+                None => self.cache.get(&sha),
+            };
+            return match known {
+                Some(query) => {
+                    request.query = query;
+                    Ok(())
+                }
+                None => Err(error("PersistedQueryNotFound", "PERSISTED_QUERY_NOT_FOUND")),
+            };
+        }
+        if hash(&request.query) != sha {
+            return Err(error("provided sha does not match query", "BAD_USER_INPUT"));
+        }
+        if registry.is_none() {
+            self.cache.insert(sha, request.query.clone());
+        }
+        Ok(())
+    }
+}
+
+fn error(message: &str, code: &str) -> ServerError {
+    super::limits::refusal(message.to_string(), code, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_are_apollo_hex() {
+        assert_eq!(
+            hash("{__typename}"),
+            "ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"
+        );
+    }
+}
