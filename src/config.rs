@@ -276,8 +276,13 @@ impl Config {
             graphql: GraphqlLimits {
                 max_nodes: number(&get, "DESKGRAPH_GRAPHQL_MAX_NODES", 50_000, 1, 100_000_000)?
                     as u64,
-                points_authenticated: number(&get, "DESKGRAPH_GRAPHQL_POINTS", 5_000, 1, 1_000_000_000)?
-                    as u64,
+                points_authenticated: number(
+                    &get,
+                    "DESKGRAPH_GRAPHQL_POINTS",
+                    5_000,
+                    1,
+                    1_000_000_000,
+                )? as u64,
                 points_anonymous: number(
                     &get,
                     "DESKGRAPH_GRAPHQL_POINTS_ANONYMOUS",

@@ -209,7 +209,9 @@ pub fn operation<'a>(
     match (&document.operations, operation_name) {
         (DocumentOperations::Single(op), None) => Some((None, op)),
         (DocumentOperations::Single(_), Some(_)) => None,
-        (DocumentOperations::Multiple(ops), Some(name)) => ops.get_key_value(name).map(|(n, o)| (Some(n), o)),
+        (DocumentOperations::Multiple(ops), Some(name)) => {
+            ops.get_key_value(name).map(|(n, o)| (Some(n), o))
+        }
         (DocumentOperations::Multiple(ops), None) if ops.len() == 1 => {
             ops.iter().next().map(|(n, o)| (Some(n), o))
         }
@@ -263,9 +265,7 @@ impl Walk<'_> {
                         .map_or(ty, |c| c.node.on.node.as_str());
                     self.count(on, &fragment.selection_set.node)
                 }
-                Selection::FragmentSpread(spread) => {
-                    self.fragment(&spread.node.fragment_name.node)
-                }
+                Selection::FragmentSpread(spread) => self.fragment(&spread.node.fragment_name.node),
             };
             total = total.saturating_add(nodes);
         }
@@ -379,7 +379,8 @@ mod tests {
         let nested = "{ tickets(first:100){ nodes{ project{ tickets(first:100){ nodes{ project{ \
                       tickets(first:100){ nodes{ title requester{ username } } } } } } } } } }";
         assert_eq!(price(nested).node_count, 100 + 100 * 100 + 100 * 100 * 100);
-        let comments = "{ tickets(first:100){ nodes{ comments(first:20){ nodes{ author{ username } } } } } }";
+        let comments =
+            "{ tickets(first:100){ nodes{ comments(first:20){ nodes{ author{ username } } } } } }";
         let p = price(comments);
         assert_eq!((p.node_count, p.cost), (100 + 100 * 20, 21));
         // Default page, edges as nodes, a plain list.
@@ -408,7 +409,8 @@ mod tests {
     fn root_fields_and_sensitive_mutations() {
         let p = price("mutation { a: login(input: {username: \"x\", password: \"y\"}) { token } b: login(input: {username: \"x\", password: \"y\"}) { token } }");
         assert_eq!((p.root_fields, p.sensitive), (2, 2));
-        let p = price("query { a: me { id } ...R } fragment R on Query { b: me { id } c: me { id } }");
+        let p =
+            price("query { a: me { id } ...R } fragment R on Query { b: me { id } c: me { id } }");
         assert_eq!((p.root_fields, p.sensitive), (3, 0));
     }
 }

@@ -83,7 +83,11 @@ pub async fn graphql_get(
         Err(err) => return request_error(&headers, StatusCode::BAD_REQUEST, &err.to_string()),
     };
     if let Err(error) = schema.parse(&mut request) {
-        return render(&state, &headers, async_graphql::Response::from_errors(vec![error]));
+        return render(
+            &state,
+            &headers,
+            async_graphql::Response::from_errors(vec![error]),
+        );
     }
     if is_mutation(&mut request) {
         let mut response = request_error(
@@ -108,7 +112,11 @@ async fn execute(
     mut request: async_graphql::Request,
 ) -> Response {
     if let Err(error) = schema.parse(&mut request) {
-        return render(&state, headers, async_graphql::Response::from_errors(vec![error]));
+        return render(
+            &state,
+            headers,
+            async_graphql::Response::from_errors(vec![error]),
+        );
     }
     run(schema, state, auth, headers, request).await
 }
@@ -133,7 +141,11 @@ async fn run(
 }
 
 /// The HTTP answer of a GraphQL response: its status, media type and headers.
-fn render(state: &AppState, headers: &HeaderMap, mut response: async_graphql::Response) -> Response {
+fn render(
+    state: &AppState,
+    headers: &HeaderMap,
+    mut response: async_graphql::Response,
+) -> Response {
     for error in &mut response.errors {
         // Parse, validation and input-coercion errors come from async-graphql without a code.
         explain_limit(&mut error.message);
@@ -147,10 +159,9 @@ fn render(state: &AppState, headers: &HeaderMap, mut response: async_graphql::Re
         && response.errors.iter().all(|e| e.path.is_empty());
     let graphql_response = accepts(headers, GRAPHQL_RESPONSE);
     let rate_limited = request_failed
-        && response
-            .errors
-            .iter()
-            .any(|e| e.extensions.as_ref().and_then(|x| x.get("code")) == Some(&"RATE_LIMITED".into()));
+        && response.errors.iter().any(|e| {
+            e.extensions.as_ref().and_then(|x| x.get("code")) == Some(&"RATE_LIMITED".into())
+        });
     // application/json clients always get 200; the newer media type reports request errors as 400. Over
     // the points budget is 429 for both, as the shared request budget answers.
     let status = if rate_limited {

@@ -16,7 +16,6 @@ use super::context::RequestContext;
 use super::cost::{self, Price};
 use super::{budget, trusted, AppSchema};
 use crate::http::client_ip::ClientAddress;
-pub use budget::RateLimit;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::parser::types::{
     DocumentOperations, ExecutableDocument, Selection, SelectionSet,
@@ -25,6 +24,7 @@ use async_graphql::{
     Data, ErrorExtensionValues, Executor, IntrospectionMode, Name, Pos, Positioned, Request,
     Response, ServerError, ServerResult, Value,
 };
+pub use budget::RateLimit;
 use moka::sync::Cache;
 use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
@@ -178,9 +178,7 @@ impl Checked {
                             .find(|(n, _)| n.as_ref() == name)
                             .map(|(_, price)| *price)
                     });
-                    known.unwrap_or_else(|| {
-                        self.model.price(document, &operation.node, &variables)
-                    })
+                    known.unwrap_or_else(|| self.model.price(document, &operation.node, &variables))
                 })
             }
             Err(_) => None,
@@ -276,19 +274,19 @@ impl Executor for Checked {
             request = request.data(rate);
         }
         let validated = Validated::of(&request);
-        let mut response = if rate.is_some_and(|r| r.dry_run) || self.validated.contains_key(&validated)
-        {
-            // A dry run keeps only `rateLimit` of its document: unused fragments and variables are not
-            // errors there.
-            self.fast.execute(request).await
-        } else {
-            let response = self.schema.execute(request).await;
-            // No errors at all: it passed validation (an error-free run of an invalid request is impossible).
-            if response.errors.is_empty() {
-                self.validated.insert(validated, ());
-            }
-            response
-        };
+        let mut response =
+            if rate.is_some_and(|r| r.dry_run) || self.validated.contains_key(&validated) {
+                // A dry run keeps only `rateLimit` of its document: unused fragments and variables are not
+                // errors there.
+                self.fast.execute(request).await
+            } else {
+                let response = self.schema.execute(request).await;
+                // No errors at all: it passed validation (an error-free run of an invalid request is impossible).
+                if response.errors.is_empty() {
+                    self.validated.insert(validated, ());
+                }
+                response
+            };
         if let Some(rate) = rate {
             budget::set_headers(&mut response.http_headers, &rate);
         }
@@ -300,22 +298,25 @@ impl Executor for Checked {
         mut request: Request,
         session_data: Option<Arc<Data>>,
     ) -> BoxStream<'static, Response> {
-        let checked = self.parse(&mut request).and_then(|()| precheck(&mut request)).and_then(|()| {
-            // Subscriptions are held to the limits but not charged: they last, and each event is read
-            // for its subscriber.
-            match self.price(&mut request) {
-                Some(price) if price.node_count > self.max_nodes(&request) => Err(refusal(
-                    format!(
+        let checked = self
+            .parse(&mut request)
+            .and_then(|()| precheck(&mut request))
+            .and_then(|()| {
+                // Subscriptions are held to the limits but not charged: they last, and each event is read
+                // for its subscriber.
+                match self.price(&mut request) {
+                    Some(price) if price.node_count > self.max_nodes(&request) => Err(refusal(
+                        format!(
                         "this subscription could return {} nodes per event, over the limit of {}",
                         price.node_count,
                         self.max_nodes(&request)
                     ),
-                    "QUERY_TOO_COSTLY",
-                    &[("nodeCount", price.node_count), ("cost", price.cost)],
-                )),
-                _ => Ok(()),
-            }
-        });
+                        "QUERY_TOO_COSTLY",
+                        &[("nodeCount", price.node_count), ("cost", price.cost)],
+                    )),
+                    _ => Ok(()),
+                }
+            });
         match checked {
             Ok(()) => Executor::execute_stream(&self.schema, request, session_data),
             Err(error) => stream::once(async move { Response::from_errors(vec![error]) }).boxed(),
@@ -376,20 +377,26 @@ fn selects_dry_run(
     let Some((_, operation)) = cost::operation(document, operation_name) else {
         return false;
     };
-    operation.node.selection_set.node.items.iter().any(|item| match &item.node {
-        Selection::Field(field) if field.node.name.node == RATE_LIMIT_FIELD => field
-            .node
-            .get_argument("dryRun")
-            .and_then(|value| {
-                value
-                    .node
-                    .clone()
-                    .into_const_with(|var| variables.get(&var).cloned().ok_or(()))
-                    .ok()
-            })
-            .is_some_and(|value| value == Value::Boolean(true)),
-        _ => false,
-    })
+    operation
+        .node
+        .selection_set
+        .node
+        .items
+        .iter()
+        .any(|item| match &item.node {
+            Selection::Field(field) if field.node.name.node == RATE_LIMIT_FIELD => field
+                .node
+                .get_argument("dryRun")
+                .and_then(|value| {
+                    value
+                        .node
+                        .clone()
+                        .into_const_with(|var| variables.get(&var).cloned().ok_or(()))
+                        .ok()
+                })
+                .is_some_and(|value| value == Value::Boolean(true)),
+            _ => false,
+        })
 }
 
 /// The root field that reports the budget.

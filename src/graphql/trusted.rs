@@ -112,10 +112,16 @@ impl Persisted {
             return Ok(());
         };
         let Value::Object(persisted) = persisted else {
-            return Err(error("extensions.persistedQuery must be an object", "BAD_USER_INPUT"));
+            return Err(error(
+                "extensions.persistedQuery must be an object",
+                "BAD_USER_INPUT",
+            ));
         };
         if persisted.get("version") != Some(&Value::from(1)) {
-            return Err(error("Unsupported persisted query version", "PERSISTED_QUERY_NOT_SUPPORTED"));
+            return Err(error(
+                "Unsupported persisted query version",
+                "PERSISTED_QUERY_NOT_SUPPORTED",
+            ));
         }
         let Some(Value::String(sha)) = persisted.get("sha256Hash") else {
             return Err(error(

@@ -24,6 +24,7 @@ mod graphql_account;
 mod graphql_assets;
 mod graphql_comment_mutations;
 mod graphql_comments;
+mod graphql_cost;
 mod graphql_history;
 mod graphql_http;
 mod graphql_mutations;
