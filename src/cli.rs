@@ -137,7 +137,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     });
     match command {
         Command::Serve { bind } => {
-            let state = AppState::init(config).await?;
+            let state = AppState::init_serving(config).await?;
             serve(state, bind).await
         }
         Command::Migrate => {
@@ -250,7 +250,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Demo { bind } => {
-            let state = AppState::init(config).await?;
+            let state = AppState::init_serving(config).await?;
             crate::demo::seed_and_print(&state, bind).await?;
             serve(state, bind).await
         }

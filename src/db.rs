@@ -32,6 +32,17 @@ pub struct Db {
 impl Db {
     /// Connect to `url` with at most `pool_size` connections.
     pub async fn connect(url: &str, pool_size: u32) -> anyhow::Result<Self> {
+        Db::connect_with(url, pool_size, None).await
+    }
+
+    /// [`Db::connect`], with PostgreSQL stopping any statement that runs longer than `statement_timeout`
+    /// (the request timeout, when serving: a request given up on does not leave its statement running).
+    pub async fn connect_with(
+        url: &str,
+        pool_size: u32,
+        statement_timeout: Option<Duration>,
+    ) -> anyhow::Result<Self> {
+        let statement_timeout = statement_timeout.map(|t| format!("{}ms", t.as_millis()));
         let mut options = ConnectOptions::new(url.to_string());
         options
             .max_connections(pool_size)
@@ -47,7 +58,13 @@ impl Db {
             // The planner's default assumes random reads cost four times sequential ones (spinning disks);
             // with SSDs and a cached working set that makes it scan every ticket for a text search the
             // trigram indexes answer in a tenth of the time.
-            .map_sqlx_postgres_opts(|opts| opts.options([("random_page_cost", "1.1")]))
+            .map_sqlx_postgres_opts(move |opts| {
+                let opts = opts.options([("random_page_cost", "1.1")]);
+                match &statement_timeout {
+                    Some(timeout) => opts.options([("statement_timeout", timeout.as_str())]),
+                    None => opts,
+                }
+            })
             .map_sqlx_sqlite_opts(|opts| {
                 opts.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
                     .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)

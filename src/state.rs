@@ -66,6 +66,19 @@ impl AppState {
         Self::from_db(db, config).await
     }
 
+    /// [`AppState::init`] for serving requests: migrate, then connect again with PostgreSQL's
+    /// `statement_timeout` at the request timeout (migrations and the other commands run without one).
+    pub async fn init_serving(config: Config) -> anyhow::Result<Self> {
+        {
+            let db = Db::connect(&config.database_url, 1).await?;
+            db.migrate().await?;
+            db.conn.clone().close().await?;
+        }
+        let timeout = std::time::Duration::from_secs(config.request_timeout_seconds);
+        let db = Db::connect_with(&config.database_url, config.db_pool_size, Some(timeout)).await?;
+        Self::from_db(db, config).await
+    }
+
     /// Build the state over an already migrated database.
     pub async fn from_db(db: Db, config: Config) -> anyhow::Result<Self> {
         let secret = match &config.jwt_secret {

@@ -443,3 +443,25 @@ async fn responses_over_the_ceiling_are_refused(app: &TestApp) {
     assert!(big.text.len() < 2048);
 }
 db_test!(responses_over_the_ceiling_are_refused, small_responses);
+
+/// Serving connections carry the request timeout as PostgreSQL's `statement_timeout`: a statement of a
+/// request given up on stops in the database too (SQLite statements stop when their future is dropped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_stops_statements_at_the_request_timeout() {
+    use sea_orm::ConnectionTrait;
+    let Some(app) = TestApp::postgres().await else {
+        eprintln!("DESKGRAPH_TEST_POSTGRES_URL unset: PostgreSQL run skipped");
+        return;
+    };
+    let timeout = std::time::Duration::from_secs(1);
+    let db = deskgraph::db::Db::connect_with(&app.state.config.database_url, 1, Some(timeout))
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let stopped = db.conn.execute_unprepared("SELECT pg_sleep(10)").await;
+    let err = stopped.expect_err("stopped by statement_timeout");
+    assert!(err.to_string().contains("statement timeout"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    db.conn.close().await.unwrap();
+    app.cleanup().await;
+}
