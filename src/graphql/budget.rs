@@ -31,11 +31,12 @@ pub struct RateLimit {
     pub dry_run: bool,
 }
 
-/// Take the points of a request priced `price` from its viewer's budget.
+/// Take `amount` points from the budget of the request's viewer; `price`: the query's, if it has one.
 pub async fn charge(
     ctx: &RequestContext,
     client: Option<IpAddr>,
-    price: Price,
+    price: Option<Price>,
+    amount: u64,
     dry_run: bool,
 ) -> RateLimit {
     let config = &ctx.state.config.graphql;
@@ -49,7 +50,6 @@ pub async fn charge(
             (format!("graphql:ip:{address}"), config.points_anonymous)
         }
     };
-    let amount = if dry_run { 1 } else { price.cost.max(1) };
     let decision = ctx
         .state
         .counters
@@ -57,11 +57,11 @@ pub async fn charge(
         .await;
     RateLimit {
         limit,
-        cost: price.cost,
+        cost: price.map_or(1, |p| p.cost),
         remaining: decision.remaining,
         used: limit - decision.remaining,
         reset: decision.reset,
-        node_count: price.node_count,
+        node_count: price.map_or(0, |p| p.node_count),
         allowed: decision.allowed,
         dry_run,
     }
@@ -82,7 +82,7 @@ pub fn refused(rate: &RateLimit) -> ServerError {
     let mut error = ServerError::new(
         format!(
             "this query costs {} points and the hourly budget of {} is spent until {}",
-            rate.cost.max(1),
+            rate.cost,
             rate.limit,
             reset_at(rate).to_rfc3339()
         ),

@@ -15,6 +15,7 @@ use super::connection::MAX_PAGE;
 use super::context::RequestContext;
 use super::cost::{self, Price};
 use super::{budget, trusted, AppSchema};
+use crate::config::GraphqlLimits;
 use crate::http::client_ip::ClientAddress;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::parser::types::{
@@ -187,27 +188,55 @@ impl Checked {
         price
     }
 
-    /// Refuse `request` when its operation breaks a limit; otherwise take its points from the
-    /// viewer's budget and return what the request may read about that ([`RateLimit`]).
+    /// Take the request's points from its viewer's budget ([`RateLimit`], for `rateLimit` and the
+    /// headers), and refuse it when over the budget or when its operation breaks a limit. A request that
+    /// does not run takes one point, so refused and broken documents are paced too.
     async fn admit(&self, request: &mut Request) -> Result<Option<RateLimit>, Refused> {
-        precheck(request).map_err(Refused::limit)?;
+        let Some(config) = context(request).map(|ctx| ctx.state.config.clone()) else {
+            // Not through a door (no viewer to charge): the limits still hold.
+            let checked = self.check(request, &GraphqlLimits::default());
+            return checked.map(|_| None).map_err(Refused::limit);
+        };
+        let checked = self.check(request, &config.graphql);
+        let dry_run = checked.is_ok() && dry_run(request);
+        let client = request
+            .data
+            .get(&TypeId::of::<ClientAddress>())
+            .and_then(|c| c.downcast_ref::<ClientAddress>())
+            .and_then(|c| c.0);
+        let Some(ctx) = context(request) else {
+            return checked.map(|_| None).map_err(Refused::limit);
+        };
+        let price = checked.as_ref().ok().copied().flatten();
+        let amount = match price {
+            Some(price) if !dry_run => price.cost.max(1),
+            _ => 1,
+        };
+        let rate = budget::charge(ctx, client, price, amount, dry_run).await;
+        if !rate.allowed {
+            return Err(Refused(budget::refused(&rate), Some(rate)));
+        }
+        if let Err(error) = checked {
+            return Err(Refused(error, Some(rate)));
+        }
+        if dry_run {
+            only_rate_limit(request);
+        }
+        Ok(Some(rate))
+    }
+
+    /// Check `request` against the limits, and price it (`None`: its document does not parse or names
+    /// no operation, which the executor reports).
+    fn check(&self, request: &mut Request, limits: &GraphqlLimits) -> ServerResult<Option<Price>> {
+        precheck(request)?;
         if let Some(trusted) = &self.trusted {
-            trusted.check(request).map_err(Refused::limit)?;
+            trusted.check(request)?;
         }
         let Some(price) = self.price(request) else {
             return Ok(None);
         };
-        let dry_run = dry_run(request);
-        let Some(ctx) = request
-            .data
-            .get(&TypeId::of::<RequestContext>())
-            .and_then(|ctx| ctx.downcast_ref::<RequestContext>())
-        else {
-            return Ok(None);
-        };
-        let limits = &ctx.state.config.graphql;
         if price.root_fields > limits.max_root_fields {
-            return Err(Refused::limit(refusal(
+            return Err(refusal(
                 format!(
                     "an operation may select at most {} root fields, aliases included (got {})",
                     limits.max_root_fields, price.root_fields
@@ -217,17 +246,17 @@ impl Checked {
                     ("rootFields", price.root_fields as u64),
                     ("limit", limits.max_root_fields as u64),
                 ],
-            )));
+            ));
         }
         if price.sensitive > 1 {
-            return Err(Refused::limit(refusal(
+            return Err(refusal(
                 "`login` and `createApiToken` may appear at most once per request".to_string(),
                 "BAD_USER_INPUT",
                 &[],
-            )));
+            ));
         }
         if price.node_count > limits.max_nodes {
-            return Err(Refused::limit(refusal(
+            return Err(refusal(
                 format!(
                     "this query could return {} nodes, over the limit of {}; ask for smaller pages",
                     price.node_count, limits.max_nodes
@@ -238,22 +267,18 @@ impl Checked {
                     ("cost", price.cost),
                     ("limit", limits.max_nodes),
                 ],
-            )));
+            ));
         }
-        let client = request
-            .data
-            .get(&TypeId::of::<ClientAddress>())
-            .and_then(|c| c.downcast_ref::<ClientAddress>())
-            .and_then(|c| c.0);
-        let rate = budget::charge(ctx, client, price, dry_run).await;
-        if !rate.allowed {
-            return Err(Refused(budget::refused(&rate), Some(rate)));
-        }
-        if dry_run {
-            only_rate_limit(request);
-        }
-        Ok(Some(rate))
+        Ok(Some(price))
     }
+}
+
+/// The request's context, put there by the door.
+fn context(request: &Request) -> Option<&RequestContext> {
+    request
+        .data
+        .get(&TypeId::of::<RequestContext>())
+        .and_then(|ctx| ctx.downcast_ref::<RequestContext>())
 }
 
 /// Requests over HTTP come parsed ([`Checked::parse`]: the handler reads the operation first); the
@@ -298,41 +323,18 @@ impl Executor for Checked {
         mut request: Request,
         session_data: Option<Arc<Data>>,
     ) -> BoxStream<'static, Response> {
+        // Subscriptions are held to the limits but not charged: they last, and each event is read for
+        // its subscriber.
+        let limits =
+            context(&request).map_or_else(Default::default, |ctx| ctx.state.config.graphql.clone());
         let checked = self
             .parse(&mut request)
-            .and_then(|()| precheck(&mut request))
-            .and_then(|()| {
-                // Subscriptions are held to the limits but not charged: they last, and each event is read
-                // for its subscriber.
-                match self.price(&mut request) {
-                    Some(price) if price.node_count > self.max_nodes(&request) => Err(refusal(
-                        format!(
-                        "this subscription could return {} nodes per event, over the limit of {}",
-                        price.node_count,
-                        self.max_nodes(&request)
-                    ),
-                        "QUERY_TOO_COSTLY",
-                        &[("nodeCount", price.node_count), ("cost", price.cost)],
-                    )),
-                    _ => Ok(()),
-                }
-            });
+            .and_then(|()| self.check(&mut request, &limits))
+            .map(|_| ());
         match checked {
             Ok(()) => Executor::execute_stream(&self.schema, request, session_data),
             Err(error) => stream::once(async move { Response::from_errors(vec![error]) }).boxed(),
         }
-    }
-}
-
-impl Checked {
-    fn max_nodes(&self, request: &Request) -> u64 {
-        request
-            .data
-            .get(&TypeId::of::<RequestContext>())
-            .and_then(|ctx| ctx.downcast_ref::<RequestContext>())
-            .map_or(crate::config::GraphqlLimits::default().max_nodes, |ctx| {
-                ctx.state.config.graphql.max_nodes
-            })
     }
 }
 
