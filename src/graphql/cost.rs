@@ -389,6 +389,13 @@ mod tests {
         let p = price("{ tickets { edges { node { assets { name } } } } }")?;
         assert_eq!(p.node_count, 20 + 20 * LIST_MAX);
         assert_eq!(price("{ me { username } }")?.cost, 1);
+        // The examples of docs/graphql.md.
+        let p = price("{ tickets { nodes { title requester { username } } } }")?;
+        assert_eq!((p.node_count, p.cost), (20, 1));
+        let p = price(
+            "{ projects(first: 10) { nodes { tickets(first: 50) { nodes { assets { name } } } } } }",
+        )?;
+        assert_eq!((p.node_count, p.cost), (50_510, 506));
         let p = price(r#"{ nodes(ids: ["a", "b", "c"]) { id } }"#)?;
         assert_eq!(p.node_count, 3);
         Ok(())
