@@ -8,6 +8,10 @@
 //! Closed introspection: when a request has introspection disabled, a document asking for `__schema` or
 //! `__type` is refused with UNAUTHENTICATED (async-graphql on its own would silently answer `null`).
 //!
+//! Cost and budget: each operation is priced ([`cost`], once per parsed document), refused over the node,
+//! root-field and one-login limits, and takes its points from its viewer's budget ([`budget`]); documents
+//! may come by APQ hash or, in allow-list mode, only from the registered ones ([`trusted`]).
+//!
 //! These run in [`Checked`], the executor the HTTP handlers and the WebSocket use, not as a schema
 //! extension: any registered extension puts every field of every response through the extension
 //! chain, which cost a quarter of a 20-ticket list page's CPU.
