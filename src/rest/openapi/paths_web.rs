@@ -121,6 +121,7 @@ pub fn metrics() {}
         (status = 200, description = "GraphQL response (errors inside), or GraphiQL for `Accept: text/html`", body = serde_json::Value),
         (status = 400, description = "A request that is not valid GraphQL over HTTP (bad variables, or a parse/validation failure under `application/graphql-response+json`)", body = serde_json::Value),
         (status = 405, description = "A mutation over GET", body = serde_json::Value),
+        (status = 429, description = "Over the viewer's hourly GraphQL points (docs/graphql.md): `RATE_LIMITED` with `resetAt` and `retryAfter`, and `Retry-After`", body = serde_json::Value),
     ),
     security((), ("bearer" = [])))]
 pub fn graphql_get() {}
@@ -132,6 +133,7 @@ pub fn graphql_get() {}
         (status = 200, description = "GraphQL response (errors inside)", body = serde_json::Value),
         (status = 400, description = "A body that is not a GraphQL request, or a parse/validation failure under `application/graphql-response+json`", body = serde_json::Value),
         (status = 415, description = "A body that is not `application/json`", body = serde_json::Value),
+        (status = 429, description = "Over the viewer's hourly GraphQL points (docs/graphql.md): `RATE_LIMITED` with `resetAt` and `retryAfter`, and `Retry-After`", body = serde_json::Value),
     ),
     security((), ("bearer" = [])))]
 pub fn graphql_post() {}
