@@ -81,7 +81,7 @@ pub fn refused(rate: &RateLimit) -> ServerError {
     crate::http::metrics::rate_limited();
     let mut error = ServerError::new(
         format!(
-            "this query costs {} points and the hourly budget of {} is spent until {}",
+            "this query costs {} points, more than is left of the hourly budget of {} until {}",
             rate.cost,
             rate.limit,
             reset_at(rate).to_rfc3339()
