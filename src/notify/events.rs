@@ -11,22 +11,27 @@ use crate::auth::{load_actor, Actor};
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
 use crate::service::comments::can_read;
+use crate::service::sla::clock::{Kind, Target};
 use crate::service::users::{self, Recipient};
 use crate::state::AppState;
+use chrono::DateTime;
 use chrono::Utc;
-use entity::{comment, outbox as outbox_entity, ticket};
+use entity::{comment, outbox as outbox_entity, ticket, user_group};
 use sea_orm::{ActiveModelTrait, ConnectionTrait};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde::Serialize;
 use std::collections::HashMap;
 
 /// Every event name an endpoint may subscribe to.
-pub const EVENTS: [&str; 6] = [
+pub const EVENTS: [&str; 8] = [
     "ticket.created",
     "ticket.updated",
     "ticket.status_changed",
     "ticket.assigned",
     "ticket.deleted",
     "comment.created",
+    "ticket.sla_at_risk",
+    "ticket.sla_breached",
 ];
 
 /// A webhook body. Field order is the wire order: `event, ticket_id, title, timestamp`, then the
@@ -47,6 +52,10 @@ struct Body<'a> {
     to: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     assignee: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    due_at: Option<String>,
 }
 
 impl<'a> Body<'a> {
@@ -62,6 +71,8 @@ impl<'a> Body<'a> {
             from: None,
             to: None,
             assignee: None,
+            target: None,
+            due_at: None,
         }
     }
 }
@@ -360,4 +371,49 @@ pub async fn comment_created(
         &recipients,
     )
     .await
+}
+
+/// `ticket.sla_at_risk` / `ticket.sla_breached` for `target` of `t`, due at `due`: webhook (with `target`
+/// and `due_at`), and an email to the assignee, or to the members of the assigned group when no one is
+/// assigned. Nobody caused it, so nobody is left out as its author.
+pub async fn sla_event(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    t: &ticket::Model,
+    target: Target,
+    kind: Kind,
+    due: DateTime<Utc>,
+) -> AppResult<()> {
+    let mut body = Body::new(kind.event(), t);
+    body.target = Some(target.as_str());
+    body.due_at = Some(timestamp(&due));
+    let event_id = webhooks(db, state, &body).await?;
+    let ids: Vec<i32> = match (t.assignee_id, t.assigned_group_id) {
+        (Some(id), _) => vec![id],
+        (None, Some(group)) => {
+            user_group::Entity::find()
+                .select_only()
+                .column(user_group::Column::UserId)
+                .filter(user_group::Column::GroupId.eq(group))
+                .into_tuple()
+                .all(db)
+                .await?
+        }
+        (None, None) => Vec::new(),
+    };
+    let known = users::recipients(db, ids.iter().copied()).await?;
+    let mut to: Vec<Recipient> = known
+        .into_values()
+        .filter(|r| r.address.is_some())
+        .collect();
+    to.sort_by_key(|r| r.id);
+    let occurrence = Occurrence::Sla {
+        target: target.as_str(),
+        breached: kind == Kind::Breached,
+        due: &timestamp(&due),
+    };
+    for row in email_rows(&event_id, body.event, t, &occurrence, &to)? {
+        row.insert(db).await?;
+    }
+    Ok(())
 }

@@ -29,6 +29,8 @@ pub enum LiveKind {
     StatusChanged,
     /// A comment was added.
     CommentAdded,
+    /// A service-level target became at risk or was breached.
+    SlaChanged,
 }
 
 /// One occurrence, by id; subscribers load the current records themselves.

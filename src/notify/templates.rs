@@ -25,6 +25,15 @@ pub enum Occurrence<'a> {
         /// Whether it is an internal note.
         internal: bool,
     },
+    /// A service-level target is at risk or breached.
+    Sla {
+        /// `first_response` or `resolution`.
+        target: &'a str,
+        /// Breached (else at risk).
+        breached: bool,
+        /// The due time.
+        due: &'a str,
+    },
 }
 
 /// Escape `s` for HTML text and attribute values.
@@ -88,6 +97,30 @@ pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &s
                 body.to_string(),
             ],
         ),
+        Occurrence::Sla {
+            target,
+            breached,
+            due,
+        } => {
+            let what = target.replace('_', " ");
+            if *breached {
+                (
+                    format!("SLA Breached: {label}"),
+                    vec![
+                        format!("The {what} target of {label} was breached."),
+                        format!("It was due at {due}."),
+                    ],
+                )
+            } else {
+                (
+                    format!("SLA At Risk: {label}"),
+                    vec![
+                        format!("The {what} target of {label} is at risk."),
+                        format!("It is due at {due}."),
+                    ],
+                )
+            }
+        }
     };
     let text = format!("Hello {name},\n\n{}\n\n-- deskgraph\n", lines.join("\n"));
     let html_lines: Vec<String> = lines

@@ -3,7 +3,9 @@ use super::mailer::Email;
 use super::outbox::{self, Outcome, KIND_EMAIL, KIND_WEBHOOK};
 use super::webhooks;
 use crate::error::AppResult;
+use crate::service::sla;
 use crate::state::AppState;
+use chrono::{DateTime, TimeZone, Utc};
 use entity::outbox as row;
 use std::time::Duration;
 
@@ -12,7 +14,7 @@ const BATCH: i64 = 20;
 /// Pause between rounds when nothing was due.
 const IDLE: Duration = Duration::from_millis(1000);
 
-async fn deliver(state: &AppState, item: &row::Model) -> AppResult<Outcome> {
+async fn deliver(state: &AppState, item: &row::Model, now_ms: i64) -> AppResult<Outcome> {
     let timeout = Duration::from_millis(state.config.delivery_timeout_ms.unsigned_abs());
     match item.kind.as_str() {
         KIND_WEBHOOK => webhooks::deliver(state, item).await,
@@ -32,18 +34,33 @@ async fn deliver(state: &AppState, item: &row::Model) -> AppResult<Outcome> {
                 Err(_) => Outcome::Retry("timed out".to_string()),
             })
         }
+        sla::KIND_CHECK => {
+            sla::check(state, &item.payload, sla_now(now_ms)).await?;
+            Ok(Outcome::Delivered)
+        }
         other => Ok(Outcome::GiveUp(format!("unknown outbox kind {other:?}"))),
     }
 }
 
+fn sla_now(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms)
+        .single()
+        .unwrap_or_else(Utc::now)
+}
+
 /// Deliver the rows that are due now, once each; returns how many were attempted.
 pub async fn run_once(state: &AppState) -> AppResult<usize> {
-    let now = outbox::now_ms();
+    run_once_at(state, outbox::now_ms()).await
+}
+
+/// Deliver the rows due at `now` (epoch milliseconds), as if it were that time: SLA checks judge the
+/// ticket at `now`. The service passes the clock; tests pass a time to come.
+pub async fn run_once_at(state: &AppState, now: i64) -> AppResult<usize> {
     // The lease outlasts one attempt, so a crashed worker's rows come back after it expires.
     let lease = now + state.config.delivery_timeout_ms * 3 + 30_000;
     let claimed = outbox::claim(&state.db.conn, now, lease, BATCH).await?;
     for item in &claimed {
-        let outcome = match deliver(state, item).await {
+        let outcome = match deliver(state, item, now).await {
             Ok(outcome) => outcome,
             Err(e) => Outcome::Retry(format!("internal error: {e}")),
         };

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod comments;
 mod login_throttle;
 pub mod projects;
+pub mod sla;
 pub mod ticket_events;
 pub mod tickets;
 pub mod tokens;

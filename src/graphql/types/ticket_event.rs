@@ -26,6 +26,8 @@ pub enum TicketEventKind {
     StatusChanged,
     /// A comment was added (one the subscriber may read).
     CommentAdded,
+    /// A service-level target became at risk or was breached (see `Ticket.sla`).
+    SlaChanged,
 }
 
 impl From<LiveKind> for TicketEventKind {
@@ -35,6 +37,7 @@ impl From<LiveKind> for TicketEventKind {
             LiveKind::Updated => TicketEventKind::Updated,
             LiveKind::StatusChanged => TicketEventKind::StatusChanged,
             LiveKind::CommentAdded => TicketEventKind::CommentAdded,
+            LiveKind::SlaChanged => TicketEventKind::SlaChanged,
         }
     }
 }

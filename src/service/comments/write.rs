@@ -87,12 +87,15 @@ pub async fn create(
     .await?;
     if !is_internal && actor.is_team() {
         // Conditional, so a concurrent first response keeps the earlier time.
-        ticket::Entity::update_many()
+        let first = ticket::Entity::update_many()
             .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
             .filter(ticket::Column::Id.eq(t.id))
             .filter(ticket::Column::FirstRespondedAt.is_null())
             .exec(&txn)
             .await?;
+        if first.rows_affected > 0 {
+            crate::service::sla::on_first_response(&txn, t.id).await?;
+        }
     }
     audit::record(
         &txn,

@@ -10,13 +10,13 @@ use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::sanitize::sanitize_html;
 use crate::service::audit::{self, Changes};
-use crate::service::users;
+use crate::service::{sla, users};
 use crate::state::AppState;
 use chrono::{NaiveDate, Timelike, Utc};
-use entity::{group, project, ticket};
+use entity::{group, project, ticket, ticket_sla};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait,
-    QueryFilter, QuerySelect, QueryTrait, Set, Statement,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, IntoActiveModel,
+    PaginatorTrait, QueryFilter, QuerySelect, QueryTrait, Set, Statement,
 };
 use serde_json::json;
 
@@ -221,6 +221,7 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
         events::TicketCreated::prepare(db, state, actor, &active, requester_id, input.assignee_id)
             .await?;
     let priority = input.priority.unwrap_or(Priority::Medium);
+    let sla_policies = sla::policies::for_priority(db, priority.as_str()).await?;
     let now = now_stored();
     let txn = state.db.begin_write().await?;
     let (number, id) = reserve(&txn).await?;
@@ -263,7 +264,12 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
                 .changes(changes),
         ),
     ];
-    rest.extend(outbox::insert_of(announce.rows(&new)?));
+    let mut rows = announce.rows(&new)?;
+    if let Some((clock, checks)) = sla::on_created(sla_policies, &new) {
+        rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());
+        rows.extend(checks);
+    }
+    rest.extend(outbox::insert_of(rows));
     let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
     insert.returning_all();
     let created: ticket::Model = insert_together(&txn, insert, rest).await?;
@@ -417,6 +423,7 @@ pub async fn update(
     active.updated_at = Set(now);
     let saved = active.update(&txn).await?;
     totals::on_updated(&txn, &before.status, &saved.status).await?;
+    sla::on_updated(&txn, &before, &saved, now).await?;
     let action = if status_only {
         "status_change"
     } else {
