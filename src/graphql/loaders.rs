@@ -132,3 +132,25 @@ impl async_graphql::dataloader::Loader<ProjectTicketCountKey> for DbLoader {
             .collect())
     }
 }
+
+/// The SLA clock of a ticket (asked only of tickets the viewer already holds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TicketSlaKey(pub i32);
+
+impl async_graphql::dataloader::Loader<TicketSlaKey> for DbLoader {
+    type Value = crate::service::sla::SlaView;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[TicketSlaKey],
+    ) -> Result<HashMap<TicketSlaKey, crate::service::sla::SlaView>, LoadError> {
+        let views = crate::service::sla::views(&self.db, keys.iter().map(|k| k.0))
+            .await
+            .map_err(shared)?;
+        Ok(views
+            .into_iter()
+            .map(|(id, v)| (TicketSlaKey(id), v))
+            .collect())
+    }
+}

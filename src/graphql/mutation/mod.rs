@@ -3,6 +3,7 @@ pub mod account;
 pub mod assets;
 pub mod comments;
 pub mod projects;
+pub mod sla;
 pub mod tickets;
 pub mod webhooks;
 
@@ -15,6 +16,7 @@ pub struct MutationRoot(
     account::AccountMutation,
     tickets::TicketMutation,
     webhooks::WebhookMutation,
+    sla::SlaMutation,
     comments::CommentMutation,
     projects::ProjectMutation,
     assets::AssetMutation,

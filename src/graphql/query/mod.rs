@@ -3,6 +3,7 @@ pub mod assets;
 pub mod audit;
 pub mod projects;
 pub mod rate;
+pub mod sla;
 pub mod tickets;
 pub mod viewer;
 pub mod webhooks;
@@ -16,6 +17,7 @@ pub struct QueryRoot(
     viewer::ViewerQuery,
     tickets::TicketQuery,
     webhooks::WebhookQuery,
+    sla::SlaQuery,
     audit::AuditQuery,
     projects::ProjectQuery,
     assets::AssetQuery,

@@ -8,6 +8,7 @@ use crate::graphql::types::Ticket;
 use crate::graphql::{ids, prefetch};
 use crate::service::tickets::{self, AssigneeFilter as ServiceAssignee, Joined, TicketSort};
 use crate::service::PageRequest;
+use crate::service::sla::SlaState;
 use async_graphql::{Context, Enum, InputObject, Object, Result, SimpleObject, ID};
 use std::sync::Arc;
 
@@ -45,6 +46,29 @@ pub struct TicketFilter {
     project_id: Option<ID>,
     /// Status category.
     status_category: Option<StatusCategory>,
+    /// Service-level state.
+    sla: Option<SlaFilter>,
+}
+
+/// Tickets by the state of their service-level clock.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SlaFilter {
+    /// A first-response or resolution target was breached.
+    Breached,
+    /// A running target has used 80 % of its time and is not breached yet.
+    AtRisk,
+    /// A target is running (the clock has a due time).
+    Running,
+}
+
+impl From<SlaFilter> for SlaState {
+    fn from(f: SlaFilter) -> SlaState {
+        match f {
+            SlaFilter::Breached => SlaState::Breached,
+            SlaFilter::AtRisk => SlaState::AtRisk,
+            SlaFilter::Running => SlaState::Running,
+        }
+    }
 }
 
 impl TicketFilter {
@@ -74,6 +98,7 @@ impl TicketFilter {
             assignee,
             requester_id: ids::decode_opt(self.requester_id.as_ref(), "User", "requesterId")?,
             project_id: ids::decode_opt(self.project_id.as_ref(), "Project", "projectId")?,
+            sla: self.sla.map(Into::into),
         })
     }
 }
@@ -89,6 +114,8 @@ pub enum TicketOrderField {
     DueDate,
     /// Ticket number.
     Number,
+    /// The next SLA due time (tickets without a running clock come last in either direction).
+    SlaDueAt,
 }
 
 /// Sort direction.
@@ -117,6 +144,7 @@ impl From<TicketOrder> for tickets::TicketOrder {
                 TicketOrderField::UpdatedAt => TicketSort::UpdatedAt,
                 TicketOrderField::DueDate => TicketSort::DueDate,
                 TicketOrderField::Number => TicketSort::Number,
+                TicketOrderField::SlaDueAt => TicketSort::SlaDue,
             },
             descending: order.direction == OrderDirection::Desc,
         }

@@ -5,7 +5,7 @@ use super::{Asset, Group, Project, User};
 use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
-use crate::graphql::loaders::{CommentCountKey, GroupKey};
+use crate::graphql::loaders::{CommentCountKey, GroupKey, TicketSlaKey};
 use crate::graphql::plain::{self, plain_output, Env, Plain};
 use crate::graphql::scalars::Date;
 use crate::graphql::viewer_loader::AssetsOfTicketKey;
@@ -184,6 +184,17 @@ impl<'a> TicketFields<'a> {
         };
         let (req, _) = viewer(ctx)?;
         Ok(req.project(id).await?.map(Project))
+    }
+
+    /// The service-level clock (null when no policy ever applied to the ticket).
+    async fn sla(&self, ctx: &Context<'_>) -> Result<Option<super::TicketSla>> {
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .loader
+            .load_one(TicketSlaKey(self.id))
+            .await
+            .map_err(load_error)?;
+        Ok(found.map(super::TicketSla))
     }
 
     /// Due date.

@@ -14,6 +14,7 @@ use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::{events, outbox};
 use crate::service::audit;
+use crate::service::tickets::totals;
 use crate::state::AppState;
 use chrono::{DateTime, Duration, Utc};
 use clock::{Kind, Pauses, Standing, Target};
@@ -26,6 +27,7 @@ use sea_orm::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use std::collections::HashMap;
 
 /// Outbox row kind of a scheduled SLA check.
 pub const KIND_CHECK: &str = "sla_check";
@@ -87,17 +89,41 @@ impl SlaView {
     }
 }
 
-/// The clock of a ticket the caller has already been allowed to see (`tickets::get`); `None` when no
-/// policy ever applied to it. Everyone who sees a ticket sees its clock.
+/// The clocks of tickets the caller has already been allowed to see (a `Ticket` the service returned),
+/// by ticket id; tickets no policy ever applied to are absent. Everyone who sees a ticket sees its clock
+/// and the policy that set it.
+pub async fn views(
+    db: &impl ConnectionTrait,
+    ticket_ids: impl IntoIterator<Item = i32>,
+) -> AppResult<HashMap<i32, SlaView>> {
+    let rows = ticket_sla::Entity::find()
+        .filter(ticket_sla::Column::TicketId.is_in(ticket_ids))
+        .all(db)
+        .await?;
+    let policy_ids: Vec<i32> = rows.iter().filter_map(|r| r.policy_id).collect();
+    let policies: HashMap<i32, sla_policy::Model> = if policy_ids.is_empty() {
+        HashMap::new()
+    } else {
+        sla_policy::Entity::find()
+            .filter(sla_policy::Column::Id.is_in(policy_ids))
+            .all(db)
+            .await?
+            .into_iter()
+            .map(|p| (p.id, p))
+            .collect()
+    };
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let policy = r.policy_id.and_then(|id| policies.get(&id).cloned());
+            (r.ticket_id, view_of(r, policy))
+        })
+        .collect())
+}
+
+/// The clock of one ticket the caller may see (see [`views`]).
 pub async fn view(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<Option<SlaView>> {
-    let Some(row) = ticket_sla::Entity::find_by_id(t.id).one(db).await? else {
-        return Ok(None);
-    };
-    let policy = match row.policy_id {
-        Some(id) => policies::get(db, id).await?,
-        None => None,
-    };
-    Ok(Some(view_of(row, policy)))
+    Ok(views(db, [t.id]).await?.remove(&t.id))
 }
 
 fn view_of(row: ticket_sla::Model, policy: Option<sla_policy::Model>) -> SlaView {
@@ -426,6 +452,7 @@ pub async fn check(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppRe
     *column = Set(Some(now));
     active.updated_at = Set(now);
     active.update(&txn).await?;
+    totals::on_clock_moved(&txn).await?;
     let field = format!("sla_{}_{}", target.as_str(), kind.as_str());
     audit::record(
         &txn,

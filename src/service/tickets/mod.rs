@@ -12,6 +12,7 @@ use crate::auth::Actor;
 use crate::db::Db;
 use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
+use crate::service::sla::{self, SlaState};
 use crate::service::{users, PageRequest};
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
@@ -50,6 +51,8 @@ pub struct TicketFilter {
     pub requester_id: Option<i32>,
     /// Project id.
     pub project_id: Option<i32>,
+    /// SLA state.
+    pub sla: Option<SlaState>,
 }
 
 /// Sort key of ticket lists.
@@ -64,6 +67,8 @@ pub enum TicketSort {
     DueDate,
     /// Ticket number.
     Number,
+    /// The next SLA due time (tickets without a running clock last, either way).
+    SlaDue,
 }
 
 /// Ordering of ticket lists; ties break on id in the same direction.
@@ -192,6 +197,11 @@ pub fn visible_query(actor: &Actor, filter: &TicketFilter, prefix: &str) -> Sele
     if let Some(id) = filter.project_id {
         select = select.filter(ticket::Column::ProjectId.eq(id));
     }
+    if let Some(state) = filter.sla {
+        select = select.filter(
+            Expr::col((ticket::Entity, ticket::Column::Id)).in_subquery(sla::tickets_in(state)),
+        );
+    }
     select
 }
 
@@ -227,6 +237,13 @@ pub fn ordered(select: Select<ticket::Entity>, order: TicketOrder) -> Select<tic
         TicketSort::UpdatedAt => ticket::Column::UpdatedAt,
         TicketSort::DueDate => ticket::Column::DueDate,
         TicketSort::Number => ticket::Column::Number,
+        TicketSort::SlaDue => {
+            // NULLs sort differently on the two databases: order on "has none" first.
+            return select
+                .order_by(sla::due_at_of_ticket().is_null(), Order::Asc)
+                .order_by(sla::due_at_of_ticket(), direction.clone())
+                .order_by(ticket::Column::Id, direction);
+        }
     };
     select
         .order_by(column, direction.clone())

@@ -119,6 +119,12 @@ pub async fn on_updated(db: &impl ConnectionTrait, from: &str, to: &str) -> AppR
     adjust(db, written(deltas)).await
 }
 
+/// An SLA clock's state changed without a ticket write (an event happened, a first response stopped a
+/// target): lists filtered by SLA state must count again.
+pub async fn on_clock_moved(db: &impl ConnectionTrait) -> AppResult<()> {
+    adjust(db, written(Vec::new())).await
+}
+
 /// Recompute every counter from the tickets table (after bulk loads such as `deskgraph seed`), and move
 /// the generation on: counts remembered before the load no longer hold.
 pub async fn rebuild(db: &impl ConnectionTrait) -> AppResult<()> {
@@ -175,6 +181,7 @@ fn counted(actor: &Actor, filter: &TicketFilter) -> Option<Counted> {
         || !filter.priorities.is_empty()
         || filter.assignee.is_some()
         || filter.project_id.is_some()
+        || filter.sla.is_some()
     {
         return None;
     }
