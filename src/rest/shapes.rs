@@ -108,6 +108,8 @@ pub struct TicketExtras<'a> {
     pub project: Option<&'a project::Model>,
     /// Comments the caller may read.
     pub comments_count: u64,
+    /// The SLA clock, when a policy ever applied.
+    pub sla: Option<&'a crate::service::sla::SlaView>,
 }
 
 /// A user as the detail shows one.
@@ -144,6 +146,32 @@ pub struct TicketDetail<'a> {
     due_date: Option<String>,
     comments_count: u64,
     attachments: [(); 0],
+    sla: Option<SlaRef<'a>>,
+}
+
+/// A ticket's SLA clock as the detail shows it.
+#[derive(Serialize)]
+pub struct SlaRef<'a> {
+    policy: Option<ProjectRef<'a>>,
+    first_response_due_at: Option<String>,
+    resolution_due_at: Option<String>,
+    first_response_breached: bool,
+    resolution_breached: bool,
+    paused: bool,
+}
+
+fn sla_ref(v: &crate::service::sla::SlaView) -> SlaRef<'_> {
+    SlaRef {
+        policy: v.policy.as_ref().map(|p| ProjectRef {
+            id: p.id,
+            name: &p.name,
+        }),
+        first_response_due_at: v.first_response_due_at.as_ref().map(timestamp),
+        resolution_due_at: v.resolution_due_at.as_ref().map(timestamp),
+        first_response_breached: v.first_response_breached_at.is_some(),
+        resolution_breached: v.resolution_breached_at.is_some(),
+        paused: v.paused_since.is_some(),
+    }
 }
 
 /// The detail of `t` with what `extras` read beside it.
@@ -176,6 +204,7 @@ pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &TicketExtras<'a>) -> Tic
         due_date: t.due_date.map(|d| d.format("%Y-%m-%d").to_string()),
         comments_count: extras.comments_count,
         attachments: [],
+        sla: extras.sla.map(sla_ref),
     }
 }
 

@@ -8,6 +8,7 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
+use crate::service::sla;
 use crate::service::tickets::{self, Joined, TicketOrder};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
@@ -84,10 +85,12 @@ async fn detail(
         .comment_counts
         .get(&t.id)
         .map_or(0, |counts| counts.visible_to(&actor, t));
+    let sla = sla::view(&state.db.conn, t).await?;
     let extras = TicketExtras {
         people: &found.people,
         project: t.project_id.and_then(|id| found.projects.get(&id)),
         comments_count,
+        sla: sla.as_ref(),
     };
     // Serialised here, while the row it borrows from is alive.
     Ok(Json(shapes::ticket_detail(t, &extras)).into_response())

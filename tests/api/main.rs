@@ -46,6 +46,7 @@ mod ops;
 mod projects;
 mod seed;
 mod shutdown;
+mod sla;
 mod subscription_viewer;
 mod subscriptions;
 mod subscriptions_support;

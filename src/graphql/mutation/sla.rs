@@ -48,7 +48,12 @@ impl From<SlaCalendarInput> for CalendarInput {
                     close: h.close,
                 })
                 .collect(),
-            holidays: c.holidays.unwrap_or_default().into_iter().map(|d| d.0).collect(),
+            holidays: c
+                .holidays
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| d.0)
+                .collect(),
         }
     }
 }

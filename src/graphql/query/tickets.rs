@@ -6,9 +6,9 @@ use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, W
 use crate::graphql::context::{request, viewer};
 use crate::graphql::types::Ticket;
 use crate::graphql::{ids, prefetch};
+use crate::service::sla::SlaState;
 use crate::service::tickets::{self, AssigneeFilter as ServiceAssignee, Joined, TicketSort};
 use crate::service::PageRequest;
-use crate::service::sla::SlaState;
 use async_graphql::{Context, Enum, InputObject, Object, Result, SimpleObject, ID};
 use std::sync::Arc;
 

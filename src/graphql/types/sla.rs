@@ -1,9 +1,9 @@
 //! `SlaPolicy` and a ticket's `TicketSla` clock.
 use crate::domain::{Priority, TicketStatus};
 use crate::graphql::ids;
+use crate::graphql::scalars::Date;
 use crate::service::sla::policies::stored_calendar;
 use crate::service::sla::SlaView;
-use crate::graphql::scalars::Date;
 use async_graphql::{Context, Enum, Object, Result, SimpleObject, ID};
 use chrono::{DateTime, Utc, Weekday};
 use entity::sla_policy;

@@ -192,6 +192,31 @@ pub struct TicketDetail {
     pub comments_count: u64,
     /// Always empty until attachments exist.
     pub attachments: Vec<serde_json::Value>,
+    /// The service-level clock; null when no SLA policy ever applied to the ticket.
+    #[schema(required = true)]
+    pub sla: Option<TicketSla>,
+}
+
+/// A ticket's service-level clock (see docs/sla.md).
+#[derive(Serialize, ToSchema)]
+pub struct TicketSla {
+    /// The policy that set the clock; null once deleted or when none matches any more.
+    #[schema(required = true)]
+    pub policy: Option<ProjectRef>,
+    /// When the first response is due; null once responded, while paused, or resolved. ISO 8601 UTC.
+    #[schema(format = DateTime)]
+    #[schema(required = true)]
+    pub first_response_due_at: Option<String>,
+    /// When resolution is due; null while paused or once resolved. ISO 8601 UTC.
+    #[schema(format = DateTime)]
+    #[schema(required = true)]
+    pub resolution_due_at: Option<String>,
+    /// Whether the first-response target was breached.
+    pub first_response_breached: bool,
+    /// Whether the resolution target was breached.
+    pub resolution_breached: bool,
+    /// Whether the clock is stopped (a pause status, or resolved).
+    pub paused: bool,
 }
 
 /// Fields of a new ticket.

@@ -341,7 +341,8 @@ pub async fn on_updated(
     // A clock that changes policy keeps its pause accounting and the events that happened.
     let (next, checks) = next_clock(&policy, after, current.as_ref(), now);
     if current.is_some() {
-        let mut active = next.into_active_model();
+        // Every column is written: the row is recomputed whole.
+        let mut active = next.into_active_model().reset_all();
         active.ticket_id = sea_orm::ActiveValue::Unchanged(after.id);
         active.update(db).await?;
     } else {
