@@ -152,6 +152,7 @@ pub struct TicketDetail<'a> {
 /// A ticket's SLA clock as the detail shows it.
 #[derive(Serialize)]
 pub struct SlaRef<'a> {
+    /// `{id, name}`, like a project reference.
     policy: Option<ProjectRef<'a>>,
     first_response_due_at: Option<String>,
     resolution_due_at: Option<String>,

@@ -94,6 +94,15 @@ pub struct UserRef {
     pub full_name: String,
 }
 
+/// An SLA policy reference inside a ticket's clock.
+#[derive(Serialize, ToSchema)]
+pub struct PolicyRef {
+    /// Policy id.
+    pub id: i32,
+    /// Name.
+    pub name: String,
+}
+
 /// A project reference inside a ticket detail.
 #[derive(Serialize, ToSchema)]
 pub struct ProjectRef {
@@ -202,7 +211,7 @@ pub struct TicketDetail {
 pub struct TicketSla {
     /// The policy that set the clock; null once deleted or when none matches any more.
     #[schema(required = true)]
-    pub policy: Option<ProjectRef>,
+    pub policy: Option<PolicyRef>,
     /// When the first response is due; null once responded, while paused, or resolved. ISO 8601 UTC.
     #[schema(format = DateTime)]
     #[schema(required = true)]
