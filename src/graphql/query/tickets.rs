@@ -99,6 +99,7 @@ impl TicketFilter {
             requester_id: ids::decode_opt(self.requester_id.as_ref(), "User", "requesterId")?,
             project_id: ids::decode_opt(self.project_id.as_ref(), "Project", "projectId")?,
             sla: self.sla.map(Into::into),
+            in_my_groups: false,
         })
     }
 }

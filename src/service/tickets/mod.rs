@@ -53,6 +53,8 @@ pub struct TicketFilter {
     pub project_id: Option<i32>,
     /// SLA state.
     pub sla: Option<SlaState>,
+    /// Only tickets assigned to one of the caller's groups.
+    pub in_my_groups: bool,
 }
 
 /// Sort key of ticket lists.
@@ -196,6 +198,9 @@ pub fn visible_query(actor: &Actor, filter: &TicketFilter, prefix: &str) -> Sele
     }
     if let Some(id) = filter.project_id {
         select = select.filter(ticket::Column::ProjectId.eq(id));
+    }
+    if filter.in_my_groups {
+        select = select.filter(ticket::Column::AssignedGroupId.is_in(actor.group_ids()));
     }
     if let Some(state) = filter.sla {
         select = select.filter(

@@ -182,6 +182,7 @@ fn counted(actor: &Actor, filter: &TicketFilter) -> Option<Counted> {
         || filter.assignee.is_some()
         || filter.project_id.is_some()
         || filter.sla.is_some()
+        || filter.in_my_groups
     {
         return None;
     }

@@ -36,6 +36,7 @@ pub fn router() -> Router<AppState> {
         )
         .route("/tickets/{id}/", get(ticket::page))
         .route("/tickets/{id}/status/", post(ticket::change_status))
+        .route("/tickets/{id}/edit/", post(ticket::edit))
         .route("/tickets/{id}/comments/new/", post(thread::add))
         .route("/static/{file}", get(assets::serve))
 }
@@ -217,6 +218,11 @@ impl Form {
                 .or_insert_with(|| v.into_owned());
         }
         Form(fields)
+    }
+
+    /// A field's value, `None` when the form did not send it.
+    pub fn opt(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
     }
 
     /// A field's value, `""` when absent.

@@ -3,7 +3,8 @@
 use super::{display_name, html, label, Layout, PageResult, PageUser};
 use crate::domain::{Priority, TicketStatus};
 use crate::rest::tickets::query::ListParams;
-use crate::service::tickets::{self, counts, TicketOrder};
+use crate::service::sla::SlaState;
+use crate::service::tickets::{self, counts, AssigneeFilter, TicketOrder, TicketSort};
 use crate::state::AppState;
 use askama::Template;
 use axum::extract::{RawQuery, State};
@@ -22,6 +23,9 @@ struct Row {
     requester: String,
     assignee: String,
     updated: String,
+    /// SLA: the next due time, "Breached", or empty without a running clock.
+    sla: String,
+    sla_breached: bool,
 }
 
 /// A choice in a filter drop-down.
@@ -31,10 +35,30 @@ struct Choice {
     selected: bool,
 }
 
+/// A saved view of the queue (`?view=`).
+struct View {
+    value: &'static str,
+    label: &'static str,
+    current: bool,
+}
+
+/// The views: every ticket, mine, my groups', unassigned, and breaching soon (a running SLA clock, the
+/// earliest due first).
+const VIEWS: [(&str, &str); 5] = [
+    ("", "All"),
+    ("mine", "Mine"),
+    ("groups", "My groups"),
+    ("unassigned", "Unassigned"),
+    ("breaching", "Breaching soon"),
+];
+
 #[derive(Template)]
 #[template(path = "queue.html")]
 struct QueuePage {
     layout: Layout,
+    views: Vec<View>,
+    view: String,
+    by_due: bool,
     rows: Vec<Row>,
     q: String,
     statuses: Vec<Choice>,
@@ -63,19 +87,51 @@ pub async fn page(
     user: PageUser,
     RawQuery(raw): RawQuery,
 ) -> PageResult<Response> {
-    let params = ListParams::parse(raw.as_deref())?;
+    let mut params = ListParams::parse(raw.as_deref())?;
+    let wanted = |name: &str| {
+        url::form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    let view = VIEWS
+        .iter()
+        .map(|(v, _)| *v)
+        .find(|v| *v == wanted("view"))
+        .unwrap_or("");
+    let mut by_due = wanted("sort") == "due";
+    match view {
+        "mine" => params.filter.assignee = Some(AssigneeFilter::Me),
+        "groups" => params.filter.in_my_groups = true,
+        "unassigned" => params.filter.assignee = Some(AssigneeFilter::Nobody),
+        "breaching" => {
+            params.filter.sla = Some(SlaState::Running);
+            by_due = true;
+        }
+        _ => {}
+    }
+    let order = if by_due {
+        TicketOrder {
+            sort: TicketSort::SlaDue,
+            descending: false,
+        }
+    } else {
+        TicketOrder::default()
+    };
     let db = &state.db.conn;
     let (items, total) = tickets::list(
         &state.db,
         &user.actor,
         &params.filter,
-        TicketOrder::default(),
+        order,
         params.page_request(),
         &state.config.ticket_prefix,
     )
     .await?;
     let count = total.unwrap_or_default();
     let people = counts::people_of(db, &user.actor, &items).await?;
+    // The listed tickets are the ones the viewer may see: their clocks come with them.
+    let clocks = crate::service::sla::views(db, items.iter().map(|t| t.id)).await?;
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
             .map(display_name)
@@ -94,6 +150,14 @@ pub async fn page(
             requester: name(Some(t.requester_id)),
             assignee: name(t.assignee_id),
             updated: crate::web::comments::web_date(&t.updated_at),
+            sla: clocks
+                .get(&t.id)
+                .and_then(|c| c.next_due())
+                .map(|at| crate::web::comments::web_date(&at))
+                .unwrap_or_default(),
+            sla_breached: clocks.get(&t.id).is_some_and(|c| {
+                c.first_response_breached_at.is_some() || c.resolution_breached_at.is_some()
+            }),
         })
         .collect();
     let any = || ("", "Any".to_string());
@@ -117,9 +181,22 @@ pub async fn page(
         ("any", "Someone".to_string()),
         ("none", "Nobody".to_string()),
     ];
-    let base = "/tickets/";
+    // Pages keep the view and the sort beside the filters.
+    let extra = format!("&view={view}{}", if by_due { "&sort=due" } else { "" });
+    let link = |page: u64| params.link_at("/tickets/", page) + &extra;
+    let views = VIEWS
+        .iter()
+        .map(|(value, label)| View {
+            value,
+            label,
+            current: *value == view,
+        })
+        .collect();
     let page = QueuePage {
         layout: Layout::for_user(&user),
+        views,
+        view: view.to_string(),
+        by_due,
         rows,
         q: params.kept("q").to_string(),
         statuses: choices(&statuses, params.kept("status")),
@@ -128,9 +205,9 @@ pub async fn page(
         count,
         page: params.page,
         pages: count.div_ceil(params.limit).max(1),
-        previous: (params.page > 1).then(|| params.link_at(base, params.page - 1)),
+        previous: (params.page > 1).then(|| link(params.page - 1)),
         next: (params.page.saturating_mul(params.limit) < count)
-            .then(|| params.link_at(base, params.page + 1)),
+            .then(|| link(params.page + 1)),
     };
     Ok(html(StatusCode::OK, &page))
 }
