@@ -60,4 +60,5 @@ mod web_page_versions;
 mod web_pages;
 mod web_pages_support;
 mod web_session;
+mod web_sla;
 mod workflow;

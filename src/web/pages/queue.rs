@@ -206,8 +206,7 @@ pub async fn page(
         page: params.page,
         pages: count.div_ceil(params.limit).max(1),
         previous: (params.page > 1).then(|| link(params.page - 1)),
-        next: (params.page.saturating_mul(params.limit) < count)
-            .then(|| link(params.page + 1)),
+        next: (params.page.saturating_mul(params.limit) < count).then(|| link(params.page + 1)),
     };
     Ok(html(StatusCode::OK, &page))
 }

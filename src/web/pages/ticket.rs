@@ -148,11 +148,13 @@ async fn edit_choices(
         Vec::new()
     };
     let mut ids: Vec<i32> = listed.iter().map(|u| u.id).collect();
-    people.extend(
-        listed
-            .iter()
-            .map(|u| choice(u.id.to_string(), display_name(u), t.assignee_id == Some(u.id))),
-    );
+    people.extend(listed.iter().map(|u| {
+        choice(
+            u.id.to_string(),
+            display_name(u),
+            t.assignee_id == Some(u.id),
+        )
+    }));
     if !ids.contains(&actor.id()) {
         ids.push(actor.id());
         people.push(choice(
@@ -202,10 +204,20 @@ pub async fn render_ticket(
     let (projects, people_choices, groups) = edit_choices(state, actor, &t, can_edit_all).await?;
     let priorities = Priority::ALL
         .iter()
-        .map(|p| choice(p.as_str().to_string(), label(p.as_str()), p.as_str() == t.priority))
+        .map(|p| {
+            choice(
+                p.as_str().to_string(),
+                label(p.as_str()),
+                p.as_str() == t.priority,
+            )
+        })
         .collect();
     let sla = sla::view(db, &t).await?.map(|v| SlaBadges {
-        policy: v.policy.as_ref().map(|p| p.name.clone()).unwrap_or_default(),
+        policy: v
+            .policy
+            .as_ref()
+            .map(|p| p.name.clone())
+            .unwrap_or_default(),
         first_response: v.first_response_due_at.map(due_in),
         resolution: v.resolution_due_at.map(due_in),
         first_response_breached: v.first_response_breached_at.is_some(),
