@@ -16,6 +16,17 @@ const HORIZON_DAYS: u32 = 3700;
 /// Minutes in a day: a window may close at `24:00`.
 const DAY_MINUTES: u32 = 24 * 60;
 
+/// The days of the week, Monday first.
+pub const WEEK: [Weekday; 7] = [
+    Weekday::Mon,
+    Weekday::Tue,
+    Weekday::Wed,
+    Weekday::Thu,
+    Weekday::Fri,
+    Weekday::Sat,
+    Weekday::Sun,
+];
+
 /// Opening hours of one weekday, in minutes since local midnight: `open < close <= 1440`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hours {
@@ -263,20 +274,14 @@ impl std::fmt::Display for CalendarError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn weekdays(tz: &str, open: &str, close: &str, holidays: &[NaiveDate]) -> Calendar {
+    /// Open Monday to Friday from `open` to `close` in `tz`.
+    pub(crate) fn weekdays(tz: &str, open: &str, close: &str, holidays: &[NaiveDate]) -> Calendar {
         let h = Hours::parse(open, close).unwrap_or(Hours { open: 0, close: 1 });
-        let days = [
-            Weekday::Mon,
-            Weekday::Tue,
-            Weekday::Wed,
-            Weekday::Thu,
-            Weekday::Fri,
-        ];
-        let hours: Vec<_> = days.iter().map(|d| (*d, h)).collect();
+        let hours: Vec<_> = WEEK[..5].iter().map(|d| (*d, h)).collect();
         match Calendar::new(tz, &hours, holidays.iter().copied()) {
             Ok(c) => c,
             Err(e) => panic!("calendar: {e}"),

@@ -183,23 +183,10 @@ pub fn dues(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::sla::calendar::Hours;
-    use chrono::{TimeZone, Weekday};
+    use chrono::TimeZone;
 
     fn nine_to_five() -> Calendar {
-        let h = Hours {
-            open: 9 * 60,
-            close: 17 * 60,
-        };
-        let days = [
-            Weekday::Mon,
-            Weekday::Tue,
-            Weekday::Wed,
-            Weekday::Thu,
-            Weekday::Fri,
-        ];
-        let hours: Vec<_> = days.iter().map(|d| (*d, h)).collect();
-        Calendar::new("UTC", &hours, []).unwrap_or_else(|_| Calendar::always())
+        crate::service::sla::calendar::tests::weekdays("UTC", "09:00", "17:00", &[])
     }
 
     fn utc(d: u32, h: u32, m: u32) -> DateTime<Utc> {

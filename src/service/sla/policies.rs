@@ -1,5 +1,5 @@
 //! SLA policies: administrators define them; tickets are matched to the most specific one.
-use super::calendar::{Calendar, Hours};
+use super::calendar::{Calendar, Hours, WEEK};
 use super::clock::Targets;
 use crate::auth::Actor;
 use crate::domain::{Priority, TicketStatus};
@@ -123,18 +123,7 @@ fn calendar_of(input: &CalendarInput) -> AppResult<Calendar> {
             open: 0,
             close: 24 * 60,
         };
-        hours = [
-            Weekday::Mon,
-            Weekday::Tue,
-            Weekday::Wed,
-            Weekday::Thu,
-            Weekday::Fri,
-            Weekday::Sat,
-            Weekday::Sun,
-        ]
-        .into_iter()
-        .map(|d| (d, all))
-        .collect();
+        hours = WEEK.into_iter().map(|d| (d, all)).collect();
     }
     if input.holidays.len() > 1000 {
         return Err(AppError::field("calendar", "at most 1000 holidays"));
@@ -178,17 +167,7 @@ fn hours_json(calendar: &Calendar) -> Value {
 }
 
 fn parse_weekday(name: &str) -> Option<Weekday> {
-    [
-        Weekday::Mon,
-        Weekday::Tue,
-        Weekday::Wed,
-        Weekday::Thu,
-        Weekday::Fri,
-        Weekday::Sat,
-        Weekday::Sun,
-    ]
-    .into_iter()
-    .find(|d| weekday_name(*d) == name)
+    WEEK.into_iter().find(|d| weekday_name(*d) == name)
 }
 
 /// The calendar a stored row describes.
