@@ -386,7 +386,7 @@ pub async fn sla_event(
 ) -> AppResult<()> {
     let mut body = Body::new(kind.event(), t);
     body.target = Some(target.as_str());
-    body.due_at = Some(timestamp(&due));
+    body.due_at = Some(due.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
     let event_id = webhooks(db, state, &body).await?;
     let ids: Vec<i32> = match (t.assignee_id, t.assigned_group_id) {
         (Some(id), _) => vec![id],
@@ -410,7 +410,7 @@ pub async fn sla_event(
     let occurrence = Occurrence::Sla {
         target: target.as_str(),
         breached: kind == Kind::Breached,
-        due: &timestamp(&due),
+        due: body.due_at.as_deref().unwrap_or_default(),
     };
     for row in email_rows(&event_id, body.event, t, &occurrence, &to)? {
         row.insert(db).await?;

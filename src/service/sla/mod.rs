@@ -459,7 +459,7 @@ pub async fn check(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppRe
         &txn,
         audit::Entry::new(None, "ticket", t.id, sla_action(kind))
             .ticket(t.id)
-            .changes(json!({ field: [null, crate::rest::shapes::timestamp(&at)] })),
+            .changes(json!({ field: [null, at] })),
     )
     .await?;
     events::sla_event(&txn, state, &t, target, kind, at).await?;
