@@ -95,7 +95,7 @@ async fn create_and_read_shapes(app: &TestApp) {
             "assigned_to": {"id": carol.id, "username": "carol", "full_name": "Carol Example"},
             "project": {"id": proj.id, "name": "Network"},
             "created_at": created["created_at"], "updated_at": d["updated_at"],
-            "due_date": "2026-12-01", "comments_count": 0, "attachments": [],
+            "due_date": "2026-12-01", "comments_count": 0, "attachments": [], "sla": null,
         })
     );
     assert!(d["updated_at"].as_str().unwrap().ends_with('Z'));

@@ -57,6 +57,19 @@ pub fn page_ticket() {}
     security(("session" = [], "csrf" = [])))]
 pub fn page_change_status() {}
 
+/// Change a ticket's fields from its page (any of title, description, priority, due date, project, assignee,
+/// group; "Assign to me" sends only the assignee). Only fields that differ are changed, under the REST rules.
+#[utoipa::path(post, path = "/tickets/{id}/edit/", tag = "pages", operation_id = "pageEditTicket",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Back to the ticket page"),
+        (status = 400, description = "A bad value: error page", content_type = "text/html", body = String),
+        (status = 403, description = "A field the user may not change, or no CSRF token: error page", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub fn page_edit_ticket() {}
+
 /// Add a comment from the ticket page without JavaScript.
 #[utoipa::path(post, path = "/tickets/{id}/comments/new/", tag = "pages", operation_id = "pageAddComment",
     params(("id" = i32, Path, description = "Ticket id")),

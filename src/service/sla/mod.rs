@@ -421,6 +421,15 @@ pub async fn check(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppRe
         txn.commit().await?;
         return Ok(false);
     };
+    // A check that comes late (the workers were down) does not warn of a breach that already happened.
+    let superseded = kind == Kind::AtRisk
+        && dues
+            .of(target, Kind::Breached)
+            .is_some_and(|due| due <= now);
+    if superseded {
+        txn.commit().await?;
+        return Ok(false);
+    }
     let insert = sla_event::Entity::insert(sla_event::ActiveModel {
         ticket_id: Set(t.id),
         target: Set(target.as_str().to_string()),

@@ -182,7 +182,13 @@ pub async fn page(
         ("none", "Nobody".to_string()),
     ];
     // Pages keep the view and the sort beside the filters.
-    let extra = format!("&view={view}{}", if by_due { "&sort=due" } else { "" });
+    let mut extra = String::new();
+    if !view.is_empty() {
+        extra = format!("&view={view}");
+    }
+    if by_due {
+        extra.push_str("&sort=due");
+    }
     let link = |page: u64| params.link_at("/tickets/", page) + &extra;
     let views = VIEWS
         .iter()

@@ -237,8 +237,17 @@ pub async fn render_ticket(
                 .and_then(|id| who.get(&id))
                 .map(display_name)
                 .unwrap_or_else(|| "The service".to_string()),
-            action: label(&e.action),
-            changes: history_text(&e.changes),
+            // Comment texts stay in the thread, where deleting one removes it.
+            action: if e.entity_type == "ticket" {
+                label(&e.action)
+            } else {
+                label(&format!("{} {}", e.entity_type, e.action))
+            },
+            changes: if e.entity_type == "ticket" {
+                history_text(&e.changes)
+            } else {
+                String::new()
+            },
         })
         .collect();
     let page = TicketPage {
