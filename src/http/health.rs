@@ -1,4 +1,5 @@
 //! Liveness, readiness and the metrics endpoint.
+use crate::notify::outbox::Backlog;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -7,6 +8,7 @@ use axum::Json;
 use entity::outbox;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::json;
+use std::collections::BTreeSet;
 
 /// `GET /healthz`: the process is alive.
 pub async fn healthz() -> Json<serde_json::Value> {
@@ -39,6 +41,30 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     (status, Json(body)).into_response()
 }
 
+/// Destinations reported at the last scrape, so one whose backlog drained drops to 0.
+static REPORTED: std::sync::Mutex<BTreeSet<String>> = std::sync::Mutex::new(BTreeSet::new());
+
+/// `outbox_destination_pending{destination}` and `outbox_destination_oldest_age_seconds{destination}`.
+fn destination_gauges(backlog: &[Backlog]) {
+    let now = chrono::Utc::now();
+    let current: BTreeSet<String> = backlog.iter().map(|b| b.destination.label()).collect();
+    if let Ok(mut reported) = REPORTED.lock() {
+        for gone in reported.difference(&current) {
+            metrics::gauge!("outbox_destination_pending", "destination" => gone.clone()).set(0.0);
+            metrics::gauge!("outbox_destination_oldest_age_seconds", "destination" => gone.clone())
+                .set(0.0);
+        }
+        *reported = current;
+    }
+    for b in backlog {
+        let label = b.destination.label();
+        let age = (now - b.oldest).num_milliseconds().max(0) as f64 / 1000.0;
+        metrics::gauge!("outbox_destination_pending", "destination" => label.clone())
+            .set(b.pending as f64);
+        metrics::gauge!("outbox_destination_oldest_age_seconds", "destination" => label).set(age);
+    }
+}
+
 /// `GET /metrics`: Prometheus text format.
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let pool_size = match state.db.conn.get_database_backend() {
@@ -53,6 +79,9 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         .await;
     if let Ok(pending) = pending {
         metrics::gauge!("outbox_pending_messages").set(pending as f64);
+    }
+    if let Ok(backlog) = crate::notify::outbox::backlog(&state.db.conn).await {
+        destination_gauges(&backlog);
     }
     // SQL statements run since start: the benchmark divides its delta by requests served.
     metrics::counter!("db_statements_total").absolute(state.db.statement_count());

@@ -2,6 +2,7 @@
 //! transaction (`events`, `outbox`), and a worker (`worker`) delivers them as signed webhooks
 //! (`webhooks`) or emails (`mailer`, `templates`) with retries. Live events for GraphQL subscriptions
 //! go through `live`, after the change committed.
+pub mod circuit;
 pub mod events;
 pub mod live;
 pub mod mailer;
@@ -20,6 +21,8 @@ use std::time::Duration;
 pub struct Notifier {
     /// Where emails go (SMTP, the log, or memory in tests).
     pub mailer: Arc<dyn Mailer>,
+    /// The circuit of every destination delivered to by this process.
+    pub circuits: Arc<circuit::Circuits>,
     http: reqwest::Client,
 }
 
@@ -39,7 +42,11 @@ impl Notifier {
             Some(url) => Arc::new(SmtpMailer::new(url, timeout)?),
             None => Arc::new(LogMailer),
         };
-        Ok(Notifier { mailer, http })
+        Ok(Notifier {
+            mailer,
+            circuits: Arc::default(),
+            http,
+        })
     }
 
     /// The same notifier sending emails through `mailer` instead (tests use an in-memory one).

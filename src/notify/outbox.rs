@@ -140,6 +140,50 @@ pub async fn requeue(db: &impl ConnectionTrait, row: &outbox::Model) -> AppResul
     .await
 }
 
+/// Where a row goes; the worker delivers each destination in its own lane, so one that is slow or down
+/// holds back only its own rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Destination {
+    /// The SMTP server (or whatever mailer is configured).
+    Email,
+    /// A webhook endpoint: a stored endpoint's id, or 0 for `DESKGRAPH_WEBHOOK_URL`.
+    Webhook(i32),
+    /// A row of a kind this version does not know; it is given up at once.
+    Other,
+}
+
+impl Destination {
+    /// The destination of `row`.
+    pub fn of(row: &outbox::Model) -> Self {
+        match row.kind.as_str() {
+            KIND_EMAIL => Destination::Email,
+            KIND_WEBHOOK => Destination::Webhook(row.webhook_id.unwrap_or(0)),
+            _ => Destination::Other,
+        }
+    }
+
+    /// The `destination` label in `/metrics` and the logs: `email`, `webhook:configured`, `webhook:<id>`.
+    pub fn label(&self) -> String {
+        match self {
+            Destination::Email => "email".to_string(),
+            Destination::Webhook(0) => "webhook:configured".to_string(),
+            Destination::Webhook(id) => format!("webhook:{id}"),
+            Destination::Other => "other".to_string(),
+        }
+    }
+
+    /// The SQL condition matching this destination's rows. Only integers are spliced in.
+    fn condition(&self) -> String {
+        match self {
+            Destination::Email => format!("kind = '{KIND_EMAIL}'"),
+            Destination::Webhook(id) => {
+                format!("(kind = '{KIND_WEBHOOK}' AND COALESCE(webhook_id, 0) = {id})")
+            }
+            Destination::Other => format!("kind NOT IN ('{KIND_EMAIL}', '{KIND_WEBHOOK}')"),
+        }
+    }
+}
+
 /// Lease up to `limit` due rows to this worker until `lease_until_ms`. One statement, so two workers
 /// never lease the same row; on PostgreSQL `SKIP LOCKED` lets them claim side by side without waiting.
 pub async fn claim(
@@ -148,18 +192,35 @@ pub async fn claim(
     lease_until_ms: i64,
     limit: i64,
 ) -> AppResult<Vec<outbox::Model>> {
+    claim_except(db, now, lease_until_ms, limit, &[]).await
+}
+
+/// [`claim`], leaving out the rows of the destinations in `skip` (busy here, or with an open circuit).
+pub async fn claim_except(
+    db: &impl ConnectionTrait,
+    now: i64,
+    lease_until_ms: i64,
+    limit: i64,
+    skip: &[Destination],
+) -> AppResult<Vec<outbox::Model>> {
     let backend = db.get_database_backend();
+    let except = if skip.is_empty() {
+        String::new()
+    } else {
+        let any: Vec<String> = skip.iter().map(Destination::condition).collect();
+        format!(" AND NOT ({})", any.join(" OR "))
+    };
     let sql = match backend {
-        DbBackend::Postgres => {
+        DbBackend::Postgres => format!(
             "UPDATE outbox SET locked_until_ms = $1 WHERE id IN (SELECT id FROM outbox \
-             WHERE status = 'pending' AND due_at_ms <= $2 AND locked_until_ms <= $3 \
+             WHERE status = 'pending' AND due_at_ms <= $2 AND locked_until_ms <= $3{except} \
              ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id"
-        }
-        _ => {
+        ),
+        _ => format!(
             "UPDATE outbox SET locked_until_ms = ? WHERE id IN (SELECT id FROM outbox \
-             WHERE status = 'pending' AND due_at_ms <= ? AND locked_until_ms <= ? \
+             WHERE status = 'pending' AND due_at_ms <= ? AND locked_until_ms <= ?{except} \
              ORDER BY id LIMIT ?) RETURNING id"
-        }
+        ),
     };
     let stmt = Statement::from_sql_and_values(
         backend,
@@ -178,6 +239,72 @@ pub async fn claim(
         .order_by_asc(outbox::Column::Id)
         .all(db)
         .await?)
+}
+
+/// Give leased rows back without an attempt, so any worker may take them at once.
+pub async fn release(db: &impl ConnectionTrait, rows: &[outbox::Model]) -> AppResult<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    outbox::Entity::update_many()
+        .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
+        .filter(outbox::Column::Id.is_in(rows.iter().map(|r| r.id)))
+        .filter(outbox::Column::Status.eq(PENDING))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Pending rows of one destination: how many, and when the oldest was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backlog {
+    /// The destination.
+    pub destination: Destination,
+    /// Pending rows.
+    pub pending: i64,
+    /// Creation time of the oldest pending row.
+    pub oldest: chrono::DateTime<Utc>,
+}
+
+/// The pending rows per destination, for `/metrics`.
+pub async fn backlog(db: &impl ConnectionTrait) -> AppResult<Vec<Backlog>> {
+    use sea_orm::QuerySelect;
+    let groups: Vec<(String, Option<i32>, i64, i64)> = outbox::Entity::find()
+        .select_only()
+        .column(outbox::Column::Kind)
+        .column(outbox::Column::WebhookId)
+        .column_as(outbox::Column::Id.count(), "pending")
+        .column_as(outbox::Column::Id.min(), "oldest_id")
+        .filter(outbox::Column::Status.eq(PENDING))
+        .group_by(outbox::Column::Kind)
+        .group_by(outbox::Column::WebhookId)
+        .into_tuple()
+        .all(db)
+        .await?;
+    if groups.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Ids grow with time, so each group's smallest id is its oldest row.
+    let oldest = outbox::Entity::find()
+        .filter(outbox::Column::Id.is_in(groups.iter().map(|g| g.3)))
+        .all(db)
+        .await?;
+    let mut by_destination: std::collections::BTreeMap<Destination, Backlog> = Default::default();
+    for row in oldest {
+        let Some(group) = groups.iter().find(|g| g.3 == row.id) else {
+            continue;
+        };
+        let entry = by_destination
+            .entry(Destination::of(&row))
+            .or_insert(Backlog {
+                destination: Destination::of(&row),
+                pending: 0,
+                oldest: row.created_at,
+            });
+        entry.pending += group.2;
+        entry.oldest = entry.oldest.min(row.created_at);
+    }
+    Ok(by_destination.into_values().collect())
 }
 
 /// How one attempt ended.

@@ -1,18 +1,27 @@
-//! The delivery worker: claims due outbox rows, delivers them, records the outcome.
+//! The delivery worker: claims due outbox rows and delivers them in lanes, one per destination (the SMTP
+//! server, each webhook endpoint). Lanes run side by side, a bounded number at once, so a destination
+//! that is slow or down holds back only its own rows; its circuit (`circuit`) then keeps it aside.
 use super::mailer::Email;
-use super::outbox::{self, Outcome, KIND_EMAIL, KIND_WEBHOOK};
+use super::outbox::{self, Destination, Outcome, KIND_EMAIL, KIND_WEBHOOK};
 use super::webhooks;
 use crate::error::AppResult;
 use crate::service::sla;
 use crate::state::AppState;
 use chrono::{DateTime, TimeZone, Utc};
 use entity::outbox as row;
+use futures_util::StreamExt;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
+use tokio::task::JoinSet;
 
-/// Rows leased per round.
-const BATCH: i64 = 20;
-/// Pause between rounds when nothing was due.
+/// Rows leased per claim.
+const BATCH: i64 = 50;
+/// Lanes delivering at once in one process.
+const MAX_LANES: usize = 16;
+/// Pause between claims when nothing was due.
 const IDLE: Duration = Duration::from_millis(1000);
+/// Time kept free at the end of a lease, so a row is never started that its lease might not cover.
+const LEASE_MARGIN_MS: i64 = 5_000;
 
 async fn deliver(state: &AppState, item: &row::Model, now_ms: i64) -> AppResult<Outcome> {
     let timeout = Duration::from_millis(state.config.delivery_timeout_ms.unsigned_abs());
@@ -48,41 +57,137 @@ fn sla_now(ms: i64) -> DateTime<Utc> {
         .unwrap_or_else(Utc::now)
 }
 
-/// Deliver the rows that are due now, once each; returns how many were attempted.
+/// Lease due rows of every destination not in `skip` (nor with an open circuit), grouped by destination.
+async fn claim(
+    state: &AppState,
+    skip: &[Destination],
+    now: i64,
+) -> AppResult<(i64, BTreeMap<Destination, Vec<row::Model>>)> {
+    // The lease outlasts one attempt, so a crashed worker's rows come back after it expires.
+    let lease = now + state.config.delivery_timeout_ms * 3 + 30_000;
+    let mut skip = skip.to_vec();
+    skip.extend(state.notifier.circuits.open(now));
+    let claimed = outbox::claim_except(&state.db.conn, now, lease, BATCH, &skip).await?;
+    let mut lanes: BTreeMap<Destination, Vec<row::Model>> = BTreeMap::new();
+    for item in claimed {
+        lanes.entry(Destination::of(&item)).or_default().push(item);
+    }
+    Ok((lease, lanes))
+}
+
+/// Deliver one destination's leased rows in order; returns how many were attempted. Rows it will not
+/// start (the circuit opened, or the lease is running out) go back to the queue untouched. `clock`: the
+/// time to act at (tests pass a time to come), the real time when `None`.
+async fn lane(
+    state: AppState,
+    destination: Destination,
+    rows: Vec<row::Model>,
+    lease_until_ms: i64,
+    clock: Option<i64>,
+) -> AppResult<usize> {
+    let circuits = &state.notifier.circuits;
+    for (done, item) in rows.iter().enumerate() {
+        let now = clock.unwrap_or_else(outbox::now_ms);
+        if circuits.is_open(destination, now)
+            || now + state.config.delivery_timeout_ms + LEASE_MARGIN_MS > lease_until_ms
+        {
+            outbox::release(&state.db.conn, &rows[done..]).await?;
+            return Ok(done);
+        }
+        let outcome = match deliver(&state, item, now).await {
+            Ok(outcome) => {
+                let (base, now) = (state.config.outbox_backoff_ms, outbox::now_ms());
+                circuits.record(destination, &outcome, base, now);
+                outcome
+            }
+            // A failure of this service (its database) says nothing about the destination.
+            Err(e) => Outcome::Retry(format!("internal error: {e}")),
+        };
+        if let Outcome::Retry(reason) | Outcome::GiveUp(reason) = &outcome {
+            tracing::warn!(outbox_id = item.id, event = %item.event, destination = %destination.label(), attempt = item.attempts + 1, %reason, "delivery failed");
+        }
+        outbox::finish(&state.db.conn, &state.config, item, &outcome).await?;
+    }
+    Ok(rows.len())
+}
+
+/// Deliver the rows that are due now, once each, every destination in its own lane; returns how many
+/// were attempted.
 pub async fn run_once(state: &AppState) -> AppResult<usize> {
     run_once_at(state, outbox::now_ms()).await
 }
 
-/// Deliver the rows due at `now` (epoch milliseconds), as if it were that time: SLA checks judge the
-/// ticket at `now`. The service passes the clock; tests pass a time to come.
+/// [`run_once`] at `now` (epoch milliseconds), as if it were that time: SLA checks judge the ticket at
+/// `now`. Tests pass a time to come.
 pub async fn run_once_at(state: &AppState, now: i64) -> AppResult<usize> {
-    // The lease outlasts one attempt, so a crashed worker's rows come back after it expires.
-    let lease = now + state.config.delivery_timeout_ms * 3 + 30_000;
-    let claimed = outbox::claim(&state.db.conn, now, lease, BATCH).await?;
-    for item in &claimed {
-        let outcome = match deliver(state, item, now).await {
-            Ok(outcome) => outcome,
-            Err(e) => Outcome::Retry(format!("internal error: {e}")),
-        };
-        if let Outcome::Retry(reason) | Outcome::GiveUp(reason) = &outcome {
-            tracing::warn!(outbox_id = item.id, event = %item.event, kind = %item.kind, attempt = item.attempts + 1, %reason, "delivery failed");
-        }
-        outbox::finish(&state.db.conn, &state.config, item, &outcome).await?;
+    let (lease, lanes) = claim(state, &[], now).await?;
+    let results: Vec<AppResult<usize>> = futures_util::stream::iter(lanes)
+        .map(|(destination, rows)| lane(state.clone(), destination, rows, lease, Some(now)))
+        .buffer_unordered(MAX_LANES)
+        .collect()
+        .await;
+    let mut attempted = 0;
+    for result in results {
+        attempted += result?;
     }
-    Ok(claimed.len())
+    Ok(attempted)
 }
 
-/// Deliver forever: rounds back to back while there is work, a pause when there is none.
+/// Deliver forever. A lane runs until its rows are done; meanwhile new rows of the other destinations
+/// are claimed and delivered in lanes of their own.
 pub async fn run(state: AppState) {
+    let mut running: JoinSet<AppResult<usize>> = JoinSet::new();
+    let mut busy: HashMap<tokio::task::Id, Destination> = HashMap::new();
     loop {
-        match run_once(&state).await {
-            Ok(0) => tokio::time::sleep(IDLE).await,
-            Ok(_) => {}
-            Err(e) => {
-                tracing::error!(error = %e, "outbox worker round failed");
-                tokio::time::sleep(IDLE).await;
+        let mut claimed = false;
+        if running.len() < MAX_LANES {
+            let skip: Vec<Destination> = busy.values().copied().collect();
+            match claim(&state, &skip, outbox::now_ms()).await {
+                Ok((lease, lanes)) => {
+                    for (destination, rows) in lanes {
+                        claimed = true;
+                        if running.len() >= MAX_LANES {
+                            // No room for another lane now: back to the queue for the next claim.
+                            if let Err(e) = outbox::release(&state.db.conn, &rows).await {
+                                tracing::error!(error = %e, "outbox worker could not release rows");
+                            }
+                            continue;
+                        }
+                        let task =
+                            running.spawn(lane(state.clone(), destination, rows, lease, None));
+                        busy.insert(task.id(), destination);
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "outbox worker claim failed"),
             }
         }
+        if !claimed || running.len() >= MAX_LANES {
+            // Wait for a lane to finish, or for new rows to come due.
+            let finished = tokio::select! {
+                done = running.join_next_with_id(), if !running.is_empty() => done,
+                _ = tokio::time::sleep(IDLE) => None,
+            };
+            if let Some(done) = finished {
+                settle(&mut busy, done);
+            }
+        }
+        while let Some(done) = running.try_join_next_with_id() {
+            settle(&mut busy, done);
+        }
+    }
+}
+
+fn settle(
+    busy: &mut HashMap<tokio::task::Id, Destination>,
+    done: Result<(tokio::task::Id, AppResult<usize>), tokio::task::JoinError>,
+) {
+    let (id, failure) = match done {
+        Ok((id, result)) => (id, result.err().map(|e| e.to_string())),
+        Err(e) => (e.id(), Some(e.to_string())),
+    };
+    let destination = busy.remove(&id);
+    if let (Some(destination), Some(error)) = (destination, failure) {
+        tracing::error!(%error, destination = %destination.label(), "outbox lane failed");
     }
 }
 

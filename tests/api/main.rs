@@ -17,6 +17,7 @@ mod comments_write;
 mod events_admin;
 mod events_comments;
 mod events_email;
+mod events_lanes;
 mod events_support;
 mod events_webhooks;
 mod fuzz_text;
