@@ -36,6 +36,16 @@ async fn silent_listener() -> u16 {
     port
 }
 
+/// Events to `hook` and emails to `smtp`, each attempt limited to a second, and a circuit that waits.
+fn configured(app: &TestApp, hook: String, smtp: String) -> AppState {
+    state_configured(app, |c| {
+        c.webhook_url = Some(hook);
+        c.smtp_url = Some(smtp);
+        c.delivery_timeout_ms = 1000;
+        c.outbox_backoff_ms = 1000;
+    })
+}
+
 async fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> Duration {
     let started = Instant::now();
     while !done() {
@@ -49,13 +59,7 @@ db_test!(hanging_webhook_does_not_hold_back_email);
 async fn hanging_webhook_does_not_hold_back_email(app: &TestApp) {
     let receiver = Receiver::start(Mode::Hang).await;
     let sink = SmtpSink::start().await;
-    let (hook, smtp) = (receiver.url.clone(), sink.url.clone());
-    let state = state_configured(app, |c| {
-        c.webhook_url = Some(hook);
-        c.smtp_url = Some(smtp);
-        c.delivery_timeout_ms = 1000;
-        c.outbox_backoff_ms = 1000;
-    });
+    let state = configured(app, receiver.url.clone(), sink.url.clone());
     file_twenty(app, &state).await;
     let backlog = queue::backlog(&app.state.db.conn).await.unwrap();
     let pending: Vec<(Destination, i64)> =
@@ -114,13 +118,7 @@ db_test!(hanging_smtp_server_does_not_hold_back_webhooks);
 async fn hanging_smtp_server_does_not_hold_back_webhooks(app: &TestApp) {
     let receiver = Receiver::start(Mode::Ok).await;
     let smtp = format!("smtp://127.0.0.1:{}", silent_listener().await);
-    let hook = receiver.url.clone();
-    let state = state_configured(app, |c| {
-        c.webhook_url = Some(hook);
-        c.smtp_url = Some(smtp);
-        c.delivery_timeout_ms = 1000;
-        c.outbox_backoff_ms = 1000;
-    });
+    let state = configured(app, receiver.url.clone(), smtp);
     file_twenty(app, &state).await;
     let worker = worker::spawn(state.clone());
     let took = wait_for("20 webhook calls", Duration::from_secs(5), || {
