@@ -271,17 +271,13 @@ async fn find_user(state: &AppState, username: &str) -> anyhow::Result<entity::u
 /// Serve HTTP, with the outbox worker alongside, until SIGINT or SIGTERM, then finish in-flight requests.
 pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     let worker = crate::notify::worker::spawn(state.clone());
+    let limits = state.config.connections;
     let app = crate::app::router(state);
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("cannot listen on {bind}"))?;
     tracing::info!("deskgraph listening on http://{}", listener.local_addr()?);
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown_signal())
-    .await?;
+    crate::http::connections::serve(listener, app, limits, shutdown_signal()).await?;
     // Rows it was delivering stay leased and pending; the next start delivers them.
     worker.abort();
     tracing::info!("deskgraph stopped");

@@ -78,6 +78,30 @@ pub struct Config {
     pub secure_cookies: SecureCookies,
     /// `DESKGRAPH_HSTS_SECONDS`: `max-age` of the `Strict-Transport-Security` header (default 0: not sent).
     pub hsts_seconds: u64,
+    /// Limits on client connections (`crate::http::connections`).
+    pub connections: ConnectionLimits,
+}
+
+/// How long a connection may take over a request header or sit idle, and how many may be open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// `DESKGRAPH_HEADER_TIMEOUT_SECONDS` (default 10): from a request's first byte to its blank line.
+    pub header_timeout_seconds: u64,
+    /// `DESKGRAPH_IDLE_TIMEOUT_SECONDS` (default 60): a kept-alive connection with no request, or a
+    /// client that stops reading its response, is closed after this long.
+    pub idle_timeout_seconds: u64,
+    /// `DESKGRAPH_MAX_CONNECTIONS` (default 10000): connections open at once; more wait to be accepted.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_timeout_seconds: 10,
+            idle_timeout_seconds: 60,
+            max_connections: 10_000,
+        }
+    }
 }
 
 /// How many failed sign-ins are allowed before further attempts are refused (see `service::login_throttle`).
@@ -313,6 +337,19 @@ impl Config {
                 }
             },
             hsts_seconds: number(&get, "DESKGRAPH_HSTS_SECONDS", 0, 0, 2 * 365 * 24 * 3600)? as u64,
+            connections: ConnectionLimits {
+                header_timeout_seconds: number(
+                    &get,
+                    "DESKGRAPH_HEADER_TIMEOUT_SECONDS",
+                    10,
+                    1,
+                    3600,
+                )? as u64,
+                idle_timeout_seconds: number(&get, "DESKGRAPH_IDLE_TIMEOUT_SECONDS", 60, 1, 86_400)?
+                    as u64,
+                max_connections: number(&get, "DESKGRAPH_MAX_CONNECTIONS", 10_000, 1, 1_000_000)?
+                    as usize,
+            },
         })
     }
 
@@ -349,6 +386,7 @@ impl Config {
             graphql: GraphqlLimits::default(),
             secure_cookies: SecureCookies::Auto,
             hsts_seconds: 0,
+            connections: ConnectionLimits::default(),
         }
     }
 }

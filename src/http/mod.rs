@@ -1,6 +1,7 @@
 //! Cross-cutting HTTP concerns: client addresses, rate limits, body limits, metrics, health and
 //! security headers (cookies and HSTS included).
 pub mod client_ip;
+pub mod connections;
 pub mod errors;
 pub mod health;
 pub mod layers;

@@ -14,6 +14,7 @@ mod comments_edit;
 mod comments_support;
 mod comments_visibility;
 mod comments_write;
+mod connections;
 mod events_admin;
 mod events_comments;
 mod events_email;
