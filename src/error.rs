@@ -3,7 +3,7 @@
 use async_graphql::ErrorExtensions;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use sea_orm::{DbErr, SqlErr};
+use sea_orm::{DbErr, RuntimeErr, SqlErr};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -65,6 +65,10 @@ pub enum AppError {
     /// The request took longer than the configured timeout (503).
     #[error("the request took too long and was abandoned")]
     Timeout,
+    /// The database refuses writes for now (disk full, read-only, I/O error): 503, try again later.
+    /// Nothing of the request was stored; the cause is logged.
+    #[error("the service cannot store changes right now; try again later")]
+    Unavailable(#[source] anyhow::Error),
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
@@ -116,7 +120,7 @@ impl AppError {
             AppError::Conflict { .. } => StatusCode::CONFLICT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Timeout => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Timeout | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -134,6 +138,7 @@ impl AppError {
             AppError::PayloadTooLarge(_) => "payload_too_large",
             AppError::RateLimited { .. } => "rate_limited",
             AppError::Timeout => "timeout",
+            AppError::Unavailable(_) => "unavailable",
             AppError::MethodNotAllowed(_) => "method_not_allowed",
             AppError::Internal(_) => "internal_error",
         }
@@ -151,7 +156,7 @@ impl AppError {
             | AppError::MethodNotAllowed(_) => "BAD_USER_INPUT",
             AppError::InvalidTransition { .. } => "INVALID_TRANSITION",
             AppError::RateLimited { .. } => "RATE_LIMITED",
-            AppError::Timeout | AppError::Internal(_) => "INTERNAL",
+            AppError::Timeout | AppError::Unavailable(_) | AppError::Internal(_) => "INTERNAL",
         }
     }
 
@@ -255,7 +260,7 @@ impl AppError {
     /// What every door adds to its error response: the hidden cause for the log, `Retry-After` when rate
     /// limited.
     fn mark(&self, response: &mut Response) {
-        if let AppError::Internal(cause) = self {
+        if let AppError::Internal(cause) | AppError::Unavailable(cause) = self {
             response
                 .extensions_mut()
                 .insert(LoggedCause(format!("{cause:#}")));
@@ -271,7 +276,39 @@ impl AppError {
 
 impl From<DbErr> for AppError {
     fn from(err: DbErr) -> Self {
-        AppError::Internal(err.into())
+        if storage_refuses(&err) {
+            AppError::Unavailable(err.into())
+        } else {
+            AppError::Internal(err.into())
+        }
+    }
+}
+
+/// Whether the database refused a statement because of its storage rather than the statement: SQLite's
+/// FULL, READONLY, IOERR and CANTOPEN (extended codes carry the primary one in their low byte), and
+/// PostgreSQL's class 53 (disk full, out of memory), 25006 (read-only transaction, e.g. a standby) and
+/// 58030 (I/O error). These pass when space or write access returns, so the client may retry.
+fn storage_refuses(err: &DbErr) -> bool {
+    let (DbErr::Exec(RuntimeErr::SqlxError(e))
+    | DbErr::Query(RuntimeErr::SqlxError(e))
+    | DbErr::Conn(RuntimeErr::SqlxError(e))) = err
+    else {
+        return false;
+    };
+    let sea_orm::sqlx::Error::Database(db) = e.as_ref() else {
+        return false;
+    };
+    let Some(code) = db.code() else {
+        return false;
+    };
+    if db
+        .try_downcast_ref::<sea_orm::sqlx::sqlite::SqliteError>()
+        .is_some()
+    {
+        code.parse::<i64>()
+            .is_ok_and(|n| matches!(n & 0xff, 8 | 10 | 13 | 14))
+    } else {
+        code.starts_with("53") || code == "25006" || code == "58030"
     }
 }
 
@@ -299,7 +336,7 @@ impl<T> OnConstraint<T> for Result<T, DbErr> {
 
 impl From<AppError> for async_graphql::Error {
     fn from(err: AppError) -> Self {
-        if let AppError::Internal(cause) = &err {
+        if let AppError::Internal(cause) | AppError::Unavailable(cause) = &err {
             tracing::error!(error = %format!("{cause:#}"), "internal error in GraphQL resolver");
         }
         let mut gql = async_graphql::Error::new(err.public_message());

@@ -49,6 +49,7 @@ mod projects;
 mod seed;
 mod shutdown;
 mod sla;
+mod storage_faults;
 mod subscription_viewer;
 mod subscriptions;
 mod subscriptions_support;

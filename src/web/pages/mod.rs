@@ -140,7 +140,7 @@ impl IntoResponse for PageError {
                     message: err.public_message(),
                 };
                 let mut response = html(status, &page);
-                if let AppError::Internal(cause) = &err {
+                if let AppError::Internal(cause) | AppError::Unavailable(cause) = &err {
                     response
                         .extensions_mut()
                         .insert(LoggedCause(format!("{cause:#}")));
