@@ -57,8 +57,24 @@ pub fn precheck(request: &mut Request) -> ServerResult<()> {
     checked
 }
 
-/// Bytes of query text whose parsed documents are kept (the text weighs twice, standing for its tree).
-const REMEMBERED_DOCUMENTS_BYTES: u64 = 16 << 20;
+/// Estimated bytes of parsed documents kept ([`document_weight`]).
+const REMEMBERED_DOCUMENTS_BYTES: u64 = 8 << 20;
+/// Estimated bytes of requests remembered as valid ([`Validated::weight`]).
+const REMEMBERED_VALID_BYTES: u64 = 8 << 20;
+/// Bytes of a parsed document per byte of its text: a kept tree is tens of times its text, most for
+/// deeply nested selections; this bound is above what was measured (docs/operations.md).
+const TREE_BYTES_PER_TEXT_BYTE: usize = 64;
+/// Bytes of one cache entry besides its key and tree (the cache's own bookkeeping, a document's prices).
+const ENTRY_BYTES: usize = 1024;
+
+/// What a kept document costs in memory: its tree, its text as the key, the entry.
+fn document_weight(query: &str) -> u32 {
+    let bytes = query
+        .len()
+        .saturating_mul(TREE_BYTES_PER_TEXT_BYTE + 1)
+        .saturating_add(ENTRY_BYTES);
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}
 
 /// The schema behind [`precheck`], the documents it parsed (with their prices) and the requests it found
 /// valid.
@@ -109,8 +125,10 @@ impl Validated {
         }
     }
 
+    /// Its three strings and the entry.
     fn weight(&self) -> u32 {
-        let bytes = self.query.len() + self.variables.len();
+        let operation = self.operation.as_ref().map_or(0, String::len);
+        let bytes = self.query.len() + self.variables.len() + operation + ENTRY_BYTES / 4;
         u32::try_from(bytes).unwrap_or(u32::MAX)
     }
 }
@@ -125,14 +143,12 @@ impl Checked {
         trusted: Option<Arc<trusted::Registry>>,
     ) -> Self {
         let documents = Cache::builder()
-            .weigher(|query: &String, _: &Arc<Parsed>| {
-                u32::try_from(query.len().saturating_mul(2)).unwrap_or(u32::MAX)
-            })
+            .weigher(|query: &String, _: &Arc<Parsed>| document_weight(query))
             .max_capacity(REMEMBERED_DOCUMENTS_BYTES)
             .build();
         let validated = Cache::builder()
             .weigher(|request: &Validated, _: &()| request.weight())
-            .max_capacity(REMEMBERED_DOCUMENTS_BYTES)
+            .max_capacity(REMEMBERED_VALID_BYTES)
             .build();
         Checked {
             schema,
