@@ -20,6 +20,20 @@ async fn sql(app: &TestApp, statement: &str) {
         .unwrap();
 }
 
+/// The first column of a SQLite pragma's answer.
+async fn pragma<T: sea_orm::TryGetable>(app: &TestApp, name: &str) -> T {
+    let statement = sea_orm::Statement::from_string(DbBackend::Sqlite, format!("PRAGMA {name}"));
+    let row = app
+        .state
+        .db
+        .conn
+        .query_one_raw(statement)
+        .await
+        .unwrap()
+        .unwrap();
+    row.try_get_by_index(0).unwrap()
+}
+
 /// Make the database refuse writes: SQLite may not grow past its current pages (a full disk);
 /// PostgreSQL's session turns read-only (as on a standby).
 async fn break_storage(app: &TestApp) {
@@ -28,18 +42,7 @@ async fn break_storage(app: &TestApp) {
             sql(app, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY").await
         }
         _ => {
-            let row = app
-                .state
-                .db
-                .conn
-                .query_one_raw(sea_orm::Statement::from_string(
-                    DbBackend::Sqlite,
-                    "PRAGMA page_count",
-                ))
-                .await
-                .unwrap()
-                .unwrap();
-            let pages: i64 = row.try_get_by_index(0).unwrap();
+            let pages: i64 = pragma(app, "page_count").await;
             sql(app, &format!("PRAGMA max_page_count = {pages}")).await;
         }
     }
@@ -131,17 +134,6 @@ async fn a_refusing_database_answers_503_and_loses_nothing(app: &TestApp) {
         .collect();
     assert_eq!(numbers, expected, "numbers without gaps");
     if app.state.db.conn.get_database_backend() == DbBackend::Sqlite {
-        let row = app
-            .state
-            .db
-            .conn
-            .query_one_raw(sea_orm::Statement::from_string(
-                DbBackend::Sqlite,
-                "PRAGMA integrity_check",
-            ))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(row.try_get_by_index::<String>(0).unwrap(), "ok");
+        assert_eq!(pragma::<String>(app, "integrity_check").await, "ok");
     }
 }
