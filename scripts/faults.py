@@ -60,6 +60,8 @@ class Server:
             "DESKGRAPH_JWT_SECRET": "faults-secret-faults-secret",
             "DESKGRAPH_RATE_LIMIT_AUTHENTICATED": "1000000000",
             "DESKGRAPH_RATE_LIMIT_ANONYMOUS": "1000000000",
+            "DESKGRAPH_GRAPHQL_POINTS": "1000000000",
+            "DESKGRAPH_GRAPHQL_POINTS_ANONYMOUS": "1000000000",
             "RUST_LOG": "warn",
         }
         self.env.update(env or {})
