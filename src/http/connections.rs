@@ -191,13 +191,20 @@ impl Guarded {
         }
     }
 
-    /// Called when the socket would wait: an error once the phase's deadline has passed.
-    fn expired(&mut self, cx: &mut Context<'_>) -> Option<io::Error> {
-        let deadline = self.deadline?;
+    /// Set the timer to the phase's deadline and have it wake this connection's task; whether it passed.
+    fn arm(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(deadline) = self.deadline else {
+            return false;
+        };
         if self.timer.deadline() != deadline {
             self.timer.as_mut().reset(deadline);
         }
-        if self.timer.as_mut().poll(cx).is_pending() {
+        self.timer.as_mut().poll(cx).is_ready()
+    }
+
+    /// Called when the socket would wait: an error once the phase's deadline has passed.
+    fn expired(&mut self, cx: &mut Context<'_>) -> Option<io::Error> {
+        if !self.arm(cx) {
             return None;
         }
         let reason = match self.phase {
@@ -249,6 +256,8 @@ impl AsyncWrite for Guarded {
         match Pin::new(&mut this.io).poll_write(cx, buf) {
             Poll::Ready(Ok(n)) => {
                 this.wrote(&buf[..n]);
+                // The read side may already be waiting with no deadline; the timer wakes it at the new one.
+                this.arm(cx);
                 Poll::Ready(Ok(n))
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
@@ -270,6 +279,7 @@ impl AsyncWrite for Guarded {
                 if n > 0 {
                     let first = bufs.iter().find(|b| !b.is_empty()).map(|b| &b[..]);
                     this.wrote(first.unwrap_or_default());
+                    this.arm(cx);
                 }
                 Poll::Ready(Ok(n))
             }
