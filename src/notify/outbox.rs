@@ -148,7 +148,7 @@ pub enum Destination {
     Email,
     /// A webhook endpoint: a stored endpoint's id, or 0 for `DESKGRAPH_WEBHOOK_URL`.
     Webhook(i32),
-    /// A row of a kind this version does not know; it is given up at once.
+    /// Everything else: SLA checks, and rows of a kind this version does not know (given up at once).
     Other,
 }
 
