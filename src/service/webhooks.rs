@@ -3,6 +3,7 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::notify::events::EVENTS;
 use crate::notify::outbox::{self, KIND_WEBHOOK};
+use crate::service::text;
 use crate::state::AppState;
 use chrono::Utc;
 use entity::{outbox as outbox_row, webhook, webhook_delivery};
@@ -49,6 +50,8 @@ fn require_admin(actor: &Actor) -> AppResult<()> {
 }
 
 fn clean_url(url: &str) -> AppResult<String> {
+    // Before parsing: the URL parser silently drops tabs and newlines.
+    text::single_line("url", url)?;
     let url = url.trim();
     let parsed = url::Url::parse(url).map_err(|_| AppError::field("url", "enter a valid URL"))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
@@ -67,6 +70,7 @@ fn clean_url(url: &str) -> AppResult<String> {
 }
 
 fn clean_secret(secret: &str) -> AppResult<String> {
+    text::single_line("secret", secret)?;
     let len = secret.chars().count();
     if len == 0 || len > 200 {
         return Err(AppError::field(

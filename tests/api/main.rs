@@ -7,6 +7,7 @@ mod helpers;
 mod asset_links;
 mod assets;
 mod auth;
+mod bad_input;
 mod browser;
 mod canary;
 mod canary_support;
