@@ -3,6 +3,7 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::notify::events::EVENTS;
 use crate::notify::outbox::{self, KIND_WEBHOOK};
+use crate::notify::targets;
 use crate::service::text;
 use crate::state::AppState;
 use chrono::Utc;
@@ -49,7 +50,7 @@ fn require_admin(actor: &Actor) -> AppResult<()> {
     }
 }
 
-fn clean_url(url: &str) -> AppResult<String> {
+fn clean_url(url: &str, allow_private: bool) -> AppResult<String> {
     // Before parsing: the URL parser silently drops tabs and newlines.
     text::single_line("url", url)?;
     let url = url.trim();
@@ -60,6 +61,7 @@ fn clean_url(url: &str) -> AppResult<String> {
             "the URL must be http:// or https://",
         ));
     }
+    targets::check_url(&parsed, allow_private).map_err(|why| AppError::field("url", why))?;
     if url.len() > 2000 {
         return Err(AppError::field(
             "url",
@@ -122,7 +124,7 @@ pub async fn create(
     input: NewWebhook,
 ) -> AppResult<webhook::Model> {
     require_admin(actor)?;
-    let url = clean_url(&input.url)?;
+    let url = clean_url(&input.url, state.config.webhook_allow_private)?;
     let secret = clean_secret(&input.secret)?;
     let events = clean_events(&input.events)?;
     let now = Utc::now();
@@ -149,7 +151,7 @@ pub async fn update(
     let current = get(state, actor, id).await?;
     let mut active: webhook::ActiveModel = current.into();
     if let Some(url) = &patch.url {
-        active.url = Set(clean_url(url)?);
+        active.url = Set(clean_url(url, state.config.webhook_allow_private)?);
     }
     if let Some(secret) = &patch.secret {
         active.secret = Set(clean_secret(secret)?);

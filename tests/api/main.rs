@@ -62,4 +62,5 @@ mod web_pages;
 mod web_pages_support;
 mod web_session;
 mod web_sla;
+mod webhook_targets;
 mod workflow;
