@@ -81,6 +81,9 @@ pub struct Config {
     pub secure_cookies: SecureCookies,
     /// `DESKGRAPH_HSTS_SECONDS`: `max-age` of the `Strict-Transport-Security` header (default 0: not sent).
     pub hsts_seconds: u64,
+    /// `DESKGRAPH_METRICS_TOKEN`: bearer token that opens `/metrics` to other hosts (loopback clients
+    /// need none; unset, only they may scrape).
+    pub metrics_token: Option<String>,
 }
 
 /// How many failed sign-ins are allowed before further attempts are refused (see `service::login_throttle`).
@@ -329,6 +332,7 @@ impl Config {
                 }
             },
             hsts_seconds: number(&get, "DESKGRAPH_HSTS_SECONDS", 0, 0, 2 * 365 * 24 * 3600)? as u64,
+            metrics_token: get("DESKGRAPH_METRICS_TOKEN"),
         })
     }
 
@@ -366,6 +370,7 @@ impl Config {
             graphql: GraphqlLimits::default(),
             secure_cookies: SecureCookies::Auto,
             hsts_seconds: 0,
+            metrics_token: None,
         }
     }
 }

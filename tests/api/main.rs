@@ -44,6 +44,7 @@ mod login_throttle;
 mod openapi;
 mod openapi_shapes;
 mod ops;
+mod ops_access;
 mod projects;
 mod seed;
 mod shutdown;
