@@ -20,6 +20,7 @@ mod events_comments;
 mod events_email;
 mod events_support;
 mod events_webhooks;
+mod fuzz_doors;
 mod fuzz_text;
 mod graphql_account;
 mod graphql_assets;
