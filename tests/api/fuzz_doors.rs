@@ -62,6 +62,9 @@ fn assert_no_internal(what: &str, input: &str, body: &Value) {
     assert!(!internal, "{what} with {input:?}: {body}");
 }
 
+/// One REST or web call: what it is, method, path, bearer token, JSON body.
+type Call<'a> = (&'a str, Method, String, Option<&'a str>, Option<Value>);
+
 fn query_param(value: &str) -> String {
     url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
@@ -75,7 +78,7 @@ async fn fuzzed_text_never_gets_a_5xx(app: &TestApp) {
     let browser = login(app, &w.owner).await;
     for (n, text) in samples(24).into_iter().enumerate() {
         let text = text.as_str();
-        let rest: [(&str, Method, String, Option<&str>, Option<Value>); 9] = [
+        let rest: [Call; 9] = [
             (
                 "create ticket",
                 Method::POST,
