@@ -48,6 +48,8 @@ pub struct StateInner {
     pub cost_model: Arc<crate::graphql::cost::Model>,
     /// GraphQL objects answered in one pass (`src/graphql/plain.rs`); `graphql_plain_objects_total`.
     pub plain_objects: Arc<AtomicU64>,
+    /// The last `/readyz` answer, reused for a second.
+    pub ready_cache: Arc<crate::http::health::ReadyCache>,
 }
 
 impl From<StateInner> for AppState {
@@ -111,6 +113,7 @@ impl AppState {
             trusted_documents,
             cost_model,
             plain_objects: Arc::default(),
+            ready_cache: Arc::default(),
             notifier,
             live,
             db,
