@@ -74,7 +74,10 @@ pub fn is_upload(req: &Request) -> bool {
 /// An upload's body is streamed to its handler, not read here: bounded by the upload limit plus room for
 /// the multipart framing (the handler counts the file's own bytes against the limit exactly).
 fn limit_upload(state: &AppState, req: Request) -> Result<Request, Response> {
-    let max = state.config.max_upload_bytes.saturating_add(MULTIPART_OVERHEAD);
+    let max = state
+        .config
+        .max_upload_bytes
+        .saturating_add(MULTIPART_OVERHEAD);
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)

@@ -36,7 +36,7 @@ impl BlobStore for DatabaseStore {
                 data: Set(chunk),
             })
             .on_conflict_do_nothing()
-    .exec_without_returning(&self.conn)
+            .exec_without_returning(&self.conn)
             .await?;
             seq += 1;
             if last {

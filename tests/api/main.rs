@@ -6,6 +6,8 @@ mod helpers;
 
 mod asset_links;
 mod assets;
+mod attachments;
+mod attachments_support;
 mod auth;
 mod browser;
 mod canary;

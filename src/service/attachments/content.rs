@@ -108,15 +108,24 @@ mod tests {
     fn filenames_lose_paths_controls_and_length() {
         let clean = |s: &str| clean_filename(s).ok();
         assert_eq!(clean("../../etc/passwd").as_deref(), Some("passwd"));
-        assert_eq!(clean("C:\\Users\\x\\report.pdf").as_deref(), Some("report.pdf"));
+        assert_eq!(
+            clean("C:\\Users\\x\\report.pdf").as_deref(),
+            Some("report.pdf")
+        );
         assert_eq!(clean("a\u{0}b\r\nc.txt").as_deref(), Some("abc.txt"));
-        assert_eq!(clean("photo\u{202E}gpj.exe").as_deref(), Some("photogpj.exe"));
+        assert_eq!(
+            clean("photo\u{202E}gpj.exe").as_deref(),
+            Some("photogpj.exe")
+        );
         assert_eq!(clean(".."), None);
         assert_eq!(clean("dir/"), None);
         assert_eq!(clean("  "), None);
         let long = format!("{}.png", "é".repeat(300));
         let cut = clean(&long).unwrap_or_default();
-        assert!(cut.len() <= MAX_FILENAME_BYTES && cut.ends_with("é.png"), "{cut}");
+        assert!(
+            cut.len() <= MAX_FILENAME_BYTES && cut.ends_with("é.png"),
+            "{cut}"
+        );
     }
 
     #[test]
@@ -130,7 +139,10 @@ mod tests {
     #[test]
     fn disposition_is_inline_only_for_images_and_pdf() {
         let d = content_disposition("a\"b é.png", "image/png");
-        assert_eq!(d, "inline; filename=\"a_b _.png\"; filename*=UTF-8''a%22b%20%C3%A9%2Epng");
+        assert_eq!(
+            d,
+            "inline; filename=\"a_b _.png\"; filename*=UTF-8''a%22b%20%C3%A9%2Epng"
+        );
         assert!(content_disposition("x.html", "text/html").starts_with("attachment;"));
         assert!(content_disposition("x.svg", "image/svg+xml").starts_with("attachment;"));
     }

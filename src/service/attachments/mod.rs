@@ -110,7 +110,10 @@ async fn with_uploaders(
     actor: &Actor,
     attachments: Vec<attachment::Model>,
 ) -> AppResult<Listed> {
-    let ids: Vec<i32> = attachments.iter().filter_map(|a| a.uploaded_by_id).collect();
+    let ids: Vec<i32> = attachments
+        .iter()
+        .filter_map(|a| a.uploaded_by_id)
+        .collect();
     let uploaders = if ids.is_empty() {
         HashMap::new()
     } else {

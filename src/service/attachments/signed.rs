@@ -4,8 +4,8 @@
 //! viewer may still see the attachment: it is checked with the same rule as any other read.
 use crate::auth::load_actor;
 use crate::error::{AppError, AppResult};
-use crate::storage::ByteStream;
 use crate::state::AppState;
+use crate::storage::ByteStream;
 use entity::attachment;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -36,7 +36,11 @@ impl UrlKey {
 
     /// A link to the bytes of attachment `id` for `user_id`, valid for [`LINK_SECONDS`] from now.
     pub fn link(&self, id: i32, user_id: i32) -> String {
-        let expires = chrono::Utc::now().timestamp() + LINK_SECONDS;
+        self.link_until(id, user_id, chrono::Utc::now().timestamp() + LINK_SECONDS)
+    }
+
+    /// A link to the bytes of attachment `id` for `user_id`, valid until the Unix time `expires`.
+    pub fn link_until(&self, id: i32, user_id: i32, expires: i64) -> String {
         let signature = self.signature(id, user_id, expires);
         format!("/api/attachments/{id}/download/?user={user_id}&expires={expires}&signature={signature}")
     }
