@@ -31,6 +31,18 @@ async fn round_trip(app: &TestApp) {
     assert_eq!(resp.json["uploaded_by"]["username"], "owner");
     assert_eq!(resp.json["uploaded_by"]["full_name"], "Owner Example");
     assert!(resp.json["created_at"].is_string());
+    // The element has exactly the properties the OpenAPI document gives it.
+    let doc = app.get("/api/openapi.json", None).await.json;
+    let documented: Vec<&String> = doc["components"]["schemas"]["Attachment"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    let mut sent: Vec<&String> = resp.json.as_object().unwrap().keys().collect();
+    sent.sort();
+    let mut documented = documented;
+    documented.sort();
+    assert_eq!(sent, documented);
     let url = resp.json["url"].as_str().unwrap().to_string();
     assert!(
         url.starts_with(&format!("/api/attachments/{id}/download/?")),
