@@ -493,3 +493,48 @@ async fn soft_delete(app: &TestApp) {
     assert_eq!(history.json["attachments"], serde_json::json!([]));
 }
 db_test!(soft_delete);
+
+fn with_webhook(config: &mut Config) {
+    config.webhook_url = Some("http://127.0.0.1:9/hook".into());
+}
+
+async fn events_and_audit(app: &TestApp) {
+    let w = world(app).await;
+    let t = w.ticket.id;
+    let internal = add(app, &w.agent, t, "<p>note</p>", CommentType::Internal).await;
+    let public = upload(app, &w.owner, t, None, "shown.txt", b"shown").await;
+    let hidden = upload(app, &w.agent, t, Some(internal.id), "SECRET.txt", b"SECRET").await;
+    let [public, hidden] = [&public, &hidden].map(|r| r.json["id"].as_i64().unwrap());
+    let rows = crate::events_support::outbox_rows(app).await;
+    let added: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.event == "attachment.added")
+        .map(|r| r.payload.as_str())
+        .collect();
+    assert_eq!(added.len(), 1, "{added:?}");
+    let body: Value = serde_json::from_str(added[0]).unwrap();
+    assert_eq!(body["attachment_id"], public);
+    assert_eq!(body["filename"], "shown.txt");
+    assert!(!rows.iter().any(|r| r.payload.contains("SECRET")));
+    // Both are in the audit trail; the requester's history shows the public one only.
+    let audit = entity::audit_event::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    let logged: Vec<i64> = audit
+        .iter()
+        .filter(|e| e.entity_type == "attachment")
+        .map(|e| i64::from(e.entity_id))
+        .collect();
+    assert_eq!(logged, vec![public, hidden]);
+    let history = app
+        .graphql(
+            Some(&w.owner.token),
+            "query($n: String!) { ticket(number: $n) { history { edges { node { entityType changes } } } } }",
+            serde_json::json!({ "n": w.ticket.ticket_number }),
+        )
+        .await;
+    assert!(history.to_string().contains("shown.txt"), "{history}");
+    assert!(!history.to_string().contains("SECRET"), "{history}");
+}
+db_test!(events_and_audit, with_webhook);
