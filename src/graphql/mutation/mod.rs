@@ -1,5 +1,6 @@
 //! Root mutation fields: one input object in, one payload object out.
 pub mod account;
+pub mod attachments;
 pub mod assets;
 pub mod comments;
 pub mod projects;
@@ -20,4 +21,5 @@ pub struct MutationRoot(
     comments::CommentMutation,
     projects::ProjectMutation,
     assets::AssetMutation,
+    attachments::AttachmentMutation,
 );

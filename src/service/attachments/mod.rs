@@ -8,7 +8,7 @@ mod upload;
 
 pub use content::{clean_filename, content_disposition, detect_type, is_inline};
 pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
-pub use upload::{create, spool, too_large, NewAttachment, Spooled};
+pub use upload::{create, spool, spool_file, too_large, NewAttachment, Spooled};
 
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
@@ -134,61 +134,76 @@ pub async fn list_visible(
     if t.archived_at.is_some() || !tickets::rules::can_see(actor, t) {
         return Err(AppError::not_found("ticket"));
     }
-    let mut found = readable_by_ticket(db, actor, std::slice::from_ref(t)).await?;
+    let mut found = readable_by_ticket(db, actor, &[t.id]).await?;
     let list = found.remove(&t.id).unwrap_or_default();
     with_uploaders(db, actor, list).await
 }
 
-/// The live attachments the actor may see of each of `visible` (tickets already read for this actor),
-/// oldest first, by ticket id; two statements at most, whatever the number of tickets.
+/// The live attachments the actor may see of each of the tickets `ticket_ids`, oldest first, by ticket
+/// id; tickets without any (or that the actor cannot see) are absent. Three statements at most.
 pub async fn readable_by_ticket(
     db: &impl ConnectionTrait,
     actor: &Actor,
-    visible: &[ticket::Model],
+    ticket_ids: &[i32],
 ) -> AppResult<HashMap<i32, Vec<attachment::Model>>> {
-    let rows = attachment::Entity::find()
-        .filter(attachment::Column::TicketId.is_in(visible.iter().map(|t| t.id)))
-        .filter(attachment::Column::DeletedAt.is_null())
-        .order_by_asc(attachment::Column::Id)
-        .all(db)
-        .await?;
-    readable(db, actor, visible, rows).await
+    let rows = readable_rows(
+        db,
+        actor,
+        attachment::Column::TicketId.is_in(ticket_ids.iter().copied()),
+    )
+    .await?;
+    let mut out: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
+    for a in rows {
+        out.entry(a.ticket_id).or_default().push(a);
+    }
+    Ok(out)
 }
 
-/// The live attachments the actor may see of each of `on` (comments with their tickets, already read
-/// for this actor), oldest first, by comment id.
+/// The live attachments the actor may see of each of the comments `comment_ids`, oldest first, by
+/// comment id. Three statements at most.
 pub async fn readable_by_comment(
     db: &impl ConnectionTrait,
     actor: &Actor,
-    on: &[(comment::Model, ticket::Model)],
+    comment_ids: &[i32],
 ) -> AppResult<HashMap<i32, Vec<attachment::Model>>> {
+    let rows = readable_rows(
+        db,
+        actor,
+        attachment::Column::CommentId.is_in(comment_ids.iter().copied()),
+    )
+    .await?;
+    let mut out: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
+    for a in rows {
+        if let Some(cid) = a.comment_id {
+            out.entry(cid).or_default().push(a);
+        }
+    }
+    Ok(out)
+}
+
+/// The live attachments matching `filter` that [`can_read`] lets the actor see, oldest first, judged with
+/// their tickets and comments as they are now.
+async fn readable_rows(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: sea_orm::sea_query::SimpleExpr,
+) -> AppResult<Vec<attachment::Model>> {
     let rows = attachment::Entity::find()
-        .filter(attachment::Column::CommentId.is_in(on.iter().map(|(c, _)| c.id)))
+        .filter(filter)
         .filter(attachment::Column::DeletedAt.is_null())
         .order_by_asc(attachment::Column::Id)
         .all(db)
         .await?;
-    let tickets: Vec<ticket::Model> = on.iter().map(|(_, t)| t.clone()).collect();
-    let by_ticket = readable(db, actor, &tickets, rows).await?;
-    let mut by_comment: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
-    for a in by_ticket.into_values().flatten() {
-        if let Some(cid) = a.comment_id {
-            by_comment.entry(cid).or_default().push(a);
-        }
+    if rows.is_empty() {
+        return Ok(rows);
     }
-    for list in by_comment.values_mut() {
-        list.sort_by_key(|a| a.id);
-    }
-    Ok(by_comment)
-}
-
-/// Of `rows`, those [`can_read`] lets the actor see, by ticket id.
-async fn readable(
-    db: &impl ConnectionTrait,
-    actor: &Actor,
-    tickets: &[ticket::Model],
-    rows: Vec<attachment::Model>,
-) -> AppResult<HashMap<i32, Vec<attachment::Model>>> {
+    let tickets: HashMap<i32, ticket::Model> = ticket::Entity::find()
+        .filter(ticket::Column::Id.is_in(rows.iter().map(|a| a.ticket_id)))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
     let comment_ids: Vec<i32> = rows.iter().filter_map(|a| a.comment_id).collect();
     let comments: HashMap<i32, comment::Model> = if comment_ids.is_empty() {
         HashMap::new()
@@ -201,18 +216,15 @@ async fn readable(
             .map(|c| (c.id, c))
             .collect()
     };
-    let tickets: HashMap<i32, &ticket::Model> = tickets.iter().map(|t| (t.id, t)).collect();
-    let mut out: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
-    for a in rows {
-        let Some(t) = tickets.get(&a.ticket_id) else {
-            continue;
-        };
-        let c = a.comment_id.and_then(|id| comments.get(&id));
-        if can_read(actor, t, &a, c) {
-            out.entry(a.ticket_id).or_default().push(a);
-        }
-    }
-    Ok(out)
+    Ok(rows
+        .into_iter()
+        .filter(|a| {
+            let c = a.comment_id.and_then(|id| comments.get(&id));
+            tickets
+                .get(&a.ticket_id)
+                .is_some_and(|t| can_read(actor, t, a, c))
+        })
+        .collect())
 }
 
 /// The bytes of an attachment the actor may see (404 otherwise), with its row.

@@ -61,6 +61,44 @@ where
     })
 }
 
+/// Measure and hash an upload another layer has already written to `file` (GraphQL multipart requests),
+/// keeping that file rather than copying it; more than `max` bytes is a 413.
+pub async fn spool_file(file: std::fs::File, max: u64) -> AppResult<Spooled> {
+    let measured = tokio::task::spawn_blocking(move || -> std::io::Result<AppResult<Spooled>> {
+        use std::io::Read;
+        let mut file = file;
+        file.rewind()?;
+        let mut hasher = Sha256::new();
+        let mut size: u64 = 0;
+        let mut head = Vec::new();
+        let mut buf = vec![0u8; crate::storage::CHUNK_BYTES];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            size += n as u64;
+            if size > max {
+                return Ok(Err(too_large(max)));
+            }
+            if head.len() < HEAD_BYTES {
+                let take = (HEAD_BYTES - head.len()).min(n);
+                head.extend_from_slice(&buf[..take]);
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(Ok(Spooled {
+            file,
+            sha256: hex::encode(hasher.finalize()),
+            size,
+            head,
+        }))
+    })
+    .await
+    .map_err(AppError::internal)?;
+    measured.map_err(AppError::internal)?
+}
+
 /// The 413 of an upload over the limit.
 pub fn too_large(max: u64) -> AppError {
     AppError::PayloadTooLarge(format!("the file exceeds the upload limit of {max} bytes"))
