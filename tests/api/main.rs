@@ -24,6 +24,7 @@ mod events_webhooks;
 mod fuzz_text;
 mod graphql_account;
 mod graphql_assets;
+mod graphql_attachments;
 mod graphql_comment_mutations;
 mod graphql_comments;
 mod graphql_cost;

@@ -1,7 +1,7 @@
 //! Root mutation fields: one input object in, one payload object out.
 pub mod account;
-pub mod attachments;
 pub mod assets;
+pub mod attachments;
 pub mod comments;
 pub mod projects;
 pub mod sla;

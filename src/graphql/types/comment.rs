@@ -1,8 +1,8 @@
 //! `Comment`, `CommentEdit` and the `Ticket.comments` connection.
 use super::{Attachment, Ticket, User};
-use crate::graphql::attachment_loader::CommentAttachmentsKey;
 use crate::domain::CommentType;
 use crate::error::AppError;
+use crate::graphql::attachment_loader::CommentAttachmentsKey;
 use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::{load_error, viewer};

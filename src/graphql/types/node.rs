@@ -1,6 +1,8 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
 use super::audit::parse_audit_id;
-use super::{ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, User, Webhook};
+use super::{
+    ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, User, Webhook,
+};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
