@@ -65,6 +65,7 @@ pub fn is_upload(req: &Request) -> bool {
     }
     let path = req.uri().path();
     path == "/graphql"
+        || crate::web::pages::upload::takes_uploads(path)
         || path
             .strip_prefix("/api/tickets/")
             .and_then(|rest| rest.strip_suffix("/attachments/"))

@@ -57,6 +57,7 @@ mod ticket_totals;
 mod tickets_list;
 mod tickets_rest;
 mod tickets_visibility;
+mod web_attachments;
 mod web_comments;
 mod web_login;
 mod web_page_versions;

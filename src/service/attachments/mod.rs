@@ -8,7 +8,7 @@ mod upload;
 
 pub use content::{clean_filename, content_disposition, detect_type, is_inline};
 pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
-pub use upload::{create, spool, spool_file, too_large, NewAttachment, Spooled};
+pub use upload::{check, create, spool, spool_file, too_large, NewAttachment, Spooled};
 
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};

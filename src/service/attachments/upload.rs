@@ -115,6 +115,16 @@ pub struct NewAttachment {
     pub filename: String,
 }
 
+/// The cleaned name of an upload, or the 400 on `file` that [`create`] would answer: a name with nothing left
+/// once cleaned, or an empty file (for forms that check before they create what the file hangs on).
+pub fn check(filename: &str, upload: &Spooled) -> AppResult<String> {
+    let filename = clean_filename(filename)?;
+    if upload.size == 0 {
+        return Err(AppError::field("file", "the file is empty"));
+    }
+    Ok(filename)
+}
+
 /// Attach `upload` to a ticket the actor can see (404 otherwise), or to one of its comments that they may
 /// read and modify. An empty file or a name with nothing left once cleaned is a 400 on `file`.
 pub async fn create(
@@ -123,10 +133,7 @@ pub async fn create(
     input: NewAttachment,
     upload: Spooled,
 ) -> AppResult<attachment::Model> {
-    let filename = clean_filename(&input.filename)?;
-    if upload.size == 0 {
-        return Err(AppError::field("file", "the file is empty"));
-    }
+    let filename = check(&input.filename, &upload)?;
     let db = &state.db.conn;
     let t = tickets::get(db, actor, input.ticket_id).await?;
     let on_comment = match input.comment_id {
