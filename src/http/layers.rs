@@ -17,7 +17,8 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 /// not they declare a length.
 async fn limit_body(state: &AppState, req: Request) -> Result<Request, Response> {
     if is_upload(&req) {
-        return limit_upload(state, req);
+        let path = req.uri().path().to_string();
+        return limit_upload(state, req).map_err(|err| error_response(&path, err));
     }
     let max = state.config.max_body_bytes;
     let declared = req
@@ -74,7 +75,7 @@ pub fn is_upload(req: &Request) -> bool {
 
 /// An upload's body is streamed to its handler, not read here: bounded by the upload limit plus room for
 /// the multipart framing (the handler counts the file's own bytes against the limit exactly).
-fn limit_upload(state: &AppState, req: Request) -> Result<Request, Response> {
+fn limit_upload(state: &AppState, req: Request) -> Result<Request, AppError> {
     let max = state
         .config
         .max_upload_bytes
@@ -85,9 +86,8 @@ fn limit_upload(state: &AppState, req: Request) -> Result<Request, Response> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > max) {
-        return Err(error_response(
-            req.uri().path(),
-            crate::service::attachments::too_large(state.config.max_upload_bytes),
+        return Err(crate::service::attachments::too_large(
+            state.config.max_upload_bytes,
         ));
     }
     let (parts, body) = req.into_parts();

@@ -10,7 +10,7 @@ use deskgraph::domain::CommentType;
 use sea_orm::{EntityTrait, PaginatorTrait};
 use serde_json::Value;
 
-fn header<'a>(resp: &'a crate::helpers::TestResponse, name: header::HeaderName) -> &'a str {
+fn header(resp: &crate::helpers::TestResponse, name: header::HeaderName) -> &str {
     resp.headers
         .get(name)
         .and_then(|v| v.to_str().ok())
