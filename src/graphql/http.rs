@@ -56,11 +56,11 @@ pub async fn graphql_post(
         body.into_data_stream(),
         std::io::Error::other,
     ));
-    let request =
-        match async_graphql::http::receive_body(Some(content_type), reader, options).await {
-            Ok(request) => request,
-            Err(err) => return BadRequest(err).into_response(),
-        };
+    let request = match async_graphql::http::receive_body(Some(content_type), reader, options).await
+    {
+        Ok(request) => request,
+        Err(err) => return BadRequest(err).into_response(),
+    };
     let request = request.data(client);
     execute(&schema, state, auth, &headers, request).await
 }

@@ -256,8 +256,8 @@ async fn internal_files_stay_internal(app: &TestApp) {
 }
 db_test!(internal_files_stay_internal);
 
-const PAGE: &str = r#"{ tickets(first: 50) { nodes { attachments { filename uploadedBy { username } }
-  comments { nodes { attachments { filename } } } } } }"#;
+const PAGE: &str = r#"{ tickets(first: 10) { nodes { attachments { filename uploadedBy { username } }
+  comments(first: 5) { nodes { attachments { filename } } } } } }"#;
 
 async fn fields_are_batched(app: &TestApp) {
     let w = world(app).await;
