@@ -63,8 +63,11 @@ pub struct Config {
     pub graphql_plain: bool,
     /// `DESKGRAPH_WEBHOOK_URL`: endpoint that receives every event (none when unset).
     pub webhook_url: Option<String>,
-    /// `DESKGRAPH_WEBHOOK_SECRET`: HMAC key for that endpoint.
+    /// `DESKGRAPH_WEBHOOK_SECRET`: HMAC key for that endpoint (required with `DESKGRAPH_WEBHOOK_URL`).
     pub webhook_secret: String,
+    /// `DESKGRAPH_WEBHOOK_ALLOW_PRIVATE`: whether webhooks may go to loopback and private addresses, for
+    /// on-premises receivers (default false; see `notify::targets`).
+    pub webhook_allow_private: bool,
     /// `DESKGRAPH_SMTP_URL`: `smtp://host:port` or `smtps://user:pass@host`; unset logs emails instead.
     pub smtp_url: Option<String>,
     /// `DESKGRAPH_MAIL_FROM`: sender address (default `deskgraph@localhost`).
@@ -83,6 +86,9 @@ pub struct Config {
     pub secure_cookies: SecureCookies,
     /// `DESKGRAPH_HSTS_SECONDS`: `max-age` of the `Strict-Transport-Security` header (default 0: not sent).
     pub hsts_seconds: u64,
+    /// `DESKGRAPH_METRICS_TOKEN`: bearer token that opens `/metrics` to other hosts (loopback clients
+    /// need none; unset, only they may scrape).
+    pub metrics_token: Option<String>,
 }
 
 /// How many failed sign-ins are allowed before further attempts are refused (see `service::login_throttle`).
@@ -197,9 +203,21 @@ impl Config {
             Some(other) => bail!("DESKGRAPH_LOG_FORMAT must be `text` or `json` (got {other:?})"),
         };
         let webhook_url = get("DESKGRAPH_WEBHOOK_URL");
+        let webhook_secret = get("DESKGRAPH_WEBHOOK_SECRET").unwrap_or_default();
+        let webhook_allow_private = boolean(&get, "DESKGRAPH_WEBHOOK_ALLOW_PRIVATE", false)?;
         if let Some(url) = &webhook_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 bail!("DESKGRAPH_WEBHOOK_URL must start with http:// or https:// (got {url:?})");
+            }
+            let parsed = url::Url::parse(url).with_context(|| {
+                format!("DESKGRAPH_WEBHOOK_URL is not a valid URL (got {url:?})")
+            })?;
+            if let Err(why) = crate::notify::targets::check_url(&parsed, webhook_allow_private) {
+                bail!("DESKGRAPH_WEBHOOK_URL: {why}");
+            }
+            // Receivers verify the signature; one made with an empty key proves nothing.
+            if webhook_secret.is_empty() {
+                bail!("DESKGRAPH_WEBHOOK_URL is set but DESKGRAPH_WEBHOOK_SECRET is not: set the HMAC key the receiver checks signatures with");
             }
         }
         let smtp_url = get("DESKGRAPH_SMTP_URL");
@@ -210,7 +228,8 @@ impl Config {
         }
         Ok(Config {
             webhook_url,
-            webhook_secret: get("DESKGRAPH_WEBHOOK_SECRET").unwrap_or_default(),
+            webhook_secret,
+            webhook_allow_private,
             smtp_url,
             mail_from: get("DESKGRAPH_MAIL_FROM").unwrap_or_else(|| DEFAULT_MAIL_FROM.to_string()),
             outbox_max_attempts: number(&get, "DESKGRAPH_OUTBOX_MAX_ATTEMPTS", 8, 1, 100)? as i32,
@@ -329,6 +348,7 @@ impl Config {
                 }
             },
             hsts_seconds: number(&get, "DESKGRAPH_HSTS_SECONDS", 0, 0, 2 * 365 * 24 * 3600)? as u64,
+            metrics_token: get("DESKGRAPH_METRICS_TOKEN"),
         })
     }
 
@@ -358,6 +378,7 @@ impl Config {
             graphql_plain: true,
             webhook_url: None,
             webhook_secret: String::new(),
+            webhook_allow_private: false,
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_string(),
             outbox_max_attempts: 8,
@@ -367,6 +388,7 @@ impl Config {
             graphql: GraphqlLimits::default(),
             secure_cookies: SecureCookies::Auto,
             hsts_seconds: 0,
+            metrics_token: None,
         }
     }
 }
@@ -442,6 +464,42 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(err.contains("DESKGRAPH_DB_POOL_SIZE"), "{err}");
+    }
+
+    #[test]
+    fn a_webhook_url_needs_a_secret_and_an_allowed_target() {
+        let error = |pairs: &[(&str, &str)]| {
+            let vars: HashMap<String, String> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Config::from_map(&vars).err().map(|e| e.to_string())
+        };
+        let unsigned = error(&[("DESKGRAPH_WEBHOOK_URL", "https://hooks.example.com/h")]);
+        assert!(
+            unsigned
+                .as_deref()
+                .is_some_and(|e| e.contains("DESKGRAPH_WEBHOOK_SECRET")),
+            "{unsigned:?}"
+        );
+        let internal = [
+            ("DESKGRAPH_WEBHOOK_URL", "http://169.254.169.254/latest"),
+            ("DESKGRAPH_WEBHOOK_SECRET", "s3cret"),
+        ];
+        assert!(error(&internal).is_some_and(|e| e.contains("link-local")));
+        let local = [
+            ("DESKGRAPH_WEBHOOK_URL", "http://127.0.0.1:9000/h"),
+            ("DESKGRAPH_WEBHOOK_SECRET", "s3cret"),
+        ];
+        assert!(error(&local).is_some());
+        let mut allowed = local.to_vec();
+        allowed.push(("DESKGRAPH_WEBHOOK_ALLOW_PRIVATE", "true"));
+        assert_eq!(error(&allowed), None);
+        let fine = [
+            ("DESKGRAPH_WEBHOOK_URL", "https://hooks.example.com/h"),
+            ("DESKGRAPH_WEBHOOK_SECRET", "s3cret"),
+        ];
+        assert_eq!(error(&fine), None);
     }
 
     #[test]

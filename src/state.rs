@@ -52,6 +52,8 @@ pub struct StateInner {
     pub url_key: crate::service::attachments::UrlKey,
     /// GraphQL objects answered in one pass (`src/graphql/plain.rs`); `graphql_plain_objects_total`.
     pub plain_objects: Arc<AtomicU64>,
+    /// The last `/readyz` answer, reused for a second.
+    pub ready_cache: Arc<crate::http::health::ReadyCache>,
 }
 
 impl From<StateInner> for AppState {
@@ -119,6 +121,7 @@ impl AppState {
             plain_objects: Arc::default(),
             storage,
             url_key,
+            ready_cache: Arc::default(),
             notifier,
             live,
             db,

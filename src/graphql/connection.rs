@@ -27,12 +27,17 @@ pub fn cursor(offset: u64) -> String {
     STANDARD.encode(format!("cursor:{offset}"))
 }
 
+/// The largest offset a cursor may carry: far past any real list, and small enough that every sum made
+/// from it (the next offset, a page end, the SQL OFFSET) stays within the databases' signed 64 bits.
+const MAX_CURSOR: u64 = (i64::MAX as u64) / 2;
+
 fn parse_cursor(field: &str, value: &str) -> AppResult<u64> {
     STANDARD
         .decode(value)
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
         .and_then(|s| s.strip_prefix("cursor:").and_then(|n| n.parse().ok()))
+        .filter(|n| *n <= MAX_CURSOR)
         .ok_or_else(|| AppError::field(field, "not a valid cursor"))
 }
 

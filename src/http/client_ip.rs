@@ -25,6 +25,19 @@ pub fn forwarded_https<B>(req: &Request<B>, trusted: &[IpNet]) -> bool {
             .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"))
 }
 
+/// Whether the request comes from this host: its client address is loopback, and it was not relayed by a
+/// proxy the service does not trust (a local proxy that is not in `DESKGRAPH_TRUSTED_PROXIES` connects
+/// from loopback on behalf of remote clients; its `X-Forwarded-For` gives it away).
+pub fn is_local<B>(req: &Request<B>, trusted: &[IpNet]) -> bool {
+    let Some(peer) = peer(req.extensions()) else {
+        return false;
+    };
+    let relayed =
+        req.headers().contains_key("x-forwarded-for") || req.headers().contains_key("forwarded");
+    client_ip(req, trusted).is_some_and(|ip| ip.to_canonical().is_loopback())
+        && (!relayed || is_trusted(peer, trusted))
+}
+
 /// The client's address as a handler argument (`None` for a request that came over no socket).
 #[derive(Clone, Copy, Debug)]
 pub struct ClientAddress(pub Option<IpAddr>);

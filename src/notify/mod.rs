@@ -6,6 +6,7 @@ pub mod events;
 pub mod live;
 pub mod mailer;
 pub mod outbox;
+pub mod targets;
 pub mod templates;
 pub mod webhooks;
 pub mod worker;
@@ -34,6 +35,13 @@ impl Notifier {
             .timeout(timeout)
             .connect_timeout(timeout)
             .user_agent(concat!("deskgraph/", env!("CARGO_PKG_VERSION")))
+            // A redirect could lead anywhere, past the target policy: a 3xx is a failed delivery.
+            .redirect(reqwest::redirect::Policy::none())
+            // Through a proxy the proxy would resolve the name, out of the policy's sight.
+            .no_proxy()
+            .dns_resolver(targets::CheckedResolver {
+                allow_private: config.webhook_allow_private,
+            })
             .build()?;
         let mailer: Arc<dyn Mailer> = match &config.smtp_url {
             Some(url) => Arc::new(SmtpMailer::new(url, timeout)?),

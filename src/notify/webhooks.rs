@@ -1,5 +1,6 @@
 //! Delivering one webhook row: sign, POST with a timeout, log the attempt.
 use super::outbox::Outcome;
+use super::targets;
 use crate::error::AppResult;
 use crate::state::AppState;
 use chrono::Utc;
@@ -42,12 +43,28 @@ async fn target(
     }
 }
 
+/// Refuse before sending: a URL whose literal host the policy refuses (names are checked as the client
+/// resolves them), or an empty signing key.
+fn checked_target(state: &AppState, url: &str, secret: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(url).map_err(|_| format!("{url:?} is not a valid URL"))?;
+    targets::check_url(&parsed, state.config.webhook_allow_private)?;
+    if secret.is_empty() {
+        return Err(
+            "no signing secret is configured; deliveries are never signed with an empty key".into(),
+        );
+    }
+    Ok(())
+}
+
 /// POST `row` to its endpoint and log the attempt in `webhook_deliveries`.
 pub async fn deliver(state: &AppState, row: &outbox::Model) -> AppResult<Outcome> {
     let (url, secret) = match target(state, row).await? {
         Ok(found) => found,
         Err(reason) => return Ok(Outcome::GiveUp(reason)),
     };
+    if let Err(reason) = checked_target(state, &url, &secret) {
+        return Ok(Outcome::GiveUp(reason));
+    }
     // Signed at send time, so receivers can reject stale replays; the id stays the event's.
     let timestamp = Utc::now().timestamp();
     let started = Instant::now();
@@ -71,6 +88,15 @@ pub async fn deliver(state: &AppState, row: &outbox::Model) -> AppResult<Outcome
             Some(i32::from(response.status().as_u16())),
             Outcome::Delivered,
         ),
+        Ok(response) if response.status().is_redirection() => {
+            let code = response.status().as_u16();
+            (
+                Some(i32::from(code)),
+                Outcome::GiveUp(format!(
+                    "endpoint answered {code}; redirects are not followed"
+                )),
+            )
+        }
         Ok(response) => {
             let code = response.status().as_u16();
             (
@@ -79,6 +105,10 @@ pub async fn deliver(state: &AppState, row: &outbox::Model) -> AppResult<Outcome
             )
         }
         Err(e) if e.is_timeout() => (None, Outcome::Retry("timed out".to_string())),
+        Err(e) if targets::refused_in(&e).is_some() => (
+            None,
+            Outcome::GiveUp(targets::refused_in(&e).unwrap_or_default()),
+        ),
         Err(e) => (None, Outcome::Retry(format!("request failed: {e}"))),
     };
     let error = match &outcome {

@@ -3,6 +3,7 @@
 use super::login_throttle;
 use crate::auth::password::verify_password_async;
 use crate::error::{AppError, AppResult};
+use crate::service::text;
 use crate::service::users::find_by_username;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
@@ -38,6 +39,7 @@ pub async fn check_credentials(
     state: &AppState,
     credentials: Credentials<'_>,
 ) -> AppResult<user::Model> {
+    text::single_line("username", credentials.username)?;
     let username = credentials.username.trim();
     let user = find_by_username(&state.db.conn, username)
         .await?

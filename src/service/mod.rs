@@ -7,6 +7,7 @@ pub mod comments;
 mod login_throttle;
 pub mod projects;
 pub mod sla;
+pub mod text;
 pub mod ticket_events;
 pub mod tickets;
 pub mod tokens;

@@ -2,6 +2,7 @@
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult, OnConstraint};
 use crate::service::audit::{self, Changes};
+use crate::service::text;
 use crate::state::AppState;
 use chrono::Utc;
 use entity::{project, ticket};
@@ -34,6 +35,7 @@ pub struct ProjectPatch {
 }
 
 fn clean_name(name: &str) -> AppResult<String> {
+    text::single_line("name", name)?;
     let name = name.trim();
     match name.chars().count() {
         0 => Err(AppError::field("name", "this field may not be blank")),
@@ -46,6 +48,7 @@ fn clean_name(name: &str) -> AppResult<String> {
 }
 
 fn clean_description(description: &str) -> AppResult<String> {
+    text::multi_line("description", description)?;
     if description.len() > 64 * 1024 {
         return Err(AppError::field(
             "description",

@@ -4,6 +4,7 @@ use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
+use crate::service::text;
 use crate::state::AppState;
 use chrono::Utc;
 use entity::api_token;
@@ -29,6 +30,7 @@ pub async fn create(
     name: &str,
     expires_in_days: Option<i64>,
 ) -> AppResult<IssuedToken> {
+    text::single_line("name", name)?;
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 {
         return Err(AppError::field("name", "must be 1-100 characters"));

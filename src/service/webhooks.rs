@@ -3,6 +3,8 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::notify::events::EVENTS;
 use crate::notify::outbox::{self, KIND_WEBHOOK};
+use crate::notify::targets;
+use crate::service::text;
 use crate::state::AppState;
 use chrono::Utc;
 use entity::{outbox as outbox_row, webhook, webhook_delivery};
@@ -48,7 +50,9 @@ fn require_admin(actor: &Actor) -> AppResult<()> {
     }
 }
 
-fn clean_url(url: &str) -> AppResult<String> {
+fn clean_url(url: &str, allow_private: bool) -> AppResult<String> {
+    // Before parsing: the URL parser silently drops tabs and newlines.
+    text::single_line("url", url)?;
     let url = url.trim();
     let parsed = url::Url::parse(url).map_err(|_| AppError::field("url", "enter a valid URL"))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
@@ -57,6 +61,7 @@ fn clean_url(url: &str) -> AppResult<String> {
             "the URL must be http:// or https://",
         ));
     }
+    targets::check_url(&parsed, allow_private).map_err(|why| AppError::field("url", why))?;
     if url.len() > 2000 {
         return Err(AppError::field(
             "url",
@@ -67,6 +72,7 @@ fn clean_url(url: &str) -> AppResult<String> {
 }
 
 fn clean_secret(secret: &str) -> AppResult<String> {
+    text::single_line("secret", secret)?;
     let len = secret.chars().count();
     if len == 0 || len > 200 {
         return Err(AppError::field(
@@ -118,7 +124,7 @@ pub async fn create(
     input: NewWebhook,
 ) -> AppResult<webhook::Model> {
     require_admin(actor)?;
-    let url = clean_url(&input.url)?;
+    let url = clean_url(&input.url, state.config.webhook_allow_private)?;
     let secret = clean_secret(&input.secret)?;
     let events = clean_events(&input.events)?;
     let now = Utc::now();
@@ -145,7 +151,7 @@ pub async fn update(
     let current = get(state, actor, id).await?;
     let mut active: webhook::ActiveModel = current.into();
     if let Some(url) = &patch.url {
-        active.url = Set(clean_url(url)?);
+        active.url = Set(clean_url(url, state.config.webhook_allow_private)?);
     }
     if let Some(secret) = &patch.secret {
         active.secret = Set(clean_secret(secret)?);

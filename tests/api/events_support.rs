@@ -3,7 +3,8 @@
 use crate::helpers::{TestApp, TestUser};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::routing::post;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, post};
 use axum::Router;
 use deskgraph::auth::{load_actor, Actor};
 use deskgraph::config::Config;
@@ -26,6 +27,8 @@ pub enum Mode {
     FailFirst(usize),
     /// Never answers (sleeps far beyond any delivery timeout).
     Hang,
+    /// 302 to `/elsewhere` on the same receiver (which records a hit when a client follows it).
+    Redirect,
 }
 
 /// One request the receiver got.
@@ -56,6 +59,7 @@ impl Receiver {
         });
         let app = Router::new()
             .route("/hook", post(receive))
+            .route("/elsewhere", any(followed))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -73,22 +77,27 @@ impl Receiver {
     }
 }
 
-async fn receive(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    body: String,
-) -> StatusCode {
+async fn receive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
     let call = shared.calls.fetch_add(1, Ordering::SeqCst);
     shared.hits.lock().unwrap().push(Hit { headers, body });
     match shared.mode {
-        Mode::Ok => StatusCode::OK,
-        Mode::FailFirst(n) if call < n => StatusCode::INTERNAL_SERVER_ERROR,
-        Mode::FailFirst(_) => StatusCode::NO_CONTENT,
+        Mode::Ok => StatusCode::OK.into_response(),
+        Mode::FailFirst(n) if call < n => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        Mode::FailFirst(_) => StatusCode::NO_CONTENT.into_response(),
         Mode::Hang => {
             tokio::time::sleep(Duration::from_secs(60)).await;
-            StatusCode::OK
+            StatusCode::OK.into_response()
         }
+        Mode::Redirect => (StatusCode::FOUND, [("location", "/elsewhere")]).into_response(),
     }
+}
+
+async fn followed(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> StatusCode {
+    shared.hits.lock().unwrap().push(Hit {
+        headers,
+        body: "followed a redirect".into(),
+    });
+    StatusCode::OK
 }
 
 /// The app's state with `change` applied to its configuration and an in-memory mailer.

@@ -133,6 +133,8 @@ impl TestApp {
 
     async fn with_url(url: &str, configure: impl FnOnce(&mut Config)) -> TestApp {
         let mut config = Config::for_database(url);
+        // Test receivers listen on 127.0.0.1; the target policy tests turn this off again.
+        config.webhook_allow_private = true;
         configure(&mut config);
         let db = Db::connect(url, config.db_pool_size).await.unwrap();
         db.migrate().await.unwrap();

@@ -19,8 +19,9 @@ async fn health_and_readiness(app: &TestApp) {
         ready.json["checks"],
         json!({"database": true, "migrations": true})
     );
-    // The database goes away: not ready (but still alive).
+    // The database goes away: not ready (but still alive), once the last answer (a second) is old.
     app.state.db.conn.clone().close().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let unready = app.get("/readyz", None).await;
     assert_eq!(
         unready.status,
@@ -67,6 +68,10 @@ async fn reads_ride_out_sessions_the_database_ended() {
     app.cleanup().await;
 }
 
+fn get(path: &str) -> Request<Body> {
+    Request::builder().uri(path).body(Body::empty()).unwrap()
+}
+
 fn with_webhook(config: &mut Config) {
     config.webhook_url = Some("http://127.0.0.1:9/hook".into());
     config.webhook_secret = "s3cret".into();
@@ -98,8 +103,8 @@ async fn metrics_count_routes_operations_and_backlog(app: &TestApp) {
     let odd = json!({"query": "{ me { username } }", "operationName": "x\" } evil{"});
     app.request(Method::POST, "/graphql", Some(&alice.token), Some(odd))
         .await;
-    let metrics = app.get("/metrics", None).await;
-    assert_eq!(metrics.status, 200);
+    let metrics = app.send_from("127.0.0.1:40000", get("/metrics")).await;
+    assert_eq!(metrics.status, 200, "{}", metrics.text);
     let text = &metrics.text;
     let requests = text.lines().find(|l| {
         l.starts_with("http_requests_total{")

@@ -126,6 +126,7 @@ async fn only_admins_manage_policies(app: &TestApp) {
         ),
         ("firstResponseMinutes", json!({"firstResponseMinutes": 0})),
         ("name", json!({"name": "High, office hours"})),
+        ("name", json!({"name": "Night\u{0}shift"})),
     ] {
         let mut wrong = input.clone();
         for (k, v) in bad.as_object().unwrap() {
@@ -539,6 +540,7 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
     let receiver = Receiver::start(Mode::Ok).await;
     let (state_m, mailer) = state_with(app, |c| {
         c.webhook_url = Some(receiver.url.clone());
+        c.webhook_secret = "s3cret".to_string();
     });
     let admin = app.admin("root").await;
     let bob = app.agent("bob").await;

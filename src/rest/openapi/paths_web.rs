@@ -1,7 +1,7 @@
 //! Operations of the web interface (session + CSRF), token issue, version, health, metrics, GraphQL and
 //! this document (documentation only; handlers in `web`, `rest`, `http` and `graphql`).
 #![allow(dead_code)]
-use super::schemas::WebFailure;
+use super::schemas::{Error, WebFailure};
 use super::schemas_comments::*;
 use super::schemas_more::*;
 
@@ -97,7 +97,7 @@ pub fn api_docs() {}
     responses((status = 200, description = "Alive", body = Health)))]
 pub fn healthz() {}
 
-/// Readiness: the database answers and every migration is applied.
+/// Readiness: the database answers and every migration is applied (checked at most once a second).
 #[utoipa::path(get, path = "/readyz", tag = "meta", operation_id = "readyz",
     responses(
         (status = 200, description = "Ready", body = Ready),
@@ -105,9 +105,12 @@ pub fn healthz() {}
     ))]
 pub fn readyz() {}
 
-/// Prometheus metrics.
+/// Prometheus metrics: for clients on this host, or with `DESKGRAPH_METRICS_TOKEN` as a bearer token.
 #[utoipa::path(get, path = "/metrics", tag = "meta", operation_id = "metrics",
-    responses((status = 200, description = "Prometheus text format", content_type = "text/plain", body = String)))]
+    responses(
+        (status = 200, description = "Prometheus text format", content_type = "text/plain", body = String),
+        (status = 403, description = "Another host, without the metrics token", body = Error),
+    ))]
 pub fn metrics() {}
 
 /// Run a GraphQL query (or serve GraphiQL to browsers); see `schema.graphql`.

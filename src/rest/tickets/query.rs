@@ -3,7 +3,7 @@
 use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::service::tickets::{AssigneeFilter, TicketFilter};
-use crate::service::PageRequest;
+use crate::service::{text, PageRequest};
 
 const DEFAULT_LIMIT: u64 = 20;
 const MAX_LIMIT: u64 = 100;
@@ -43,7 +43,11 @@ impl ListParams {
             match key.as_ref() {
                 "page" => params.page = positive("page", value, MAX_PAGE)?,
                 "limit" => params.limit = positive("limit", value, MAX_LIMIT)?,
-                "q" => params.filter.query = Some(value.to_string()),
+                "q" => {
+                    // The service checks the search too; here the error names the parameter as sent.
+                    text::single_line("q", value)?;
+                    params.filter.query = Some(value.to_string())
+                }
                 "status" => {
                     params.filter.statuses = split(value)
                         .map(TicketStatus::parse)

@@ -10,6 +10,7 @@ pub use write::{archive, create, update, AssetPatch, NewAsset};
 use crate::auth::Actor;
 use crate::domain::{AssetStatus, AssetType};
 use crate::error::{AppError, AppResult};
+use crate::service::text;
 use entity::{asset, user};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{
@@ -61,6 +62,7 @@ pub async fn list(
     actor: &Actor,
     filter: &AssetFilter,
 ) -> AppResult<Vec<asset::Model>> {
+    text::single_line("search", filter.search.as_deref().unwrap_or(""))?;
     let mut select = asset::Entity::find()
         .filter(asset::Column::ArchivedAt.is_null())
         .filter(visible_to(actor));

@@ -5,6 +5,7 @@ use crate::auth::Actor;
 use crate::domain::{AssetStatus, AssetType};
 use crate::error::{AppError, AppResult};
 use crate::service::audit::{self, Changes};
+use crate::service::text;
 use crate::service::users;
 use crate::state::AppState;
 use chrono::Utc;
@@ -51,6 +52,7 @@ pub struct AssetPatch {
 }
 
 fn clean_name(name: &str) -> AppResult<String> {
+    text::single_line("name", name)?;
     let name = name.trim();
     match name.chars().count() {
         0 => Err(AppError::field("name", "this field may not be blank")),
@@ -63,6 +65,7 @@ fn clean_name(name: &str) -> AppResult<String> {
 }
 
 fn clean_short(field: &str, value: &str) -> AppResult<String> {
+    text::single_line(field, value)?;
     let value = value.trim();
     if value.chars().count() > 200 {
         return Err(AppError::field(
@@ -74,6 +77,7 @@ fn clean_short(field: &str, value: &str) -> AppResult<String> {
 }
 
 fn clean_description(description: &str) -> AppResult<String> {
+    text::multi_line("description", description)?;
     if description.len() > 64 * 1024 {
         return Err(AppError::field(
             "description",

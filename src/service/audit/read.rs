@@ -5,6 +5,7 @@ use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
 use crate::service::assets::{self, links};
 use crate::service::comments::can_read_internal;
+use crate::service::text;
 use crate::service::tickets::{self, rules};
 use entity::{asset, audit_event, comment, ticket};
 use sea_orm::sea_query::{Expr, ExprTrait, Query};
@@ -119,6 +120,8 @@ fn admin_log(actor: &Actor, filter: &AuditFilter) -> AppResult<Select<audit_even
             "only administrators may read the audit log",
         ));
     }
+    text::single_line("entityType", filter.entity_type.as_deref().unwrap_or(""))?;
+    text::single_line("action", filter.action.as_deref().unwrap_or(""))?;
     let mut select = audit_event::Entity::find();
     if let Some(kind) = &filter.entity_type {
         select = select.filter(audit_event::Column::EntityType.eq(kind.as_str()));

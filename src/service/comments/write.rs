@@ -8,6 +8,7 @@ use crate::notify::events;
 use crate::notify::live::LiveEvent;
 use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
+use crate::service::text;
 use crate::service::tickets;
 use crate::state::AppState;
 use chrono::Utc;
@@ -36,6 +37,7 @@ pub struct CommentPatch {
 
 /// Sanitise a body; too large, or nothing visible left, is a 400 on the field `body`.
 pub fn clean_body(raw: &str) -> AppResult<String> {
+    text::multi_line("body", raw)?;
     if raw.len() > MAX_BODY_BYTES {
         return Err(AppError::field(
             "body",

@@ -148,6 +148,7 @@ fn check_minutes(field: &str, minutes: i32) -> AppResult<i32> {
 }
 
 fn clean_name(name: &str) -> AppResult<String> {
+    crate::service::text::single_line("name", name)?;
     let name = name.trim();
     let len = name.chars().count();
     if len == 0 || len > 200 {

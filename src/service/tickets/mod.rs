@@ -13,7 +13,7 @@ use crate::db::Db;
 use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::service::sla::{self, SlaState};
-use crate::service::{users, PageRequest};
+use crate::service::{text, users, PageRequest};
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{
@@ -55,6 +55,13 @@ pub struct TicketFilter {
     pub sla: Option<SlaState>,
     /// Only tickets assigned to one of the caller's groups.
     pub in_my_groups: bool,
+}
+
+impl TicketFilter {
+    /// The search text follows the control-character rule of every text field.
+    fn check(&self) -> AppResult<()> {
+        text::single_line("query", self.query.as_deref().unwrap_or(""))
+    }
 }
 
 /// Sort key of ticket lists.
@@ -264,6 +271,7 @@ pub async fn list(
     page: PageRequest,
     prefix: &str,
 ) -> AppResult<(Vec<ticket::Model>, Option<u64>)> {
+    filter.check()?;
     let total = if page.with_total {
         Some(totals::total(db, actor, filter, prefix).await?)
     } else {
@@ -287,6 +295,7 @@ pub async fn list_with_refs(
     prefix: &str,
     joined: Joined,
 ) -> AppResult<(TicketsWithRefs, Option<u64>)> {
+    filter.check()?;
     let total = page
         .with_total
         .then(|| totals::Total::new(&db.remembered, actor, filter, prefix));
@@ -320,5 +329,6 @@ pub async fn list_with_refs(
 
 /// How many visible, non-archived tickets match `filter` (for connection totals and backward paging).
 pub async fn count(db: &Db, actor: &Actor, filter: &TicketFilter, prefix: &str) -> AppResult<u64> {
+    filter.check()?;
     totals::total(db, actor, filter, prefix).await
 }

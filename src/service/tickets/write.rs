@@ -10,7 +10,7 @@ use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::sanitize::sanitize_html;
 use crate::service::audit::{self, Changes};
-use crate::service::{sla, users};
+use crate::service::{sla, text, users};
 use crate::state::AppState;
 use chrono::{NaiveDate, Timelike, Utc};
 use entity::{group, project, ticket, ticket_sla};
@@ -86,6 +86,7 @@ impl TicketPatch {
 }
 
 fn clean_title(title: &str) -> AppResult<String> {
+    text::single_line("title", title)?;
     let title = title.trim();
     let len = title.chars().count();
     if len == 0 {
@@ -101,6 +102,7 @@ fn clean_title(title: &str) -> AppResult<String> {
 }
 
 fn clean_description(description: &str) -> AppResult<String> {
+    text::multi_line("description", description)?;
     if description.len() > 64 * 1024 {
         return Err(AppError::field(
             "description",

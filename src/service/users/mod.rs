@@ -6,6 +6,7 @@ mod seen;
 use crate::auth::password::hash_password;
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult, OnConstraint};
+use crate::service::text;
 use chrono::Utc;
 use entity::{group, user, user_group};
 pub use recipients::{recipients, Recipient};
@@ -37,6 +38,9 @@ pub struct NewUser {
 
 /// Create a user and their group memberships.
 pub async fn create_user(db: &impl ConnectionTrait, input: NewUser) -> AppResult<user::Model> {
+    text::single_line("username", &input.username)?;
+    text::single_line("fullName", &input.full_name)?;
+    text::single_line("email", input.email.as_deref().unwrap_or(""))?;
     let username = input.username.trim().to_string();
     if username.is_empty() || username.chars().count() > 150 {
         return Err(AppError::field("username", "must be 1-150 characters"));
@@ -79,6 +83,7 @@ pub async fn create_user(db: &impl ConnectionTrait, input: NewUser) -> AppResult
 
 /// Find a group by name, creating it if missing.
 pub async fn ensure_group(db: &impl ConnectionTrait, name: &str) -> AppResult<group::Model> {
+    text::single_line("group", name)?;
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 150 {
         return Err(AppError::field("group", "must be 1-150 characters"));
@@ -121,6 +126,7 @@ pub async fn search(
     if !actor.is_team() {
         return Err(AppError::forbidden("only team members may list users"));
     }
+    text::single_line("query", query.unwrap_or(""))?;
     let mut select = user::Entity::find().filter(user::Column::IsActive.eq(true));
     if let Some(q) = query.map(str::trim).filter(|q| !q.is_empty()) {
         let pattern = format!("%{}%", q.to_lowercase());
