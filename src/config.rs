@@ -51,6 +51,11 @@ pub struct Config {
     pub request_timeout_seconds: u64,
     /// `DESKGRAPH_MAX_BODY_BYTES`: largest accepted request body (default 1 MiB).
     pub max_body_bytes: usize,
+    /// `DESKGRAPH_MAX_UPLOAD_BYTES`: largest accepted attachment (default 25 MiB); upload routes alone are
+    /// exempt from `max_body_bytes`.
+    pub max_upload_bytes: u64,
+    /// `DESKGRAPH_STORAGE_URL`: where attachment bytes live: `database` (default) or `file:///path`.
+    pub storage_url: Option<String>,
     /// `DESKGRAPH_ANONYMOUS_INTROSPECTION`: whether unauthenticated callers may introspect (default true).
     pub anonymous_introspection: bool,
     /// `DESKGRAPH_GRAPHQL_PLAIN`: whether GraphQL objects whose selection is all plain fields are answered
@@ -179,6 +184,9 @@ pub const DEFAULT_MAIL_FROM: &str = "deskgraph@localhost";
 /// Prefix of Redis keys when `DESKGRAPH_REDIS_KEY_PREFIX` is unset.
 pub const DEFAULT_REDIS_KEY_PREFIX: &str = "deskgraph";
 
+/// Largest attachment when `DESKGRAPH_MAX_UPLOAD_BYTES` is unset: 25 MiB.
+pub const DEFAULT_MAX_UPLOAD_BYTES: u64 = 25 * 1024 * 1024;
+
 /// Default SQLite database, created on first run.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://deskgraph.db?mode=rwc";
 
@@ -301,6 +309,14 @@ impl Config {
                 1024,
                 1024 * 1024 * 1024,
             )? as usize,
+            max_upload_bytes: number(
+                &get,
+                "DESKGRAPH_MAX_UPLOAD_BYTES",
+                DEFAULT_MAX_UPLOAD_BYTES as i64,
+                1,
+                1 << 40,
+            )? as u64,
+            storage_url: get("DESKGRAPH_STORAGE_URL"),
             anonymous_introspection: boolean(&get, "DESKGRAPH_ANONYMOUS_INTROSPECTION", true)?,
             graphql_plain: boolean(&get, "DESKGRAPH_GRAPHQL_PLAIN", true)?,
             login_throttle: LoginThrottle {
@@ -393,6 +409,8 @@ impl Config {
             auth_cache_seconds: 10,
             request_timeout_seconds: 30,
             max_body_bytes: 1024 * 1024,
+            max_upload_bytes: DEFAULT_MAX_UPLOAD_BYTES,
+            storage_url: None,
             anonymous_introspection: true,
             graphql_plain: true,
             webhook_url: None,

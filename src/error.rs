@@ -367,6 +367,16 @@ impl From<AppError> for async_graphql::Error {
     }
 }
 
+impl From<axum::extract::multipart::MultipartError> for AppError {
+    fn from(err: axum::extract::multipart::MultipartError) -> Self {
+        if err.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::PayloadTooLarge("the request body exceeds the upload limit".into())
+        } else {
+            AppError::bad_request(format!("malformed multipart body: {}", err.body_text()))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::graphql_field_name;

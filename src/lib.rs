@@ -18,6 +18,7 @@ pub mod sanitize;
 pub mod seed;
 pub mod service;
 pub mod state;
+pub mod storage;
 pub mod web;
 
 /// A map for one request's records keyed by ids: foldhash (fast, seeded per process) rather than SipHash,

@@ -46,6 +46,10 @@ pub struct StateInner {
     pub trusted_documents: Option<Arc<crate::graphql::trusted::Registry>>,
     /// Which GraphQL fields are connections and lists, for pricing queries (`src/graphql/cost.rs`).
     pub cost_model: Arc<crate::graphql::cost::Model>,
+    /// Where attachment bytes live (`DESKGRAPH_STORAGE_URL`).
+    pub storage: Arc<dyn crate::storage::BlobStore>,
+    /// The key of signed attachment download links.
+    pub url_key: crate::service::attachments::UrlKey,
     /// GraphQL objects answered in one pass (`src/graphql/plain.rs`); `graphql_plain_objects_total`.
     pub plain_objects: Arc<AtomicU64>,
     /// The last `/readyz` answer, reused for a second.
@@ -88,6 +92,7 @@ impl AppState {
             None => stored_jwt_secret(&db).await?,
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
+        let url_key = crate::service::attachments::UrlKey::new(&secret);
         tokio::task::spawn_blocking(crate::auth::password::prepare_stand_in);
         let counters = match &config.redis_url {
             Some(url) => Counters::redis(
@@ -107,12 +112,15 @@ impl AppState {
         )?);
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
+        let storage = crate::storage::from_url(config.storage_url.as_deref(), &db)?;
         let live = LiveBus::start(&db, &config.database_url, vec![auth_cache.listener()]).await?;
         Ok(AppState(Arc::new(StateInner {
             auth_cache,
             trusted_documents,
             cost_model,
             plain_objects: Arc::default(),
+            storage,
+            url_key,
             ready_cache: Arc::default(),
             notifier,
             live,

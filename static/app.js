@@ -113,6 +113,9 @@
   function setUpCommentForm(form) {
     var ticketId = form.getAttribute('data-ticket-id');
     form.addEventListener('submit', function (event) {
+      // A chosen file goes with the form's own multipart post.
+      var file = form.querySelector('input[type=file]');
+      if (file && file.files && file.files.length > 0) { return; }
       event.preventDefault();
       var internal = form.querySelector('input[name=comment_type][value=internal]');
       var payload = {

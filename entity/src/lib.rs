@@ -2,7 +2,10 @@
 
 pub mod api_token;
 pub mod asset;
+pub mod attachment;
 pub mod audit_event;
+pub mod blob;
+pub mod blob_chunk;
 pub mod comment;
 pub mod comment_edit;
 pub mod counter;

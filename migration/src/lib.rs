@@ -14,6 +14,7 @@ mod m20261125_000008_create_web_sessions;
 mod m20261125_000013_create_outbox_and_webhooks;
 mod m20261125_000019_ticket_counts_and_search;
 mod m20261126_000020_create_sla;
+mod m20261126_000021_create_attachments;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -33,6 +34,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000013_create_outbox_and_webhooks::Migration),
             Box::new(m20261125_000019_ticket_counts_and_search::Migration),
             Box::new(m20261126_000020_create_sla::Migration),
+            Box::new(m20261126_000021_create_attachments::Migration),
         ]
     }
 }

@@ -7,7 +7,6 @@ use crate::state::AppState;
 use async_graphql::http::GraphiQLSource;
 use async_graphql::parser::types::{DocumentOperations, OperationType};
 use async_graphql::{Executor, ParseRequestError};
-use async_graphql_axum::GraphQLRequest;
 use axum::extract::{Extension, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
@@ -15,30 +14,64 @@ use serde_json::json;
 
 const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
 
-/// `POST /graphql` with a JSON body.
+/// `POST /graphql` with a JSON body, or a GraphQL multipart request (files as `Upload`s).
+///
+/// Multipart is a content type a cross-site HTML form may send without a preflight, so a multipart request
+/// must also carry `apollo-require-preflight` or `x-apollo-operation-name` (as Apollo Server asks), headers a
+/// form cannot set.
 pub async fn graphql_post(
     Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
     State(state): State<AppState>,
     client: ClientAddress,
     headers: HeaderMap,
-    request: GraphQLRequest<BadRequest>,
+    body: axum::body::Body,
 ) -> Response {
-    let json_body = headers
+    let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"));
-    if !json_body {
+        .unwrap_or_default();
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    let json_body = media.eq_ignore_ascii_case("application/json");
+    let multipart = media.eq_ignore_ascii_case("multipart/form-data");
+    if !json_body && !multipart {
         // GraphQL over HTTP: a POST body is JSON and says so (a browser's fetch would send text/plain).
         return request_error(
             &headers,
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "a POST to /graphql needs Content-Type: application/json",
+            "a POST to /graphql needs Content-Type: application/json (or multipart/form-data for uploads)",
         );
     }
-    let request = request.into_inner().data(client);
+    if multipart && !has_preflight_header(&headers) {
+        return request_error(
+            &headers,
+            StatusCode::BAD_REQUEST,
+            "a multipart request to /graphql needs an `apollo-require-preflight` or `x-apollo-operation-name` header",
+        );
+    }
+    let options = async_graphql::http::MultipartOptions::default()
+        .max_file_size(usize::try_from(state.config.max_upload_bytes).unwrap_or(usize::MAX))
+        .max_num_files(MAX_FILES);
+    let reader = futures_util::TryStreamExt::into_async_read(futures_util::TryStreamExt::map_err(
+        body.into_data_stream(),
+        std::io::Error::other,
+    ));
+    let request = match async_graphql::http::receive_body(Some(content_type), reader, options).await
+    {
+        Ok(request) => request,
+        Err(err) => return BadRequest(err).into_response(),
+    };
+    let request = request.data(client);
     execute(&schema, state, auth, &headers, request).await
+}
+
+/// Files one GraphQL multipart request may carry.
+const MAX_FILES: usize = 10;
+
+fn has_preflight_header(headers: &HeaderMap) -> bool {
+    ["apollo-require-preflight", "x-apollo-operation-name"]
+        .iter()
+        .any(|name| headers.get(*name).is_some_and(|v| !v.is_empty()))
 }
 
 /// A POST body that is not a GraphQL request, answered in the GraphQL error shape rather than as text.

@@ -1,4 +1,5 @@
 //! The GraphQL API: schema, per-request context, loaders and the `/graphql` endpoint.
+pub mod attachment_loader;
 pub mod budget;
 pub mod comment_loader;
 pub mod connection;

@@ -16,6 +16,10 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 /// Read the whole body, refusing bodies over the configured size with 413 and the error body, whether or
 /// not they declare a length.
 async fn limit_body(state: &AppState, req: Request) -> Result<Request, Response> {
+    if is_upload(&req) {
+        let path = req.uri().path().to_string();
+        return limit_upload(state, req).map_err(|err| error_response(&path, err));
+    }
     let max = state.config.max_body_bytes;
     let declared = req
         .headers()
@@ -40,6 +44,55 @@ async fn limit_body(state: &AppState, req: Request) -> Result<Request, Response>
             AppError::bad_request("could not read the request body"),
         )),
     }
+}
+
+/// Room beside the file in a multipart upload for its boundaries, part headers and small fields.
+const MULTIPART_OVERHEAD: u64 = 64 * 1024;
+
+/// Whether `req` is an upload: a multipart POST to a route that takes files (REST attachments, GraphQL,
+/// the web forms that carry files). Only these are exempt from the body size limit.
+pub fn is_upload(req: &Request) -> bool {
+    let multipart = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("multipart/form-data")
+        });
+    if req.method() != Method::POST || !multipart {
+        return false;
+    }
+    let path = req.uri().path();
+    path == "/graphql"
+        || crate::web::pages::upload::takes_uploads(path)
+        || path
+            .strip_prefix("/api/tickets/")
+            .and_then(|rest| rest.strip_suffix("/attachments/"))
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+}
+
+/// An upload's body is streamed to its handler, not read here: bounded by the upload limit plus room for
+/// the multipart framing (the handler counts the file's own bytes against the limit exactly).
+fn limit_upload(state: &AppState, req: Request) -> Result<Request, AppError> {
+    let max = state
+        .config
+        .max_upload_bytes
+        .saturating_add(MULTIPART_OVERHEAD);
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > max) {
+        return Err(crate::service::attachments::too_large(
+            state.config.max_upload_bytes,
+        ));
+    }
+    let (parts, body) = req.into_parts();
+    let limited = Limited::new(body, usize::try_from(max).unwrap_or(usize::MAX));
+    Ok(Request::from_parts(parts, Body::new(limited)))
 }
 
 fn too_large(path: &str, max: usize) -> Response {
@@ -109,7 +162,8 @@ fn security_headers(response: &mut Response) {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
-    if !is_html {
+    // A download brings its own, stricter policy.
+    if !is_html && !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
         headers.insert(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),

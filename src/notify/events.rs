@@ -23,7 +23,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 /// Every event name an endpoint may subscribe to.
-pub const EVENTS: [&str; 8] = [
+pub const EVENTS: [&str; 9] = [
     "ticket.created",
     "ticket.updated",
     "ticket.status_changed",
@@ -32,6 +32,7 @@ pub const EVENTS: [&str; 8] = [
     "comment.created",
     "ticket.sla_at_risk",
     "ticket.sla_breached",
+    "attachment.added",
 ];
 
 /// A webhook body. Field order is the wire order: `event, ticket_id, title, timestamp`, then the
@@ -44,6 +45,10 @@ struct Body<'a> {
     timestamp: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     comment_id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attachment_id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     changes: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,6 +72,8 @@ impl<'a> Body<'a> {
             // The webhook's own wire format (docs/events.md): UTC, microseconds, `Z`.
             timestamp: Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
             comment_id: None,
+            attachment_id: None,
+            filename: None,
             changes: None,
             from: None,
             to: None,
@@ -415,5 +422,22 @@ pub async fn sla_event(
     for row in email_rows(&event_id, body.event, t, &occurrence, &to)? {
         row.insert(db).await?;
     }
+    Ok(())
+}
+
+/// `attachment.added`: webhook only, with the attachment's id and name (never its bytes). Internal
+/// attachments (on internal notes) never leave through webhooks: the attachments service does not call this
+/// for them.
+pub async fn attachment_added(
+    db: &impl ConnectionTrait,
+    state: &AppState,
+    t: &ticket::Model,
+    a: &entity::attachment::Model,
+) -> AppResult<()> {
+    let mut body = Body::new("attachment.added", t);
+    body.comment_id = a.comment_id;
+    body.attachment_id = Some(a.id);
+    body.filename = Some(&a.filename);
+    webhooks(db, state, &body).await?;
     Ok(())
 }

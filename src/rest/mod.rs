@@ -1,5 +1,6 @@
 //! The `/api/` REST contract: thin handlers over the service layer, legacy JSON shapes in `shapes`.
 pub mod assets;
+pub mod attachments;
 pub mod auth;
 pub mod comments;
 pub mod fields;
@@ -37,6 +38,7 @@ pub fn router() -> Router<AppState> {
                 .delete(assets::archive),
         )
         .merge(tickets::router())
+        .merge(attachments::router())
         .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",

@@ -110,6 +110,8 @@ pub struct TicketExtras<'a> {
     pub comments_count: u64,
     /// The SLA clock, when a policy ever applied.
     pub sla: Option<&'a crate::service::sla::SlaView>,
+    /// The attachments the caller may see, as REST elements.
+    pub attachments: Vec<Value>,
 }
 
 /// A user as the detail shows one.
@@ -145,7 +147,7 @@ pub struct TicketDetail<'a> {
     updated_at: String,
     due_date: Option<String>,
     comments_count: u64,
-    attachments: [(); 0],
+    attachments: &'a [Value],
     sla: Option<SlaRef<'a>>,
 }
 
@@ -176,7 +178,7 @@ fn sla_ref(v: &crate::service::sla::SlaView) -> SlaRef<'_> {
 }
 
 /// The detail of `t` with what `extras` read beside it.
-pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &TicketExtras<'a>) -> TicketDetail<'a> {
+pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &'a TicketExtras<'a>) -> TicketDetail<'a> {
     let person = |id: Option<i32>| {
         id.and_then(|id| extras.people.get(&id)).map(|u| UserRef {
             id: u.id,
@@ -204,7 +206,7 @@ pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &TicketExtras<'a>) -> Tic
         updated_at: timestamp(&t.updated_at),
         due_date: t.due_date.map(|d| d.format("%Y-%m-%d").to_string()),
         comments_count: extras.comments_count,
-        attachments: [],
+        attachments: &extras.attachments,
         sla: extras.sla.map(sla_ref),
     }
 }

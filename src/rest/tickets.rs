@@ -86,11 +86,13 @@ async fn detail(
         .get(&t.id)
         .map_or(0, |counts| counts.visible_to(&actor, t));
     let sla = sla::view(&state.db.conn, t).await?;
+    let listed = crate::service::attachments::list_visible(&state.db.conn, &actor, t).await?;
     let extras = TicketExtras {
         people: &found.people,
         project: t.project_id.and_then(|id| found.projects.get(&id)),
         comments_count,
         sla: sla.as_ref(),
+        attachments: crate::rest::attachments::items(&state, &actor, &listed),
     };
     // Serialised here, while the row it borrows from is alive.
     Ok(Json(shapes::ticket_detail(t, &extras)).into_response())

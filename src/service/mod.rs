@@ -1,5 +1,6 @@
 //! Business rules and permissions, written once. Every adapter (GraphQL, REST, web, CLI) calls these.
 pub mod assets;
+pub mod attachments;
 pub mod audit;
 pub mod auth;
 pub mod comments;

@@ -360,6 +360,24 @@ impl TestApp {
             .json
     }
 
+    /// The raw body of a GET to `path` without credentials (200 asserted).
+    pub async fn body_bytes(&self, path: &str) -> Vec<u8> {
+        let response = self
+            .router
+            .clone()
+            .oneshot(Request::builder().uri(path).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec()
+    }
+
     /// SQL statements run so far on this app's database.
     pub fn statements(&self) -> u64 {
         self.state.db.statement_count()

@@ -1,6 +1,7 @@
 //! Root mutation fields: one input object in, one payload object out.
 pub mod account;
 pub mod assets;
+pub mod attachments;
 pub mod comments;
 pub mod projects;
 pub mod sla;
@@ -20,4 +21,5 @@ pub struct MutationRoot(
     comments::CommentMutation,
     projects::ProjectMutation,
     assets::AssetMutation,
+    attachments::AttachmentMutation,
 );

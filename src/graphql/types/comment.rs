@@ -1,7 +1,8 @@
 //! `Comment`, `CommentEdit` and the `Ticket.comments` connection.
-use super::{Ticket, User};
+use super::{Attachment, Ticket, User};
 use crate::domain::CommentType;
 use crate::error::AppError;
+use crate::graphql::attachment_loader::CommentAttachmentsKey;
 use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::{load_error, viewer};
@@ -108,6 +109,19 @@ impl<'a> CommentFields<'a> {
     /// The ticket it belongs to.
     async fn ticket(&self) -> Ticket {
         Ticket((*self.ticket).clone())
+    }
+
+    /// The files on this comment that the viewer may see (those of an internal comment only for viewers
+    /// who may read it), oldest first.
+    async fn attachments(&self, ctx: &Context<'_>) -> Result<Vec<Attachment>> {
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .visible
+            .load_one(CommentAttachmentsKey(self.comment.id))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default();
+        Ok(found.into_iter().map(Attachment).collect())
     }
 
     /// Who wrote it (null when the account is gone).

@@ -1,6 +1,7 @@
 //! GraphQL object types: thin wrappers over entity models that resolve relations through the loaders.
 pub mod account;
 pub mod asset;
+pub mod attachment;
 pub mod audit;
 pub mod comment;
 pub mod node;
@@ -13,6 +14,7 @@ pub mod webhook;
 
 pub use account::ApiToken;
 pub use asset::Asset;
+pub use attachment::Attachment;
 pub use audit::AuditEvent;
 pub use comment::{Comment, CommentEdit};
 pub use node::Node;

@@ -1,11 +1,13 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
 use super::audit::parse_audit_id;
-use super::{ApiToken, Asset, AuditEvent, Comment, Group, Project, Ticket, User, Webhook};
+use super::{
+    ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, User, Webhook,
+};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
-use crate::service::{assets, audit, comments, projects, tickets, users, webhooks};
+use crate::service::{assets, attachments, audit, comments, projects, tickets, users, webhooks};
 use async_graphql::{Interface, ID};
 use entity::{api_token, group};
 use sea_orm::EntityTrait;
@@ -33,6 +35,8 @@ pub enum Node {
     Comment(Comment),
     /// An audit-trail entry.
     AuditEvent(AuditEvent),
+    /// A file on a ticket or comment.
+    Attachment(Attachment),
 }
 
 /// The node behind a global id, or NOT_FOUND when it does not exist or the actor may not see it.
@@ -71,6 +75,9 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
             let (c, t) = comments::get_visible(db, actor, db_id).await?;
             Node::Comment(Comment::new(c, Arc::new(t)))
         }
+        "Attachment" => Node::Attachment(Attachment(
+            attachments::get_visible(db, actor, db_id).await?.0,
+        )),
         _ => return Err(not_found()),
     };
     Ok(node)

@@ -1,8 +1,9 @@
 //! `Ticket`: fields, relations through the loaders, and what the viewer may do with it.
 use super::audit::{self, AuditEventConnection};
 use super::comment::{self, CommentConnection};
-use super::{Asset, Group, Project, User};
+use super::{Asset, Attachment, Group, Project, User};
 use crate::domain::{Priority, StatusCategory, TicketStatus};
+use crate::graphql::attachment_loader::TicketAttachmentsKey;
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
 use crate::graphql::loaders::{CommentCountKey, GroupKey, TicketSlaKey};
@@ -268,6 +269,18 @@ impl<'a> TicketFields<'a> {
             .map_err(load_error)?
             .unwrap_or_default();
         Ok(found.into_iter().map(Asset).collect())
+    }
+
+    /// The files on the ticket and on its comments that the viewer may see, oldest first.
+    async fn attachments(&self, ctx: &Context<'_>) -> Result<Vec<Attachment>> {
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .visible
+            .load_one(TicketAttachmentsKey(self.id))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default();
+        Ok(found.into_iter().map(Attachment).collect())
     }
 
     /// Statuses the viewer may move the ticket to now.

@@ -1,6 +1,7 @@
 //! The OpenAPI 3.1 document of every REST, web and operational path, generated with utoipa, served at
 //! `GET /api/openapi.json`, and a self-contained page that renders it at `GET /api/docs`.
 mod errors;
+pub mod paths_attachments;
 pub mod paths_inventory;
 pub mod paths_pages;
 pub mod paths_tickets;
@@ -15,6 +16,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use errors::StandardErrors;
+use paths_attachments as att;
 use paths_inventory as inv;
 use paths_pages as pages;
 use paths_tickets as tk;
@@ -35,6 +37,8 @@ use utoipa::OpenApi;
         tk::list_tickets, tk::create_ticket, tk::get_ticket, tk::update_ticket, tk::put_ticket,
         tk::archive_ticket, tk::list_comments, tk::create_comment, tk::edit_comment, tk::delete_comment,
         tk::list_comments_alt, tk::create_comment_alt, tk::edit_comment_alt, tk::delete_comment_alt,
+        att::create_attachment, att::list_attachments, att::get_attachment, att::delete_attachment,
+        att::download_attachment,
         inv::list_projects, inv::create_project, inv::get_project, inv::update_project,
         inv::archive_project, inv::list_assets, inv::create_asset, inv::get_asset, inv::update_asset,
         inv::archive_asset,
@@ -53,6 +57,7 @@ use utoipa::OpenApi;
         (name = "tickets", description = "Tickets (Bearer)"),
         (name = "comments", description = "Ticket comments (Bearer)"),
         (name = "comments (alternative paths)", description = "The same comment operations without the `/api` prefix"),
+        (name = "attachments", description = "Files on tickets and comments (Bearer; downloads also by signed link)"),
         (name = "projects", description = "Projects (Bearer; writes by team members)"),
         (name = "assets", description = "Inventory (Bearer; writes by team members)"),
         (name = "auth", description = "Access tokens"),

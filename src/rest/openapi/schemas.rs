@@ -199,8 +199,8 @@ pub struct TicketDetail {
     pub due_date: Option<String>,
     /// Comments the caller may read.
     pub comments_count: u64,
-    /// Always empty until attachments exist.
-    pub attachments: Vec<serde_json::Value>,
+    /// The attachments the caller may see, oldest first.
+    pub attachments: Vec<super::paths_attachments::Attachment>,
     /// The service-level clock; null when no SLA policy ever applied to the ticket.
     #[schema(required = true)]
     pub sla: Option<TicketSla>,

@@ -7,6 +7,7 @@ pub mod new_ticket;
 pub mod queue;
 pub mod thread;
 pub mod ticket;
+pub mod upload;
 
 use super::session::{check_csrf, signed_in, FORM_CSRF_FIELD};
 use super::WebError;
@@ -14,7 +15,7 @@ use crate::auth::Actor;
 use crate::error::{AppError, LoggedCause};
 use crate::state::AppState;
 use askama::Template;
-use axum::extract::FromRequestParts;
+use axum::extract::{DefaultBodyLimit, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -30,14 +31,20 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/tickets/", get(queue::page))
+        // Forms that may carry a file: the front layer bounds their bodies by the upload limit.
         .route(
             "/tickets/new/",
-            get(new_ticket::page).post(new_ticket::submit),
+            get(new_ticket::page)
+                .post(new_ticket::submit)
+                .layer(DefaultBodyLimit::disable()),
         )
         .route("/tickets/{id}/", get(ticket::page))
         .route("/tickets/{id}/status/", post(ticket::change_status))
         .route("/tickets/{id}/edit/", post(ticket::edit))
-        .route("/tickets/{id}/comments/new/", post(thread::add))
+        .route(
+            "/tickets/{id}/comments/new/",
+            post(thread::add).layer(DefaultBodyLimit::disable()),
+        )
         .route("/static/{file}", get(assets::serve))
 }
 
@@ -206,7 +213,7 @@ impl FromRequestParts<AppState> for PageUser {
 }
 
 /// The fields of a posted HTML form.
-pub struct Form(HashMap<String, String>);
+pub struct Form(pub(super) HashMap<String, String>);
 
 impl Form {
     /// Parse a form-urlencoded body (the first value of a repeated field wins).

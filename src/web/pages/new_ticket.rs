@@ -1,13 +1,14 @@
 //! `GET`/`POST /tickets/new/`: the new-ticket form; the service's field errors are shown next to the
 //! fields they name.
+use super::upload::Posted;
 use super::{html, label, Form, Layout, PageError, PageResult, PageUser};
 use crate::domain::Priority;
 use crate::error::AppError;
+use crate::service::attachments;
 use crate::service::tickets::{self, NewTicket};
 use crate::state::AppState;
 use askama::Template;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use std::collections::BTreeMap;
@@ -77,11 +78,16 @@ pub async fn page(user: PageUser) -> Response {
 pub async fn submit(
     State(state): State<AppState>,
     user: PageUser,
-    body: Bytes,
+    req: Request,
 ) -> PageResult<Response> {
-    let form = user.form(&body)?;
-    let result = match Priority::parse(form.get("priority")) {
-        Ok(priority) => {
+    let Posted { form, file } = user.posted(&state, req).await?;
+    let checked = file
+        .as_ref()
+        .map(|(name, spooled)| attachments::check(name, spooled))
+        .transpose();
+    let result = match (Priority::parse(form.get("priority")), checked) {
+        (_, Err(err)) => Err(err),
+        (Ok(priority), Ok(_)) => {
             let description = form.get("description").trim();
             let input = NewTicket {
                 title: form.get("title").to_string(),
@@ -91,10 +97,20 @@ pub async fn submit(
             };
             tickets::create(&state, &user.actor, input).await
         }
-        Err(_) => Err(AppError::field("priority", "choose a priority")),
+        (Err(_), Ok(_)) => Err(AppError::field("priority", "choose a priority")),
     };
     match result {
-        Ok(created) => Ok(Redirect::to(&format!("/tickets/{}/", created.id)).into_response()),
+        Ok(created) => {
+            if let Some((filename, spooled)) = file {
+                let input = attachments::NewAttachment {
+                    ticket_id: created.id,
+                    comment_id: None,
+                    filename,
+                };
+                attachments::create(&state, &user.actor, input, spooled).await?;
+            }
+            Ok(Redirect::to(&format!("/tickets/{}/", created.id)).into_response())
+        }
         Err(AppError::Validation { message, fields }) => {
             let errors: BTreeMap<String, String> = fields
                 .into_iter()

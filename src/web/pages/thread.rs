@@ -1,16 +1,18 @@
 //! The comment thread of the ticket page: what each comment shows, and the form posts that add and
 //! delete comments without JavaScript (the script uses the JSON endpoints instead).
 use super::ticket::{render_ticket, CommentDraft};
+use super::upload::{AttachmentView, Posted};
 use super::{display_name, PageError, PageResult, PageUser};
 use crate::domain::CommentType;
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
+use crate::service::attachments;
 use crate::service::{comments, users};
 use crate::state::AppState;
 use crate::web::comments::web_date;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use entity::ticket;
 
@@ -42,6 +44,8 @@ pub struct CommentView {
     pub can_modify: bool,
     /// Earlier versions, oldest first.
     pub history: Vec<HistoryView>,
+    /// Its files the viewer may see.
+    pub attachments: Vec<AttachmentView>,
 }
 
 /// The comments of `t` the viewer may read, ready to render.
@@ -83,6 +87,7 @@ pub async fn thread(
                     body_html: sanitize_html(&e.previous_body),
                 })
                 .collect(),
+            attachments: Vec::new(),
         })
         .collect())
 }
@@ -93,10 +98,10 @@ pub async fn add(
     State(state): State<AppState>,
     Path(ticket_id): Path<String>,
     user: PageUser,
-    body: Bytes,
+    req: Request,
 ) -> PageResult<Response> {
     let ticket_id = path_id(&ticket_id, "ticket")?;
-    let form = user.form(&body)?;
+    let Posted { form, file } = user.posted(&state, req).await?;
     let internal = form.get("comment_type") == CommentType::Internal.as_str();
     let input = comments::NewComment {
         body: form.get("body").to_string(),
@@ -106,8 +111,24 @@ pub async fn add(
             CommentType::Public
         },
     };
-    match comments::create(&state, &user.actor, ticket_id, input).await {
+    let checked = file
+        .as_ref()
+        .map(|(name, spooled)| attachments::check(name, spooled))
+        .transpose();
+    let created = match checked {
+        Ok(_) => comments::create(&state, &user.actor, ticket_id, input).await,
+        Err(err) => Err(err),
+    };
+    match created {
         Ok(created) => {
+            if let Some((filename, spooled)) = file {
+                let input = attachments::NewAttachment {
+                    ticket_id,
+                    comment_id: Some(created.id),
+                    filename,
+                };
+                attachments::create(&state, &user.actor, input, spooled).await?;
+            }
             let to = format!("/tickets/{ticket_id}/#comment-{}", created.id);
             Ok(Redirect::to(&to).into_response())
         }
@@ -115,7 +136,12 @@ pub async fn add(
             let draft = CommentDraft {
                 body: form.get("body").to_string(),
                 internal,
-                error: Some(field_message(&err, "body")),
+                error: Some(match &err {
+                    AppError::Validation { fields, .. } if fields.contains_key("file") => {
+                        field_message(&err, "file")
+                    }
+                    _ => field_message(&err, "body"),
+                }),
             };
             render_ticket(&state, &user, ticket_id, draft, err.status()).await
         }

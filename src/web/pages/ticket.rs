@@ -1,11 +1,13 @@
 //! `GET /tickets/<id>/`: the ticket page (fields, status buttons for the allowed moves, the comment
 //! thread and its form), and `POST /tickets/<id>/status/`.
 use super::thread::{thread, CommentView};
+use super::upload::{self, AttachmentView};
 use super::{display_name, html, label, Layout, PageResult, PageUser};
 use crate::domain::{Priority, TicketStatus};
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
+use crate::service::attachments;
 use crate::service::comments::can_read_internal;
 use crate::service::tickets::{self, counts, rules, TicketPatch};
 use crate::service::{audit, sla, users};
@@ -80,6 +82,8 @@ struct TicketPage {
     updated: String,
     moves: Vec<Move>,
     comments: Vec<CommentView>,
+    /// Files on the ticket itself.
+    attachments: Vec<AttachmentView>,
     can_internal: bool,
     draft: CommentDraft,
     /// Team, assignee or group: every field.
@@ -250,6 +254,12 @@ pub async fn render_ticket(
             },
         })
         .collect();
+    let listed = attachments::list_visible(db, actor, &t).await?;
+    let mut files = upload::views(state, user, &listed);
+    let mut comments = thread(state, user, &t).await?;
+    for c in &mut comments {
+        c.attachments = files.remove(&Some(c.id)).unwrap_or_default();
+    }
     let page = TicketPage {
         layout: Layout::for_user(user),
         id: t.id,
@@ -267,7 +277,8 @@ pub async fn render_ticket(
         created: web_date(&t.created_at),
         updated: web_date(&t.updated_at),
         moves,
-        comments: thread(state, user, &t).await?,
+        comments,
+        attachments: files.remove(&None).unwrap_or_default(),
         can_internal: can_read_internal(actor, &t),
         draft,
         can_edit_all,

@@ -1,0 +1,268 @@
+//! Attachments: files on a ticket or on one of its comments. Who may read them is decided here once: an
+//! attachment is seen by whoever sees its ticket, and one on a comment only by whoever may read that
+//! comment (so one on an internal note is internal, [`comments::can_read`]). Every read takes the viewer.
+//! Uploading lives in `upload`, the bytes' checks in `content`, signed download links in `signed`.
+mod content;
+mod signed;
+mod upload;
+
+pub use content::{clean_filename, content_disposition, detect_type, is_inline};
+pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
+pub use upload::{check, create, spool, spool_file, too_large, NewAttachment, Spooled};
+
+use crate::auth::Actor;
+use crate::error::{AppError, AppResult};
+use crate::service::audit;
+use crate::service::{comments, tickets, users};
+use crate::state::AppState;
+use crate::storage::ByteStream;
+use chrono::Utc;
+use entity::{attachment, comment, ticket, user};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
+    QueryOrder, Set,
+};
+use serde_json::json;
+use std::collections::HashMap;
+
+/// Attachments with the people who uploaded them (as the viewer may see them).
+#[derive(Debug, Default, Clone)]
+pub struct Listed {
+    /// Oldest first.
+    pub attachments: Vec<attachment::Model>,
+    /// Uploaders by id.
+    pub uploaders: HashMap<i32, user::Model>,
+}
+
+impl Listed {
+    /// The uploader of `a`, if still known.
+    pub fn uploader(&self, a: &attachment::Model) -> Option<&user::Model> {
+        a.uploaded_by_id.and_then(|id| self.uploaders.get(&id))
+    }
+}
+
+/// Whether `actor` may see `a`, an attachment of `t`, hanging on `on_comment` when it names a comment.
+pub fn can_read(
+    actor: &Actor,
+    t: &ticket::Model,
+    a: &attachment::Model,
+    on_comment: Option<&comment::Model>,
+) -> bool {
+    let comment_ok = match a.comment_id {
+        None => true,
+        Some(id) => on_comment.is_some_and(|c| {
+            c.id == id && c.ticket_id == t.id && !c.is_deleted && comments::can_read(actor, t, c)
+        }),
+    };
+    a.deleted_at.is_none()
+        && a.ticket_id == t.id
+        && t.archived_at.is_none()
+        && tickets::rules::can_see(actor, t)
+        && comment_ok
+}
+
+/// Whether `a` is internal: it hangs on an internal comment.
+pub fn is_internal(on_comment: Option<&comment::Model>) -> bool {
+    on_comment.is_some_and(|c| c.comment_type == crate::domain::CommentType::Internal.as_str())
+}
+
+/// Whether the actor may delete `a`: its uploader, or staff/admin.
+pub fn can_delete(actor: &Actor, a: &attachment::Model) -> bool {
+    a.uploaded_by_id == Some(actor.id()) || actor.is_staff_or_admin()
+}
+
+/// A live attachment the actor may see, with its ticket and comment; 404 for anything else.
+pub async fn get_visible(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    id: i32,
+) -> AppResult<(attachment::Model, ticket::Model, Option<comment::Model>)> {
+    let missing = || AppError::not_found("attachment");
+    let a = attachment::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .filter(|a| a.deleted_at.is_none())
+        .ok_or_else(missing)?;
+    let t = tickets::get(db, actor, a.ticket_id)
+        .await
+        .map_err(|err| match err {
+            AppError::NotFound(_) => missing(),
+            other => other,
+        })?;
+    let c = match a.comment_id {
+        Some(cid) => comment::Entity::find_by_id(cid).one(db).await?,
+        None => None,
+    };
+    if !can_read(actor, &t, &a, c.as_ref()) {
+        return Err(missing());
+    }
+    Ok((a, t, c))
+}
+
+/// [`get_visible`] with the uploader as the actor may see them.
+pub async fn get_listed(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult<Listed> {
+    let (a, _, _) = get_visible(db, actor, id).await?;
+    with_uploaders(db, actor, vec![a]).await
+}
+
+async fn with_uploaders(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    attachments: Vec<attachment::Model>,
+) -> AppResult<Listed> {
+    let ids: Vec<i32> = attachments
+        .iter()
+        .filter_map(|a| a.uploaded_by_id)
+        .collect();
+    let uploaders = if ids.is_empty() {
+        HashMap::new()
+    } else {
+        users::people(db, actor, ids).await?
+    };
+    Ok(Listed {
+        attachments,
+        uploaders,
+    })
+}
+
+/// The attachments of `t` the actor may see, oldest first; 404 when they cannot see `t`.
+pub async fn list_visible(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    t: &ticket::Model,
+) -> AppResult<Listed> {
+    if t.archived_at.is_some() || !tickets::rules::can_see(actor, t) {
+        return Err(AppError::not_found("ticket"));
+    }
+    let mut found = readable_by_ticket(db, actor, &[t.id]).await?;
+    let list = found.remove(&t.id).unwrap_or_default();
+    with_uploaders(db, actor, list).await
+}
+
+/// The live attachments the actor may see of each of the tickets `ticket_ids`, oldest first, by ticket
+/// id; tickets without any (or that the actor cannot see) are absent. Three statements at most.
+pub async fn readable_by_ticket(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    ticket_ids: &[i32],
+) -> AppResult<HashMap<i32, Vec<attachment::Model>>> {
+    let rows = readable_rows(
+        db,
+        actor,
+        attachment::Column::TicketId.is_in(ticket_ids.iter().copied()),
+    )
+    .await?;
+    let mut out: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
+    for a in rows {
+        out.entry(a.ticket_id).or_default().push(a);
+    }
+    Ok(out)
+}
+
+/// The live attachments the actor may see of each of the comments `comment_ids`, oldest first, by
+/// comment id. Three statements at most.
+pub async fn readable_by_comment(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    comment_ids: &[i32],
+) -> AppResult<HashMap<i32, Vec<attachment::Model>>> {
+    let rows = readable_rows(
+        db,
+        actor,
+        attachment::Column::CommentId.is_in(comment_ids.iter().copied()),
+    )
+    .await?;
+    let mut out: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
+    for a in rows {
+        if let Some(cid) = a.comment_id {
+            out.entry(cid).or_default().push(a);
+        }
+    }
+    Ok(out)
+}
+
+/// The live attachments matching `filter` that [`can_read`] lets the actor see, oldest first, judged with
+/// their tickets and comments as they are now.
+async fn readable_rows(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: sea_orm::sea_query::SimpleExpr,
+) -> AppResult<Vec<attachment::Model>> {
+    let rows = attachment::Entity::find()
+        .filter(filter)
+        .filter(attachment::Column::DeletedAt.is_null())
+        .order_by_asc(attachment::Column::Id)
+        .all(db)
+        .await?;
+    if rows.is_empty() {
+        return Ok(rows);
+    }
+    let tickets: HashMap<i32, ticket::Model> = ticket::Entity::find()
+        .filter(ticket::Column::Id.is_in(rows.iter().map(|a| a.ticket_id)))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    let comment_ids: Vec<i32> = rows.iter().filter_map(|a| a.comment_id).collect();
+    let comments: HashMap<i32, comment::Model> = if comment_ids.is_empty() {
+        HashMap::new()
+    } else {
+        comment::Entity::find()
+            .filter(comment::Column::Id.is_in(comment_ids))
+            .all(db)
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c))
+            .collect()
+    };
+    Ok(rows
+        .into_iter()
+        .filter(|a| {
+            let c = a.comment_id.and_then(|id| comments.get(&id));
+            tickets
+                .get(&a.ticket_id)
+                .is_some_and(|t| can_read(actor, t, a, c))
+        })
+        .collect())
+}
+
+/// The bytes of an attachment the actor may see (404 otherwise), with its row.
+pub async fn open(
+    state: &AppState,
+    actor: &Actor,
+    id: i32,
+) -> AppResult<(attachment::Model, ByteStream)> {
+    let (a, _, _) = get_visible(&state.db.conn, actor, id).await?;
+    let bytes = state
+        .storage
+        .get(&a.sha256)
+        .await
+        .map_err(AppError::internal)?;
+    Ok((a, bytes))
+}
+
+/// Soft-delete an attachment (its uploader, or staff/admin): it leaves every list and answers 404 from then
+/// on; the bytes stay (other attachments may share them).
+pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
+    let txn = state.db.begin_write().await?;
+    let (a, t, c) = get_visible(&txn, actor, id).await?;
+    if !can_delete(actor, &a) {
+        return Err(AppError::forbidden(
+            "only the uploader or staff may delete this attachment",
+        ));
+    }
+    let mut active = a.into_active_model();
+    active.deleted_at = Set(Some(Utc::now()));
+    let deleted = active.update(&txn).await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "attachment", deleted.id, "delete")
+            .ticket(t.id)
+            .internal(is_internal(c.as_ref()))
+            .changes(json!({ "filename": [deleted.filename, null] })),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}

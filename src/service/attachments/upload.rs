@@ -1,0 +1,217 @@
+//! Uploading: the bytes are spooled to an unnamed temporary file while they are counted and hashed (memory
+//! holds one piece at a time), stored once per content, then the row, its audit record and its outbox rows
+//! commit in one transaction.
+use super::content::{clean_filename, detect_type, HEAD_BYTES};
+use super::is_internal;
+use crate::auth::Actor;
+use crate::error::{AppError, AppResult};
+use crate::notify::events;
+use crate::service::{audit, comments, tickets};
+use crate::state::AppState;
+use bytes::Bytes;
+use chrono::Utc;
+use entity::{attachment, blob};
+use futures_util::{Stream, StreamExt};
+use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use std::io::{Seek, Write};
+
+/// An upload's bytes, spooled and measured.
+#[derive(Debug)]
+pub struct Spooled {
+    file: std::fs::File,
+    /// Lowercase hex SHA-256 of the bytes.
+    pub sha256: String,
+    /// Length in bytes.
+    pub size: u64,
+    head: Vec<u8>,
+}
+
+/// Read an upload's bytes to a temporary file, refusing more than `max` bytes with 413. `E` is the
+/// transport's error (a broken or oversized request body).
+pub async fn spool<S, E>(mut bytes: S, max: u64) -> AppResult<Spooled>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: Into<AppError>,
+{
+    let mut file = tempfile::tempfile().map_err(AppError::internal)?;
+    let mut hasher = Sha256::new();
+    let mut size: u64 = 0;
+    let mut head = Vec::new();
+    while let Some(piece) = bytes.next().await {
+        let piece = piece.map_err(Into::into)?;
+        size += piece.len() as u64;
+        if size > max {
+            return Err(too_large(max));
+        }
+        if head.len() < HEAD_BYTES {
+            let take = (HEAD_BYTES - head.len()).min(piece.len());
+            head.extend_from_slice(&piece[..take]);
+        }
+        hasher.update(&piece);
+        // Small pieces go straight to the page cache; a blocking thread per piece would cost more.
+        file.write_all(&piece).map_err(AppError::internal)?;
+    }
+    Ok(Spooled {
+        file,
+        sha256: hex::encode(hasher.finalize()),
+        size,
+        head,
+    })
+}
+
+/// Measure and hash an upload another layer has already written to `file` (GraphQL multipart requests),
+/// keeping that file rather than copying it; more than `max` bytes is a 413.
+pub async fn spool_file(file: std::fs::File, max: u64) -> AppResult<Spooled> {
+    let measured = tokio::task::spawn_blocking(move || -> std::io::Result<AppResult<Spooled>> {
+        use std::io::Read;
+        let mut file = file;
+        file.rewind()?;
+        let mut hasher = Sha256::new();
+        let mut size: u64 = 0;
+        let mut head = Vec::new();
+        let mut buf = vec![0u8; crate::storage::CHUNK_BYTES];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            size += n as u64;
+            if size > max {
+                return Ok(Err(too_large(max)));
+            }
+            if head.len() < HEAD_BYTES {
+                let take = (HEAD_BYTES - head.len()).min(n);
+                head.extend_from_slice(&buf[..take]);
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(Ok(Spooled {
+            file,
+            sha256: hex::encode(hasher.finalize()),
+            size,
+            head,
+        }))
+    })
+    .await
+    .map_err(AppError::internal)?;
+    measured.map_err(AppError::internal)?
+}
+
+/// The 413 of an upload over the limit.
+pub fn too_large(max: u64) -> AppError {
+    AppError::PayloadTooLarge(format!("the file exceeds the upload limit of {max} bytes"))
+}
+
+/// Where a new attachment goes, and the name the client gave it.
+#[derive(Debug, Clone)]
+pub struct NewAttachment {
+    /// The ticket.
+    pub ticket_id: i32,
+    /// One of its comments, which the actor wrote (or any, for staff).
+    pub comment_id: Option<i32>,
+    /// The client's file name; cleaned here.
+    pub filename: String,
+}
+
+/// The cleaned name of an upload, or the 400 on `file` that [`create`] would answer: a name with nothing left
+/// once cleaned, or an empty file (for forms that check before they create what the file hangs on).
+pub fn check(filename: &str, upload: &Spooled) -> AppResult<String> {
+    let filename = clean_filename(filename)?;
+    if upload.size == 0 {
+        return Err(AppError::field("file", "the file is empty"));
+    }
+    Ok(filename)
+}
+
+/// Attach `upload` to a ticket the actor can see (404 otherwise), or to one of its comments that they may
+/// read and modify. An empty file or a name with nothing left once cleaned is a 400 on `file`.
+pub async fn create(
+    state: &AppState,
+    actor: &Actor,
+    input: NewAttachment,
+    upload: Spooled,
+) -> AppResult<attachment::Model> {
+    let filename = check(&input.filename, &upload)?;
+    let db = &state.db.conn;
+    let t = tickets::get(db, actor, input.ticket_id).await?;
+    let on_comment = match input.comment_id {
+        None => None,
+        Some(id) => {
+            let (c, _) = comments::get_visible(db, actor, id).await?;
+            if c.ticket_id != t.id {
+                return Err(AppError::field("comment", "not a comment of this ticket"));
+            }
+            if !comments::can_modify(actor, &c) {
+                return Err(AppError::forbidden(
+                    "only the comment's author or staff may attach files to it",
+                ));
+            }
+            Some(c)
+        }
+    };
+    let content_type = detect_type(&upload.head);
+    store(state, &upload).await?;
+    let internal = is_internal(on_comment.as_ref());
+    let txn = state.db.begin_write().await?;
+    let created = attachment::ActiveModel {
+        ticket_id: Set(t.id),
+        comment_id: Set(on_comment.as_ref().map(|c| c.id)),
+        filename: Set(filename),
+        content_type: Set(content_type),
+        size: Set(upload.size as i64),
+        sha256: Set(upload.sha256.clone()),
+        uploaded_by_id: Set(Some(actor.id())),
+        created_at: Set(Utc::now()),
+        deleted_at: Set(None),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "attachment", created.id, "create")
+            .ticket(t.id)
+            .internal(internal)
+            .changes(json!({
+                "filename": [null, created.filename],
+                "size": [null, created.size],
+            })),
+    )
+    .await?;
+    if !internal {
+        events::attachment_added(&txn, state, &t, &created).await?;
+    }
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// Put the bytes in the store unless they are there already, then record them. The record is written
+/// only once the bytes are complete, so a record always names readable bytes.
+async fn store(state: &AppState, upload: &Spooled) -> AppResult<()> {
+    let db = &state.db.conn;
+    if blob::Entity::find_by_id(upload.sha256.clone())
+        .one(db)
+        .await?
+        .is_some()
+    {
+        return Ok(());
+    }
+    let mut file = upload.file.try_clone().map_err(AppError::internal)?;
+    file.rewind().map_err(AppError::internal)?;
+    state
+        .storage
+        .put(&upload.sha256, tokio::fs::File::from_std(file))
+        .await
+        .map_err(AppError::internal)?;
+    blob::Entity::insert(blob::ActiveModel {
+        sha256: Set(upload.sha256.clone()),
+        size: Set(upload.size as i64),
+        created_at: Set(Utc::now()),
+    })
+    .on_conflict_do_nothing()
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! Form posts that may carry a file (`enctype="multipart/form-data"`, the new-ticket and comment forms), read
+//! without JavaScript: text fields as a form, the one `file` part spooled as an upload. The CSRF token is
+//! checked as for any form. And the attachments as pages show them.
+use super::{Form, PageResult, PageUser};
+use crate::error::AppError;
+use crate::service::attachments::{self, Listed, Spooled};
+use crate::state::AppState;
+use axum::extract::{FromRequest, Multipart, Request};
+use axum::http::header;
+use http_body_util::BodyExt;
+use std::collections::HashMap;
+
+/// Largest text field of a multipart form (the comment and description limits are 64 KiB).
+const MAX_TEXT_FIELD: usize = 128 * 1024;
+
+/// Routes whose forms may carry a file: the only web paths exempt from the body size limit (for
+/// multipart posts), see `http::layers::is_upload`.
+pub fn takes_uploads(path: &str) -> bool {
+    path == "/tickets/new/"
+        || path
+            .strip_prefix("/tickets/")
+            .and_then(|rest| rest.strip_suffix("/comments/new/"))
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+}
+
+/// A posted form and its file, when one was chosen.
+pub struct Posted {
+    /// The text fields.
+    pub form: Form,
+    /// The file part's name and bytes; `None` when the file input was left empty.
+    pub file: Option<(String, Spooled)>,
+}
+
+impl PageUser {
+    /// Read a form this user posted, urlencoded or multipart, refusing it (403) unless it carries the
+    /// session's CSRF token.
+    pub async fn posted(&self, state: &AppState, req: Request) -> PageResult<Posted> {
+        let multipart = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+        if !multipart {
+            let body = req
+                .into_body()
+                .collect()
+                .await
+                .map_err(|_| AppError::bad_request("could not read the request body"))?
+                .to_bytes();
+            return Ok(Posted {
+                form: self.form(&body)?,
+                file: None,
+            });
+        }
+        let mut parts = Multipart::from_request(req, state)
+            .await
+            .map_err(|_| AppError::bad_request("malformed multipart form"))?;
+        let mut fields: HashMap<String, String> = HashMap::new();
+        let mut file = None;
+        while let Some(mut field) = parts.next_field().await.map_err(AppError::from)? {
+            let name = field.name().unwrap_or_default().to_string();
+            if name == "file" {
+                let filename = field.file_name().unwrap_or_default().to_string();
+                // An empty file input still sends a part, without a name.
+                if file.is_none() && !filename.is_empty() {
+                    let spooled = attachments::spool(field, state.config.max_upload_bytes).await?;
+                    file = Some((filename, spooled));
+                }
+                continue;
+            }
+            let mut text = Vec::new();
+            while let Some(piece) = field.chunk().await.map_err(AppError::from)? {
+                text.extend_from_slice(&piece);
+                if text.len() > MAX_TEXT_FIELD {
+                    return Err(
+                        AppError::PayloadTooLarge(format!("the field {name} is too long")).into(),
+                    );
+                }
+            }
+            fields
+                .entry(name)
+                .or_insert_with(|| String::from_utf8_lossy(&text).into_owned());
+        }
+        let form = Form(fields);
+        crate::web::session::check_csrf(Some(form.get(super::FORM_CSRF_FIELD)), &self.csrf)?;
+        Ok(Posted { form, file })
+    }
+}
+
+/// An attachment as a page shows it.
+pub struct AttachmentView {
+    /// File name.
+    pub name: String,
+    /// Signed link for the viewer.
+    pub url: String,
+    /// Shown inline as an image.
+    pub is_image: bool,
+    /// `12 KB`.
+    pub size: String,
+}
+
+/// The views of `listed`'s attachments, by the comment they hang on (`None`: on the ticket itself).
+pub fn views(
+    state: &AppState,
+    user: &PageUser,
+    listed: &Listed,
+) -> HashMap<Option<i32>, Vec<AttachmentView>> {
+    let mut out: HashMap<Option<i32>, Vec<AttachmentView>> = HashMap::new();
+    for a in &listed.attachments {
+        out.entry(a.comment_id).or_default().push(AttachmentView {
+            name: a.filename.clone(),
+            url: state.url_key.link(a.id, user.actor.id()),
+            is_image: a.content_type.starts_with("image/")
+                && attachments::is_inline(&a.content_type),
+            size: human_size(a.size),
+        });
+    }
+    out
+}
+
+fn human_size(bytes: i64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{} KB", b / 1024),
+        b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+    }
+}
