@@ -226,6 +226,9 @@ def scenario_webhook():
     sinks = Sinks()
     server = Server({
         "DESKGRAPH_WEBHOOK_URL": f"http://127.0.0.1:{sinks.hook_port}/hook",
+        # The hanging endpoint listens on this host, which the target policy allows only when asked.
+        "DESKGRAPH_WEBHOOK_ALLOW_PRIVATE": "true",
+        "DESKGRAPH_WEBHOOK_SECRET": "fault-suite",
         "DESKGRAPH_SMTP_URL": f"smtp://127.0.0.1:{sinks.smtp_port}",
     })
     try:

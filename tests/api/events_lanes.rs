@@ -40,6 +40,7 @@ async fn silent_listener() -> u16 {
 fn configured(app: &TestApp, hook: String, smtp: String) -> AppState {
     state_configured(app, |c| {
         c.webhook_url = Some(hook);
+        c.webhook_secret = "s3cret".to_string();
         c.smtp_url = Some(smtp);
         c.delivery_timeout_ms = 1000;
         c.outbox_backoff_ms = 1000;
@@ -105,7 +106,12 @@ async fn hanging_webhook_does_not_hold_back_email(app: &TestApp) {
         (Destination::Webhook(0), 20)
     );
 
-    let metrics = app.get("/metrics", None).await;
+    // Scraped from this host, as metrics are served.
+    let scrape = axum::http::Request::builder()
+        .uri("/metrics")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let metrics = app.send_from("127.0.0.1:40000", scrape).await;
     for name in [
         "outbox_destination_pending{destination=\"webhook:configured\"}",
         "outbox_destination_oldest_age_seconds{destination=\"webhook:configured\"}",
