@@ -188,6 +188,23 @@ async fn real_bodies_match_their_schemas(app: &TestApp) {
     }
     let refused = refused.expect("the sign-in throttle answers 429");
     assert_matches(&doc, "RateLimitError", &refused.json);
+    // Every documented 429 with the REST body says so, whether declared by hand or added to every path.
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let mut response = &op["responses"]["429"];
+            if let Some(name) = response["$ref"].as_str() {
+                let name = name.rsplit('/').next().unwrap();
+                response = &doc["components"]["responses"][name];
+            }
+            let schema = response["content"]["application/json"]["schema"]["$ref"]
+                .as_str()
+                .unwrap_or("");
+            assert!(
+                !schema.ends_with("/Error"),
+                "{method} {path}: a 429 documented with the field-error body"
+            );
+        }
+    }
     assert!(
         refused.json["details"]["retry_after"].is_u64(),
         "{}",

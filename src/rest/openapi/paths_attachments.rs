@@ -83,7 +83,7 @@ pub fn delete_attachment() {}
         ("signature" = Option<String>, Query, description = "Signed link: its HMAC."),
     ),
     responses(
-        (status = 200, description = "The bytes, with the type detected at upload", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 200, description = "The bytes, with the type detected at upload", content_type = "*/*", body = Vec<u8>),
         (status = 401, description = "No bearer token and no signed link", body = super::schemas::Error),
         (status = 403, description = "A forged or expired signed link", body = super::schemas::Error),
     ),

@@ -72,7 +72,7 @@ pub fn web_delete_comment() {}
         (status = 401, description = "Wrong credentials", body = super::schemas::Error),
         (status = 429, description = "Too many failed sign-ins for this account or from this address (or over \
             the rate limit), whatever the password; retry after `Retry-After` seconds",
-            body = super::schemas::Error,
+            body = super::schemas::RateLimitError,
             headers(("Retry-After" = u64, description = "Seconds until sign-ins are accepted again"))),
     ))]
 pub fn issue_token() {}
