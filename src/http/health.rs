@@ -9,24 +9,46 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use entity::outbox;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
-use serde_json::json;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
+use utoipa::ToSchema;
+
+/// `GET /healthz`.
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`.
+    status: &'static str,
+}
 
 /// `GET /healthz`: the process is alive.
-pub async fn healthz() -> Json<serde_json::Value> {
-    Json(json!({ "status": "ok" }))
+#[utoipa::path(get, path = "/healthz", tag = "meta", operation_id = "healthz", summary = "Liveness.",
+    responses((status = 200, description = "Alive", body = Health)))]
+pub async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok" })
 }
 
 /// How long a readiness answer is reused: a flood of probes costs one check a second.
 const READY_REUSE: Duration = Duration::from_secs(1);
 
-/// What `/readyz` checked.
-#[derive(Clone, Copy, Debug)]
-struct Checks {
+/// Readiness checks.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[schema(as = ReadyChecks)]
+pub struct Checks {
+    /// The database answers.
     database: bool,
+    /// Every migration is applied.
     migrations: bool,
+}
+
+/// `GET /readyz` (200 when ready, 503 otherwise).
+#[derive(Serialize, ToSchema)]
+pub struct Ready {
+    /// `ready` or `unavailable`.
+    status: &'static str,
+    /// Individual checks.
+    checks: Checks,
 }
 
 /// The last readiness answer and when it was taken. Its lock is held during a check, so concurrent
@@ -51,11 +73,14 @@ async fn check(state: &AppState) -> Checks {
 
 /// `GET /readyz`: the database answers and every migration is applied (503 otherwise), as checked at most
 /// once a second.
+#[utoipa::path(get, path = "/readyz", tag = "meta", operation_id = "readyz",
+    summary = "Readiness: the database answers and every migration is applied (checked at most once a second).",
+    responses(
+        (status = 200, description = "Ready", body = Ready),
+        (status = 503, description = "Not ready", body = Ready),
+    ))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    let Checks {
-        database,
-        migrations,
-    } = {
+    let checks = {
         let mut last = state.ready_cache.0.lock().await;
         match *last {
             Some((at, checks)) if at.elapsed() < READY_REUSE => checks,
@@ -66,16 +91,16 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
             }
         }
     };
-    let ready = database && migrations;
+    let ready = checks.database && checks.migrations;
     let status = if ready {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    let body = json!({
-        "status": if ready { "ready" } else { "unavailable" },
-        "checks": { "database": database, "migrations": migrations },
-    });
+    let body = Ready {
+        status: if ready { "ready" } else { "unavailable" },
+        checks,
+    };
     (status, Json(body)).into_response()
 }
 
@@ -122,6 +147,12 @@ fn may_scrape(state: &AppState, req: &Request) -> bool {
 }
 
 /// `GET /metrics`: Prometheus text format, for this host or the holder of `DESKGRAPH_METRICS_TOKEN`.
+#[utoipa::path(get, path = "/metrics", tag = "meta", operation_id = "metrics",
+    summary = "Prometheus metrics: for clients on this host, or with `DESKGRAPH_METRICS_TOKEN` as a bearer token.",
+    responses(
+        (status = 200, description = "Prometheus text format", content_type = "text/plain", body = String),
+        (status = 403, description = "Another host, without the metrics token", body = crate::rest::openapi::error_bodies::Error),
+    ))]
 pub async fn metrics(State(state): State<AppState>, req: Request) -> Response {
     if !may_scrape(&state, &req) {
         return AppError::forbidden(

@@ -15,7 +15,6 @@ use axum::http::StatusCode;
 use axum::Json;
 use entity::asset;
 use sea_orm::ConnectionTrait;
-use serde_json::Value;
 use std::collections::HashMap;
 
 /// A non-empty query parameter (an empty one counts as absent, as legacy clients send `?type=`).
@@ -27,7 +26,7 @@ async fn render(
     db: &impl ConnectionTrait,
     actor: &Actor,
     found: &[asset::Model],
-) -> AppResult<Vec<Value>> {
+) -> AppResult<Vec<shapes::Asset>> {
     let owners = assets::owner_names(db, actor, found).await?;
     Ok(found
         .iter()
@@ -41,7 +40,11 @@ async fn render(
         .collect())
 }
 
-async fn render_one(db: &impl ConnectionTrait, actor: &Actor, a: asset::Model) -> AppResult<Value> {
+async fn render_one(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    a: asset::Model,
+) -> AppResult<shapes::Asset> {
     let mut rendered = render(db, actor, std::slice::from_ref(&a)).await?;
     rendered
         .pop()
@@ -49,11 +52,20 @@ async fn render_one(db: &impl ConnectionTrait, actor: &Actor, a: asset::Model) -
 }
 
 /// `GET /api/assets/?type=&status=&search=`: the visible assets, by name.
+#[utoipa::path(get, path = "/api/assets/", tag = "assets", operation_id = "listAssets",
+    summary = "Assets the caller may see (team: all; others: their own), by name.",
+    params(
+        ("type" = Option<String>, Query, description = "Only this type."),
+        ("status" = Option<String>, Query, description = "Only this status."),
+        ("search" = Option<String>, Query, description = "Text in the name, description or serial number."),
+    ),
+    responses((status = 200, description = "The assets", body = Vec<shapes::Asset>)),
+    security(("bearer" = [])))]
 pub async fn list(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Vec<shapes::Asset>>> {
     let Query(params) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
     let filter = AssetFilter {
         asset_type: param(&params, "type").map(AssetType::parse).transpose()?,
@@ -63,17 +75,20 @@ pub async fn list(
         search: param(&params, "search").map(str::to_string),
     };
     let found = assets::list(&state.db.conn, &actor, &filter).await?;
-    Ok(Json(Value::Array(
-        render(&state.db.conn, &actor, &found).await?,
-    )))
+    Ok(Json(render(&state.db.conn, &actor, &found).await?))
 }
 
 /// `GET /api/assets/{id}/` (404 for assets the caller may not see).
+#[utoipa::path(get, path = "/api/assets/{id}/", tag = "assets", operation_id = "getAsset",
+    summary = "One asset the caller may see.",
+    params(("id" = i32, Path, description = "Asset id")),
+    responses((status = 200, description = "The asset", body = shapes::Asset)),
+    security(("bearer" = [])))]
 pub async fn get(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     PathId(id): PathId,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<shapes::Asset>> {
     let found = assets::get(&state.db.conn, &actor, id).await?;
     Ok(Json(render_one(&state.db.conn, &actor, found).await?))
 }
@@ -88,11 +103,16 @@ fn text(fields: &Fields<'_>, key: &str) -> AppResult<Option<String>> {
 }
 
 /// `POST /api/assets/` `{name, type, status?, location?, owner?, description?, serial_number?}` → 201.
+#[utoipa::path(post, path = "/api/assets/", tag = "assets", operation_id = "createAsset",
+    summary = "Record an asset (team members only).",
+    request_body = crate::rest::openapi::request_bodies::AssetInput,
+    responses((status = 201, description = "Created", body = shapes::Asset)),
+    security(("bearer" = [])))]
 pub async fn create(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     JsonObject(body): JsonObject,
-) -> AppResult<(StatusCode, Json<Value>)> {
+) -> AppResult<(StatusCode, Json<shapes::Asset>)> {
     let fields = Fields(&body);
     let required = |key: &str| -> AppResult<String> {
         fields
@@ -120,12 +140,18 @@ pub async fn create(
 }
 
 /// `PATCH /api/assets/{id}/` with any create field (`owner: null` clears the owner).
+#[utoipa::path(patch, path = "/api/assets/{id}/", tag = "assets", operation_id = "updateAsset",
+    summary = "Change an asset (team members only).",
+    params(("id" = i32, Path, description = "Asset id")),
+    request_body = crate::rest::openapi::request_bodies::AssetInput,
+    responses((status = 200, description = "Updated", body = shapes::Asset)),
+    security(("bearer" = [])))]
 pub async fn update(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     PathId(id): PathId,
     JsonObject(body): JsonObject,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<shapes::Asset>> {
     let fields = Fields(&body);
     let patch = AssetPatch {
         name: fields.string_not_null("name")?,
@@ -149,6 +175,11 @@ pub async fn update(
 }
 
 /// `DELETE /api/assets/{id}/` → 204; the asset is archived.
+#[utoipa::path(delete, path = "/api/assets/{id}/", tag = "assets", operation_id = "archiveAsset",
+    summary = "Archive an asset (team members only).",
+    params(("id" = i32, Path, description = "Asset id")),
+    responses((status = 204, description = "Archived")),
+    security(("bearer" = [])))]
 pub async fn archive(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,

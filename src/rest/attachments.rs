@@ -4,7 +4,7 @@ use crate::auth::middleware::{Auth, CurrentActor};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::rest::comments::path_id;
-use crate::rest::shapes::{self};
+use crate::rest::shapes::Attachment;
 use crate::service::attachments::{self, Listed, NewAttachment, SignedQuery, Spooled};
 use crate::service::tickets;
 use crate::state::AppState;
@@ -18,7 +18,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
 use entity::attachment;
-use serde_json::Value;
 
 /// The attachment routes.
 pub fn router() -> Router<AppState> {
@@ -33,7 +32,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The REST element of each of `listed`, with download links for `actor`.
-pub fn items(state: &AppState, actor: &Actor, listed: &Listed) -> Vec<Value> {
+pub fn items(state: &AppState, actor: &Actor, listed: &Listed) -> Vec<Attachment> {
     listed
         .attachments
         .iter()
@@ -46,16 +45,8 @@ fn item(
     actor: &Actor,
     a: &attachment::Model,
     uploader: Option<&entity::user::Model>,
-) -> Value {
-    serde_json::json!({
-        "id": a.id,
-        "filename": a.filename,
-        "content_type": a.content_type,
-        "size": a.size,
-        "url": state.url_key.link(a.id, actor.id()),
-        "uploaded_by": shapes::user_ref_or_null(uploader),
-        "created_at": shapes::timestamp(&a.created_at),
-    })
+) -> Attachment {
+    Attachment::of(a, state.url_key.link(a.id, actor.id()), uploader)
 }
 
 /// Read the part of a multipart body that `on_file` and `on_text` ask for; a text field holds a few bytes
@@ -73,6 +64,16 @@ async fn small_text(mut field: Field<'_>, name: &str) -> AppResult<String> {
 
 /// `POST` multipart/form-data: `file` (required), `comment` (optional id of one of the ticket's
 /// comments) → 201 with the element.
+#[utoipa::path(post, path = "/api/tickets/{id}/attachments/", tag = "attachments", operation_id = "createAttachment",
+    summary = "Attach a file to a visible ticket (multipart/form-data; up to `DESKGRAPH_MAX_UPLOAD_BYTES`, 25 MiB by \
+        default; the only requests exempt from the 1 MiB body limit).",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content = crate::rest::openapi::request_bodies::AttachmentUpload, content_type = "multipart/form-data"),
+    responses(
+        (status = 201, description = "Attached", body = Attachment),
+        (status = 413, description = "The file is over the upload limit", body = crate::rest::openapi::error_bodies::Error),
+    ),
+    security(("bearer" = [])))]
 async fn create(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,
@@ -117,35 +118,50 @@ async fn create(
     };
     let created = attachments::create(&state, &actor, input, spooled).await?;
     let listed = attachments::get_listed(&state.db.conn, &actor, created.id).await?;
-    let body = items(&state, &actor, &listed).pop().unwrap_or(Value::Null);
+    let body = items(&state, &actor, &listed).pop();
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
 /// `GET`: the attachments of the ticket the caller may see, oldest first.
+#[utoipa::path(get, path = "/api/tickets/{id}/attachments/", tag = "attachments", operation_id = "listAttachments",
+    summary = "The attachments of a visible ticket the caller may see, oldest first.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    responses((status = 200, description = "The attachments", body = Vec<Attachment>)),
+    security(("bearer" = [])))]
 async fn list(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,
     Path(ticket_id): Path<String>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Vec<Attachment>>> {
     let db = &state.db.conn;
     let t = tickets::get(db, &actor, path_id(&ticket_id, "ticket")?).await?;
     let listed = attachments::list_visible(db, &actor, &t).await?;
-    Ok(Json(Value::Array(items(&state, &actor, &listed))))
+    Ok(Json(items(&state, &actor, &listed)))
 }
 
 /// `GET`: one attachment's element.
+#[utoipa::path(get, path = "/api/attachments/{id}/", tag = "attachments", operation_id = "getAttachment",
+    summary = "One attachment's metadata.",
+    params(("id" = i32, Path, description = "Attachment id")),
+    responses((status = 200, description = "The attachment", body = Attachment)),
+    security(("bearer" = [])))]
 async fn metadata(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Option<Attachment>>> {
     let id = path_id(&id, "attachment")?;
     let listed = attachments::get_listed(&state.db.conn, &actor, id).await?;
-    let body = items(&state, &actor, &listed).pop().unwrap_or(Value::Null);
+    let body = items(&state, &actor, &listed).pop();
     Ok(Json(body))
 }
 
 /// `DELETE` → 204 (soft delete; the uploader or staff).
+#[utoipa::path(delete, path = "/api/attachments/{id}/", tag = "attachments", operation_id = "deleteAttachment",
+    summary = "Delete an attachment (soft; its uploader, staff or admins).",
+    params(("id" = i32, Path, description = "Attachment id")),
+    responses((status = 204, description = "Deleted")),
+    security(("bearer" = [])))]
 async fn delete(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,
@@ -157,6 +173,22 @@ async fn delete(
 
 /// `GET`: the bytes, streamed. With a bearer token, as that caller; without one, by the signed link's
 /// `user`, `expires` and `signature`.
+#[utoipa::path(get, path = "/api/attachments/{id}/download/", tag = "attachments", operation_id = "downloadAttachment",
+    summary = "The bytes, streamed: with a bearer token, or without credentials through a signed `url`. Sent with \
+        `Content-Disposition: attachment` (`inline` for raster images and PDF), `X-Content-Type-Options: nosniff` \
+        and `Content-Security-Policy: default-src 'none'; sandbox`.",
+    params(
+        ("id" = i32, Path, description = "Attachment id"),
+        ("user" = Option<i32>, Query, description = "Signed link: the user it was made for."),
+        ("expires" = Option<i64>, Query, description = "Signed link: Unix time it expires at."),
+        ("signature" = Option<String>, Query, description = "Signed link: its HMAC."),
+    ),
+    responses(
+        (status = 200, description = "The bytes, with the type detected at upload", content_type = "*/*", body = Vec<u8>),
+        (status = 401, description = "No bearer token and no signed link", body = crate::rest::openapi::error_bodies::Error),
+        (status = 403, description = "A forged or expired signed link", body = crate::rest::openapi::error_bodies::Error),
+    ),
+    security(("bearer" = []), ()))]
 async fn download(
     auth: Option<Extension<Auth>>,
     State(state): State<AppState>,

@@ -11,7 +11,6 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 
 /// A numeric path id; anything else cannot name a record, so it is a 404.
 pub fn path_id(raw: &str, what: &str) -> AppResult<i32> {
@@ -47,11 +46,16 @@ fn comment_type(fields: &Fields<'_>) -> AppResult<Option<CommentType>> {
 }
 
 /// `GET`: the comments the caller may read, oldest first.
+#[utoipa::path(get, path = "/api/tickets/{id}/comments/", tag = "comments", operation_id = "listComments",
+    summary = "Comments of a visible ticket the caller may read, oldest first.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    responses((status = 200, description = "The comments", body = Vec<shapes::Comment>)),
+    security(("bearer" = [])))]
 pub async fn list(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,
     Path(ticket_id): Path<String>,
-) -> AppResult<axum::Json<Value>> {
+) -> AppResult<axum::Json<Vec<shapes::Comment>>> {
     let db = &state.db.conn;
     let t = tickets::get(db, &actor, path_id(&ticket_id, "ticket")?).await?;
     let found = comments::list_visible(db, &actor, &t).await?;
@@ -60,10 +64,16 @@ pub async fn list(
         .iter()
         .map(|c| shapes::comment_item(c, c.author_id.and_then(|id| found.authors.get(&id))))
         .collect();
-    Ok(axum::Json(Value::Array(body)))
+    Ok(axum::Json(body))
 }
 
 /// `POST {content, comment_type?}` → 201.
+#[utoipa::path(post, path = "/api/tickets/{id}/comments/", tag = "comments", operation_id = "createComment",
+    summary = "Comment on a ticket.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body = crate::rest::openapi::request_bodies::CommentCreate,
+    responses((status = 201, description = "Created", body = shapes::CommentCreated)),
+    security(("bearer" = [])))]
 pub async fn create(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,
@@ -87,12 +97,18 @@ pub async fn create(
 }
 
 /// `PATCH {content?, comment_type?}` (not both absent) → 200 with the edit history.
+#[utoipa::path(patch, path = "/api/tickets/{id}/comments/{comment_id}/", tag = "comments", operation_id = "editComment",
+    summary = "Edit a comment (its author, staff or admins).",
+    params(("id" = i32, Path, description = "Ticket id"), ("comment_id" = i32, Path, description = "Comment id")),
+    request_body = crate::rest::openapi::request_bodies::CommentPatch,
+    responses((status = 200, description = "Edited", body = shapes::CommentEdited)),
+    security(("bearer" = [])))]
 pub async fn update(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,
     Path((ticket_id, comment_id)): Path<(String, String)>,
     JsonObject(body): JsonObject,
-) -> AppResult<axum::Json<Value>> {
+) -> AppResult<axum::Json<shapes::CommentEdited>> {
     let db = &state.db.conn;
     let ticket_id = path_id(&ticket_id, "comment")?;
     let comment_id = path_id(&comment_id, "comment")?;
@@ -119,6 +135,11 @@ pub async fn update(
 }
 
 /// `DELETE` → 204 (soft delete).
+#[utoipa::path(delete, path = "/api/tickets/{id}/comments/{comment_id}/", tag = "comments", operation_id = "deleteComment",
+    summary = "Delete a comment (soft; its author, staff or admins).",
+    params(("id" = i32, Path, description = "Ticket id"), ("comment_id" = i32, Path, description = "Comment id")),
+    responses((status = 204, description = "Deleted")),
+    security(("bearer" = [])))]
 pub async fn delete(
     CurrentActor(actor): CurrentActor,
     State(state): State<AppState>,

@@ -59,6 +59,21 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-async fn version() -> axum::Json<serde_json::Value> {
-    axum::Json(serde_json::json!({ "version": API_VERSION, "api": API_VERSION }))
+/// `GET /api/version/`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Version {
+    /// Release.
+    version: &'static str,
+    /// Interface release.
+    api: &'static str,
+}
+
+/// Interface release.
+#[utoipa::path(get, path = "/api/version/", tag = "meta", operation_id = "version",
+    responses((status = 200, description = "The release", body = Version)))]
+async fn version() -> axum::Json<Version> {
+    axum::Json(Version {
+        version: API_VERSION,
+        api: API_VERSION,
+    })
 }

@@ -1,9 +1,22 @@
-//! The legacy JSON shapes of the REST contract, in one place.
+//! The legacy JSON shapes of the REST contract, in one place: typed, so the OpenAPI document is derived
+//! from the same definitions (`ToSchema`). Tickets here; the other nouns in the submodules.
+mod attachments;
+mod comments;
+mod inventory;
+mod ticket_writes;
+
 use crate::domain::TicketStatus;
+use crate::rest::openapi::values;
+pub use attachments::Attachment;
 use chrono::{DateTime, Utc};
+pub use comments::{
+    comment_created, comment_edited, comment_item, Comment, CommentCreated, CommentEdited,
+};
 use entity::{project, ticket, user};
+pub use inventory::{asset, project, Asset, Project};
 use serde::Serialize;
-use serde_json::{json, Value};
+pub use ticket_writes::{ticket_created, ticket_updated, TicketCreated, TicketUpdated};
+use utoipa::ToSchema;
 
 /// ISO 8601 UTC with a trailing Z, as REST clients expect.
 pub fn timestamp(at: &DateTime<Utc>) -> String {
@@ -17,53 +30,33 @@ pub fn opt_timestamp(at: &Option<DateTime<Utc>>) -> serde_json::Value {
         .unwrap_or(serde_json::Value::Null)
 }
 
-/// A project: `{id, name, description, ticket_count, created_at, updated_at}`.
-pub fn project(p: &entity::project::Model, ticket_count: i64) -> serde_json::Value {
-    serde_json::json!({
-        "id": p.id,
-        "name": p.name,
-        "description": p.description,
-        "ticket_count": ticket_count,
-        "created_at": timestamp(&p.created_at),
-        "updated_at": timestamp(&p.updated_at),
-    })
-}
-
-/// An asset: `{id, name, type, status, location, owner, description, serial_number, created_at,
-/// updated_at}`, with `owner` the owner's user name or null.
-pub fn asset(a: &entity::asset::Model, owner: Option<&str>) -> serde_json::Value {
-    serde_json::json!({
-        "id": a.id,
-        "name": a.name,
-        "type": a.asset_type,
-        "status": a.status,
-        "location": a.location,
-        "owner": owner,
-        "description": a.description,
-        "serial_number": a.serial_number,
-        "created_at": timestamp(&a.created_at),
-        "updated_at": timestamp(&a.updated_at),
-    })
-}
-
-/// `{id, username, full_name}`, as the detail shows people.
-pub fn user_ref(u: &user::Model) -> Value {
-    json!({ "id": u.id, "username": u.username, "full_name": u.full_name })
-}
-
-/// A ticket as a list item: people as user names (null when unset or unknown). Serialised straight from the
-/// rows (no intermediate `Value`): list pages are the busiest responses.
-#[derive(Serialize)]
+/// A ticket in lists: people as user names.
+// Serialised straight from the rows (no intermediate `Value`): list pages are the busiest responses.
+#[derive(Serialize, ToSchema)]
 pub struct TicketListItem<'a> {
+    /// Ticket id.
     id: i32,
+    /// `<PREFIX>-<NNN>`.
     ticket_number: &'a str,
+    /// Title.
     title: &'a str,
+    /// Description (sanitised HTML).
     description: &'a str,
+    #[schema(schema_with = values::ticket_status)]
     status: &'a str,
+    #[schema(schema_with = values::priority)]
     priority: &'a str,
+    /// Requester's user name.
+    #[schema(required = true)]
     requester: Option<&'a str>,
+    /// Assignee's user name.
+    #[schema(required = true)]
     assigned_to: Option<&'a str>,
+    /// ISO 8601 UTC.
+    #[schema(format = DateTime)]
     created_at: String,
+    /// ISO 8601 UTC.
+    #[schema(format = DateTime)]
     updated_at: String,
 }
 
@@ -87,17 +80,20 @@ pub fn ticket_list_item<'a>(
     }
 }
 
-/// A page of a paginated list: `{count, next, previous, results}`.
-#[derive(Serialize)]
-pub struct Page<T> {
-    /// Every matching item.
+/// One page of tickets.
+#[derive(Serialize, ToSchema)]
+#[schema(as = TicketPage)]
+pub struct Page<'a> {
+    /// Matching tickets over all pages.
     pub count: u64,
-    /// Link to the next page.
+    /// Relative path of the next page, or null.
+    #[schema(required = true)]
     pub next: Option<String>,
-    /// Link to the previous page.
+    /// Relative path of the previous page, or null.
+    #[schema(required = true)]
     pub previous: Option<String>,
-    /// This page's items.
-    pub results: Vec<T>,
+    /// This page.
+    pub results: Vec<TicketListItem<'a>>,
 }
 
 /// What the ticket detail shows beside the ticket row itself.
@@ -110,62 +106,119 @@ pub struct TicketExtras<'a> {
     pub comments_count: u64,
     /// The SLA clock, when a policy ever applied.
     pub sla: Option<&'a crate::service::sla::SlaView>,
-    /// The attachments the caller may see, as REST elements.
-    pub attachments: Vec<Value>,
+    /// The attachments the caller may see.
+    pub attachments: Vec<Attachment>,
 }
 
-/// A user as the detail shows one.
-#[derive(Serialize)]
-pub struct UserRef<'a> {
+/// A person as the ticket detail and comment lists show them.
+#[derive(Serialize, ToSchema)]
+pub struct UserRef {
+    /// User id.
     id: i32,
-    username: &'a str,
-    full_name: &'a str,
+    /// Login name.
+    username: String,
+    /// Display name.
+    full_name: String,
 }
 
-/// A project as the detail shows one.
-#[derive(Serialize)]
+impl UserRef {
+    /// The reference to `u`.
+    pub fn of(u: &user::Model) -> Self {
+        UserRef {
+            id: u.id,
+            username: u.username.clone(),
+            full_name: u.full_name.clone(),
+        }
+    }
+}
+
+/// A project reference inside a ticket detail.
+#[derive(Serialize, ToSchema)]
 pub struct ProjectRef<'a> {
+    /// Project id.
     id: i32,
+    /// Name.
     name: &'a str,
 }
 
-/// The ticket detail: people and project as objects, due date as `YYYY-MM-DD`. Serialised straight from
-/// the row, like the list items (building a `Value` first was 7 % of a detail's instructions).
-#[derive(Serialize)]
-pub struct TicketDetail<'a> {
+/// An SLA policy reference inside a ticket's clock.
+#[derive(Serialize, ToSchema)]
+pub struct PolicyRef<'a> {
+    /// Policy id.
     id: i32,
-    ticket_number: &'a str,
-    title: &'a str,
-    description: &'a str,
-    status: &'a str,
-    status_category: Option<&'static str>,
-    priority: &'a str,
-    requester: Option<UserRef<'a>>,
-    assigned_to: Option<UserRef<'a>>,
-    project: Option<ProjectRef<'a>>,
-    created_at: String,
-    updated_at: String,
-    due_date: Option<String>,
-    comments_count: u64,
-    attachments: &'a [Value],
-    sla: Option<SlaRef<'a>>,
+    /// Name.
+    name: &'a str,
 }
 
-/// A ticket's SLA clock as the detail shows it.
-#[derive(Serialize)]
-pub struct SlaRef<'a> {
-    /// `{id, name}`, like a project reference.
-    policy: Option<ProjectRef<'a>>,
+/// A ticket in detail: people and project as objects.
+// Serialised straight from the row, like the list items (building a `Value` first was 7 % of a detail's
+// instructions).
+#[derive(Serialize, ToSchema)]
+pub struct TicketDetail<'a> {
+    /// Ticket id.
+    id: i32,
+    /// `<PREFIX>-<NNN>`.
+    ticket_number: &'a str,
+    /// Title.
+    title: &'a str,
+    /// Description (sanitised HTML).
+    description: &'a str,
+    #[schema(schema_with = values::ticket_status)]
+    status: &'a str,
+    #[schema(schema_with = values::status_category, required = true)]
+    status_category: Option<&'static str>,
+    #[schema(schema_with = values::priority)]
+    priority: &'a str,
+    /// Requester.
+    #[schema(required = true)]
+    requester: Option<UserRef>,
+    /// Assignee.
+    #[schema(required = true)]
+    assigned_to: Option<UserRef>,
+    /// Project.
+    #[schema(required = true)]
+    project: Option<ProjectRef<'a>>,
+    /// ISO 8601 UTC.
+    #[schema(format = DateTime)]
+    created_at: String,
+    /// ISO 8601 UTC.
+    #[schema(format = DateTime)]
+    updated_at: String,
+    /// `YYYY-MM-DD`.
+    #[schema(format = Date, required = true)]
+    due_date: Option<String>,
+    /// Comments the caller may read.
+    comments_count: u64,
+    /// The attachments the caller may see, oldest first.
+    attachments: &'a [Attachment],
+    /// The service-level clock; null when no SLA policy ever applied to the ticket.
+    #[schema(required = true)]
+    sla: Option<TicketSla<'a>>,
+}
+
+/// A ticket's service-level clock (see docs/sla.md).
+#[derive(Serialize, ToSchema)]
+pub struct TicketSla<'a> {
+    /// The policy that set the clock; null once deleted or when none matches any more.
+    #[schema(required = true)]
+    policy: Option<PolicyRef<'a>>,
+    /// When the first response is due; null once responded, while paused, or resolved. ISO 8601 UTC.
+    #[schema(format = DateTime, required = true)]
     first_response_due_at: Option<String>,
+    /// When resolution is due; null while paused or once resolved. ISO 8601 UTC.
+    #[schema(format = DateTime, required = true)]
     resolution_due_at: Option<String>,
+    /// Whether the first-response target was breached.
     first_response_breached: bool,
+    /// Whether the resolution target was breached.
     resolution_breached: bool,
+    /// Whether the clock is stopped (a pause status, or resolved).
     paused: bool,
 }
 
-fn sla_ref(v: &crate::service::sla::SlaView) -> SlaRef<'_> {
-    SlaRef {
-        policy: v.policy.as_ref().map(|p| ProjectRef {
+fn sla_ref(v: &crate::service::sla::SlaView) -> TicketSla<'_> {
+    TicketSla {
+        policy: v.policy.as_ref().map(|p| PolicyRef {
             id: p.id,
             name: &p.name,
         }),
@@ -179,13 +232,7 @@ fn sla_ref(v: &crate::service::sla::SlaView) -> SlaRef<'_> {
 
 /// The detail of `t` with what `extras` read beside it.
 pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &'a TicketExtras<'a>) -> TicketDetail<'a> {
-    let person = |id: Option<i32>| {
-        id.and_then(|id| extras.people.get(&id)).map(|u| UserRef {
-            id: u.id,
-            username: &u.username,
-            full_name: &u.full_name,
-        })
-    };
+    let person = |id: Option<i32>| id.and_then(|id| extras.people.get(&id)).map(UserRef::of);
     TicketDetail {
         id: t.id,
         ticket_number: &t.ticket_number,
@@ -209,92 +256,4 @@ pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &'a TicketExtras<'a>) -> 
         attachments: &extras.attachments,
         sla: extras.sla.map(sla_ref),
     }
-}
-
-/// The 201 body of a ticket create.
-pub fn ticket_created(t: &ticket::Model) -> Value {
-    json!({
-        "id": t.id,
-        "ticket_number": t.ticket_number,
-        "title": t.title,
-        "status": t.status,
-        "priority": t.priority,
-        "created_at": timestamp(&t.created_at),
-    })
-}
-
-/// The 200 body of a ticket update.
-pub fn ticket_updated(t: &ticket::Model) -> Value {
-    json!({
-        "id": t.id,
-        "ticket_number": t.ticket_number,
-        "title": t.title,
-        "status": t.status,
-        "priority": t.priority,
-        "updated_at": timestamp(&t.updated_at),
-    })
-}
-
-/// `{id, username, full_name}` of a user, null when the user is gone.
-pub fn user_ref_or_null(user: Option<&entity::user::Model>) -> serde_json::Value {
-    user.map(user_ref).unwrap_or(serde_json::Value::Null)
-}
-
-/// A comment in REST lists: the author as an object.
-pub fn comment_item(
-    c: &entity::comment::Model,
-    author: Option<&entity::user::Model>,
-) -> serde_json::Value {
-    serde_json::json!({
-        "id": c.id,
-        "ticket": c.ticket_id,
-        "author": user_ref_or_null(author),
-        "content": c.body,
-        "comment_type": c.comment_type,
-        "created_at": timestamp(&c.created_at),
-        "updated_at": timestamp(&c.updated_at),
-        "edit_count": c.edit_count,
-    })
-}
-
-/// The create response: the author as a user name.
-pub fn comment_created(c: &entity::comment::Model, author_username: &str) -> serde_json::Value {
-    serde_json::json!({
-        "id": c.id,
-        "ticket": c.ticket_id,
-        "author": author_username,
-        "content": c.body,
-        "comment_type": c.comment_type,
-        "created_at": timestamp(&c.created_at),
-    })
-}
-
-/// The edit response, with the history oldest first; `edited_by` is the editor's user name.
-pub fn comment_edited(
-    c: &entity::comment::Model,
-    history: &[entity::comment_edit::Model],
-    people: &std::collections::HashMap<i32, entity::user::Model>,
-) -> serde_json::Value {
-    let history: Vec<serde_json::Value> = history
-        .iter()
-        .map(|e| {
-            let editor = e
-                .edited_by_id
-                .and_then(|id| people.get(&id))
-                .map(|u| u.username.clone());
-            serde_json::json!({
-                "edited_at": timestamp(&e.edited_at),
-                "edited_by": editor,
-                "previous_content": e.previous_body,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "id": c.id,
-        "content": c.body,
-        "comment_type": c.comment_type,
-        "updated_at": timestamp(&c.updated_at),
-        "edit_count": c.edit_count,
-        "edit_history": history,
-    })
 }

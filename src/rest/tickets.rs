@@ -17,7 +17,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use query::ListParams;
-use serde_json::Value;
 
 /// The ticket routes.
 pub fn router() -> Router<AppState> {
@@ -37,6 +36,18 @@ fn ticket_id(raw: &str) -> AppResult<i32> {
         .ok_or_else(|| AppError::not_found("ticket"))
 }
 
+#[utoipa::path(get, path = "/api/tickets/", tag = "tickets", operation_id = "listTickets",
+    summary = "List visible tickets, newest first.",
+    params(
+        ("q" = Option<String>, Query, description = "Text in title or description, or a ticket number (`TKT-042`, `42`)."),
+        ("status" = Option<String>, Query, description = "Status, or several separated by commas."),
+        ("priority" = Option<String>, Query, description = "Priority, or several separated by commas."),
+        ("assigned" = Option<String>, Query, description = "`me`, `any`, `none` or a user id."),
+        ("page" = Option<u32>, Query, minimum = 1, description = "Page number (default 1)."),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size (default 20)."),
+    ),
+    responses((status = 200, description = "One page of tickets", body = shapes::Page)),
+    security(("bearer" = [])))]
 async fn list(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
@@ -68,6 +79,11 @@ async fn list(
     Ok(Json(body).into_response())
 }
 
+#[utoipa::path(get, path = "/api/tickets/{id}/", tag = "tickets", operation_id = "getTicket",
+    summary = "A visible ticket in detail.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    responses((status = 200, description = "The ticket", body = shapes::TicketDetail)),
+    security(("bearer" = [])))]
 async fn detail(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
@@ -98,29 +114,46 @@ async fn detail(
     Ok(Json(shapes::ticket_detail(t, &extras)).into_response())
 }
 
+#[utoipa::path(post, path = "/api/tickets/", tag = "tickets", operation_id = "createTicket",
+    summary = "Open a ticket.",
+    request_body = crate::rest::openapi::request_bodies::TicketCreate,
+    responses((status = 201, description = "Created", body = shapes::TicketCreated)),
+    security(("bearer" = [])))]
 async fn create(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     JsonObject(body): JsonObject,
-) -> AppResult<(StatusCode, Json<Value>)> {
+) -> AppResult<(StatusCode, Json<shapes::TicketCreated>)> {
     let input = body::new_ticket(&body)?;
     let created = tickets::create(&state, &actor, input).await?;
     Ok((StatusCode::CREATED, Json(shapes::ticket_created(&created))))
 }
 
+/// PATCH and PUT alike: a partial change (`openapi::aliases` documents the PUT).
+#[utoipa::path(patch, path = "/api/tickets/{id}/", tag = "tickets", operation_id = "updateTicket",
+    summary = "Change some fields of a ticket.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body = crate::rest::openapi::request_bodies::TicketPatch,
+    responses((status = 200, description = "Updated", body = shapes::TicketUpdated)),
+    security(("bearer" = [])))]
 /// PATCH and PUT alike: a partial change.
 async fn update(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
     JsonObject(body): JsonObject,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<shapes::TicketUpdated>> {
     let id = ticket_id(&id)?;
     let patch = body::ticket_patch(&body)?;
     let saved = tickets::update(&state, &actor, id, patch).await?;
     Ok(Json(shapes::ticket_updated(&saved)))
 }
 
+#[utoipa::path(delete, path = "/api/tickets/{id}/", tag = "tickets", operation_id = "archiveTicket",
+    summary = "Archive a ticket (team members only).",
+    params(("id" = i32, Path, description = "Ticket id")),
+    responses((status = 204, description = "Archived")),
+    security(("bearer" = [])))]
 async fn archive(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,

@@ -4,6 +4,7 @@ pub mod comments;
 pub mod login_csrf;
 pub mod pages;
 pub mod session;
+pub mod shapes;
 
 use crate::error::AppError;
 use crate::rest::json::JsonObject;

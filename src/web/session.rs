@@ -1,5 +1,6 @@
 //! Session login and logout, and the extractor that authenticates web requests by session cookie and
 //! checks the CSRF token on unsafe methods.
+use super::shapes::{SessionStarted, SessionUser, WebMessage};
 use super::{login_csrf, WebError, WebResult};
 use crate::auth::middleware::WebSession;
 use crate::auth::session::{self, CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE};
@@ -7,6 +8,7 @@ use crate::auth::tokens::constant_time_eq;
 use crate::auth::{load_actor, Actor};
 use crate::error::AppError;
 use crate::http::client_ip::ClientAddress;
+use crate::rest::openapi::error_bodies::WebFailure;
 use crate::service::auth::{check_credentials, Credentials};
 use crate::state::AppState;
 use axum::body::Bytes;
@@ -101,6 +103,27 @@ pub fn set_cookie(name: &str, value: &str, max_age: i64, http_only: bool) -> Str
 /// `POST /accounts/login/`: start a session (HttpOnly cookie) and hand out its CSRF token (readable
 /// cookie). A session cookie already sent is ended first, so a login never keeps an old session alive.
 /// A form post is the sign-in page's; anything else must be JSON from this site (see [`login_csrf`]).
+#[utoipa::path(post, path = "/accounts/login/", tag = "web", operation_id = "sessionLogin",
+    summary = "Start a web session.",
+    request_body(content(
+        (crate::rest::auth::Credentials = "application/json"),
+        (crate::rest::auth::Credentials = "application/x-www-form-urlencoded"),
+    )),
+    responses(
+        (status = 200, description = "Signed in; sets the `sessionid` (HttpOnly) and `csrftoken` cookies",
+            body = SessionStarted, headers(("Set-Cookie" = String, description = "`sessionid` and `csrftoken`"))),
+        (status = 401, description = "Wrong credentials (a form post gets the sign-in page again)",
+            content((WebFailure = "application/json"), (String = "text/html"))),
+        (status = 403, description = "A form post without the pre-session CSRF token, or a JSON post that a \
+            browser labels as sent by another site (`Sec-Fetch-Site` other than `same-origin`, or an `Origin` \
+            that is not this host nor in `DESKGRAPH_CORS_ORIGINS`)",
+            content((WebFailure = "application/json"), (String = "text/html"))),
+        (status = 415, description = "A body that is neither `application/json` nor a form", body = WebFailure),
+        (status = 429, description = "Too many failed sign-ins for this account or from this address (or over \
+            the rate limit), whatever the password; retry after `Retry-After` seconds",
+            content((WebFailure = "application/json"), (String = "text/html")),
+            headers(("Retry-After" = u64, description = "Seconds until sign-ins are accepted again"))),
+    ))]
 pub async fn login(
     State(state): State<AppState>,
     ClientAddress(client): ClientAddress,
@@ -129,16 +152,16 @@ pub async fn login(
     };
     let user = check_credentials(&state, attempt).await?;
     let cookies = start_session(&state, &headers, user.id).await?;
-    let body = json!({
-        "success": true,
-        "user": {
-            "id": user.id,
-            "username": user.username,
-            "full_name": user.full_name,
-            "email": user.email,
-            "is_staff": user.is_staff,
+    let body = SessionStarted {
+        success: true,
+        user: SessionUser {
+            id: user.id,
+            username: user.username,
+            full_name: user.full_name,
+            email: user.email,
+            is_staff: user.is_staff,
         },
-    });
+    };
     Ok((cookies, axum::Json(body)).into_response())
 }
 
@@ -170,6 +193,10 @@ pub async fn start_session(
 
 /// `POST /accounts/logout/`: end the session server-side and clear both cookies. The sign-out form
 /// sends its CSRF token as a field and is sent back to the sign-in page; JSON clients use the header.
+#[utoipa::path(post, path = "/accounts/logout/", tag = "web", operation_id = "sessionLogout",
+    summary = "End the web session server-side.",
+    responses((status = 200, description = "Signed out; clears both cookies", body = WebMessage)),
+    security(("session" = [], "csrf" = [])))]
 pub async fn logout(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -196,8 +223,7 @@ pub async fn logout(
     if form {
         return Ok((cookies, Redirect::to("/accounts/login/")).into_response());
     }
-    let body = json!({ "success": true, "message": "Logged out" });
-    Ok((cookies, axum::Json(body)).into_response())
+    Ok((cookies, axum::Json(WebMessage::new("Logged out"))).into_response())
 }
 
 /// Name of the hidden form field carrying the CSRF token in HTML forms.

@@ -1,26 +1,25 @@
-//! The OpenAPI 3.1 document of every REST, web and operational path, generated with utoipa, served at
-//! `GET /api/openapi.json`, and a self-contained page that renders it at `GET /api/docs`.
-mod errors;
-pub mod paths_attachments;
-pub mod paths_inventory;
-pub mod paths_pages;
-pub mod paths_tickets;
-pub mod paths_web;
-pub mod schemas;
-pub mod schemas_comments;
-pub mod schemas_more;
+//! The OpenAPI 3.1 document of every REST, web and operational path, served at `GET /api/openapi.json`,
+//! and a self-contained page that renders it at `GET /api/docs`. Generated with utoipa from the handlers'
+//! `#[utoipa::path]` attributes and the `ToSchema` response types in `rest::shapes`, `web::shapes` and
+//! beside their handlers; the standard error responses are added by `standard_errors`.
+mod aliases;
+pub mod error_bodies;
+pub mod graphql_paths;
+pub mod html_pages;
+pub mod request_bodies;
+mod standard_errors;
+pub mod values;
 
 use crate::state::AppState;
+use crate::{http, rest, web};
+use aliases::Aliases;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use errors::StandardErrors;
-use paths_attachments as att;
-use paths_inventory as inv;
-use paths_pages as pages;
-use paths_tickets as tk;
-use paths_web as web;
+use graphql_paths as gql;
+use html_pages as pages;
+use standard_errors::StandardErrors;
 use utoipa::OpenApi;
 
 /// The document's source: every documented operation and schema.
@@ -34,25 +33,29 @@ use utoipa::OpenApi;
         license(name = "MIT OR Apache-2.0"),
     ),
     paths(
-        tk::list_tickets, tk::create_ticket, tk::get_ticket, tk::update_ticket, tk::put_ticket,
-        tk::archive_ticket, tk::list_comments, tk::create_comment, tk::edit_comment, tk::delete_comment,
-        tk::list_comments_alt, tk::create_comment_alt, tk::edit_comment_alt, tk::delete_comment_alt,
-        att::create_attachment, att::list_attachments, att::get_attachment, att::delete_attachment,
-        att::download_attachment,
-        inv::list_projects, inv::create_project, inv::get_project, inv::update_project,
-        inv::archive_project, inv::list_assets, inv::create_asset, inv::get_asset, inv::update_asset,
-        inv::archive_asset,
-        web::session_login, web::session_logout, web::web_list_comments, web::web_add_comment,
-        web::web_edit_comment, web::web_delete_comment, web::issue_token, web::version,
-        web::openapi_json, web::api_docs, web::healthz, web::readyz, web::metrics, web::graphql_get,
-        web::graphql_post,
+        rest::tickets::list, rest::tickets::create, rest::tickets::detail, rest::tickets::update,
+        rest::tickets::archive,
+        rest::comments::list, rest::comments::create, rest::comments::update, rest::comments::delete,
+        rest::attachments::create, rest::attachments::list, rest::attachments::metadata,
+        rest::attachments::delete, rest::attachments::download,
+        rest::projects::list, rest::projects::create, rest::projects::get, rest::projects::update,
+        rest::projects::archive,
+        rest::assets::list, rest::assets::create, rest::assets::get, rest::assets::update,
+        rest::assets::archive,
+        rest::auth::issue_token, rest::version, openapi_json, docs_page,
+        web::session::login, web::session::logout, web::comments::list, web::comments::add,
+        web::comments::edit, web::comments::delete,
+        http::health::healthz, http::health::readyz, http::health::metrics,
+        gql::graphql_get, gql::graphql_post, gql::graphql_ws,
         pages::page_login, pages::page_queue, pages::page_new_ticket, pages::page_create_ticket,
         pages::page_ticket, pages::page_change_status, pages::page_edit_ticket,
-        pages::page_add_comment,
-        pages::page_delete_comment, pages::static_file, pages::graphql_ws,
+        pages::page_add_comment, pages::page_delete_comment, pages::static_file,
     ),
-    components(schemas(schemas::Error, schemas::RateLimitError, schemas::RetryDetails, schemas::WebFailure)),
-    modifiers(&StandardErrors),
+    components(schemas(
+        error_bodies::Error, error_bodies::RateLimitError, error_bodies::RetryDetails,
+        error_bodies::WebFailure,
+    )),
+    modifiers(&Aliases, &StandardErrors),
     tags(
         (name = "tickets", description = "Tickets (Bearer)"),
         (name = "comments", description = "Ticket comments (Bearer)"),
@@ -83,6 +86,9 @@ pub fn router() -> Router<AppState> {
         .route("/api/docs", get(docs_page))
 }
 
+/// This document.
+#[utoipa::path(get, path = "/api/openapi.json", tag = "meta", operation_id = "openapiDocument",
+    responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json", body = serde_json::Value)))]
 async fn openapi_json() -> Response {
     match document().to_json() {
         Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
@@ -91,6 +97,9 @@ async fn openapi_json() -> Response {
 }
 
 /// Self-written page and script, compiled in; it fetches only `/api/openapi.json` from this server.
+#[utoipa::path(get, path = "/api/docs", tag = "meta", operation_id = "apiDocs",
+    summary = "A browsable page that renders this document (no external assets).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String)))]
 async fn docs_page() -> Html<&'static str> {
     Html(include_str!("docs.html"))
 }

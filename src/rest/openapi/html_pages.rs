@@ -1,7 +1,6 @@
-//! The web interface's HTML pages, its static files and the GraphQL WebSocket (documentation only;
-//! handlers in `web::pages` and `graphql::ws`). Pages answer HTML; signed-out visitors are redirected
-//! (303) to the sign-in page, and form posts need the session's CSRF token in the `csrfmiddlewaretoken`
-//! field.
+//! The web interface's HTML pages and its static files (documentation only; handlers in `web::pages`).
+//! Pages answer HTML; signed-out visitors are redirected (303) to the sign-in page, and form posts need
+//! the session's CSRF token in the `csrfmiddlewaretoken` field.
 #![allow(dead_code)]
 
 /// Sign-in page (also sets the pre-session `csrftoken` cookie used by the form).
@@ -91,11 +90,3 @@ pub fn page_delete_comment() {}
     params(("file" = String, Path, description = "`app.css` or `app.js`")),
     responses((status = 200, description = "The file (cached for a year)", body = String)))]
 pub fn static_file() {}
-
-/// GraphQL subscriptions over WebSocket (`graphql-transport-ws`); the token goes in `connection_init`.
-#[utoipa::path(get, path = "/graphql/ws", tag = "graphql", operation_id = "graphqlWebSocket",
-    responses(
-        (status = 101, description = "Switching protocols"),
-        (status = 400, description = "Not a WebSocket upgrade request"),
-    ))]
-pub fn graphql_ws() {}
