@@ -59,52 +59,52 @@ impl TestApp {
 
 impl Client<'_> {
     /// GET `path`.
-    pub async fn get(&self, path: &str) -> TestResponse {
+    pub async fn get(self, path: &str) -> TestResponse {
         self.app.request(Method::GET, path, self.token, None).await
     }
 
     /// POST JSON to `path`.
-    pub async fn post(&self, path: &str, body: Value) -> TestResponse {
+    pub async fn post(self, path: &str, body: Value) -> TestResponse {
         self.app
             .request(Method::POST, path, self.token, Some(body))
             .await
     }
 
     /// PATCH JSON to `path`.
-    pub async fn patch(&self, path: &str, body: Value) -> TestResponse {
+    pub async fn patch(self, path: &str, body: Value) -> TestResponse {
         self.app
             .request(Method::PATCH, path, self.token, Some(body))
             .await
     }
 
     /// DELETE `path`.
-    pub async fn delete(&self, path: &str) -> TestResponse {
+    pub async fn delete(self, path: &str) -> TestResponse {
         self.app
             .request(Method::DELETE, path, self.token, None)
             .await
     }
 
     /// A GraphQL operation; the whole response body.
-    pub async fn graphql(&self, query: &str, variables: Value) -> Value {
+    pub async fn graphql(self, query: &str, variables: Value) -> Value {
         self.app.graphql(self.token, query, variables).await
     }
 
     /// A GraphQL operation that must succeed; its `data`.
-    pub async fn graphql_data(&self, query: &str, variables: Value) -> Value {
+    pub async fn graphql_data(self, query: &str, variables: Value) -> Value {
         let body = self.graphql(query, variables).await;
         assert!(body.get("errors").is_none(), "{body}");
         body["data"].clone()
     }
 
     /// Open a ticket over REST (201 asserted); the create body.
-    pub async fn create_ticket(&self, body: Value) -> Value {
+    pub async fn create_ticket(self, body: Value) -> Value {
         let response = self.post("/api/tickets/", body).await;
         assert_eq!(response.status, StatusCode::CREATED, "{}", response.text);
         response.json
     }
 
     /// Open a ticket titled `title` over REST; the create body.
-    pub async fn ticket_titled(&self, title: &str) -> Value {
+    pub async fn ticket_titled(self, title: &str) -> Value {
         self.create_ticket(json!({ "title": title })).await
     }
 }
