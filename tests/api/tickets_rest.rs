@@ -312,11 +312,11 @@ async fn archive_hides_and_restore_brings_back(app: &TestApp) {
     assert_eq!(deleted.text, "");
     for who in [&agent, &alice] {
         assert_error(
-            &app.as_user(&who).get(&path).await,
+            &app.as_user(who).get(&path).await,
             StatusCode::NOT_FOUND,
             "not_found",
         );
-        let list = app.as_user(&who).get("/api/tickets/").await.json;
+        let list = app.as_user(who).get("/api/tickets/").await.json;
         assert_eq!(list["count"], 0);
         assert_eq!(list["results"], json!([]));
     }

@@ -157,7 +157,7 @@ async fn comments_count_follows_comment_visibility(app: &TestApp) {
     }
     let path = path_of(&t);
     for (who, expected) in [(&alice, 2), (&dan, 3), (&agent, 3)] {
-        let d = app.as_user(&who).get(&path).await;
+        let d = app.as_user(who).get(&path).await;
         assert_eq!(d.json["comments_count"], expected, "{}", who.username);
     }
 }
