@@ -55,6 +55,7 @@ mod projects;
 mod seed;
 mod shutdown;
 mod sla;
+mod sla_reclock;
 mod storage_faults;
 mod subscription_viewer;
 mod subscriptions;
