@@ -32,6 +32,7 @@ mod graphql_attachments;
 mod graphql_comment_mutations;
 mod graphql_comments;
 mod graphql_cost;
+mod graphql_cost_bounds;
 mod graphql_history;
 mod graphql_http;
 mod graphql_mutations;
