@@ -11,6 +11,7 @@ mod attachments_support;
 mod auth;
 mod bad_input;
 mod browser;
+mod browser_sla;
 mod canary;
 mod canary_support;
 mod comments_edit;
