@@ -1,4 +1,5 @@
 //! Assets over REST: CRUD, filters, who sees and changes what, soft delete and validation.
+use crate::clients::assert_unauthenticated;
 use crate::db_test;
 use crate::helpers::{assert_error, TestApp};
 use axum::body::Body;
@@ -170,19 +171,17 @@ async fn owners_see_only_their_assets_and_change_none(app: &TestApp) {
         ""
     );
 
+    let anonymous = app.anonymous();
     for response in [
-        app.get("/api/assets/", None).await,
-        app.get(&mine_path, None).await,
-        app.post("/api/assets/", None, json!({"name": "X", "type": "other"}))
+        anonymous.get("/api/assets/").await,
+        anonymous.get(&mine_path).await,
+        anonymous
+            .post("/api/assets/", json!({"name": "X", "type": "other"}))
             .await,
-        app.patch(&mine_path, None, json!({"name": "X"})).await,
-        app.delete(&mine_path, None).await,
+        anonymous.patch(&mine_path, json!({"name": "X"})).await,
+        anonymous.delete(&mine_path).await,
     ] {
-        assert_eq!(response.status, StatusCode::UNAUTHORIZED);
-        assert_eq!(
-            response.json,
-            json!({"error": "authentication credentials were not provided", "code": "unauthenticated", "details": {}})
-        );
+        assert_unauthenticated(&response);
     }
 }
 db_test!(owners_see_only_their_assets_and_change_none);

@@ -14,6 +14,7 @@ mod browser;
 mod browser_sla;
 mod canary;
 mod canary_support;
+mod clients;
 mod comments_edit;
 mod comments_support;
 mod comments_visibility;

@@ -3,9 +3,6 @@ use crate::db_test;
 use crate::helpers::{assert_error, TestApp, TestUser};
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
-use chrono::Utc;
-use entity::project;
-use sea_orm::{ActiveModelTrait, Set};
 use serde_json::{json, Value};
 
 /// Sorted keys of a JSON object.
@@ -23,9 +20,7 @@ fn sorted(list: &[&str]) -> Vec<String> {
 
 /// Create a ticket over REST as `user`; panics unless 201. Returns the create body.
 pub async fn create_ticket(app: &TestApp, user: &TestUser, body: Value) -> Value {
-    let resp = app.post("/api/tickets/", Some(&user.token), body).await;
-    assert_eq!(resp.status, StatusCode::CREATED, "{}", resp.text);
-    resp.json
+    app.as_user(user).create_ticket(body).await
 }
 
 /// The ticket path for an id in a JSON body.
@@ -45,16 +40,7 @@ fn ids(list: &Value) -> Vec<i64> {
 async fn create_and_read_shapes(app: &TestApp) {
     let alice = app.user("alice").await;
     let carol = app.agent("carol").await;
-    let proj = project::ActiveModel {
-        name: Set("Network".into()),
-        description: Set(String::new()),
-        created_at: Set(Utc::now()),
-        updated_at: Set(Utc::now()),
-        ..Default::default()
-    }
-    .insert(&app.state.db.conn)
-    .await
-    .unwrap();
+    let proj = app.project("Network").await;
     let resp = app
         .post(
             "/api/tickets/",
