@@ -1,9 +1,9 @@
 //! Bounds beside the node limit (docs/graphql.md): a list under an object returns at most what it is
 //! priced at per parent, and subscriptions take their selection's cost from the viewer's points when they
 //! start (their events are not charged).
+use crate::clients::actor;
 use crate::db_test;
 use crate::helpers::TestApp;
-use crate::projects::actor_of;
 use crate::subscriptions_support::{serve, wait_for_subscribers, WsClient};
 use deskgraph::config::Config;
 use deskgraph::domain::AssetType;
@@ -56,7 +56,7 @@ async fn subscriptions_take_their_cost_when_they_start(app: &TestApp) {
 db_test!(lists_under_an_object_return_at_most_their_price);
 async fn lists_under_an_object_return_at_most_their_price(app: &TestApp) {
     let agent = app.agent("ava").await;
-    let team = actor_of(app, &agent).await;
+    let team = actor(app, &agent).await;
     let ticket = tickets::create(
         &app.state,
         &team,

@@ -9,9 +9,9 @@ use chrono::{Duration, Utc};
 use deskgraph::domain::{Priority, TicketStatus};
 use deskgraph::graphql::ids;
 use deskgraph::notify::worker;
-use deskgraph::service::sla::reclock::BATCH;
+use deskgraph::service::sla::reclock::{BATCH, KIND_RECLOCK};
 use deskgraph::service::tickets::{self, NewTicket, TicketPatch};
-use entity::ticket_sla;
+use entity::{outbox, ticket_sla};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::{json, Value};
 
@@ -115,6 +115,15 @@ async fn policy_edits_reclock_open_tickets(app: &TestApp) {
         at(&breaches[0]["due_at"]),
         open.created_at + Duration::minutes(60)
     );
+    // A new name moves no clock: nothing is queued.
+    edit_policy(app, &admin.token, high, json!({"name": "High, renamed"})).await;
+    let queued = outbox::Entity::find()
+        .filter(outbox::Column::Kind.eq(KIND_RECLOCK))
+        .filter(outbox::Column::Status.eq("pending"))
+        .count(&app.state.db.conn)
+        .await
+        .unwrap();
+    assert_eq!(queued, 0);
     // The resolved ticket's clock is stopped and stays as it was.
     assert_eq!(sla_of(app, &bob.token, done.id).await["sla"], done_before);
 
@@ -141,7 +150,7 @@ async fn policy_edits_reclock_open_tickets(app: &TestApp) {
     // The breach it had stays recorded.
     assert_eq!(seen["sla"]["firstResponseBreached"], true, "{seen}");
     let seen = sla_of(app, &bob.token, medium.id).await;
-    assert_eq!(seen["sla"]["policy"]["name"], "High", "{seen}");
+    assert_eq!(seen["sla"]["policy"]["name"], "High, renamed", "{seen}");
 }
 
 db_test!(reclocking_runs_in_batches_of_bounded_size);

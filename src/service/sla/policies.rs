@@ -465,7 +465,15 @@ pub async fn update(
     active.updated_at = Set(Utc::now());
     let txn = state.db.begin_write().await?;
     let saved = active.update(&txn).await?;
-    super::reclock::schedule(&txn, [current.priority.clone(), saved.priority.clone()]).await?;
+    // A new name changes no clock.
+    let clocks_move = sla_policy::Model {
+        name: current.name.clone(),
+        updated_at: current.updated_at,
+        ..saved.clone()
+    } != current;
+    if clocks_move {
+        super::reclock::schedule(&txn, [current.priority.clone(), saved.priority.clone()]).await?;
+    }
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", id, "update")
