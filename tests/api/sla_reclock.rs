@@ -115,6 +115,8 @@ async fn policy_edits_reclock_open_tickets(app: &TestApp) {
         at(&breaches[0]["due_at"]),
         open.created_at + Duration::minutes(60)
     );
+    // The resolved ticket's clock is stopped and stays as it was.
+    assert_eq!(sla_of(app, &bob.token, done.id).await["sla"], done_before);
     // A new name moves no clock: nothing is queued.
     edit_policy(app, &admin.token, high, json!({"name": "High, renamed"})).await;
     let queued = outbox::Entity::find()
@@ -124,8 +126,6 @@ async fn policy_edits_reclock_open_tickets(app: &TestApp) {
         .await
         .unwrap();
     assert_eq!(queued, 0);
-    // The resolved ticket's clock is stopped and stays as it was.
-    assert_eq!(sla_of(app, &bob.token, done.id).await["sla"], done_before);
 
     // A new policy gives the open tickets of its priority a clock.
     assert_eq!(sla_of(app, &bob.token, medium.id).await["sla"], Value::Null);
