@@ -11,6 +11,8 @@ Scenarios (each bounded in time, each on its own SQLite database and random port
   documents  distinct GraphQL documents: RSS stays under the documented ceiling
   sqlite     the database file may not grow (a full disk): 503, nothing acknowledged lost, recovery
   redis      Redis dies mid-load and comes back: latency holds, budgets are shared again
+  postgres   a private PostgreSQL cluster is killed under write load and started again: 503 while it is
+             down, recovery without a restart, nothing acknowledged lost (scripts/faults_postgres.py)
   soak       mixed reads and writes for FAULTS_SOAK_SECONDS (default 60), RSS sampled
 
 Only the Python standard library; the binary is FAULTS_BIN (scripts/faults.sh builds the release one).
@@ -466,9 +468,10 @@ SCENARIOS = {
     "documents": (scenario_documents, 600),
     "sqlite": (scenario_sqlite, 90),
     "redis": (scenario_redis, 120),
+    "postgres": (lambda: __import__("faults_postgres").scenario_postgres(), 90),
     "soak": (scenario_soak, None),
 }
-QUICK_SET = ["webhook", "slow", "documents", "sqlite", "redis"]
+QUICK_SET = ["webhook", "slow", "documents", "sqlite", "redis", "postgres"]
 
 
 def main(names):

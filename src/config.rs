@@ -26,6 +26,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// `DESKGRAPH_DB_POOL_SIZE`: maximum database connections (default 10).
     pub db_pool_size: u32,
+    /// `DESKGRAPH_DB_ACQUIRE_TIMEOUT_MS`: longest a request waits for a database connection before it answers
+    /// 503 `unavailable` (default 5000): a busy pool, or a database that is down or restarting.
+    pub db_acquire_timeout_ms: u64,
     /// `DESKGRAPH_SESSION_TTL_HOURS`: lifetime of web sessions (default 336, two weeks).
     pub session_ttl_hours: i64,
     /// `DESKGRAPH_RATE_LIMIT_AUTHENTICATED`: requests per hour per user (default 1000).
@@ -271,6 +274,13 @@ impl Config {
             ticket_prefix,
             log_format,
             db_pool_size: number(&get, "DESKGRAPH_DB_POOL_SIZE", 10, 1, 1000)? as u32,
+            db_acquire_timeout_ms: number(
+                &get,
+                "DESKGRAPH_DB_ACQUIRE_TIMEOUT_MS",
+                5000,
+                100,
+                600_000,
+            )? as u64,
             session_ttl_hours: number(&get, "DESKGRAPH_SESSION_TTL_HOURS", 336, 1, 24 * 365)?,
             rate_limit_authenticated: number(
                 &get,
@@ -398,6 +408,7 @@ impl Config {
             ticket_prefix: "TKT".to_string(),
             log_format: LogFormat::Text,
             db_pool_size: 5,
+            db_acquire_timeout_ms: 5000,
             session_ttl_hours: 336,
             rate_limit_authenticated: 1000,
             rate_limit_anonymous: 100,

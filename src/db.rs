@@ -29,6 +29,9 @@ pub struct Db {
     statements: Arc<AtomicU64>,
 }
 
+/// How long commands and tests wait for a connection.
+const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl Db {
     /// Connect to `url` with at most `pool_size` connections.
     pub async fn connect(url: &str, pool_size: u32) -> anyhow::Result<Self> {
@@ -42,13 +45,34 @@ impl Db {
         pool_size: u32,
         statement_timeout: Option<Duration>,
     ) -> anyhow::Result<Self> {
+        Db::open(url, pool_size, statement_timeout, DEFAULT_ACQUIRE_TIMEOUT).await
+    }
+
+    /// [`Db::connect_with`], for serving: a request that cannot get a connection within `acquire_timeout`
+    /// (the pool is busy, or the server is down or restarting) fails with 503 `unavailable` instead of
+    /// waiting out the request timeout.
+    pub async fn connect_serving(
+        url: &str,
+        pool_size: u32,
+        statement_timeout: Duration,
+        acquire_timeout: Duration,
+    ) -> anyhow::Result<Self> {
+        Db::open(url, pool_size, Some(statement_timeout), acquire_timeout).await
+    }
+
+    async fn open(
+        url: &str,
+        pool_size: u32,
+        statement_timeout: Option<Duration>,
+        acquire_timeout: Duration,
+    ) -> anyhow::Result<Self> {
         let statement_timeout = statement_timeout.map(|t| format!("{}ms", t.as_millis()));
         let mut options = ConnectOptions::new(url.to_string());
         options
             .max_connections(pool_size)
             .min_connections(1)
             .connect_timeout(Duration::from_secs(10))
-            .acquire_timeout(Duration::from_secs(30))
+            .acquire_timeout(acquire_timeout)
             .sqlx_logging(false)
             // sqlx pings a connection (a round trip) on every checkout by default, doubling the round trips of a
             // one-statement request. As HikariCP does (its 500 ms "alive bypass window"), a connection used

@@ -284,19 +284,27 @@ impl From<DbErr> for AppError {
     }
 }
 
-/// Whether the database refused a statement because of its storage rather than the statement: SQLite's
-/// FULL, READONLY, IOERR and CANTOPEN (extended codes carry the primary one in their low byte), and
-/// PostgreSQL's class 53 (disk full, out of memory), 25006 (read-only transaction, e.g. a standby) and
-/// 58030 (I/O error). These pass when space or write access returns, so the client may retry.
+/// Whether the database refused a statement because of its storage or could not be reached, rather than
+/// because of the statement: SQLite's FULL, READONLY, IOERR and CANTOPEN (extended codes carry the primary
+/// one in their low byte); PostgreSQL's class 53 (disk full, out of memory), 25006 (read-only transaction,
+/// e.g. a standby) and 58030 (I/O error); and a server that is gone, shutting down or starting (no
+/// connection within the acquire timeout, a connection cut, class 08, 57P01-57P03). These pass when space,
+/// write access or the server returns, so the client may retry.
 fn storage_refuses(err: &DbErr) -> bool {
+    if matches!(err, DbErr::ConnectionAcquire(_)) {
+        return true;
+    }
     let (DbErr::Exec(RuntimeErr::SqlxError(e))
     | DbErr::Query(RuntimeErr::SqlxError(e))
     | DbErr::Conn(RuntimeErr::SqlxError(e))) = err
     else {
         return false;
     };
-    let sea_orm::sqlx::Error::Database(db) = e.as_ref() else {
-        return false;
+    use sea_orm::sqlx::Error as Sqlx;
+    let db = match e.as_ref() {
+        Sqlx::Database(db) => db,
+        Sqlx::Io(_) | Sqlx::PoolTimedOut | Sqlx::PoolClosed | Sqlx::WorkerCrashed => return true,
+        _ => return false,
     };
     let Some(code) = db.code() else {
         return false;
@@ -308,7 +316,12 @@ fn storage_refuses(err: &DbErr) -> bool {
         code.parse::<i64>()
             .is_ok_and(|n| matches!(n & 0xff, 8 | 10 | 13 | 14))
     } else {
-        code.starts_with("53") || code == "25006" || code == "58030"
+        code.starts_with("53")
+            || code.starts_with("08")
+            || matches!(
+                code.as_ref(),
+                "25006" | "58030" | "57P01" | "57P02" | "57P03"
+            )
     }
 }
 
@@ -379,7 +392,28 @@ impl From<axum::extract::multipart::MultipartError> for AppError {
 
 #[cfg(test)]
 mod tests {
-    use super::graphql_field_name;
+    use super::{graphql_field_name, AppError};
+    use sea_orm::{ConnAcquireErr, DbErr, RuntimeErr};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_database_out_of_reach_is_unavailable_not_an_internal_error() {
+        let sqlx = |e: sea_orm::sqlx::Error| DbErr::Query(RuntimeErr::SqlxError(Arc::new(e)));
+        let cut = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        for err in [
+            DbErr::ConnectionAcquire(ConnAcquireErr::Timeout),
+            sqlx(sea_orm::sqlx::Error::PoolTimedOut),
+            sqlx(sea_orm::sqlx::Error::Io(cut)),
+        ] {
+            let text = err.to_string();
+            assert!(
+                matches!(AppError::from(err), AppError::Unavailable(_)),
+                "{text}"
+            );
+        }
+        let other = sqlx(sea_orm::sqlx::Error::RowNotFound);
+        assert!(matches!(AppError::from(other), AppError::Internal(_)));
+    }
 
     #[test]
     fn graphql_names_fields_as_its_inputs_do() {

@@ -81,7 +81,9 @@ impl AppState {
             db.conn.clone().close().await?;
         }
         let timeout = std::time::Duration::from_secs(config.request_timeout_seconds);
-        let db = Db::connect_with(&config.database_url, config.db_pool_size, Some(timeout)).await?;
+        let acquire = std::time::Duration::from_millis(config.db_acquire_timeout_ms);
+        let db = Db::connect_serving(&config.database_url, config.db_pool_size, timeout, acquire)
+            .await?;
         Self::from_db(db, config).await
     }
 

@@ -19,6 +19,12 @@ use std::collections::HashMap;
 
 /// How many nodes a list field without a size argument is counted as.
 pub const LIST_MAX: u64 = 100;
+/// The first [`LIST_MAX`] of a list field's entries: what a list without arguments is priced at is all it
+/// returns per parent, so the price bounds the answer.
+pub fn capped<T>(entries: Vec<T>) -> impl Iterator<Item = T> {
+    entries.into_iter().take(LIST_MAX as usize)
+}
+
 /// Nodes per point.
 pub const NODES_PER_POINT: u64 = 100;
 /// Mutations that issue credentials: at most one of them per request.

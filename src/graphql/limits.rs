@@ -343,22 +343,27 @@ impl Executor for Checked {
         mut request: Request,
         session_data: Option<Arc<Data>>,
     ) -> BoxStream<'static, Response> {
-        // Subscriptions are held to the limits but not charged: they last, and each event is read for
-        // its subscriber.
-        let limits =
-            context(&request).map_or_else(Default::default, |ctx| ctx.state.config.graphql.clone());
-        let checked = self
-            .parse(&mut request)
-            .and_then(|()| self.check(&mut request, &limits))
-            .map(|_| ());
-        match checked {
-            Ok(()) => Executor::execute_stream(&self.schema, request, session_data),
-            Err(error) => stream::once(async move { Response::from_errors(vec![error]) }).boxed(),
-        }
+        // A subscription takes its cost when it starts, as a query would: what its selection could return
+        // for one event. The events that follow are not charged (each is read for its subscriber).
+        let this = self.clone();
+        stream::once(async move {
+            let admitted = match this.parse(&mut request) {
+                Ok(()) => this.admit(&mut request).await.map_err(|Refused(e, _)| e),
+                Err(error) => Err(error),
+            };
+            match admitted {
+                Ok(_) => Executor::execute_stream(&this.schema, request, session_data),
+                Err(error) => {
+                    stream::once(async move { Response::from_errors(vec![error]) }).boxed()
+                }
+            }
+        })
+        .flatten()
+        .boxed()
     }
 }
 
-/// Why a request does not run, with the budget when it was the budget.
+/// Why a request does not run, and the budget after it when it was charged.
 struct Refused(ServerError, Option<RateLimit>);
 
 impl Refused {

@@ -12,8 +12,20 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Bytes of query text remembered for APQ.
-const PERSISTED_BYTES: u64 = 16 << 20;
+/// Estimated bytes of memory the remembered APQ documents may hold ([`entry_weight`]).
+const PERSISTED_BYTES: u64 = 8 << 20;
+/// Bytes of one entry besides its text and hash: the cache's own bookkeeping and the two strings' headers,
+/// so that many tiny documents cannot hold many times the bound.
+const ENTRY_BYTES: usize = 256;
+
+/// What a remembered document costs in memory: kept as text (never parsed here), its hash, the entry.
+fn entry_weight(hash: &str, query: &str) -> u32 {
+    let bytes = hash
+        .len()
+        .saturating_add(query.len())
+        .saturating_add(ENTRY_BYTES);
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}
 
 /// The SHA-256 of `text`, in lowercase hex (as APQ sends it).
 pub fn hash(text: &str) -> String {
@@ -95,9 +107,7 @@ impl Default for Persisted {
     fn default() -> Self {
         Persisted {
             cache: Cache::builder()
-                .weigher(|hash: &String, query: &String| {
-                    u32::try_from(hash.len() + query.len()).unwrap_or(u32::MAX)
-                })
+                .weigher(|hash: &String, query: &String| entry_weight(hash, query))
                 .max_capacity(PERSISTED_BYTES)
                 .build(),
         }
@@ -160,6 +170,15 @@ fn error(message: &str, code: &str) -> ServerError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiny_documents_weigh_their_entry_too() {
+        let query = "{__typename}";
+        let weight = entry_weight(&hash(query), query);
+        assert_eq!(weight as usize, 64 + query.len() + ENTRY_BYTES);
+        // The bound holds at most this many of the smallest entries.
+        assert!(PERSISTED_BYTES / u64::from(weight) < 32_000);
+    }
 
     #[test]
     fn hashes_are_apollo_hex() {

@@ -47,6 +47,10 @@ async fn deliver(state: &AppState, item: &row::Model, now_ms: i64) -> AppResult<
             sla::check(state, &item.payload, sla_now(now_ms)).await?;
             Ok(Outcome::Delivered)
         }
+        sla::reclock::KIND_RECLOCK => {
+            sla::reclock::run(state, &item.payload, sla_now(now_ms)).await?;
+            Ok(Outcome::Delivered)
+        }
         other => Ok(Outcome::GiveUp(format!("unknown outbox kind {other:?}"))),
     }
 }

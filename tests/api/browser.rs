@@ -1,6 +1,7 @@
 //! End to end in headless Chromium, driven through chromedriver: a requester comments, edits in place
 //! and deletes; an agent adds an internal note and moves the ticket; the requester never sees the note.
-//! Without a browser the test prints a notice and passes, unless `CI` is set.
+//! Without a browser the test prints a notice and passes, unless `CI` is set. [`in_chromium`] runs other
+//! flows (`browser_sla.rs`) the same way.
 use crate::comments_support::actor;
 use crate::helpers::TestApp;
 use deskgraph::service::tickets;
@@ -64,7 +65,7 @@ fn free_port() -> u16 {
 }
 
 /// Poll `check` until it holds (10 s at most).
-async fn eventually<F, Fut>(what: &str, mut check: F)
+pub(crate) async fn eventually<F, Fut>(what: &str, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
@@ -78,7 +79,7 @@ where
     panic!("timed out waiting for: {what}");
 }
 
-async fn wait_for(client: &Client, css: &str) -> Element {
+pub(crate) async fn wait_for(client: &Client, css: &str) -> Element {
     client
         .wait()
         .at_most(Duration::from_secs(10))
@@ -100,7 +101,7 @@ async fn comment_with(client: &Client, text: &str) -> Element {
         .unwrap_or_else(|e| panic!("no comment with {text}: {e}"))
 }
 
-async fn sign_in(client: &Client, base: &str, username: &str) {
+pub(crate) async fn sign_in(client: &Client, base: &str, username: &str) {
     client
         .goto(&format!("{base}/accounts/login/"))
         .await
@@ -121,7 +122,7 @@ async fn sign_in(client: &Client, base: &str, username: &str) {
     assert!(header.text().await.unwrap().contains("Example"));
 }
 
-async fn sign_out(client: &Client) {
+pub(crate) async fn sign_out(client: &Client) {
     wait_for(client, "#sign-out").await.click().await.unwrap();
     wait_for(client, "#sign-in").await;
 }
@@ -150,9 +151,6 @@ async fn add_comment(client: &Client, text: &str, internal: bool, shown: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_ticket_is_worked_end_to_end_in_chromium() {
-    let Some((driver, chromium)) = browser_programs() else {
-        return;
-    };
     let app = TestApp::sqlite().await;
     let owner = app.user("owner").await;
     app.agent("agent").await;
@@ -167,7 +165,23 @@ async fn a_ticket_is_worked_end_to_end_in_chromium() {
     )
     .await
     .unwrap();
+    in_chromium(&app, |client, base| async move {
+        run_flow(&client, &base, ticket.id).await
+    })
+    .await;
+}
 
+/// Serve `app` on a local port and run `flow` in headless Chromium against it (the client, the base URL);
+/// the browser is closed whatever happens. Without a browser it prints a notice and returns (see
+/// [`browser_programs`]).
+pub(crate) async fn in_chromium<F, Fut>(app: &TestApp, flow: F)
+where
+    F: FnOnce(Client, String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let Some((driver, chromium)) = browser_programs() else {
+        return;
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let service = app
@@ -207,7 +221,7 @@ async fn a_ticket_is_worked_end_to_end_in_chromium() {
         .await
         .unwrap();
 
-    let result = std::panic::AssertUnwindSafe(run_flow(&client, &base, ticket.id));
+    let result = std::panic::AssertUnwindSafe(flow(client.clone(), base));
     let outcome = futures_util::FutureExt::catch_unwind(result).await;
     client.close().await.ok();
     chromedriver.kill().await.ok();

@@ -30,7 +30,7 @@ async fn create_policy(app: &TestApp, token: &str, input: Value) -> Value {
 }
 
 /// A policy open around the clock in UTC, so due times are plain arithmetic.
-async fn around_the_clock(
+pub(crate) async fn around_the_clock(
     app: &TestApp,
     admin: &TestUser,
     name: &str,
@@ -54,13 +54,13 @@ async fn around_the_clock(
         .unwrap_or_else(|| panic!("{created}")) as i32
 }
 
-fn at(v: &Value) -> DateTime<Utc> {
+pub(crate) fn at(v: &Value) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(v.as_str().unwrap_or_else(|| panic!("not a time: {v}")))
         .unwrap()
         .with_timezone(&Utc)
 }
 
-async fn sla_of(app: &TestApp, token: &str, id: i32) -> Value {
+pub(crate) async fn sla_of(app: &TestApp, token: &str, id: i32) -> Value {
     let body = app
         .graphql(
             Some(token),
@@ -359,7 +359,7 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
     assert_eq!(detail.json["sla"]["resolution_due_at"], Value::Null);
 }
 
-fn sla_hits(receiver: &Receiver) -> Vec<Value> {
+pub(crate) fn sla_hits(receiver: &Receiver) -> Vec<Value> {
     receiver
         .hits()
         .iter()
@@ -372,7 +372,7 @@ fn sla_hits(receiver: &Receiver) -> Vec<Value> {
         .collect()
 }
 
-async fn run_at(state: &AppState, now: DateTime<Utc>) {
+pub(crate) async fn run_at(state: &AppState, now: DateTime<Utc>) {
     while worker::run_once_at(state, now.timestamp_millis())
         .await
         .unwrap()

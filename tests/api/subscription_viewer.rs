@@ -113,17 +113,23 @@ async fn a_revoked_token_ends_the_subscription(app: &TestApp) {
     client.expect_silence().await;
 }
 
-db_test!(an_expired_jwt_ends_the_subscription);
-async fn an_expired_jwt_ends_the_subscription(app: &TestApp) {
-    let rita = app.user("rita").await;
-    let agent = app.agent("adam").await;
-    // Issued almost a lifetime ago: it expires three seconds from now (expiry has whole seconds).
+/// A JWT for `user` issued almost a lifetime ago: it expires three seconds from now (expiry has whole
+/// seconds).
+fn expiring_jwt(app: &TestApp, user: &TestUser) -> String {
     let ttl = app.state.config.jwt_ttl_seconds;
     let (jwt, _) = app
         .state
         .jwt
-        .issue_at(rita.id, Utc::now() - chrono::Duration::seconds(ttl - 3))
+        .issue_at(user.id, Utc::now() - chrono::Duration::seconds(ttl - 3))
         .unwrap();
+    jwt
+}
+
+db_test!(an_expired_jwt_ends_the_subscription);
+async fn an_expired_jwt_ends_the_subscription(app: &TestApp) {
+    let rita = app.user("rita").await;
+    let agent = app.agent("adam").await;
+    let jwt = expiring_jwt(app, &rita);
     let (mut client, ticket_id) = subscribed(app, &rita, &agent, &jwt).await;
     tokio::time::sleep(std::time::Duration::from_millis(4100)).await;
     poke(app, &agent, ticket_id, TicketStatus::InProgress).await;
@@ -143,12 +149,7 @@ db_test!(
 async fn a_quiet_subscription_ends_when_its_jwt_expires(app: &TestApp) {
     let rita = app.user("rita").await;
     let agent = app.agent("adam").await;
-    let ttl = app.state.config.jwt_ttl_seconds;
-    let (jwt, _) = app
-        .state
-        .jwt
-        .issue_at(rita.id, Utc::now() - chrono::Duration::seconds(ttl - 3))
-        .unwrap();
+    let jwt = expiring_jwt(app, &rita);
     let (mut client, _) = subscribed(app, &rita, &agent, &jwt).await;
     let last = client.expect_end("w").await;
     assert_eq!(code(&last), "UNAUTHENTICATED", "{last}");

@@ -2,6 +2,7 @@
 use super::{Ticket, User};
 use crate::domain::{AssetStatus, AssetType};
 use crate::graphql::context::{load_error, viewer};
+use crate::graphql::cost::capped;
 use crate::graphql::ids;
 use crate::graphql::viewer_loader::TicketsOfAssetKey;
 use async_graphql::{Context, Object, Result, ID};
@@ -83,6 +84,6 @@ impl Asset {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(found.into_iter().map(Ticket).collect())
+        Ok(capped(found).map(Ticket).collect())
     }
 }

@@ -6,6 +6,7 @@ use crate::graphql::attachment_loader::CommentAttachmentsKey;
 use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::{load_error, viewer};
+use crate::graphql::cost::capped;
 use crate::graphql::ids;
 use crate::graphql::plain::{self, plain_output, Env, Plain};
 use crate::graphql::prefetch;
@@ -121,7 +122,7 @@ impl<'a> CommentFields<'a> {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(found.into_iter().map(Attachment).collect())
+        Ok(capped(found).map(Attachment).collect())
     }
 
     /// Who wrote it (null when the account is gone).
@@ -174,7 +175,7 @@ impl<'a> CommentFields<'a> {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(shown.into_iter().map(CommentEdit).collect())
+        Ok(capped(shown).map(CommentEdit).collect())
     }
 
     /// Creation time.

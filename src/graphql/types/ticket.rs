@@ -5,6 +5,7 @@ use super::{Asset, Attachment, Group, Project, User};
 use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::graphql::attachment_loader::TicketAttachmentsKey;
 use crate::graphql::context::{load_error, viewer};
+use crate::graphql::cost::capped;
 use crate::graphql::ids;
 use crate::graphql::loaders::{CommentCountKey, GroupKey, TicketSlaKey};
 use crate::graphql::plain::{self, plain_output, Env, Plain};
@@ -268,7 +269,7 @@ impl<'a> TicketFields<'a> {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(found.into_iter().map(Asset).collect())
+        Ok(capped(found).map(Asset).collect())
     }
 
     /// The files on the ticket and on its comments that the viewer may see, oldest first.
@@ -280,7 +281,7 @@ impl<'a> TicketFields<'a> {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(found.into_iter().map(Attachment).collect())
+        Ok(capped(found).map(Attachment).collect())
     }
 
     /// Statuses the viewer may move the ticket to now.

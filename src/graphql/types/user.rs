@@ -1,5 +1,6 @@
 //! `User` and `Group`.
 use crate::graphql::context::{load_error, viewer};
+use crate::graphql::cost::capped;
 use crate::graphql::ids;
 use crate::graphql::plain::{self, Env, Plain};
 use crate::graphql::viewer_loader::GroupsOfUserKey;
@@ -96,7 +97,7 @@ impl User {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(groups.into_iter().map(Group).collect())
+        Ok(capped(groups).map(Group).collect())
     }
 }
 

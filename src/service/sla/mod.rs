@@ -8,6 +8,7 @@
 pub mod calendar;
 pub mod clock;
 pub mod policies;
+pub mod reclock;
 
 use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
@@ -298,8 +299,8 @@ pub fn on_created(
     policies: Vec<Policy>,
     t: &ticket::Model,
 ) -> Option<(ticket_sla::Model, Vec<outbox_row::ActiveModel>)> {
-    let policy = policies::matching(policies, &t.priority, t.project_id, t.assigned_group_id)?;
-    Some(next_clock(&policy, t, None, t.created_at))
+    let policy = policies::matching(&policies, &t.priority, t.project_id, t.assigned_group_id)?;
+    Some(next_clock(policy, t, None, t.created_at))
 }
 
 /// Bring the clock of `after` in step with a change from `before`, inside the change's transaction.
@@ -319,41 +320,63 @@ pub async fn on_updated(
         return Ok(());
     }
     let policies = policies::for_priority(db, &after.priority).await?;
-    let policy = policies::matching(
-        policies,
-        &after.priority,
-        after.project_id,
-        after.assigned_group_id,
-    );
     let current = ticket_sla::Entity::find_by_id(after.id).one(db).await?;
-    let Some(policy) = policy else {
-        if let Some(current) = current.filter(|c| c.policy_id.is_some() || c.due_at.is_some()) {
-            let mut active = current.into_active_model();
-            active.policy_id = Set(None);
-            active.first_response_due_at = Set(None);
-            active.resolution_due_at = Set(None);
-            active.due_at = Set(None);
-            active.updated_at = Set(now);
-            active.update(db).await?;
-        }
-        return Ok(());
-    };
-    // A clock that changes policy keeps its pause accounting and the events that happened.
-    let (next, checks) = next_clock(&policy, after, current.as_ref(), now);
-    if current.is_some() {
-        // Every column is written: the row is recomputed whole.
-        let mut active = next.into_active_model().reset_all();
-        active.ticket_id = sea_orm::ActiveValue::Unchanged(after.id);
-        active.update(db).await?;
-    } else {
-        ticket_sla::Entity::insert(next.into_active_model())
-            .exec_without_returning(db)
-            .await?;
-    }
+    let (_, checks) = recompute(db, &policies, after, current, now).await?;
     if let Some(insert) = outbox::insert_of(checks) {
         db.execute(&insert).await?;
     }
     Ok(())
+}
+
+/// Write the clock of `t` under the best match among `policies` (those of its priority), from its stored
+/// clock `current`, unless nothing in it changes; returns whether it changed and the checks to schedule.
+/// A ticket that no policy matches keeps the events it had, without a policy or due times.
+pub(super) async fn recompute(
+    db: &impl ConnectionTrait,
+    policies: &[Policy],
+    t: &ticket::Model,
+    current: Option<ticket_sla::Model>,
+    now: DateTime<Utc>,
+) -> AppResult<(bool, Vec<outbox_row::ActiveModel>)> {
+    let policy = policies::matching(policies, &t.priority, t.project_id, t.assigned_group_id);
+    let Some(policy) = policy else {
+        let Some(current) = current.filter(|c| c.policy_id.is_some() || c.due_at.is_some()) else {
+            return Ok((false, Vec::new()));
+        };
+        let mut active = current.into_active_model();
+        active.policy_id = Set(None);
+        active.first_response_due_at = Set(None);
+        active.resolution_due_at = Set(None);
+        active.due_at = Set(None);
+        active.updated_at = Set(now);
+        active.update(db).await?;
+        return Ok((true, Vec::new()));
+    };
+    // A clock that changes policy keeps its pause accounting and the events that happened.
+    let (next, checks) = next_clock(policy, t, current.as_ref(), now);
+    match current {
+        Some(current) if same_clock(&current, &next) => return Ok((false, Vec::new())),
+        Some(_) => {
+            // Every column is written: the row is recomputed whole.
+            let mut active = next.into_active_model().reset_all();
+            active.ticket_id = sea_orm::ActiveValue::Unchanged(t.id);
+            active.update(db).await?;
+        }
+        None => {
+            ticket_sla::Entity::insert(next.into_active_model())
+                .exec_without_returning(db)
+                .await?;
+        }
+    }
+    Ok((true, checks))
+}
+
+/// Whether two clocks differ in nothing but when they were written.
+fn same_clock(a: &ticket_sla::Model, b: &ticket_sla::Model) -> bool {
+    ticket_sla::Model {
+        updated_at: b.updated_at,
+        ..a.clone()
+    } == *b
 }
 
 /// The first response to `ticket_id` happened: its first-response target stops running.

@@ -251,8 +251,16 @@ impl Policy {
 
 /// The policies for `priority`, oldest first.
 pub async fn for_priority(db: &impl ConnectionTrait, priority: &str) -> AppResult<Vec<Policy>> {
+    for_priorities(db, [priority.to_string()]).await
+}
+
+/// The policies for any of `priorities`, oldest first.
+pub async fn for_priorities(
+    db: &impl ConnectionTrait,
+    priorities: impl IntoIterator<Item = String>,
+) -> AppResult<Vec<Policy>> {
     sla_policy::Entity::find()
-        .filter(sla_policy::Column::Priority.eq(priority))
+        .filter(sla_policy::Column::Priority.is_in(priorities))
         .order_by_asc(sla_policy::Column::Id)
         .all(db)
         .await?
@@ -262,13 +270,13 @@ pub async fn for_priority(db: &impl ConnectionTrait, priority: &str) -> AppResul
 }
 
 /// The most specific of `policies` matching a ticket's priority, project and group (the oldest on a tie).
-pub fn matching(
-    policies: Vec<Policy>,
+pub fn matching<'a>(
+    policies: &'a [Policy],
     priority: &str,
     project: Option<i32>,
     group: Option<i32>,
-) -> Option<Policy> {
-    let mut best: Option<(u8, Policy)> = None;
+) -> Option<&'a Policy> {
+    let mut best: Option<(u8, &Policy)> = None;
     for p in policies {
         if let Some(score) = p.specificity(priority, project, group) {
             if best.as_ref().is_none_or(|(s, _)| score > *s) {
@@ -358,8 +366,8 @@ fn statuses_json(statuses: &[TicketStatus]) -> Value {
     json!(names)
 }
 
-/// Add a policy; administrators only. Tickets matched from now on use it (existing clocks are
-/// recomputed when their tickets next change).
+/// Add a policy; administrators only. New tickets use it at once; the open tickets of its priority are
+/// re-clocked in the background, in batches (`reclock`).
 pub async fn create(
     state: &AppState,
     actor: &Actor,
@@ -398,6 +406,7 @@ pub async fn create(
     };
     let txn = state.db.begin_write().await?;
     let saved = row.insert(&txn).await?;
+    super::reclock::schedule(&txn, [saved.priority.clone()]).await?;
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", saved.id, "create")
@@ -408,7 +417,8 @@ pub async fn create(
     Ok(saved)
 }
 
-/// Change a policy; administrators only.
+/// Change a policy; administrators only. The open tickets of its old and new priority are re-clocked in
+/// the background, in batches (`reclock`).
 pub async fn update(
     state: &AppState,
     actor: &Actor,
@@ -455,6 +465,15 @@ pub async fn update(
     active.updated_at = Set(Utc::now());
     let txn = state.db.begin_write().await?;
     let saved = active.update(&txn).await?;
+    // A new name changes no clock.
+    let clocks_move = sla_policy::Model {
+        name: current.name.clone(),
+        updated_at: current.updated_at,
+        ..saved.clone()
+    } != current;
+    if clocks_move {
+        super::reclock::schedule(&txn, [current.priority.clone(), saved.priority.clone()]).await?;
+    }
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", id, "update")
@@ -465,7 +484,9 @@ pub async fn update(
     Ok(saved)
 }
 
-/// Delete a policy; administrators only. Clocks that used it keep their due times and name no policy.
+/// Delete a policy; administrators only. The open tickets of its priority are re-clocked in the
+/// background: to another matching policy, or to no due times and no policy. Resolved and closed tickets
+/// keep their clocks, naming no policy.
 pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
     require_admin(actor)?;
     let txn = state.db.begin_write().await?;
@@ -473,6 +494,7 @@ pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
         .await?
         .ok_or_else(|| AppError::not_found("SLA policy"))?;
     sla_policy::Entity::delete_by_id(id).exec(&txn).await?;
+    super::reclock::schedule(&txn, [current.priority.clone()]).await?;
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", id, "delete")
