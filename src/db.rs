@@ -13,9 +13,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Most list totals remembered per instance: each is a few hundred bytes of SQL and two numbers.
-const REMEMBERED_TOTALS: u64 = 4096;
-
 /// How long a pooled connection may sit idle before it is tested (pinged) on checkout.
 const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
 
@@ -24,8 +21,6 @@ const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
 pub struct Db {
     /// The connection pool.
     pub conn: DatabaseConnection,
-    /// List totals the ticket counters do not cover, remembered while no ticket changes.
-    pub remembered: crate::service::tickets::totals::Remembered,
     statements: Arc<AtomicU64>,
 }
 
@@ -101,11 +96,7 @@ impl Db {
         conn.set_metric_callback(move |_info| {
             counter.fetch_add(1, Ordering::Relaxed);
         });
-        Ok(Db {
-            conn,
-            remembered: crate::service::tickets::totals::Remembered::new(REMEMBERED_TOTALS),
-            statements,
-        })
+        Ok(Db { conn, statements })
     }
 
     /// Apply every pending migration.

@@ -5,7 +5,7 @@
 //! later creates continue after them. The list counters are rebuilt at the end.
 use crate::auth::password::hash_password;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
-use crate::service::tickets::totals;
+use crate::service::tickets::counters;
 use crate::state::AppState;
 use anyhow::Context;
 use chrono::{DateTime, Duration, Utc};
@@ -317,7 +317,10 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
         txn.commit().await?;
         done += batch;
     }
-    totals::rebuild(db)
+    counters::rebuild(db)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+    crate::service::comments::recount_all(db)
         .await
         .map_err(|e| anyhow::anyhow!(e.to_string()))?;
     if db.get_database_backend() == DbBackend::Postgres {

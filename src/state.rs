@@ -30,6 +30,8 @@ impl std::ops::Deref for AppState {
 pub struct StateInner {
     /// Database handle.
     pub db: Db,
+    /// Ticket reads and what they remember (statements, list totals).
+    pub ticket_reads: crate::service::tickets::TicketReads,
     /// Configuration.
     pub config: Arc<Config>,
     /// JWT keys.
@@ -116,7 +118,9 @@ impl AppState {
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
         let storage = crate::storage::from_url(config.storage_url.as_deref(), &db)?;
         let live = LiveBus::start(&db, &config.database_url, vec![auth_cache.listener()]).await?;
+        let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
         Ok(AppState(Arc::new(StateInner {
+            ticket_reads,
             auth_cache,
             trusted_documents,
             cost_model,

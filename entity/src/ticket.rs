@@ -27,6 +27,10 @@ pub struct Model {
     pub closed_at: Option<DateTimeUtc>,
     pub archived_at: Option<DateTimeUtc>,
     pub archived_by_id: Option<i32>,
+    /// Live public comments (kept by the comment service in each comment write's transaction).
+    pub public_comment_count: i64,
+    /// Live comments, internal ones included (likewise).
+    pub all_comment_count: i64,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

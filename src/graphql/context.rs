@@ -1,5 +1,5 @@
 //! Per-request GraphQL data: the caller and a fresh set of loaders.
-use super::loaders::{CommentCountKey, DbLoader, ProjectKey};
+use super::loaders::{DbLoader, ProjectKey};
 use super::viewer_loader::{UserKey, ViewerLoader};
 use crate::auth::middleware::Auth;
 use crate::auth::Actor;
@@ -26,7 +26,7 @@ pub struct RequestContext {
     pub fed: Mutex<Fed>,
 }
 
-/// People, projects and comment counts read with ticket pages ([`super::prefetch::feed_refs`]). Plain
+/// People and projects read with ticket pages ([`super::prefetch::feed_refs`]). Plain
 /// answers and the resolvers ([`RequestContext::user`] and its siblings) look here before the loader,
 /// which costs a lookup instead of the loader's per-call maps, hashing and copies (a tenth of a 20-ticket
 /// page); the loader is not fed with them.
@@ -36,8 +36,6 @@ pub struct Fed {
     pub users: crate::FastMap<i32, user::Model>,
     /// Projects.
     pub projects: crate::FastMap<i32, project::Model>,
-    /// Comment counts, keyed as `Ticket.commentsCount` asks.
-    pub comment_counts: crate::FastMap<CommentCountKey, i64>,
 }
 
 impl RequestContext {
@@ -86,15 +84,6 @@ impl RequestContext {
             .map_err(load_error)
     }
 
-    /// A ticket's comment count as `key` asks, like [`RequestContext::user`].
-    pub async fn comment_count(&self, key: CommentCountKey) -> async_graphql::Result<i64> {
-        if let Some(found) = self.fed_comment_count(key) {
-            return Ok(found);
-        }
-        let count = self.loader.load_one(key).await.map_err(load_error)?;
-        Ok(count.unwrap_or(0))
-    }
-
     /// Keep users read with something else (comment authors with their comments) where
     /// [`RequestContext::user`] and plain answers look first.
     pub fn feed_users(&self, users: impl IntoIterator<Item = user::Model>) {
@@ -113,11 +102,6 @@ impl RequestContext {
     /// The project read with this request's ticket pages, if one was.
     pub fn fed_project(&self, id: i32) -> Option<project::Model> {
         self.fed(|fed| fed.projects.get(&id).cloned())
-    }
-
-    /// The comment count read with this request's ticket pages, if one was.
-    pub fn fed_comment_count(&self, key: CommentCountKey) -> Option<i64> {
-        self.fed(|fed| fed.comment_counts.get(&key).copied())
     }
 
     /// Look into the fed records (the lock is held only for `look`, which must not come back here).

@@ -19,15 +19,6 @@ pub struct ProjectKey(pub i32);
 /// The number of non-archived tickets of a project.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProjectTicketCountKey(pub i32);
-/// The comments of a ticket a viewer may read: internal ones only when `with_internal`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CommentCountKey {
-    /// Ticket id.
-    pub ticket_id: i32,
-    /// Whether the viewer may read internal comments on this ticket.
-    pub with_internal: bool,
-}
-
 /// The loader behind the request's `DataLoader`.
 pub struct DbLoader {
     db: DatabaseConnection,
@@ -72,45 +63,6 @@ impl async_graphql::dataloader::Loader<ProjectKey> for DbLoader {
             .await
             .map_err(shared)?;
         Ok(rows.into_iter().map(|p| (ProjectKey(p.id), p)).collect())
-    }
-}
-
-impl async_graphql::dataloader::Loader<CommentCountKey> for DbLoader {
-    type Value = i64;
-    type Error = LoadError;
-
-    async fn load(
-        &self,
-        keys: &[CommentCountKey],
-    ) -> Result<HashMap<CommentCountKey, i64>, LoadError> {
-        let ids = |internal: bool| -> Vec<i32> {
-            keys.iter()
-                .filter(|k| k.with_internal == internal)
-                .map(|k| k.ticket_id)
-                .collect()
-        };
-        let mut out = HashMap::new();
-        for with_internal in [true, false] {
-            let ticket_ids = ids(with_internal);
-            if ticket_ids.is_empty() {
-                continue;
-            }
-            let counts =
-                crate::service::comments::counts_by_ticket(&self.db, &ticket_ids, with_internal)
-                    .await
-                    .map_err(shared)?;
-            for ticket_id in ticket_ids {
-                let n = counts.get(&ticket_id).copied().unwrap_or(0);
-                out.insert(
-                    CommentCountKey {
-                        ticket_id,
-                        with_internal,
-                    },
-                    n,
-                );
-            }
-        }
-        Ok(out)
     }
 }
 

@@ -10,7 +10,7 @@
 //! most of the request's CPU.
 use super::context::Cache;
 use super::context::RequestContext;
-use super::loaders::{CommentCountKey, ProjectKey};
+use super::loaders::ProjectKey;
 use super::types::{Project, User};
 use super::viewer_loader::UserKey;
 use crate::auth::Actor;
@@ -217,14 +217,6 @@ pub fn project(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
     match fed {
         Some(project) => object(&Project(project), &field.selection_set.node, env),
         None => relation(&env.req.loader, id.map(ProjectKey), Project, field, env),
-    }
-}
-
-/// A comment count read with the page, else from the loader's cache.
-pub fn comment_count(key: CommentCountKey, env: &Env<'_>) -> Option<i64> {
-    match env.req.fed_comment_count(key) {
-        Some(count) => Some(count),
-        None => Some(cached(&env.req.loader, key)?.unwrap_or(0)),
     }
 }
 

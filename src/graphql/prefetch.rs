@@ -4,10 +4,9 @@
 use super::comment_loader::CommentEditsKey;
 use super::comment_loader::TicketCommentsKey;
 use super::context::{load_error, RequestContext};
-use super::loaders::{CommentCountKey, GroupKey, ProjectKey, ProjectTicketCountKey};
+use super::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
 use super::viewer_loader::{AssetsOfTicketKey, GroupsOfUserKey, TicketsOfAssetKey, UserKey};
-use crate::auth::Actor;
-use crate::service::tickets::{Joined, People, TicketsWithRefs};
+use crate::service::tickets::{Joined, People, TicketPage};
 use async_graphql::{Context, Lookahead, Result};
 use entity::{asset, project, ticket};
 
@@ -17,7 +16,7 @@ fn selected<'a>(connection: &Lookahead<'a>, path: &[&str]) -> bool {
 }
 
 /// Whether the selection under a ticket connection shows the people or project of its tickets: then the
-/// page is read with them in one statement ([`crate::service::tickets::list_with_refs`]) and [`feed_refs`] hands them over.
+/// page is read with them in one statement ([`crate::service::tickets::TicketReads::page`]) and [`feed_refs`] hands them over.
 pub fn connection_wants_refs(connection: &Lookahead<'_>) -> bool {
     ["requester", "assignee", "project"]
         .iter()
@@ -36,35 +35,17 @@ pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
         .any(|name| ticket.field(name).exists())
 }
 
-/// Put users, projects and comment counts read with a page of tickets where the resolvers look first
+/// Put users and projects read with a page of tickets where the resolvers look first
 /// ([`super::context::Fed`]).
-pub fn feed_refs(req: &RequestContext, actor: &Actor, refs: TicketsWithRefs) -> Vec<ticket::Model> {
-    let TicketsWithRefs {
+pub fn feed_refs(req: &RequestContext, refs: TicketPage) -> Vec<ticket::Model> {
+    let TicketPage {
         tickets,
         people,
         projects,
-        comment_counts,
         ..
     } = refs;
-    // Keyed as `Ticket.commentsCount` asks: by whether this viewer may read the ticket's internal notes.
-    let counts = tickets.iter().filter_map(|t| {
-        let counts = comment_counts.get(&t.id)?;
-        let with_internal = crate::service::comments::can_read_internal(actor, t);
-        let n = if with_internal {
-            counts.all
-        } else {
-            counts.public
-        };
-        let key = CommentCountKey {
-            ticket_id: t.id,
-            with_internal,
-        };
-        Some((key, i64::try_from(n).unwrap_or(i64::MAX)))
-    });
-    let counts: Vec<_> = counts.collect();
     match req.fed.lock() {
         Ok(mut fed) => {
-            fed.comment_counts.extend(counts);
             fed.users.extend(people);
             fed.projects.extend(projects);
         }
@@ -79,14 +60,13 @@ pub fn feed_refs(req: &RequestContext, actor: &Actor, refs: TicketsWithRefs) -> 
 pub async fn ticket_page(
     ctx: &Context<'_>,
     req: &RequestContext,
-    actor: &Actor,
     rows: &[ticket::Model],
     fed: Option<Joined>,
 ) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
-    let people_fed = fed.is_some_and(|j| j.people == People::Records);
+    let people_fed = fed.is_some_and(|j| j.people == Some(People::Records));
     let la = ctx.look_ahead();
     let loader = &req.loader;
     let mut user_ids = Vec::new();
@@ -129,13 +109,6 @@ pub async fn ticket_page(
     if selected(&la, &["assets"]) {
         let keys = rows.iter().map(|t| AssetsOfTicketKey(t.id));
         req.visible.load_many(keys).await.map_err(load_error)?;
-    }
-    if !fed.is_some_and(|j| j.comment_counts) && selected(&la, &["commentsCount"]) {
-        let keys = rows.iter().map(|t| CommentCountKey {
-            ticket_id: t.id,
-            with_internal: crate::service::comments::can_read_internal(actor, t),
-        });
-        loader.load_many(keys).await.map_err(load_error)?;
     }
     comment_pages(req, &la, rows).await
 }

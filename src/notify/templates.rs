@@ -165,6 +165,8 @@ mod tests {
             closed_at: None,
             archived_at: None,
             archived_by_id: None,
+            public_comment_count: 0,
+            all_comment_count: 0,
             created_at: chrono::Utc::now(),
             updated_at: chrono::Utc::now(),
         };

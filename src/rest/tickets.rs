@@ -8,8 +8,8 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
-use crate::service::sla;
-use crate::service::tickets::{self, Joined, TicketOrder};
+use crate::service::tickets::{self, Joined, TicketOrder, TicketQuery};
+use crate::service::{comments, sla};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -54,17 +54,15 @@ async fn list(
     RawQuery(raw): RawQuery,
 ) -> AppResult<Response> {
     let params = ListParams::parse(raw.as_deref())?;
-    let (page, total) = tickets::list_with_refs(
-        &state.db,
+    let query = TicketQuery::new(
         &actor,
-        &params.filter,
+        params.filter.clone(),
         TicketOrder::default(),
         params.page_request(),
-        &state.config.ticket_prefix,
         Joined::USERNAMES,
-    )
-    .await?;
-    let count = total.unwrap_or_default();
+    );
+    let page = state.ticket_reads.page(&state.db, &actor, query).await?;
+    let count = page.total.unwrap_or_default();
     let body = shapes::Page {
         count,
         next: params.next(count),
@@ -89,18 +87,12 @@ async fn detail(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<Response> {
-    let (t, found) = tickets::get_with_refs(
-        &state.db,
-        &actor,
-        ticket_id(&id)?,
-        Joined::REFS.with_comment_counts(true),
-    )
-    .await?;
+    let (t, found) = state
+        .ticket_reads
+        .one(&state.db, &actor, ticket_id(&id)?, Joined::REFS)
+        .await?;
     let t = &t;
-    let comments_count = found
-        .comment_counts
-        .get(&t.id)
-        .map_or(0, |counts| counts.visible_to(&actor, t));
+    let comments_count = u64::try_from(comments::visible_count(&actor, t)).unwrap_or(0);
     let sla = sla::view(&state.db.conn, t).await?;
     let listed = crate::service::attachments::list_visible(&state.db.conn, &actor, t).await?;
     let extras = TicketExtras {

@@ -15,7 +15,7 @@ pub mod users;
 pub mod webhooks;
 
 /// An offset page of a list, and whether its total is wanted (it costs a count).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PageRequest {
     /// Rows to skip.
     pub offset: u64,

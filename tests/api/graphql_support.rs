@@ -46,6 +46,10 @@ pub async fn comment(app: &TestApp, ticket_id: i32, author: i32, kind: &str, del
     .insert(&app.state.db.conn)
     .await
     .unwrap();
+    // Written beside the service, so counted as a bulk load is.
+    deskgraph::service::comments::recount(&app.state.db.conn, ticket_id)
+        .await
+        .unwrap();
 }
 
 /// Global id of `kind` `id`, as clients see it.

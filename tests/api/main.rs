@@ -15,6 +15,7 @@ mod browser_sla;
 mod canary;
 mod canary_support;
 mod clients;
+mod comment_counts;
 mod comments_edit;
 mod comments_support;
 mod comments_visibility;

@@ -49,9 +49,8 @@ async fn service_count(app: &TestApp, user: &TestUser, filter: TicketFilter) -> 
         .await
         .unwrap()
         .unwrap();
-    tickets::count(&app.state.db, &actor, &filter, "TKT")
-        .await
-        .unwrap()
+    let reads = &app.state.ticket_reads;
+    reads.total(&app.state.db, &actor, &filter).await.unwrap()
 }
 
 /// Every counted shape, for the team and for each requester, against `count(*)`.
@@ -162,7 +161,9 @@ async fn counts_follow_every_write(app: &TestApp) {
     assert_exact(app, &carol, &people, "after restore").await;
 
     // A rebuild (what `deskgraph seed` ends with) agrees with the maintained counters.
-    tickets::totals::rebuild(&app.state.db.conn).await.unwrap();
+    tickets::counters::rebuild(&app.state.db.conn)
+        .await
+        .unwrap();
     assert_exact(app, &carol, &people, "after rebuild").await;
 }
 db_test!(counts_follow_every_write);

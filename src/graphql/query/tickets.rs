@@ -201,7 +201,10 @@ impl TicketConnection {
             return Ok(total as i64);
         }
         let req = request(ctx)?;
-        let total = tickets::count(&req.state.db, &self.actor, &self.filter, req.prefix()).await?;
+        let reads = &req.state.ticket_reads;
+        let total = reads
+            .total(&req.state.db, &self.actor, &self.filter)
+            .await?;
         Ok(total as i64)
     }
 }
@@ -235,11 +238,11 @@ impl TicketQuery {
         };
         let selection = ctx.look_ahead();
         let found = if prefetch::ticket_wants_refs(&selection) {
-            let joined =
-                Joined::REFS.with_comment_counts(selection.field("commentsCount").exists());
-            let (found, refs) =
-                tickets::get_with_refs(&req.state.db, &actor, db_id, joined).await?;
-            prefetch::feed_refs(req, &actor, refs);
+            let reads = &req.state.ticket_reads;
+            let (found, refs) = reads
+                .one(&req.state.db, &actor, db_id, Joined::REFS)
+                .await?;
+            prefetch::feed_refs(req, refs);
             found
         } else {
             tickets::get(db, &actor, db_id).await?
@@ -284,7 +287,7 @@ pub async fn ticket_connection(
     // Paging back from the end needs to know where the end is.
     let total = match window {
         Window::Backward { end: None, .. } => {
-            Some(tickets::count(db, &actor, &filter, req.prefix()).await?)
+            Some(req.state.ticket_reads.total(db, &actor, &filter).await?)
         }
         _ => None,
     };
@@ -296,26 +299,28 @@ pub async fn ticket_connection(
         with_total: false,
     };
     let mut total = total;
-    let (mut rows, fed) = if prefetch::connection_wants_refs(&selection) {
-        let joined = Joined {
+    let wants_refs = prefetch::connection_wants_refs(&selection);
+    let joined = if wants_refs {
+        Joined {
             project: prefetch::connection_wants(&selection, "project"),
-            comment_counts: prefetch::connection_wants(&selection, "commentsCount"),
             ..Joined::REFS
-        };
-        // A total asked for rides along in the page's statement.
-        request.with_total = total.is_none() && selection.field("totalCount").exists();
-        let prefix = req.prefix();
-        let (refs, listed_total) =
-            tickets::list_with_refs(db, &actor, &filter, order, request, prefix, joined).await?;
-        total = total.or(listed_total);
-        (prefetch::feed_refs(req, &actor, refs), Some(joined))
+        }
     } else {
-        let rows = tickets::list(db, &actor, &filter, order, request, req.prefix()).await?;
-        (rows.0, None)
+        Joined::NOTHING
+    };
+    // A total asked for rides along in the statement of a page read with its people.
+    request.with_total = wants_refs && total.is_none() && selection.field("totalCount").exists();
+    let query = tickets::TicketQuery::new(&actor, filter.clone(), order, request, joined);
+    let found = req.state.ticket_reads.page(db, &actor, query).await?;
+    total = total.or(found.total);
+    let (mut rows, fed) = if wants_refs {
+        (prefetch::feed_refs(req, found), Some(joined))
+    } else {
+        (found.tickets, None)
     };
     let more = rows.len() as u64 > page.limit;
     rows.truncate(page.limit as usize);
-    prefetch::ticket_page(ctx, req, &actor, &rows, fed).await?;
+    prefetch::ticket_page(ctx, req, &rows, fed).await?;
     Ok(TicketConnection {
         page_info: page_info(page, rows.len(), more),
         offset: page.offset,

@@ -2,10 +2,12 @@
 //! and counting; changes live in `write`. Every read that returns text, or earlier versions of it,
 //! takes the viewer and returns only what they may read (`batch`); there is no other way in.
 mod batch;
+mod counts;
 mod write;
 
 pub(in crate::service) use batch::readable_by;
 pub use batch::{live_by_ticket, readable_edits, TicketComments};
+pub use counts::{recount, recount_all, visible_count};
 pub use write::{create, delete, edit, CommentPatch, NewComment};
 
 use crate::auth::Actor;
@@ -13,11 +15,7 @@ use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
 use crate::service::tickets::{self, rules};
 use entity::{comment, ticket};
-use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect,
-};
-use std::collections::HashMap;
+use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, QuerySelect};
 
 /// Largest accepted comment body, in bytes, before sanitising.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -93,33 +91,4 @@ pub async fn get_visible_on(
         return Err(AppError::not_found("comment"));
     }
     Ok((c, t))
-}
-
-/// The comments a count takes: live ones, public only unless `with_internal` (decided per ticket with
-/// [`can_read_internal`]).
-pub fn counted(with_internal: bool) -> Condition {
-    let live = Condition::all().add(comment::Column::IsDeleted.eq(false));
-    if with_internal {
-        live
-    } else {
-        live.add(comment::Column::CommentType.eq(CommentType::Public.as_str()))
-    }
-}
-
-/// Live comments per ticket id, public only unless `with_internal`; tickets without any are absent.
-/// Callers decide `with_internal` per ticket with [`can_read_internal`] (the GraphQL loader batches by it).
-pub async fn counts_by_ticket(
-    db: &impl ConnectionTrait,
-    ticket_ids: &[i32],
-    with_internal: bool,
-) -> AppResult<HashMap<i32, i64>> {
-    let select = comment::Entity::find()
-        .select_only()
-        .column(comment::Column::TicketId)
-        .column_as(Expr::col(comment::Column::Id).count(), "n")
-        .filter(comment::Column::TicketId.is_in(ticket_ids.iter().copied()))
-        .filter(counted(with_internal))
-        .group_by(comment::Column::TicketId);
-    let rows: Vec<(i32, i64)> = select.into_tuple().all(db).await?;
-    Ok(rows.into_iter().collect())
 }

@@ -1,6 +1,6 @@
 //! Comment changes: create, edit (with history) and soft delete, each with its audit record in one
 //! transaction.
-use super::{can_modify, can_read_internal, get_visible, MAX_BODY_BYTES};
+use super::{can_modify, can_read_internal, counts, get_visible, MAX_BODY_BYTES};
 use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
@@ -87,6 +87,7 @@ pub async fn create(
     }
     .insert(&txn)
     .await?;
+    counts::on_created(&txn, t.id, &created.comment_type).await?;
     if !is_internal && actor.is_team() {
         // Conditional, so a concurrent first response keeps the earlier time.
         let first = ticket::Entity::update_many()
@@ -169,6 +170,7 @@ pub async fn edit(
     .insert(&txn)
     .await?;
     let edit_count = current.edit_count + 1;
+    let current_type = current.comment_type.clone();
     let mut active = current.into_active_model();
     active.body = Set(new_body);
     active.comment_type = Set(new_type);
@@ -177,6 +179,7 @@ pub async fn edit(
     active.edited_by_id = Set(Some(actor.id()));
     active.edit_count = Set(edit_count);
     let updated = active.update(&txn).await?;
+    counts::on_retyped(&txn, t.id, &current_type, &updated.comment_type).await?;
     audit::record(
         &txn,
         audit::Entry::new(Some(actor.id()), "comment", updated.id, "update")
@@ -207,6 +210,7 @@ pub async fn delete(state: &AppState, actor: &Actor, comment_id: i32) -> AppResu
     active.deleted_at = Set(Some(now));
     active.deleted_by_id = Set(Some(actor.id()));
     let deleted = active.update(&txn).await?;
+    counts::on_deleted(&txn, t.id, &deleted.comment_type).await?;
     audit::record(
         &txn,
         audit::Entry::new(Some(actor.id()), "comment", deleted.id, "delete")

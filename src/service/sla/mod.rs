@@ -15,7 +15,7 @@ use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::{events, outbox};
 use crate::service::audit;
-use crate::service::tickets::totals;
+use crate::service::tickets::counters;
 use crate::state::AppState;
 use chrono::{DateTime, Duration, Utc};
 use clock::{Kind, Pauses, Standing, Target};
@@ -485,7 +485,7 @@ pub async fn check(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppRe
     *column = Set(Some(now));
     active.updated_at = Set(now);
     active.update(&txn).await?;
-    totals::on_clock_moved(&txn).await?;
+    counters::on_clock_moved(&txn).await?;
     let field = format!("sla_{}_{}", target.as_str(), kind.as_str());
     audit::record(
         &txn,

@@ -1,6 +1,6 @@
 //! Ticket changes: create, update, status moves, archive and restore, each with its audit record in
 //! one transaction.
-use super::{rules, totals};
+use super::{counters, rules};
 use crate::auth::Actor;
 use crate::db::insert_together;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
@@ -247,6 +247,8 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
         closed_at: None,
         archived_at: None,
         archived_by_id: None,
+        public_comment_count: 0,
+        all_comment_count: 0,
     };
     let changes = json!({
         "ticket_number": [null, new.ticket_number],
@@ -259,7 +261,7 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
         "project_id": [null, new.project_id],
     });
     let mut rest = vec![
-        totals::on_created(&new)?,
+        counters::on_created(&new)?,
         audit::insert_of(
             audit::Entry::new(Some(actor.id()), "ticket", id, "create")
                 .ticket(id)
@@ -424,7 +426,7 @@ pub async fn update(
     active.closed_at = Set(next.closed_at);
     active.updated_at = Set(now);
     let saved = active.update(&txn).await?;
-    totals::on_updated(&txn, &before.status, &saved.status).await?;
+    counters::on_updated(&txn, &before.status, &saved.status).await?;
     sla::on_updated(&txn, &before, &saved, now).await?;
     let action = if status_only {
         "status_change"
@@ -510,7 +512,7 @@ pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<tick
         .await?
         .filter(|t| t.archived_at.is_none())
         .ok_or_else(|| AppError::not_found("ticket"))?;
-    totals::on_archived(&txn, &current).await?;
+    counters::on_archived(&txn, &current).await?;
     let mut active: ticket::ActiveModel = current.into();
     active.archived_at = Set(Some(now));
     active.archived_by_id = Set(Some(actor.id()));
@@ -551,7 +553,7 @@ pub async fn restore(state: &AppState, actor: &Actor, id: i32) -> AppResult<tick
         txn.commit().await?;
         return Ok(current);
     }
-    totals::on_restored(&txn, &current).await?;
+    counters::on_restored(&txn, &current).await?;
     let mut active: ticket::ActiveModel = current.into();
     active.archived_at = Set(None);
     active.archived_by_id = Set(None);

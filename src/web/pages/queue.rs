@@ -4,7 +4,9 @@ use super::{display_name, html, label, Layout, PageResult, PageUser};
 use crate::domain::{Priority, TicketStatus};
 use crate::rest::tickets::query::ListParams;
 use crate::service::sla::SlaState;
-use crate::service::tickets::{self, counts, AssigneeFilter, TicketOrder, TicketSort};
+use crate::service::tickets::{
+    AssigneeFilter, Joined, People, TicketOrder, TicketQuery, TicketSort,
+};
 use crate::state::AppState;
 use askama::Template;
 use axum::extract::{RawQuery, State};
@@ -119,17 +121,23 @@ pub async fn page(
         TicketOrder::default()
     };
     let db = &state.db.conn;
-    let (items, total) = tickets::list(
-        &state.db,
+    let joined = Joined {
+        people: Some(People::Records),
+        project: false,
+    };
+    let query = TicketQuery::new(
         &user.actor,
-        &params.filter,
+        params.filter.clone(),
         order,
         params.page_request(),
-        &state.config.ticket_prefix,
-    )
-    .await?;
-    let count = total.unwrap_or_default();
-    let people = counts::people_of(db, &user.actor, &items).await?;
+        joined,
+    );
+    let found = state
+        .ticket_reads
+        .page(&state.db, &user.actor, query)
+        .await?;
+    let (items, people) = (found.tickets, found.people);
+    let count = found.total.unwrap_or_default();
     // The listed tickets are the ones the viewer may see: their clocks come with them.
     let clocks = crate::service::sla::views(db, items.iter().map(|t| t.id)).await?;
     let name = |id: Option<i32>| {

@@ -9,7 +9,7 @@ use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
 use crate::service::attachments;
 use crate::service::comments::can_read_internal;
-use crate::service::tickets::{self, counts, rules, TicketPatch};
+use crate::service::tickets::{self, rules, Joined, TicketPatch};
 use crate::service::{audit, sla, users};
 use crate::state::AppState;
 use crate::web::comments::web_date;
@@ -187,9 +187,12 @@ pub async fn render_ticket(
 ) -> PageResult<Response> {
     let db = &state.db.conn;
     let actor = &user.actor;
-    let t = tickets::get(db, actor, id).await?;
-    let people = counts::people_of(db, actor, std::slice::from_ref(&t)).await?;
-    let project = counts::project_of(db, &t).await?;
+    let (t, found) = state
+        .ticket_reads
+        .one(&state.db, actor, id, Joined::REFS)
+        .await?;
+    let people = found.people;
+    let project = t.project_id.and_then(|id| found.projects.get(&id));
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
             .map(display_name)
@@ -272,7 +275,7 @@ pub async fn render_ticket(
         priority_label: label(&t.priority),
         requester: name(Some(t.requester_id)),
         assignee: name(t.assignee_id),
-        project: project.map(|p| p.name).unwrap_or_default(),
+        project: project.map(|p| p.name.clone()).unwrap_or_default(),
         due: t.due_date.map(|d| d.to_string()).unwrap_or_default(),
         created: web_date(&t.created_at),
         updated: web_date(&t.updated_at),

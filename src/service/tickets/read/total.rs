@@ -1,10 +1,5 @@
-//! Exact list totals without scanning the tickets table.
-//!
-//! `ticket_counts` keeps one row per counted shape of live (non-archived) tickets — `all`,
-//! `status:<status>` and `requester:<id>` — and every write that changes membership (create, status
-//! change, archive, restore) adjusts it in its own transaction with a row-level `n = n + delta`, so the
-//! counters are exact under concurrent writers. A list total whose filter matches a counted shape reads
-//! one or a few counter rows; any other filter falls back to an index-served `count(*)`.
+//! Exact list totals, read from the counters (`tickets::counters`) when a filter matches a counted shape,
+//! otherwise by an index-served `count(*)`.
 //!
 //! Those other counts (text search above all: every match is visited) are remembered per instance in
 //! [`Remembered`], with the tickets *generation* they were taken at: a row of `ticket_counts` that every
@@ -14,138 +9,19 @@
 //! exact for any later statement that reads `g`. The page's statement reads the generation and counts
 //! again only when it moved, so a remembered count costs no extra statement and is never stale, on one
 //! instance or many.
-use super::{rules, visible_query, TicketFilter};
-use crate::auth::Actor;
+use super::filter::{visible_query, TicketFilter};
 use crate::domain::TicketStatus;
 use crate::error::{AppError, AppResult};
+use crate::service::tickets::counters::{requester_scope, status_scope, ALL, GENERATION};
+use crate::service::tickets::rules::{self, Viewer};
 use entity::ticket;
 use moka::sync::Cache;
 use sea_orm::sea_query::{
-    Alias, Asterisk, Expr, ExprTrait, Func, InsertStatement, OnConflict, PostgresQueryBuilder,
-    Query, SelectStatement, SubQueryStatement,
+    Alias, Asterisk, Expr, ExprTrait, Func, PostgresQueryBuilder, Query, SelectStatement,
+    SubQueryStatement,
 };
 use sea_orm::{ColumnTrait, ConnectionTrait, QuerySelect, QueryTrait};
 use std::time::Duration;
-
-const ALL: &str = "all";
-
-/// The scope whose `n` counts writes to tickets (see the module documentation); never summed as a total.
-const GENERATION: &str = "generation";
-
-fn status_scope(status: &str) -> String {
-    format!("status:{status}")
-}
-
-fn requester_scope(id: i32) -> String {
-    format!("requester:{id}")
-}
-
-/// The one statement adding `delta` to each scope, or `None` when nothing changes. Scopes are sorted so
-/// concurrent writers lock counter rows in the same order and cannot deadlock.
-fn adjustment(mut deltas: Vec<(String, i64)>) -> AppResult<Option<InsertStatement>> {
-    deltas.retain(|(_, d)| *d != 0);
-    if deltas.is_empty() {
-        return Ok(None);
-    }
-    deltas.sort();
-    let table = Alias::new("ticket_counts");
-    let n = Alias::new("n");
-    let mut insert = Query::insert();
-    insert
-        .into_table(table.clone())
-        .columns([Alias::new("scope"), n.clone()]);
-    for (scope, delta) in deltas {
-        insert
-            .values([scope.into(), delta.into()])
-            .map_err(AppError::internal)?;
-    }
-    insert.on_conflict(
-        OnConflict::column(Alias::new("scope"))
-            .value(
-                n.clone(),
-                Expr::col((table, n.clone())).add(Expr::col((Alias::new("excluded"), n))),
-            )
-            .to_owned(),
-    );
-    Ok(Some(insert))
-}
-
-async fn adjust(db: &impl ConnectionTrait, deltas: Vec<(String, i64)>) -> AppResult<()> {
-    if let Some(statement) = adjustment(deltas)? {
-        db.execute(&statement).await?;
-    }
-    Ok(())
-}
-
-fn membership(t: &ticket::Model, delta: i64) -> Vec<(String, i64)> {
-    vec![
-        (ALL.to_string(), delta),
-        (status_scope(&t.status), delta),
-        (requester_scope(t.requester_id), delta),
-    ]
-}
-
-/// `deltas` plus one more write to tickets. The generation only ever moves forward, whatever the write
-/// (an archive and its restore must not bring an old generation back).
-fn written(mut deltas: Vec<(String, i64)>) -> Vec<(String, i64)> {
-    deltas.push((GENERATION.to_string(), 1));
-    deltas
-}
-
-/// The statement counting a new live ticket, for its creating transaction
-/// (`crate::db::insert_together`).
-pub fn on_created(t: &ticket::Model) -> AppResult<InsertStatement> {
-    adjustment(written(membership(t, 1)))?
-        .ok_or_else(|| AppError::internal(anyhow::anyhow!("a new ticket changes no counter")))
-}
-
-/// A live ticket was archived (call inside the archiving transaction, with the row as it was).
-pub async fn on_archived(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
-    adjust(db, written(membership(t, -1))).await
-}
-
-/// An archived ticket was restored (call inside the restoring transaction).
-pub async fn on_restored(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<()> {
-    adjust(db, written(membership(t, 1))).await
-}
-
-/// A live ticket changed, its status from `from` to `to` (call inside the updating transaction, after
-/// locking the ticket's row).
-pub async fn on_updated(db: &impl ConnectionTrait, from: &str, to: &str) -> AppResult<()> {
-    let mut deltas = Vec::new();
-    if from != to {
-        deltas = vec![(status_scope(from), -1), (status_scope(to), 1)];
-    }
-    adjust(db, written(deltas)).await
-}
-
-/// An SLA clock's state changed without a ticket write (an event happened, a first response stopped a
-/// target): lists filtered by SLA state must count again.
-pub async fn on_clock_moved(db: &impl ConnectionTrait) -> AppResult<()> {
-    adjust(db, written(Vec::new())).await
-}
-
-/// Recompute every counter from the tickets table (after bulk loads such as `deskgraph seed`), and move
-/// the generation on: counts remembered before the load no longer hold.
-pub async fn rebuild(db: &impl ConnectionTrait) -> AppResult<()> {
-    db.execute_unprepared(&format!(
-        "DELETE FROM ticket_counts WHERE scope <> '{GENERATION}'"
-    ))
-    .await?;
-    adjust(db, written(Vec::new())).await?;
-    for sql in [
-        "INSERT INTO ticket_counts (scope, n) \
-         SELECT 'all', count(*) FROM tickets WHERE archived_at IS NULL",
-        "INSERT INTO ticket_counts (scope, n) \
-         SELECT 'status:' || status, count(*) FROM tickets WHERE archived_at IS NULL GROUP BY status",
-        "INSERT INTO ticket_counts (scope, n) \
-         SELECT 'requester:' || CAST(requester_id AS TEXT), count(*) FROM tickets \
-         WHERE archived_at IS NULL GROUP BY requester_id",
-    ] {
-        db.execute_unprepared(sql).await?;
-    }
-    Ok(())
-}
 
 /// How a total can be read from the counters.
 #[derive(Debug, PartialEq, Eq)]
@@ -171,8 +47,8 @@ fn admitted_statuses(filter: &TicketFilter) -> Option<Vec<TicketStatus>> {
     )
 }
 
-/// The counted shape matching this actor and filter, if any.
-fn counted(actor: &Actor, filter: &TicketFilter) -> Option<Counted> {
+/// The counted shape matching this viewer and filter, if any.
+fn counted(viewer: &Viewer, filter: &TicketFilter) -> Option<Counted> {
     let has_text = filter
         .query
         .as_deref()
@@ -189,15 +65,15 @@ fn counted(actor: &Actor, filter: &TicketFilter) -> Option<Counted> {
     let statuses = admitted_statuses(filter);
     match (filter.requester_id, statuses) {
         // Visible ∧ requested by me = requested by me, for anyone.
-        (Some(id), None) if actor.is_team() || id == actor.id() => {
+        (Some(id), None) if viewer.team || id == viewer.id => {
             Some(Counted::Scopes(vec![requester_scope(id)]))
         }
-        (None, None) if actor.is_team() => Some(Counted::Scopes(vec![ALL.to_string()])),
-        (None, Some(statuses)) if actor.is_team() => Some(Counted::Scopes(
+        (None, None) if viewer.team => Some(Counted::Scopes(vec![ALL.to_string()])),
+        (None, Some(statuses)) if viewer.team => Some(Counted::Scopes(
             statuses.iter().map(|s| status_scope(s.as_str())).collect(),
         )),
         // Group visibility has no counter; such members take the index-served count.
-        (None, None) if actor.group_ids().is_empty() => Some(Counted::OwnPlusAssigned(actor.id())),
+        (None, None) if viewer.groups.is_empty() => Some(Counted::OwnPlusAssigned(viewer.id)),
         _ => None,
     }
 }
@@ -209,11 +85,11 @@ fn sub_query(select: SelectStatement) -> Expr {
 /// How many visible, live tickets match `filter`, as an expression: the counters when the shape is
 /// counted, otherwise one `count(*)` the ticket indexes serve. Uncorrelated, so a statement evaluates it once
 /// however many rows it returns: a list page selects it beside its rows and needs no second statement.
-pub fn total_expr(actor: &Actor, filter: &TicketFilter, prefix: &str) -> Expr {
+pub fn total_expr(viewer: &Viewer, filter: &TicketFilter, prefix: &str) -> Expr {
     let counts = Alias::new("ticket_counts");
     let scope = Alias::new("scope");
     let n = Alias::new("n");
-    let total = match counted(actor, filter) {
+    let total = match counted(viewer, filter) {
         Some(Counted::Scopes(scopes)) if scopes.is_empty() => Expr::val(0i64),
         Some(Counted::Scopes(scopes)) => sub_query(
             Query::select()
@@ -242,7 +118,7 @@ pub fn total_expr(actor: &Actor, filter: &TicketFilter, prefix: &str) -> Expr {
                 .add(sub_query(assigned_by_others))
         }
         None => sub_query(
-            visible_query(actor, filter, prefix)
+            visible_query(viewer, filter, prefix)
                 .select_only()
                 .expr(Expr::col(Asterisk).count())
                 .into_query(),
@@ -301,12 +177,12 @@ impl Total {
     /// otherwise a count that is taken again only when the generation moved.
     pub fn new(
         remembered: &Remembered,
-        actor: &Actor,
+        viewer: &Viewer,
         filter: &TicketFilter,
         prefix: &str,
     ) -> Self {
-        let count = total_expr(actor, filter, prefix);
-        let recall = match (&remembered.0, counted(actor, filter)) {
+        let count = total_expr(viewer, filter, prefix);
+        let recall = match (&remembered.0, counted(viewer, filter)) {
             (Some(cache), None) => {
                 let key = Query::select()
                     .expr(count.clone())
@@ -383,7 +259,7 @@ impl Total {
         self.read(&values)
     }
 
-    /// What, besides the actor and filter it was made for, decides [`Total::columns`]: whether the count is
+    /// What, besides the viewer and filter it was made for, decides [`Total::columns`]: whether the count is
     /// remembered, and at which generation.
     pub fn shape(&self) -> Option<Option<i64>> {
         self.recall
@@ -401,37 +277,16 @@ impl Total {
     }
 }
 
-/// How many visible, live tickets match `filter` (see [`Total`]).
-pub async fn total(
-    db: &crate::db::Db,
-    actor: &Actor,
-    filter: &TicketFilter,
-    prefix: &str,
-) -> AppResult<u64> {
-    Total::new(&db.remembered, actor, filter, prefix)
-        .fetch(&db.conn)
-        .await
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use entity::user;
     use sea_orm::DbBackend;
+    use sea_orm::QueryTrait;
 
-    fn requester() -> Actor {
-        Actor {
-            user: user::Model {
-                id: 7,
-                username: "rita".into(),
-                full_name: String::new(),
-                email: None,
-                password_hash: String::new(),
-                is_staff: false,
-                is_superuser: false,
-                is_active: true,
-                created_at: chrono::Utc::now(),
-            },
+    fn requester() -> Viewer {
+        Viewer {
+            id: 7,
+            team: false,
             groups: Vec::new(),
         }
     }
