@@ -17,7 +17,8 @@ fn header(resp: &crate::helpers::TestResponse, name: header::HeaderName) -> &str
         .unwrap_or_default()
 }
 
-async fn round_trip(app: &TestApp) {
+/// Upload, list and download over REST, checking every header and the exact bytes.
+pub async fn round_trip(app: &TestApp) {
     let w = world(app).await;
     let t = w.ticket.id;
     // Several chunks and a partial one, with every byte value.
@@ -126,7 +127,8 @@ async fn round_trip_in_a_folder(app: &TestApp) {
 }
 db_test!(round_trip_in_a_folder, folder_storage);
 
-async fn download_bytes(app: &TestApp, path: &str, token: Option<&str>) -> Vec<u8> {
+/// The raw bytes of a download.
+pub async fn download_bytes(app: &TestApp, path: &str, token: Option<&str>) -> Vec<u8> {
     use http_body_util::BodyExt;
     use tower::ServiceExt;
     let mut req = axum::http::Request::builder().uri(path);
