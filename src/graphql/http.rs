@@ -73,14 +73,16 @@ pub async fn graphql_post(
     let request = match async_graphql::http::receive_body(Some(content_type), reader, options).await
     {
         Ok(request) => request,
-        Err(_) if tripped.load(Ordering::Relaxed) => return request_error(
-            &headers,
-            StatusCode::PAYLOAD_TOO_LARGE,
-            &format!(
+        Err(_) if tripped.load(Ordering::Relaxed) => {
+            return request_error(
+                &headers,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
                 "the `operations` and `map` parts of a multipart request may take {} bytes at most",
                 state.config.max_body_bytes
             ),
-        ),
+            )
+        }
         Err(err) => return BadRequest(err).into_response(),
     };
     let request = request.data(client);

@@ -8,6 +8,7 @@ mod asset_links;
 mod assets;
 mod attachments;
 mod attachments_collect;
+mod attachments_email;
 mod attachments_s3;
 mod attachments_support;
 mod auth;

@@ -181,9 +181,7 @@ pub async fn create(
             })),
     )
     .await?;
-    if !internal {
-        events::attachment_added(&txn, state, &t, &created).await?;
-    }
+    events::attachment_added(&txn, state, actor, &t, &created, on_comment.as_ref()).await?;
     txn.commit().await?;
     Ok(created)
 }
