@@ -268,9 +268,17 @@ async fn find_user(state: &AppState, username: &str) -> anyhow::Result<entity::u
         .with_context(|| format!("no user named {username:?}"))
 }
 
-/// Serve HTTP, with the outbox worker alongside, until SIGINT or SIGTERM, then finish in-flight requests.
+/// How often each instance collects unused attachment bytes (`service::attachments::collect`).
+const COLLECT_EVERY: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// Serve HTTP, with the outbox worker and the attachment collector alongside, until SIGINT or SIGTERM,
+/// then finish in-flight requests.
 pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     let worker = crate::notify::worker::spawn(state.clone());
+    let collector = tokio::spawn(crate::service::attachments::collect_forever(
+        state.clone(),
+        COLLECT_EVERY,
+    ));
     let limits = state.config.connections;
     let app = crate::app::router(state);
     let listener = tokio::net::TcpListener::bind(bind)
@@ -280,6 +288,7 @@ pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     crate::http::connections::serve(listener, app, limits, shutdown_signal()).await?;
     // Rows it was delivering stay leased and pending; the next start delivers them.
     worker.abort();
+    collector.abort();
     tracing::info!("deskgraph stopped");
     Ok(())
 }

@@ -57,8 +57,11 @@ pub struct Config {
     /// `DESKGRAPH_MAX_UPLOAD_BYTES`: largest accepted attachment (default 25 MiB); upload routes alone are
     /// exempt from `max_body_bytes`.
     pub max_upload_bytes: u64,
-    /// `DESKGRAPH_STORAGE_URL`: where attachment bytes live: `database` (default) or `file:///path`.
+    /// `DESKGRAPH_STORAGE_URL`: where attachment bytes live: `database` (default), `file:///path` or
+    /// `s3://bucket/prefix`.
     pub storage_url: Option<String>,
+    /// `DESKGRAPH_S3_*`: how `s3://` storage is reached (over the standard `AWS_*` variables).
+    pub s3: S3Settings,
     /// `DESKGRAPH_ANONYMOUS_INTROSPECTION`: whether unauthenticated callers may introspect (default true).
     pub anonymous_introspection: bool,
     /// `DESKGRAPH_GRAPHQL_PLAIN`: whether GraphQL objects whose selection is all plain fields are answered
@@ -327,6 +330,12 @@ impl Config {
                 1 << 40,
             )? as u64,
             storage_url: get("DESKGRAPH_STORAGE_URL"),
+            s3: S3Settings {
+                endpoint: get("DESKGRAPH_S3_ENDPOINT"),
+                region: get("DESKGRAPH_S3_REGION"),
+                access_key_id: get("DESKGRAPH_S3_ACCESS_KEY_ID"),
+                secret_access_key: get("DESKGRAPH_S3_SECRET_ACCESS_KEY"),
+            },
             anonymous_introspection: boolean(&get, "DESKGRAPH_ANONYMOUS_INTROSPECTION", true)?,
             graphql_plain: boolean(&get, "DESKGRAPH_GRAPHQL_PLAIN", true)?,
             login_throttle: LoginThrottle {
@@ -422,6 +431,7 @@ impl Config {
             max_body_bytes: 1024 * 1024,
             max_upload_bytes: DEFAULT_MAX_UPLOAD_BYTES,
             storage_url: None,
+            s3: S3Settings::default(),
             anonymous_introspection: true,
             graphql_plain: true,
             webhook_url: None,
@@ -560,5 +570,34 @@ mod tests {
         assert_eq!(config.secure_cookies, SecureCookies::Auto);
         assert_eq!(config.hsts_seconds, 0);
         Ok(())
+    }
+}
+
+/// Where and as whom `s3://` attachment storage is reached. Each unset one falls back to the standard
+/// `AWS_*` variable (`AWS_ENDPOINT`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`, …) or the instance's role.
+#[derive(Clone, Default)]
+pub struct S3Settings {
+    /// `DESKGRAPH_S3_ENDPOINT`: the server's base URL, for S3-compatible services (MinIO, Ceph, R2);
+    /// `http://` ones are allowed, and buckets are then addressed by path.
+    pub endpoint: Option<String>,
+    /// `DESKGRAPH_S3_REGION`: the bucket's region.
+    pub region: Option<String>,
+    /// `DESKGRAPH_S3_ACCESS_KEY_ID`: the access key.
+    pub access_key_id: Option<String>,
+    /// `DESKGRAPH_S3_SECRET_ACCESS_KEY`: its secret.
+    pub secret_access_key: Option<String>,
+}
+
+impl std::fmt::Debug for S3Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S3Settings")
+            .field("endpoint", &self.endpoint)
+            .field("region", &self.region)
+            .field("access_key_id", &self.access_key_id)
+            .field(
+                "secret_access_key",
+                &self.secret_access_key.as_ref().map(|_| "…"),
+            )
+            .finish()
     }
 }

@@ -116,7 +116,7 @@ impl AppState {
         )?);
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
-        let storage = crate::storage::from_url(config.storage_url.as_deref(), &db)?;
+        let storage = crate::storage::from_url(config.storage_url.as_deref(), &config.s3, &db)?;
         let live = LiveBus::start(&db, &config.database_url, vec![auth_cache.listener()]).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
         Ok(AppState(Arc::new(StateInner {

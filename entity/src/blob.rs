@@ -1,4 +1,5 @@
-//! Stored content, named by its SHA-256: present once its bytes are complete in the storage backend.
+//! Stored content, named by its SHA-256. Its bytes are complete in the storage backend while `state` is
+//! `stored`; `writing` while an upload writes them, `collecting` while the collector deletes them.
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -9,6 +10,9 @@ pub struct Model {
     pub sha256: String,
     pub size: i64,
     pub created_at: DateTimeUtc,
+    pub state: String,
+    /// Last written or reused by an upload; the collector leaves recently touched blobs alone.
+    pub touched_at: Option<DateTimeUtc>,
 }
 
 /// No relations.

@@ -16,6 +16,7 @@ mod m20261125_000019_ticket_counts_and_search;
 mod m20261126_000020_create_sla;
 mod m20261126_000021_create_attachments;
 mod m20261127_000022_ticket_comment_counts;
+mod m20261127_000023_blob_states;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -37,6 +38,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000020_create_sla::Migration),
             Box::new(m20261126_000021_create_attachments::Migration),
             Box::new(m20261127_000022_ticket_comment_counts::Migration),
+            Box::new(m20261127_000023_blob_states::Migration),
         ]
     }
 }

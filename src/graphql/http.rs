@@ -1,6 +1,7 @@
 //! GraphQL over HTTP: POST and GET (queries only), GraphiQL for browsers, and error codes on every error.
 use super::context::RequestContext;
 use super::limits::Checked;
+use super::multipart_cap::FrontCap;
 use crate::auth::middleware::Auth;
 use crate::http::client_ip::ClientAddress;
 use crate::state::AppState;
@@ -10,7 +11,10 @@ use async_graphql::{Executor, ParseRequestError};
 use axum::extract::{Extension, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
+use futures_util::StreamExt;
 use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
 
@@ -52,13 +56,33 @@ pub async fn graphql_post(
     let options = async_graphql::http::MultipartOptions::default()
         .max_file_size(usize::try_from(state.config.max_upload_bytes).unwrap_or(usize::MAX))
         .max_num_files(MAX_FILES);
-    let reader = futures_util::TryStreamExt::into_async_read(futures_util::TryStreamExt::map_err(
-        body.into_data_stream(),
-        std::io::Error::other,
-    ));
+    let tripped = Arc::new(AtomicBool::new(false));
+    let mut cap = if multipart {
+        FrontCap::new(content_type, state.config.max_body_bytes, tripped.clone())
+    } else {
+        None
+    };
+    let body = body.into_data_stream().map(move |piece| {
+        let piece = piece.map_err(std::io::Error::other)?;
+        match cap.as_mut() {
+            Some(cap) => cap.feed(piece),
+            None => Ok(piece),
+        }
+    });
+    let reader = futures_util::TryStreamExt::into_async_read(body);
     let request = match async_graphql::http::receive_body(Some(content_type), reader, options).await
     {
         Ok(request) => request,
+        Err(_) if tripped.load(Ordering::Relaxed) => {
+            return request_error(
+                &headers,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                "the `operations` and `map` parts of a multipart request may take {} bytes at most",
+                state.config.max_body_bytes
+            ),
+            )
+        }
         Err(err) => return BadRequest(err).into_response(),
     };
     let request = request.data(client);

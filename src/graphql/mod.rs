@@ -10,6 +10,7 @@ pub mod ids;
 pub mod limits;
 pub mod list_connection;
 pub mod loaders;
+pub mod multipart_cap;
 pub mod mutation;
 pub mod plain;
 pub mod prefetch;

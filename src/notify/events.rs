@@ -425,19 +425,59 @@ pub async fn sla_event(
     Ok(())
 }
 
-/// `attachment.added`: webhook only, with the attachment's id and name (never its bytes). Internal
-/// attachments (on internal notes) never leave through webhooks: the attachments service does not call this
-/// for them.
+/// `attachment.added`: a webhook with the attachment's id and name (never its bytes), and emails naming the
+/// file to the requester and the assignee, each only if they may see it. Files on internal notes never
+/// leave through webhooks and are mailed only to an assignee who may read the note.
 pub async fn attachment_added(
     db: &impl ConnectionTrait,
     state: &AppState,
+    actor: &Actor,
     t: &ticket::Model,
     a: &entity::attachment::Model,
+    on_comment: Option<&comment::Model>,
 ) -> AppResult<()> {
-    let mut body = Body::new("attachment.added", t);
-    body.comment_id = a.comment_id;
-    body.attachment_id = Some(a.id);
-    body.filename = Some(&a.filename);
-    webhooks(db, state, &body).await?;
-    Ok(())
+    let internal = on_comment.is_some_and(|c| c.comment_type == CommentType::Internal.as_str());
+    let event_id = if internal {
+        outbox::new_event_id()
+    } else {
+        let mut body = Body::new("attachment.added", t);
+        body.comment_id = a.comment_id;
+        body.attachment_id = Some(a.id);
+        body.filename = Some(&a.filename);
+        webhooks(db, state, &body).await?
+    };
+    let candidates = if internal {
+        vec![t.assignee_id]
+    } else {
+        vec![Some(t.requester_id), t.assignee_id]
+    };
+    let mut allowed = Vec::new();
+    for id in candidates.into_iter().flatten() {
+        let may_see = load_actor(db, id)
+            .await?
+            .is_some_and(|r| crate::service::attachments::can_read(&r, t, a, on_comment));
+        if may_see {
+            allowed.push(Some(id));
+        }
+    }
+    let uploader = if actor.user.full_name.trim().is_empty() {
+        &actor.user.username
+    } else {
+        &actor.user.full_name
+    };
+    let occurrence = Occurrence::FileAttached {
+        uploader,
+        filename: &a.filename,
+        internal,
+    };
+    emails(
+        db,
+        &event_id,
+        "attachment.added",
+        actor,
+        t,
+        &occurrence,
+        &allowed,
+    )
+    .await
 }

@@ -25,6 +25,15 @@ pub enum Occurrence<'a> {
         /// Whether it is an internal note.
         internal: bool,
     },
+    /// A file was attached (only its name is told).
+    FileAttached {
+        /// Uploader's name.
+        uploader: &'a str,
+        /// The file's (cleaned) name.
+        filename: &'a str,
+        /// Whether it is on an internal note.
+        internal: bool,
+    },
     /// A service-level target is at risk or breached.
     Sla {
         /// `first_response` or `resolution`.
@@ -95,6 +104,24 @@ pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &s
                 format!("{author} commented on {label}:"),
                 String::new(),
                 body.to_string(),
+            ],
+        ),
+        Occurrence::FileAttached {
+            uploader,
+            filename,
+            internal,
+        } => (
+            format!(
+                "{}: {label}",
+                if *internal {
+                    "New Internal Attachment"
+                } else {
+                    "New Attachment"
+                }
+            ),
+            vec![
+                format!("{uploader} attached a file to {label}: {filename}"),
+                "Open the ticket to see it.".to_string(),
             ],
         ),
         Occurrence::Sla {

@@ -1,12 +1,15 @@
 //! Where attachment bytes live, behind one trait ([`BlobStore`]) chosen by `DESKGRAPH_STORAGE_URL`:
-//! the database (the default: works on SQLite and PostgreSQL and across instances, no extra service) or a
-//! local folder (`file:///path`). Content is named by its SHA-256, so the same bytes are stored once.
+//! the database (the default: works on SQLite and PostgreSQL and across instances, no extra service), a
+//! local folder (`file:///path`) or an S3-compatible bucket (`s3://bucket/prefix`, `s3`). Content is named
+//! by its SHA-256, so the same bytes are stored once.
 //! Reads and writes go chunk by chunk: memory is bounded by [`CHUNK_BYTES`], not by the file.
 mod database;
 mod folder;
+mod s3;
 
 pub use database::DatabaseStore;
 pub use folder::FolderStore;
+pub use s3::S3Store;
 
 use crate::db::Db;
 use bytes::Bytes;
@@ -32,14 +35,19 @@ pub trait BlobStore: Send + Sync + std::fmt::Debug {
 }
 
 /// The store `DESKGRAPH_STORAGE_URL` names: none or `database` for the database, `file:///path` for a
-/// folder.
-pub fn from_url(url: Option<&str>, db: &Db) -> anyhow::Result<Arc<dyn BlobStore>> {
+/// folder, `s3://bucket/prefix` for an S3-compatible bucket (reached as `s3` says).
+pub fn from_url(
+    url: Option<&str>,
+    s3: &crate::config::S3Settings,
+    db: &Db,
+) -> anyhow::Result<Arc<dyn BlobStore>> {
     match url {
         None | Some("database") | Some("db") => Ok(Arc::new(DatabaseStore::new(db.conn.clone()))),
+        Some(url) if url.starts_with("s3://") => Ok(Arc::new(S3Store::new(url, s3)?)),
         Some(url) => match url.strip_prefix("file://") {
             Some(path) if !path.is_empty() => Ok(Arc::new(FolderStore::new(path)?)),
             _ => anyhow::bail!(
-                "DESKGRAPH_STORAGE_URL must be `database` or file:///path (got {url:?})"
+                "DESKGRAPH_STORAGE_URL must be `database`, file:///path or s3://bucket/prefix (got {url:?})"
             ),
         },
     }

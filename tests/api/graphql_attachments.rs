@@ -13,7 +13,7 @@ const ADD: &str = r#"mutation($input: AddAttachmentInput!) { addAttachment(input
   attachment { id databaseId filename contentType size url uploadedBy { username } createdAt } } }"#;
 
 /// A GraphQL multipart request (operations, map, one file) as `user`, with or without the preflight header.
-async fn add_over_multipart(
+pub async fn add_over_multipart(
     app: &TestApp,
     user: &TestUser,
     variables: Value,
@@ -42,7 +42,8 @@ async fn add_over_multipart(
     app.send(builder.body(Body::from(body)).unwrap()).await
 }
 
-fn ticket_id(t: &entity::ticket::Model) -> String {
+/// The global id of `t`.
+pub fn ticket_id(t: &entity::ticket::Model) -> String {
     deskgraph::graphql::ids::encode("Ticket", t.id).0
 }
 

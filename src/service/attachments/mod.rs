@@ -1,11 +1,14 @@
 //! Attachments: files on a ticket or on one of its comments. Who may read them is decided here once: an
 //! attachment is seen by whoever sees its ticket, and one on a comment only by whoever may read that
 //! comment (so one on an internal note is internal, [`comments::can_read`]). Every read takes the viewer.
-//! Uploading lives in `upload`, the bytes' checks in `content`, signed download links in `signed`.
+//! Uploading lives in `upload`, the bytes' checks in `content`, signed download links in `signed`, the
+//! blob rows that let instances collect unused bytes safely in `blobs`.
+mod blobs;
 mod content;
 mod signed;
 mod upload;
 
+pub use blobs::{collect, collect_forever, GRACE, RETENTION};
 pub use content::{clean_filename, content_disposition, detect_type, is_inline};
 pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
 pub use upload::{check, create, spool, spool_file, too_large, NewAttachment, Spooled};

@@ -2,7 +2,7 @@
 //! holds one piece at a time), stored once per content, then the row, its audit record and its outbox rows
 //! commit in one transaction.
 use super::content::{clean_filename, detect_type, HEAD_BYTES};
-use super::is_internal;
+use super::{blobs, is_internal};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
@@ -10,9 +10,9 @@ use crate::service::{audit, comments, tickets};
 use crate::state::AppState;
 use bytes::Bytes;
 use chrono::Utc;
-use entity::{attachment, blob};
+use entity::attachment;
 use futures_util::{Stream, StreamExt};
-use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+use sea_orm::{ActiveModelTrait, Set};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::io::{Seek, Write};
@@ -20,7 +20,7 @@ use std::io::{Seek, Write};
 /// An upload's bytes, spooled and measured.
 #[derive(Debug)]
 pub struct Spooled {
-    file: std::fs::File,
+    pub(super) file: std::fs::File,
     /// Lowercase hex SHA-256 of the bytes.
     pub sha256: String,
     /// Length in bytes.
@@ -152,9 +152,10 @@ pub async fn create(
         }
     };
     let content_type = detect_type(&upload.head);
-    store(state, &upload).await?;
+    blobs::store(state, &upload).await?;
     let internal = is_internal(on_comment.as_ref());
     let txn = state.db.begin_write().await?;
+    blobs::still_stored(&txn, &upload.sha256).await?;
     let created = attachment::ActiveModel {
         ticket_id: Set(t.id),
         comment_id: Set(on_comment.as_ref().map(|c| c.id)),
@@ -180,38 +181,7 @@ pub async fn create(
             })),
     )
     .await?;
-    if !internal {
-        events::attachment_added(&txn, state, &t, &created).await?;
-    }
+    events::attachment_added(&txn, state, actor, &t, &created, on_comment.as_ref()).await?;
     txn.commit().await?;
     Ok(created)
-}
-
-/// Put the bytes in the store unless they are there already, then record them. The record is written
-/// only once the bytes are complete, so a record always names readable bytes.
-async fn store(state: &AppState, upload: &Spooled) -> AppResult<()> {
-    let db = &state.db.conn;
-    if blob::Entity::find_by_id(upload.sha256.clone())
-        .one(db)
-        .await?
-        .is_some()
-    {
-        return Ok(());
-    }
-    let mut file = upload.file.try_clone().map_err(AppError::internal)?;
-    file.rewind().map_err(AppError::internal)?;
-    state
-        .storage
-        .put(&upload.sha256, tokio::fs::File::from_std(file))
-        .await
-        .map_err(AppError::internal)?;
-    blob::Entity::insert(blob::ActiveModel {
-        sha256: Set(upload.sha256.clone()),
-        size: Set(upload.size as i64),
-        created_at: Set(Utc::now()),
-    })
-    .on_conflict_do_nothing()
-    .exec_without_returning(db)
-    .await?;
-    Ok(())
 }
