@@ -10,7 +10,7 @@ use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
-use crate::service::tickets::totals;
+use crate::service::tickets::counters;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use entity::{ticket, ticket_sla};
@@ -120,7 +120,7 @@ pub async fn run(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppResu
     }
     if !changed.is_empty() {
         // Lists filter and sort by the clock: counts remembered before this batch no longer hold.
-        totals::on_clock_moved(&txn).await?;
+        counters::on_clock_moved(&txn).await?;
     }
     txn.commit().await?;
     for id in &changed {
