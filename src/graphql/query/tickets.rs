@@ -296,7 +296,7 @@ pub async fn ticket_connection(
         with_total: false,
     };
     let mut total = total;
-    let (mut rows, fed) = if prefetch::connection_wants_refs(&selection) {
+    let (mut rows, joined) = if prefetch::connection_wants_refs(&selection) {
         let joined = Joined {
             project: prefetch::connection_wants(&selection, "project"),
             comment_counts: prefetch::connection_wants(&selection, "commentsCount"),
@@ -315,7 +315,7 @@ pub async fn ticket_connection(
     };
     let more = rows.len() as u64 > page.limit;
     rows.truncate(page.limit as usize);
-    prefetch::ticket_page(ctx, req, &actor, &rows, fed).await?;
+    prefetch::ticket_page(ctx, req, &actor, &rows, joined).await?;
     Ok(TicketConnection {
         page_info: page_info(page, rows.len(), more),
         offset: page.offset,
