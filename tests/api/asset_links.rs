@@ -1,8 +1,8 @@
 //! Ticket–asset links in the service: who may link, idempotence, audit, and batched lookups that
 //! respect ticket and asset visibility.
+use crate::clients::actor;
 use crate::db_test;
 use crate::helpers::TestApp;
-use crate::projects::actor_of;
 use deskgraph::auth::Actor;
 use deskgraph::domain::AssetType;
 use deskgraph::error::AppError;
@@ -60,8 +60,8 @@ fn names<T>(items: Option<&Vec<T>>, name: impl Fn(&T) -> String) -> Vec<String> 
 }
 
 async fn linking_is_idempotent_and_audited(app: &TestApp) {
-    let agent = actor_of(app, &app.agent("agnes").await).await;
-    let rita = actor_of(app, &app.user("rita").await).await;
+    let agent = actor(app, &app.agent("agnes").await).await;
+    let rita = actor(app, &app.user("rita").await).await;
     let ticket = new_ticket(app, &rita, None).await;
     let laptop = new_asset(app, &agent, "Laptop", None).await;
 
@@ -131,10 +131,10 @@ async fn linking_is_idempotent_and_audited(app: &TestApp) {
 db_test!(linking_is_idempotent_and_audited);
 
 async fn who_may_link(app: &TestApp) {
-    let agent = actor_of(app, &app.agent("agnes").await).await;
-    let rita = actor_of(app, &app.user("rita").await).await;
-    let worker = actor_of(app, &app.user("walter").await).await;
-    let stranger = actor_of(app, &app.user("sam").await).await;
+    let agent = actor(app, &app.agent("agnes").await).await;
+    let rita = actor(app, &app.user("rita").await).await;
+    let worker = actor(app, &app.user("walter").await).await;
+    let stranger = actor(app, &app.user("sam").await).await;
     let ticket = new_ticket(app, &rita, Some(worker.id())).await;
     let walters = new_asset(app, &agent, "Walter's phone", Some(worker.id())).await;
     let ritas = new_asset(app, &agent, "Rita's laptop", Some(rita.id())).await;
@@ -187,9 +187,9 @@ async fn who_may_link(app: &TestApp) {
 db_test!(who_may_link);
 
 async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
-    let agent = actor_of(app, &app.agent("agnes").await).await;
-    let rita = actor_of(app, &app.user("rita").await).await;
-    let olga = actor_of(app, &app.user("olga").await).await;
+    let agent = actor(app, &app.agent("agnes").await).await;
+    let rita = actor(app, &app.user("rita").await).await;
+    let olga = actor(app, &app.user("olga").await).await;
     let ritas_ticket = new_ticket(app, &rita, None).await;
     let olgas_ticket = new_ticket(app, &olga, None).await;
     let archived_ticket = new_ticket(app, &olga, None).await;

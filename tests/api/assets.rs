@@ -1,4 +1,5 @@
 //! Assets over REST: CRUD, filters, who sees and changes what, soft delete and validation.
+use crate::clients::assert_unauthenticated;
 use crate::db_test;
 use crate::helpers::{assert_error, TestApp};
 use axum::body::Body;
@@ -20,9 +21,9 @@ async fn team_member_manages_assets(app: &TestApp) {
     let agent = app.agent("agnes").await;
     let owner = app.user("olga").await;
     let created = app
+        .as_user(&agent)
         .post(
             "/api/assets/",
-            Some(&agent.token),
             json!({"name": " ThinkPad X1 ", "type": "hardware", "location": "Room 4",
                    "owner": owner.id, "description": "Olga's laptop", "serial_number": "SN-123"}),
         )
@@ -39,12 +40,12 @@ async fn team_member_manages_assets(app: &TestApp) {
     assert!(created.json["created_at"].as_str().unwrap().ends_with('Z'));
 
     let path = format!("/api/assets/{id}/");
-    assert_eq!(app.get(&path, Some(&agent.token)).await.json, expected);
+    assert_eq!(app.as_user(&agent).get(&path).await.json, expected);
 
     let patched = app
+        .as_user(&agent)
         .patch(
             &path,
-            Some(&agent.token),
             json!({"status": "in_use", "type": "mobile", "owner": null}),
         )
         .await;
@@ -66,22 +67,21 @@ async fn team_member_manages_assets(app: &TestApp) {
         json!({"status": ["in_stock", "in_use"], "type": ["hardware", "mobile"], "owner_id": [owner.id, null]})
     );
 
-    let deleted = app.delete(&path, Some(&agent.token)).await;
+    let deleted = app.as_user(&agent).delete(&path).await;
     assert_eq!(deleted.status, StatusCode::NO_CONTENT);
     assert_eq!(deleted.text, "");
     assert_error(
-        &app.get(&path, Some(&agent.token)).await,
+        &app.as_user(&agent).get(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     assert_error(
-        &app.patch(&path, Some(&agent.token), json!({"name": "x"}))
-            .await,
+        &app.as_user(&agent).patch(&path, json!({"name": "x"})).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     assert_eq!(
-        app.get("/api/assets/", Some(&agent.token)).await.json,
+        app.as_user(&agent).get("/api/assets/").await.json,
         json!([])
     );
     let archive_audit = audit_event::Entity::find()
@@ -99,90 +99,87 @@ async fn owners_see_only_their_assets_and_change_none(app: &TestApp) {
     let olga = app.user("olga").await;
     let peter = app.user("peter").await;
     let mine = app
+        .as_user(&agent)
         .post(
             "/api/assets/",
-            Some(&agent.token),
             json!({"name": "Laptop", "type": "hardware", "owner": olga.id}),
         )
         .await;
     let theirs = app
+        .as_user(&agent)
         .post(
             "/api/assets/",
-            Some(&agent.token),
             json!({"name": "Phone", "type": "mobile", "owner": peter.id}),
         )
         .await;
-    app.post(
-        "/api/assets/",
-        Some(&agent.token),
-        json!({"name": "Switch", "type": "network"}),
-    )
-    .await;
+    app.as_user(&agent)
+        .post("/api/assets/", json!({"name": "Switch", "type": "network"}))
+        .await;
     let mine_path = format!("/api/assets/{}/", mine.json["id"]);
     let theirs_path = format!("/api/assets/{}/", theirs.json["id"]);
 
     assert_eq!(
-        names(&app.get("/api/assets/", Some(&agent.token)).await.json),
+        names(&app.as_user(&agent).get("/api/assets/").await.json),
         ["Laptop", "Phone", "Switch"]
     );
     assert_eq!(
-        names(&app.get("/api/assets/", Some(&olga.token)).await.json),
+        names(&app.as_user(&olga).get("/api/assets/").await.json),
         ["Laptop"]
     );
     assert_eq!(
-        app.get(&mine_path, Some(&olga.token)).await.json["owner"],
+        app.as_user(&olga).get(&mine_path).await.json["owner"],
         "olga"
     );
     assert_error(
-        &app.get(&theirs_path, Some(&olga.token)).await,
+        &app.as_user(&olga).get(&theirs_path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
 
     let own_patch = app
-        .patch(&mine_path, Some(&olga.token), json!({"location": "Home"}))
+        .as_user(&olga)
+        .patch(&mine_path, json!({"location": "Home"}))
         .await;
     assert_error(&own_patch, StatusCode::FORBIDDEN, "forbidden");
     assert_error(
-        &app.delete(&mine_path, Some(&olga.token)).await,
+        &app.as_user(&olga).delete(&mine_path).await,
         StatusCode::FORBIDDEN,
         "forbidden",
     );
     let other_patch = app
-        .patch(&theirs_path, Some(&olga.token), json!({"location": "Home"}))
+        .as_user(&olga)
+        .patch(&theirs_path, json!({"location": "Home"}))
         .await;
     assert_error(&other_patch, StatusCode::NOT_FOUND, "not_found");
     assert_error(
-        &app.delete(&theirs_path, Some(&olga.token)).await,
+        &app.as_user(&olga).delete(&theirs_path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     let create = app
+        .as_user(&olga)
         .post(
             "/api/assets/",
-            Some(&olga.token),
             json!({"name": "Mouse", "type": "peripheral"}),
         )
         .await;
     assert_error(&create, StatusCode::FORBIDDEN, "forbidden");
     assert_eq!(
-        app.get(&mine_path, Some(&agent.token)).await.json["location"],
+        app.as_user(&agent).get(&mine_path).await.json["location"],
         ""
     );
 
+    let anonymous = app.anonymous();
     for response in [
-        app.get("/api/assets/", None).await,
-        app.get(&mine_path, None).await,
-        app.post("/api/assets/", None, json!({"name": "X", "type": "other"}))
+        anonymous.get("/api/assets/").await,
+        anonymous.get(&mine_path).await,
+        anonymous
+            .post("/api/assets/", json!({"name": "X", "type": "other"}))
             .await,
-        app.patch(&mine_path, None, json!({"name": "X"})).await,
-        app.delete(&mine_path, None).await,
+        anonymous.patch(&mine_path, json!({"name": "X"})).await,
+        anonymous.delete(&mine_path).await,
     ] {
-        assert_eq!(response.status, StatusCode::UNAUTHORIZED);
-        assert_eq!(
-            response.json,
-            json!({"error": "authentication credentials were not provided", "code": "unauthenticated", "details": {}})
-        );
+        assert_unauthenticated(&response);
     }
 }
 db_test!(owners_see_only_their_assets_and_change_none);

@@ -3,7 +3,6 @@
 use crate::helpers::{TestApp, TestResponse, TestUser};
 use axum::body::Body;
 use axum::http::{header, Method, Request};
-use deskgraph::auth::{load_actor, Actor};
 use deskgraph::domain::CommentType;
 use deskgraph::service::{comments, tickets, users};
 use entity::{comment, ticket};
@@ -21,12 +20,7 @@ pub struct World {
     pub ticket: ticket::Model,
 }
 
-pub async fn actor(app: &TestApp, user: &TestUser) -> Actor {
-    load_actor(&app.state.db.conn, user.id)
-        .await
-        .unwrap()
-        .unwrap()
-}
+pub use crate::clients::actor;
 
 /// A ticket of `owner`, assigned to a plain user and to the non-team group Facilities.
 pub async fn world(app: &TestApp) -> World {

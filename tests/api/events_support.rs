@@ -1,12 +1,12 @@
 //! Shared pieces of the events tests: a local webhook receiver and a state with events configured.
 #![allow(dead_code)]
-use crate::helpers::{TestApp, TestUser};
+use crate::helpers::TestApp;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
 use axum::Router;
-use deskgraph::auth::{load_actor, Actor};
+use deskgraph::auth::Actor;
 use deskgraph::config::Config;
 use deskgraph::notify::mailer::MemoryMailer;
 use deskgraph::notify::Notifier;
@@ -126,12 +126,7 @@ pub fn hooked(app: &TestApp, receiver: &Receiver) -> AppState {
     .0
 }
 
-pub async fn actor(app: &TestApp, user: &TestUser) -> Actor {
-    load_actor(&app.state.db.conn, user.id)
-        .await
-        .unwrap()
-        .unwrap()
-}
+pub use crate::clients::actor;
 
 pub async fn create_ticket(state: &AppState, actor: &Actor, input: NewTicket) -> ticket::Model {
     tickets::create(state, actor, input).await.unwrap()

@@ -1,7 +1,6 @@
 //! Shared set-up for the GraphQL tests: tickets, projects and comments written straight through the services.
 use crate::helpers::{TestApp, TestUser};
 use chrono::Utc;
-use deskgraph::auth::load_actor;
 use deskgraph::service::tickets::{self, NewTicket};
 use entity::{comment, project};
 use sea_orm::{ActiveModelTrait, Set};
@@ -9,10 +8,7 @@ use serde_json::Value;
 
 /// Open a ticket as `user` through the service.
 pub async fn ticket_as(app: &TestApp, user: &TestUser, input: NewTicket) -> entity::ticket::Model {
-    let actor = load_actor(&app.state.db.conn, user.id)
-        .await
-        .unwrap()
-        .unwrap();
+    let actor = app.actor(user).await;
     tickets::create(&app.state, &actor, input).await.unwrap()
 }
 
@@ -31,16 +27,7 @@ pub async fn simple_ticket(app: &TestApp, user: &TestUser, title: &str) -> entit
 
 /// A project row.
 pub async fn project(app: &TestApp, name: &str) -> project::Model {
-    project::ActiveModel {
-        name: Set(name.to_string()),
-        description: Set(format!("{name} work")),
-        created_at: Set(Utc::now()),
-        updated_at: Set(Utc::now()),
-        ..Default::default()
-    }
-    .insert(&app.state.db.conn)
-    .await
-    .unwrap()
+    app.project(name).await
 }
 
 /// A comment row of `kind` ("public" or "internal") on `ticket_id`.

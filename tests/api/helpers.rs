@@ -1,4 +1,5 @@
-//! The test app: a router over a fresh database per test, users of every role, and request helpers.
+//! The test app: a router over a fresh database per test, users of every role, and raw request helpers
+//! (tests speak through the typed clients in `clients.rs`: `app.as_user(&alice).get(path)`).
 #![allow(dead_code)]
 use axum::body::Body;
 use axum::http::{header, HeaderMap, Method, Request, StatusCode};

@@ -13,6 +13,7 @@ mod bad_input;
 mod browser;
 mod canary;
 mod canary_support;
+mod clients;
 mod comments_edit;
 mod comments_support;
 mod comments_visibility;

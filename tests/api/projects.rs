@@ -1,21 +1,15 @@
 //! Projects over REST: CRUD, who may write, soft delete, validation and batched ticket counts.
+use crate::clients::assert_unauthenticated;
 use crate::db_test;
-use crate::helpers::{assert_error, TestApp, TestUser};
+use crate::helpers::{assert_error, TestApp};
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
-use deskgraph::auth::{load_actor, Actor};
+use deskgraph::auth::Actor;
 use deskgraph::service::projects::{self, NewProject};
 use deskgraph::service::tickets::{self, NewTicket};
 use entity::audit_event;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
-
-pub async fn actor_of(app: &TestApp, user: &TestUser) -> Actor {
-    load_actor(&app.state.db.conn, user.id)
-        .await
-        .unwrap()
-        .unwrap()
-}
 
 pub async fn ticket_in(
     app: &TestApp,
@@ -38,9 +32,9 @@ pub async fn ticket_in(
 async fn team_member_manages_projects(app: &TestApp) {
     let agent = app.agent("agnes").await;
     let created = app
+        .as_user(&agent)
         .post(
             "/api/projects/",
-            Some(&agent.token),
             json!({"name": "  Office move  ", "description": "Second floor"}),
         )
         .await;
@@ -66,21 +60,19 @@ async fn team_member_manages_projects(app: &TestApp) {
 
     let path = format!("/api/projects/{id}/");
     let patched = app
-        .patch(
-            &path,
-            Some(&agent.token),
-            json!({"name": "Office relocation"}),
-        )
+        .as_user(&agent)
+        .patch(&path, json!({"name": "Office relocation"}))
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
     assert_eq!(patched.json["name"], "Office relocation");
     assert_eq!(patched.json["description"], "Second floor");
     let cleared = app
-        .patch(&path, Some(&agent.token), json!({"description": null}))
+        .as_user(&agent)
+        .patch(&path, json!({"description": null}))
         .await;
     assert_eq!(cleared.json["description"], "");
 
-    let fetched = app.get(&path, Some(&agent.token)).await;
+    let fetched = app.as_user(&agent).get(&path).await;
     assert_eq!(fetched.status, StatusCode::OK);
     assert_eq!(fetched.json["name"], "Office relocation");
 
@@ -103,95 +95,80 @@ async fn only_team_members_write_but_everyone_reads(app: &TestApp) {
     let staff = app.user_with("stella", &[], true, false).await;
     let user = app.user("ursula").await;
     let created = app
-        .post(
-            "/api/projects/",
-            Some(&staff.token),
-            json!({"name": "Network"}),
-        )
+        .as_user(&staff)
+        .post("/api/projects/", json!({"name": "Network"}))
         .await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
     let path = format!("/api/projects/{}/", created.json["id"]);
 
     let refused = app
-        .post("/api/projects/", Some(&user.token), json!({"name": "Mine"}))
+        .as_user(&user)
+        .post("/api/projects/", json!({"name": "Mine"}))
         .await;
     assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
     let refused = app
-        .patch(&path, Some(&user.token), json!({"name": "Mine"}))
+        .as_user(&user)
+        .patch(&path, json!({"name": "Mine"}))
         .await;
     assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
-    let refused = app.delete(&path, Some(&user.token)).await;
+    let refused = app.as_user(&user).delete(&path).await;
     assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
 
-    let listed = app.get("/api/projects/", Some(&user.token)).await;
+    let listed = app.as_user(&user).get("/api/projects/").await;
     assert_eq!(listed.status, StatusCode::OK);
     assert_eq!(listed.json.as_array().unwrap().len(), 1);
-    assert_eq!(
-        app.get(&path, Some(&user.token)).await.json["name"],
-        "Network"
-    );
-    assert_eq!(
-        app.get(&path, Some(&agent.token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(app.as_user(&user).get(&path).await.json["name"], "Network");
+    assert_eq!(app.as_user(&agent).get(&path).await.status, StatusCode::OK);
 
+    let anonymous = app.anonymous();
     for response in [
-        app.get("/api/projects/", None).await,
-        app.get(&path, None).await,
-        app.post("/api/projects/", None, json!({"name": "X"})).await,
-        app.patch(&path, None, json!({"name": "X"})).await,
-        app.delete(&path, None).await,
+        anonymous.get("/api/projects/").await,
+        anonymous.get(&path).await,
+        anonymous.post("/api/projects/", json!({"name": "X"})).await,
+        anonymous.patch(&path, json!({"name": "X"})).await,
+        anonymous.delete(&path).await,
     ] {
-        assert_eq!(response.status, StatusCode::UNAUTHORIZED);
-        assert_eq!(
-            response.json,
-            json!({"error": "authentication credentials were not provided", "code": "unauthenticated", "details": {}})
-        );
+        assert_unauthenticated(&response);
     }
 }
 db_test!(only_team_members_write_but_everyone_reads);
 
 async fn archived_projects_vanish_but_tickets_keep_them(app: &TestApp) {
     let agent = app.agent("agnes").await;
-    let actor = actor_of(app, &agent).await;
+    let actor = app.actor(&agent).await;
     let kept = app
-        .post(
-            "/api/projects/",
-            Some(&agent.token),
-            json!({"name": "Alpha"}),
-        )
+        .as_user(&agent)
+        .post("/api/projects/", json!({"name": "Alpha"}))
         .await;
     let gone = app
-        .post(
-            "/api/projects/",
-            Some(&agent.token),
-            json!({"name": "Beta"}),
-        )
+        .as_user(&agent)
+        .post("/api/projects/", json!({"name": "Beta"}))
         .await;
     let gone_id = gone.json["id"].as_i64().unwrap() as i32;
     let ticket = ticket_in(app, &actor, Some(gone_id)).await;
     let path = format!("/api/projects/{gone_id}/");
 
-    let deleted = app.delete(&path, Some(&agent.token)).await;
+    let deleted = app.as_user(&agent).delete(&path).await;
     assert_eq!(deleted.status, StatusCode::NO_CONTENT);
     assert_eq!(deleted.text, "");
     assert_error(
-        &app.get(&path, Some(&agent.token)).await,
+        &app.as_user(&agent).get(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     assert_error(
-        &app.patch(&path, Some(&agent.token), json!({"name": "Gamma"}))
+        &app.as_user(&agent)
+            .patch(&path, json!({"name": "Gamma"}))
             .await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     assert_error(
-        &app.delete(&path, Some(&agent.token)).await,
+        &app.as_user(&agent).delete(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
-    let listed = app.get("/api/projects/", Some(&agent.token)).await;
+    let listed = app.as_user(&agent).get("/api/projects/").await;
     assert_eq!(listed.json.as_array().unwrap().len(), 1);
     assert_eq!(listed.json[0]["id"], kept.json["id"]);
 
@@ -202,11 +179,8 @@ async fn archived_projects_vanish_but_tickets_keep_them(app: &TestApp) {
 
     // The unique index covers archived projects: their names stay taken.
     let reuse = app
-        .post(
-            "/api/projects/",
-            Some(&agent.token),
-            json!({"name": "Beta"}),
-        )
+        .as_user(&agent)
+        .post("/api/projects/", json!({"name": "Beta"}))
         .await;
     assert_eq!(reuse.status, StatusCode::BAD_REQUEST);
     assert_eq!(
@@ -220,7 +194,7 @@ async fn archived_projects_vanish_but_tickets_keep_them(app: &TestApp) {
         "/api/projects/-1/",
     ] {
         assert_error(
-            &app.get(missing, Some(&agent.token)).await,
+            &app.as_user(&agent).get(missing).await,
             StatusCode::NOT_FOUND,
             "not_found",
         );
@@ -312,7 +286,7 @@ db_test!(project_validation_errors);
 
 async fn ticket_counts_are_batched(app: &TestApp) {
     let agent = app.agent("agnes").await;
-    let actor = actor_of(app, &agent).await;
+    let actor = app.actor(&agent).await;
     let mut ids = Vec::new();
     for i in 0..3 {
         let p = projects::create(
@@ -336,9 +310,9 @@ async fn ticket_counts_are_batched(app: &TestApp) {
     ticket_in(app, &actor, Some(ids[1])).await;
     ticket_in(app, &actor, None).await;
 
-    app.get("/api/projects/", Some(&agent.token)).await; // first use of the token records last_used_at
+    app.as_user(&agent).get("/api/projects/").await; // first use of the token records last_used_at
     let before = app.statements();
-    let small = app.get("/api/projects/", Some(&agent.token)).await;
+    let small = app.as_user(&agent).get("/api/projects/").await;
     let small_cost = app.statements() - before;
     let counts: Vec<i64> = small
         .json
@@ -349,7 +323,8 @@ async fn ticket_counts_are_batched(app: &TestApp) {
         .collect();
     assert_eq!(counts, [2, 1, 0]);
     let one = app
-        .get(&format!("/api/projects/{}/", ids[0]), Some(&agent.token))
+        .as_user(&agent)
+        .get(&format!("/api/projects/{}/", ids[0]))
         .await;
     assert_eq!(one.json["ticket_count"], 2);
 
@@ -366,8 +341,10 @@ async fn ticket_counts_are_batched(app: &TestApp) {
         .unwrap();
         ticket_in(app, &actor, Some(p.id)).await;
     }
+    // Creating the projects can outlast the credentials cache on a busy machine: warm it again.
+    app.as_user(&agent).get("/api/projects/").await;
     let before = app.statements();
-    let large = app.get("/api/projects/", Some(&agent.token)).await;
+    let large = app.as_user(&agent).get("/api/projects/").await;
     let large_cost = app.statements() - before;
     assert_eq!(large.json.as_array().unwrap().len(), 100);
     assert_eq!(large.json[99]["ticket_count"], 1);

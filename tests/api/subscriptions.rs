@@ -10,15 +10,7 @@ use deskgraph::state::AppState;
 use serde_json::{json, Value};
 
 async fn new_ticket(app: &TestApp, user: &TestUser, title: &str) -> Value {
-    let made = app
-        .post(
-            "/api/tickets/",
-            Some(&user.token),
-            json!({ "title": title }),
-        )
-        .await;
-    assert_eq!(made.status, 201, "{}", made.text);
-    made.json
+    app.as_user(user).ticket_titled(title).await
 }
 
 fn global_id(kind: &str, id: &Value) -> String {

@@ -3,9 +3,6 @@ use crate::db_test;
 use crate::helpers::{assert_error, TestApp, TestUser};
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
-use chrono::Utc;
-use entity::project;
-use sea_orm::{ActiveModelTrait, Set};
 use serde_json::{json, Value};
 
 /// Sorted keys of a JSON object.
@@ -23,9 +20,7 @@ fn sorted(list: &[&str]) -> Vec<String> {
 
 /// Create a ticket over REST as `user`; panics unless 201. Returns the create body.
 pub async fn create_ticket(app: &TestApp, user: &TestUser, body: Value) -> Value {
-    let resp = app.post("/api/tickets/", Some(&user.token), body).await;
-    assert_eq!(resp.status, StatusCode::CREATED, "{}", resp.text);
-    resp.json
+    app.as_user(user).create_ticket(body).await
 }
 
 /// The ticket path for an id in a JSON body.
@@ -45,20 +40,11 @@ fn ids(list: &Value) -> Vec<i64> {
 async fn create_and_read_shapes(app: &TestApp) {
     let alice = app.user("alice").await;
     let carol = app.agent("carol").await;
-    let proj = project::ActiveModel {
-        name: Set("Network".into()),
-        description: Set(String::new()),
-        created_at: Set(Utc::now()),
-        updated_at: Set(Utc::now()),
-        ..Default::default()
-    }
-    .insert(&app.state.db.conn)
-    .await
-    .unwrap();
+    let proj = app.project("Network").await;
     let resp = app
+        .as_user(&alice)
         .post(
             "/api/tickets/",
-            Some(&alice.token),
             json!({"title": "  Printer on fire ", "description": "<p>Help</p><script>x()</script>",
                    "priority": "high", "project": proj.id, "assigned_to": carol.id,
                    "due_date": "2026-12-01", "unknown": true}),
@@ -83,7 +69,7 @@ async fn create_and_read_shapes(app: &TestApp) {
     assert_eq!(created["priority"], "high");
     assert!(created["created_at"].as_str().unwrap().ends_with('Z'));
 
-    let detail = app.get(&path_of(&created), Some(&alice.token)).await;
+    let detail = app.as_user(&alice).get(&path_of(&created)).await;
     assert_eq!(detail.status, StatusCode::OK, "{}", detail.text);
     let d = detail.json;
     assert_eq!(
@@ -100,7 +86,7 @@ async fn create_and_read_shapes(app: &TestApp) {
     );
     assert!(d["updated_at"].as_str().unwrap().ends_with('Z'));
 
-    let list = app.get("/api/tickets/", Some(&alice.token)).await;
+    let list = app.as_user(&alice).get("/api/tickets/").await;
     assert_eq!(list.status, StatusCode::OK, "{}", list.text);
     assert_eq!(
         list.json,
@@ -116,12 +102,12 @@ async fn create_and_read_shapes(app: &TestApp) {
     let bare = create_ticket(app, &alice, json!({"title": "Bare"})).await;
     assert_eq!(bare["ticket_number"], "TKT-002");
     assert_eq!(bare["priority"], "medium");
-    let d = app.get(&path_of(&bare), Some(&alice.token)).await.json;
+    let d = app.as_user(&alice).get(&path_of(&bare)).await.json;
     assert_eq!(d["assigned_to"], Value::Null);
     assert_eq!(d["project"], Value::Null);
     assert_eq!(d["due_date"], Value::Null);
     assert_eq!(d["description"], "");
-    let list = app.get("/api/tickets/", Some(&alice.token)).await.json;
+    let list = app.as_user(&alice).get("/api/tickets/").await.json;
     assert_eq!(list["results"][0]["assigned_to"], Value::Null);
 }
 db_test!(create_and_read_shapes);
@@ -130,11 +116,8 @@ async fn create_errors_name_their_fields(app: &TestApp) {
     let alice = app.user("alice").await;
     let bob = app.user("bob").await;
     let missing = app
-        .post(
-            "/api/tickets/",
-            Some(&alice.token),
-            json!({"priority": "high"}),
-        )
+        .as_user(&alice)
+        .post("/api/tickets/", json!({"priority": "high"}))
         .await;
     assert_error(&missing, StatusCode::BAD_REQUEST, "validation_error");
     assert_eq!(
@@ -142,9 +125,9 @@ async fn create_errors_name_their_fields(app: &TestApp) {
         json!({"title": ["this field is required"]})
     );
     let several = app
+        .as_user(&alice)
         .post(
             "/api/tickets/",
-            Some(&alice.token),
             json!({"title": 5, "priority": "urgent", "project": "x", "due_date": "2026-13-01",
                    "assigned_to": [1]}),
         )
@@ -159,30 +142,26 @@ async fn create_errors_name_their_fields(app: &TestApp) {
         json!(["must be a string"])
     );
     let blank = app
-        .post("/api/tickets/", Some(&alice.token), json!({"title": "   "}))
+        .as_user(&alice)
+        .post("/api/tickets/", json!({"title": "   "}))
         .await;
     assert_error(&blank, StatusCode::BAD_REQUEST, "validation_error");
     assert!(blank.json["details"]["title"].is_array());
     let ghost = app
-        .post(
-            "/api/tickets/",
-            Some(&alice.token),
-            json!({"title": "x", "assigned_to": 9999}),
-        )
+        .as_user(&alice)
+        .post("/api/tickets/", json!({"title": "x", "assigned_to": 9999}))
         .await;
     assert_error(&ghost, StatusCode::BAD_REQUEST, "validation_error");
     assert!(ghost.json["details"]["assigned_to"].is_array());
     let not_object = app
-        .post("/api/tickets/", Some(&alice.token), json!(["title"]))
+        .as_user(&alice)
+        .post("/api/tickets/", json!(["title"]))
         .await;
     assert_error(&not_object, StatusCode::BAD_REQUEST, "validation_error");
     // Only the team opens tickets for someone else.
     let for_bob = app
-        .post(
-            "/api/tickets/",
-            Some(&alice.token),
-            json!({"title": "x", "requester": bob.id}),
-        )
+        .as_user(&alice)
+        .post("/api/tickets/", json!({"title": "x", "requester": bob.id}))
         .await;
     assert_error(&for_bob, StatusCode::FORBIDDEN, "forbidden");
     let agent = app.agent("carol").await;
@@ -192,11 +171,11 @@ async fn create_errors_name_their_fields(app: &TestApp) {
         json!({"title": "for bob", "requester": bob.id}),
     )
     .await;
-    let seen = app.get(&path_of(&made), Some(&bob.token)).await;
+    let seen = app.as_user(&bob).get(&path_of(&made)).await;
     assert_eq!(seen.status, StatusCode::OK);
     assert_eq!(seen.json["requester"]["username"], "bob");
     // Nothing was created by the refused requests.
-    let list = app.get("/api/tickets/", Some(&agent.token)).await.json;
+    let list = app.as_user(&agent).get("/api/tickets/").await.json;
     assert_eq!(list["count"], 1);
 }
 db_test!(create_errors_name_their_fields);
@@ -228,9 +207,9 @@ async fn update_shapes_and_errors(app: &TestApp) {
     .await;
     let path = path_of(&t);
     let resp = app
+        .as_user(&agent)
         .patch(
             &path,
-            Some(&agent.token),
             json!({"title": "New", "status": "open", "priority": "critical", "junk": {"a": 1}}),
         )
         .await;
@@ -254,19 +233,16 @@ async fn update_shapes_and_errors(app: &TestApp) {
 
     // null clears nullable fields.
     let cleared = app
-        .patch(
-            &path,
-            Some(&agent.token),
-            json!({"assigned_to": null, "due_date": null}),
-        )
+        .as_user(&agent)
+        .patch(&path, json!({"assigned_to": null, "due_date": null}))
         .await;
     assert_eq!(cleared.status, StatusCode::OK, "{}", cleared.text);
-    let d = app.get(&path, Some(&agent.token)).await.json;
+    let d = app.as_user(&agent).get(&path).await.json;
     assert_eq!(d["assigned_to"], Value::Null);
     assert_eq!(d["due_date"], Value::Null);
 
     // PUT behaves as PATCH, and a whole detail object sent back is accepted.
-    let mut whole = app.get(&path, Some(&agent.token)).await.json;
+    let mut whole = app.as_user(&agent).get(&path).await.json;
     whole["title"] = json!("Via PUT");
     whole["assigned_to"] = json!({"id": agent.id, "username": "carol", "full_name": "x"});
     let put = app
@@ -274,7 +250,7 @@ async fn update_shapes_and_errors(app: &TestApp) {
         .await;
     assert_eq!(put.status, StatusCode::OK, "{}", put.text);
     assert_eq!(put.json["title"], "Via PUT");
-    let d = app.get(&path, Some(&agent.token)).await.json;
+    let d = app.as_user(&agent).get(&path).await.json;
     assert_eq!(d["assigned_to"]["id"], agent.id);
     assert_eq!(d["status"], "open");
 
@@ -287,7 +263,7 @@ async fn update_shapes_and_errors(app: &TestApp) {
         (json!({"due_date": "tomorrow"}), "due_date"),
         (json!({"title": "x".repeat(201)}), "title"),
     ] {
-        let resp = app.patch(&path, Some(&agent.token), body.clone()).await;
+        let resp = app.as_user(&agent).patch(&path, body.clone()).await;
         assert_error(&resp, StatusCode::BAD_REQUEST, "validation_error");
         assert!(
             resp.json["details"][field].is_array(),
@@ -296,7 +272,7 @@ async fn update_shapes_and_errors(app: &TestApp) {
         );
     }
     assert_eq!(
-        app.get(&path, Some(&agent.token)).await.json["title"],
+        app.as_user(&agent).get(&path).await.json["title"],
         "Via PUT"
     );
 
@@ -306,18 +282,17 @@ async fn update_shapes_and_errors(app: &TestApp) {
         "/api/tickets/99999/",
     ] {
         assert_error(
-            &app.get(bad, Some(&agent.token)).await,
+            &app.as_user(&agent).get(bad).await,
             StatusCode::NOT_FOUND,
             "not_found",
         );
         assert_error(
-            &app.patch(bad, Some(&agent.token), json!({"title": "x"}))
-                .await,
+            &app.as_user(&agent).patch(bad, json!({"title": "x"})).await,
             StatusCode::NOT_FOUND,
             "not_found",
         );
         assert_error(
-            &app.delete(bad, Some(&agent.token)).await,
+            &app.as_user(&agent).delete(bad).await,
             StatusCode::NOT_FOUND,
             "not_found",
         );
@@ -330,29 +305,30 @@ async fn archive_hides_and_restore_brings_back(app: &TestApp) {
     let alice = app.user("alice").await;
     let t = create_ticket(app, &alice, json!({"title": "Gone soon"})).await;
     let path = path_of(&t);
-    let refused = app.delete(&path, Some(&alice.token)).await;
+    let refused = app.as_user(&alice).delete(&path).await;
     assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
-    let deleted = app.delete(&path, Some(&agent.token)).await;
+    let deleted = app.as_user(&agent).delete(&path).await;
     assert_eq!(deleted.status, StatusCode::NO_CONTENT);
     assert_eq!(deleted.text, "");
     for who in [&agent, &alice] {
         assert_error(
-            &app.get(&path, Some(&who.token)).await,
+            &app.as_user(who).get(&path).await,
             StatusCode::NOT_FOUND,
             "not_found",
         );
-        let list = app.get("/api/tickets/", Some(&who.token)).await.json;
+        let list = app.as_user(who).get("/api/tickets/").await.json;
         assert_eq!(list["count"], 0);
         assert_eq!(list["results"], json!([]));
     }
     assert_error(
-        &app.patch(&path, Some(&agent.token), json!({"title": "x"}))
+        &app.as_user(&agent)
+            .patch(&path, json!({"title": "x"}))
             .await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     assert_error(
-        &app.delete(&path, Some(&agent.token)).await,
+        &app.as_user(&agent).delete(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
@@ -365,11 +341,8 @@ async fn archive_hides_and_restore_brings_back(app: &TestApp) {
     deskgraph::service::tickets::restore(&app.state, &actor, id)
         .await
         .unwrap();
-    assert_eq!(
-        app.get(&path, Some(&alice.token)).await.status,
-        StatusCode::OK
-    );
-    let list = app.get("/api/tickets/", Some(&alice.token)).await.json;
+    assert_eq!(app.as_user(&alice).get(&path).await.status, StatusCode::OK);
+    let list = app.as_user(&alice).get("/api/tickets/").await.json;
     assert_eq!(ids(&list), vec![i64::from(id)]);
 }
 db_test!(archive_hides_and_restore_brings_back);
@@ -377,11 +350,8 @@ db_test!(archive_hides_and_restore_brings_back);
 async fn concurrent_creates_get_consecutive_numbers(app: &TestApp) {
     let alice = app.user("alice").await;
     let requests = (0..64).map(|i| {
-        app.post(
-            "/api/tickets/",
-            Some(&alice.token),
-            json!({"title": format!("Ticket {i}")}),
-        )
+        app.as_user(&alice)
+            .post("/api/tickets/", json!({"title": format!("Ticket {i}")}))
     });
     let responses = futures_util::future::join_all(requests).await;
     let mut numbers: Vec<String> = responses
@@ -395,7 +365,8 @@ async fn concurrent_creates_get_consecutive_numbers(app: &TestApp) {
     let expected: Vec<String> = (1..=64).map(|n| format!("TKT-{n:03}")).collect();
     assert_eq!(numbers, expected);
     let list = app
-        .get("/api/tickets/?limit=100", Some(&alice.token))
+        .as_user(&alice)
+        .get("/api/tickets/?limit=100")
         .await
         .json;
     assert_eq!(list["count"], 64);

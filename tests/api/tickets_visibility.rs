@@ -23,35 +23,31 @@ async fn visibility_and_change_rights(app: &TestApp) {
 
     // Another requester: 404 everywhere, absent from lists and counts.
     assert_error(
-        &app.get(&path, Some(&bob.token)).await,
+        &app.as_user(&bob).get(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     assert_error(
-        &app.patch(&path, Some(&bob.token), json!({"title": "x"}))
-            .await,
+        &app.as_user(&bob).patch(&path, json!({"title": "x"})).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     assert_error(
-        &app.delete(&path, Some(&bob.token)).await,
+        &app.as_user(&bob).delete(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
-    let list = app.get("/api/tickets/", Some(&bob.token)).await.json;
+    let list = app.as_user(&bob).get("/api/tickets/").await.json;
     assert_eq!(list["count"], 0);
     assert_eq!(list["results"], json!([]));
-    let by_number = app
-        .get("/api/tickets/?q=TKT-001", Some(&bob.token))
-        .await
-        .json;
+    let by_number = app.as_user(&bob).get("/api/tickets/?q=TKT-001").await.json;
     assert_eq!(by_number["count"], 0);
 
     // The requester may change title, description and priority only.
     let ok = app
+        .as_user(&alice)
         .patch(
             &path,
-            Some(&alice.token),
             json!({"title": "Mine!", "description": "more", "priority": "low"}),
         )
         .await;
@@ -61,10 +57,10 @@ async fn visibility_and_change_rights(app: &TestApp) {
         json!({"assigned_to": dan.id}),
         json!({"title": "x", "status": "open"}),
     ] {
-        let resp = app.patch(&path, Some(&alice.token), body).await;
+        let resp = app.as_user(&alice).patch(&path, body).await;
         assert_error(&resp, StatusCode::FORBIDDEN, "forbidden");
     }
-    let d = app.get(&path, Some(&alice.token)).await.json;
+    let d = app.as_user(&alice).get(&path).await.json;
     assert_eq!(
         (d["title"].clone(), d["status"].clone()),
         (json!("Mine!"), json!("new"))
@@ -72,70 +68,57 @@ async fn visibility_and_change_rights(app: &TestApp) {
 
     // The assignee (not on the team) sees and changes it, status included.
     assert_error(
-        &app.get(&path, Some(&dan.token)).await,
+        &app.as_user(&dan).get(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     let assign = app
-        .patch(&path, Some(&agent.token), json!({"assigned_to": dan.id}))
+        .as_user(&agent)
+        .patch(&path, json!({"assigned_to": dan.id}))
         .await;
     assert_eq!(assign.status, StatusCode::OK, "{}", assign.text);
+    assert_eq!(app.as_user(&dan).get(&path).await.status, StatusCode::OK);
     assert_eq!(
-        app.get(&path, Some(&dan.token)).await.status,
-        StatusCode::OK
-    );
-    assert_eq!(
-        app.get("/api/tickets/", Some(&dan.token)).await.json["count"],
+        app.as_user(&dan).get("/api/tickets/").await.json["count"],
         1
     );
     let moved = app
-        .patch(&path, Some(&dan.token), json!({"status": "in_progress"}))
+        .as_user(&dan)
+        .patch(&path, json!({"status": "in_progress"}))
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
     assert_eq!(moved.json["status"], "in_progress");
     // ...but may not archive it.
     assert_error(
-        &app.delete(&path, Some(&dan.token)).await,
+        &app.as_user(&dan).delete(&path).await,
         StatusCode::FORBIDDEN,
         "forbidden",
     );
 
     // A member of the assigned group sees and changes it.
     assert_error(
-        &app.get(&path, Some(&erin.token)).await,
+        &app.as_user(&erin).get(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
     let group = app
-        .patch(
-            &path,
-            Some(&agent.token),
-            json!({"assigned_group": network.id}),
-        )
+        .as_user(&agent)
+        .patch(&path, json!({"assigned_group": network.id}))
         .await;
     assert_eq!(group.status, StatusCode::OK, "{}", group.text);
-    assert_eq!(
-        app.get(&path, Some(&erin.token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(app.as_user(&erin).get(&path).await.status, StatusCode::OK);
     let held = app
-        .patch(
-            &path,
-            Some(&erin.token),
-            json!({"status": "on_hold", "assigned_to": null}),
-        )
+        .as_user(&erin)
+        .patch(&path, json!({"status": "on_hold", "assigned_to": null}))
         .await;
     assert_eq!(held.status, StatusCode::OK, "{}", held.text);
     // Unassigned now: dan lost access, erin keeps it through the group.
     assert_error(
-        &app.get(&path, Some(&dan.token)).await,
+        &app.as_user(&dan).get(&path).await,
         StatusCode::NOT_FOUND,
         "not_found",
     );
-    assert_eq!(
-        app.get(&path, Some(&erin.token)).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(app.as_user(&erin).get(&path).await.status, StatusCode::OK);
 }
 db_test!(visibility_and_change_rights);
 
@@ -174,7 +157,7 @@ async fn comments_count_follows_comment_visibility(app: &TestApp) {
     }
     let path = path_of(&t);
     for (who, expected) in [(&alice, 2), (&dan, 3), (&agent, 3)] {
-        let d = app.get(&path, Some(&who.token)).await;
+        let d = app.as_user(who).get(&path).await;
         assert_eq!(d.json["comments_count"], expected, "{}", who.username);
     }
 }

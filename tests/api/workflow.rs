@@ -51,7 +51,8 @@ async fn every_move_of_the_table(app: &TestApp) {
         for to in STATUSES {
             set_status(app, id, from).await;
             let resp = app
-                .patch(&path, Some(&agent.token), json!({"status": to}))
+                .as_user(&agent)
+                .patch(&path, json!({"status": to}))
                 .await;
             if from == to || allowed.contains(&to) {
                 assert_eq!(resp.status, StatusCode::OK, "{from} -> {to}: {}", resp.text);
@@ -68,7 +69,7 @@ async fn every_move_of_the_table(app: &TestApp) {
                 let mut want = allowed.to_vec();
                 want.sort();
                 assert_eq!(got, want, "{from} -> {to}");
-                let now = app.get(&path, Some(&agent.token)).await.json;
+                let now = app.as_user(&agent).get(&path).await.json;
                 assert_eq!(now["status"], from, "a refused move changes nothing");
             }
         }
@@ -81,7 +82,7 @@ async fn a_ticket_lives_through_the_workflow(app: &TestApp) {
     let agent = app.agent("carol").await;
     let t = create_ticket(app, &alice, json!({"title": "Life"})).await;
     let path = path_of(&t);
-    let mut updated_at = app.get(&path, Some(&agent.token)).await.json["updated_at"].clone();
+    let mut updated_at = app.as_user(&agent).get(&path).await.json["updated_at"].clone();
     for (to, category) in [
         ("open", "todo"),
         ("in_progress", "in_progress"),
@@ -92,10 +93,11 @@ async fn a_ticket_lives_through_the_workflow(app: &TestApp) {
         ("closed", "done"),
     ] {
         let resp = app
-            .patch(&path, Some(&agent.token), json!({"status": to}))
+            .as_user(&agent)
+            .patch(&path, json!({"status": to}))
             .await;
         assert_eq!(resp.status, StatusCode::OK, "{to}: {}", resp.text);
-        let d = app.get(&path, Some(&alice.token)).await.json;
+        let d = app.as_user(&alice).get(&path).await.json;
         assert_eq!(
             (d["status"].as_str(), d["status_category"].as_str()),
             (Some(to), Some(category))
@@ -107,19 +109,22 @@ async fn a_ticket_lives_through_the_workflow(app: &TestApp) {
         updated_at = d["updated_at"].clone();
     }
     let stuck = app
-        .patch(&path, Some(&agent.token), json!({"status": "open"}))
+        .as_user(&agent)
+        .patch(&path, json!({"status": "open"}))
         .await;
     assert_error(&stuck, StatusCode::BAD_REQUEST, "invalid_transition");
     assert_eq!(stuck.json["details"], json!({"allowed": []}));
     // Staying put is always allowed, even when terminal.
     let same = app
-        .patch(&path, Some(&agent.token), json!({"status": "closed"}))
+        .as_user(&agent)
+        .patch(&path, json!({"status": "closed"}))
         .await;
     assert_eq!(same.status, StatusCode::OK, "{}", same.text);
     // The requester may not move status at all.
     let t2 = create_ticket(app, &alice, json!({"title": "Mine"})).await;
     let refused = app
-        .patch(&path_of(&t2), Some(&alice.token), json!({"status": "open"}))
+        .as_user(&alice)
+        .patch(&path_of(&t2), json!({"status": "open"}))
         .await;
     assert_error(&refused, StatusCode::FORBIDDEN, "forbidden");
 }
