@@ -163,7 +163,8 @@ mod tests {
     #[tokio::test]
     async fn hidden_items_mean_what_plain_answers_assume() {
         let schema = Schema::new(Root, EmptyMutation, EmptySubscription);
-        let doc = "{ probe { x: a ...F } } fragment F on Probe { a } fragment G on Probe { a }";
+        let doc =
+            "{ probe { x: a ...F ...G } } fragment F on Probe { a } fragment G on Probe { a }";
         let response = schema.execute(doc).await;
         assert!(response.errors.is_empty(), "{:?}", response.errors);
         let json = response.data.into_json().unwrap_or_default();
