@@ -22,8 +22,8 @@ pub struct RequestContext {
     pub loader: DataLoader<DbLoader, Cache>,
     /// Batched loads filtered by the caller's visibility (people, comments, linked assets and tickets).
     pub visible: DataLoader<ViewerLoader, Cache>,
-    /// What this request's ticket pages read with their tickets, for plain answers (`plain.rs`).
-    pub fed: Mutex<Fed>,
+    /// What this request's ticket pages read with their tickets, for plain answers (`plain/`) and the resolvers alike.
+    pub page_records: Mutex<PageRecords>,
 }
 
 /// People and projects read with ticket pages ([`super::prefetch::feed_refs`]). Plain
@@ -31,7 +31,7 @@ pub struct RequestContext {
 /// which costs a lookup instead of the loader's per-call maps, hashing and copies (a tenth of a 20-ticket
 /// page); the loader is not fed with them.
 #[derive(Default)]
-pub struct Fed {
+pub struct PageRecords {
     /// Requesters and assignees.
     pub users: crate::FastMap<i32, user::Model>,
     /// Projects.
@@ -56,7 +56,7 @@ impl RequestContext {
             auth,
             loader,
             visible,
-            fed: Mutex::default(),
+            page_records: Mutex::default(),
         }
     }
 
@@ -67,7 +67,7 @@ impl RequestContext {
 
     /// A user by id: one read with this request's ticket pages, else through the loader (batched).
     pub async fn user(&self, id: i32) -> async_graphql::Result<Option<user::Model>> {
-        if let Some(found) = self.fed_user(id) {
+        if let Some(found) = self.page_user(id) {
             return Ok(Some(found));
         }
         self.visible.load_one(UserKey(id)).await.map_err(load_error)
@@ -75,7 +75,7 @@ impl RequestContext {
 
     /// A project by id, like [`RequestContext::user`].
     pub async fn project(&self, id: i32) -> async_graphql::Result<Option<project::Model>> {
-        if let Some(found) = self.fed_project(id) {
+        if let Some(found) = self.page_project(id) {
             return Ok(Some(found));
         }
         self.loader
@@ -86,27 +86,27 @@ impl RequestContext {
 
     /// Keep users read with something else (comment authors with their comments) where
     /// [`RequestContext::user`] and plain answers look first.
-    pub fn feed_users(&self, users: impl IntoIterator<Item = user::Model>) {
-        match self.fed.lock() {
-            Ok(mut fed) => fed.users.extend(users.into_iter().map(|u| (u.id, u))),
+    pub fn add_page_users(&self, users: impl IntoIterator<Item = user::Model>) {
+        match self.page_records.lock() {
+            Ok(mut records) => records.users.extend(users.into_iter().map(|u| (u.id, u))),
             // Never expected (nothing panics while holding it); the resolvers then load them again.
-            Err(_) => tracing::warn!("request's fed records unavailable"),
+            Err(_) => tracing::warn!("request's page records unavailable"),
         }
     }
 
     /// The user read with this request's ticket pages, if one was.
-    pub fn fed_user(&self, id: i32) -> Option<user::Model> {
-        self.fed(|fed| fed.users.get(&id).cloned())
+    pub fn page_user(&self, id: i32) -> Option<user::Model> {
+        self.look(|records| records.users.get(&id).cloned())
     }
 
     /// The project read with this request's ticket pages, if one was.
-    pub fn fed_project(&self, id: i32) -> Option<project::Model> {
-        self.fed(|fed| fed.projects.get(&id).cloned())
+    pub fn page_project(&self, id: i32) -> Option<project::Model> {
+        self.look(|records| records.projects.get(&id).cloned())
     }
 
-    /// Look into the fed records (the lock is held only for `look`, which must not come back here).
-    fn fed<R>(&self, look: impl FnOnce(&Fed) -> Option<R>) -> Option<R> {
-        look(&*self.fed.lock().ok()?)
+    /// Look into the page records (the lock is held only for `look`, which must not come back here).
+    fn look<R>(&self, look: impl FnOnce(&PageRecords) -> Option<R>) -> Option<R> {
+        look(&*self.page_records.lock().ok()?)
     }
 
     /// The configured ticket-number prefix.

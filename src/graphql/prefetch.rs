@@ -36,7 +36,7 @@ pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
 }
 
 /// Put users and projects read with a page of tickets where the resolvers look first
-/// ([`super::context::Fed`]).
+/// ([`super::context::PageRecords`]).
 pub fn feed_refs(req: &RequestContext, refs: TicketPage) -> Vec<ticket::Model> {
     let TicketPage {
         tickets,
@@ -44,36 +44,36 @@ pub fn feed_refs(req: &RequestContext, refs: TicketPage) -> Vec<ticket::Model> {
         projects,
         ..
     } = refs;
-    match req.fed.lock() {
-        Ok(mut fed) => {
-            fed.users.extend(people);
-            fed.projects.extend(projects);
+    match req.page_records.lock() {
+        Ok(mut records) => {
+            records.users.extend(people);
+            records.projects.extend(projects);
         }
         // Never expected (nothing panics while holding it); the resolvers then load them again.
-        Err(_) => tracing::warn!("request's fed records unavailable"),
+        Err(_) => tracing::warn!("request's page records unavailable"),
     }
     tickets
 }
 
 /// Prime the request's loader with what the selection under a ticket connection will ask for, but
-/// what [`feed_refs`] already put there (`fed`: what the page's statement joined) is not asked again.
+/// what [`feed_refs`] already put there (`joined`: what the page's statement joined) is not asked again.
 pub async fn ticket_page(
     ctx: &Context<'_>,
     req: &RequestContext,
     rows: &[ticket::Model],
-    fed: Option<Joined>,
+    joined: Option<Joined>,
 ) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
-    let people_fed = fed.is_some_and(|j| j.people == Some(People::Records));
+    let people_joined = joined.is_some_and(|j| j.people == Some(People::Records));
     let la = ctx.look_ahead();
     let loader = &req.loader;
     let mut user_ids = Vec::new();
-    if !people_fed && selected(&la, &["requester"]) {
+    if !people_joined && selected(&la, &["requester"]) {
         user_ids.extend(rows.iter().map(|t| t.requester_id));
     }
-    if !people_fed && selected(&la, &["assignee"]) {
+    if !people_joined && selected(&la, &["assignee"]) {
         user_ids.extend(rows.iter().filter_map(|t| t.assignee_id));
     }
     if !user_ids.is_empty() {
@@ -102,7 +102,7 @@ pub async fn ticket_page(
             .map(GroupKey);
         loader.load_many(keys).await.map_err(load_error)?;
     }
-    if !fed.is_some_and(|j| j.project) && selected(&la, &["project"]) {
+    if !joined.is_some_and(|j| j.project) && selected(&la, &["project"]) {
         let keys = rows.iter().filter_map(|t| t.project_id).map(ProjectKey);
         loader.load_many(keys).await.map_err(load_error)?;
     }
@@ -158,7 +158,7 @@ async fn comment_pages(
     let mut user_ids: Vec<i32> = Vec::new();
     if any(&["author"]) {
         // Read with the comments.
-        req.feed_users(pages.values().flat_map(|l| l.authors.values()).cloned());
+        req.add_page_users(pages.values().flat_map(|l| l.authors.values()).cloned());
     }
     if any(&["editedBy"]) {
         user_ids.extend(all.iter().filter_map(|c| c.edited_by_id));

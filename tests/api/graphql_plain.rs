@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 
 /// Whether a document's ticket objects must be answered in one pass.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Expect {
+pub(crate) enum Expect {
     /// Every field is plain and its relations are loaded with the page.
     Plain,
     /// Some field needs the executor.
@@ -75,7 +75,7 @@ const PROJECT_TICKETS: &str = r#"{ projects(first: 5) { nodes { name tickets(fir
 const MISSING: &str = r#"{ ticket(databaseId: 999999) { title } }"#;
 
 /// POST a GraphQL document to `router` as `user`.
-async fn ask(
+pub(crate) async fn ask(
     app: &TestApp,
     router: &Router,
     user: &TestUser,
@@ -94,7 +94,7 @@ async fn ask(
 }
 
 /// Every document as every viewer on both instances: the same bytes, and plain answers where expected.
-async fn compare(
+pub(crate) async fn compare(
     app: &TestApp,
     executor: &Router,
     viewers: &[&TestUser],

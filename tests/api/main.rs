@@ -45,6 +45,7 @@ mod graphql_multipart_limits;
 mod graphql_mutations;
 mod graphql_over_http;
 mod graphql_plain;
+mod graphql_plain_documents;
 mod graphql_projects;
 mod graphql_support;
 mod graphql_tickets;

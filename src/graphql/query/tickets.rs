@@ -313,14 +313,14 @@ pub async fn ticket_connection(
     let query = tickets::TicketQuery::new(&actor, filter.clone(), order, request, joined);
     let found = req.state.ticket_reads.page(db, &actor, query).await?;
     total = total.or(found.total);
-    let (mut rows, fed) = if wants_refs {
+    let (mut rows, joined) = if wants_refs {
         (prefetch::feed_refs(req, found), Some(joined))
     } else {
         (found.tickets, None)
     };
     let more = rows.len() as u64 > page.limit;
     rows.truncate(page.limit as usize);
-    prefetch::ticket_page(ctx, req, &rows, fed).await?;
+    prefetch::ticket_page(ctx, req, &rows, joined).await?;
     Ok(TicketConnection {
         page_info: page_info(page, rows.len(), more),
         offset: page.offset,

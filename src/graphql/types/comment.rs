@@ -1,4 +1,4 @@
-//! `Comment`, `CommentEdit` and the `Ticket.comments` connection.
+//! `Comment` (each field once, [`fields!`]), `CommentEdit` and the `Ticket.comments` connection.
 use super::{Attachment, Ticket, User};
 use crate::domain::CommentType;
 use crate::error::AppError;
@@ -8,12 +8,10 @@ use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, W
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::cost::capped;
 use crate::graphql::ids;
-use crate::graphql::plain::{self, plain_output, Env, Plain};
+use crate::graphql::plain::{fields, plain_output, Answer, Nested, UserOf};
 use crate::graphql::prefetch;
 use crate::service::comments;
-use async_graphql::parser::types::Field;
-use async_graphql::resolver_utils::enum_value;
-use async_graphql::{Context, Object, Result, ScalarType, SimpleObject, Value, ID};
+use async_graphql::{Context, Object, Result, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 use entity::{comment, comment_edit, ticket};
 use std::sync::Arc;
@@ -46,40 +44,14 @@ impl Comment {
 
 plain_output!(Comment, CommentFields);
 
-impl Plain for Comment {
-    const NAME: &'static str = "Comment";
-    const INTERFACES: &'static [&'static str] = &["Node"];
-
-    fn field(&self, field: &Field, env: &Env<'_>) -> Option<Value> {
-        let c = &self.comment;
-        Some(match field.name.node.as_str() {
-            "id" => Value::String(ids::encode("Comment", c.id).0),
-            "databaseId" => Value::from(c.id),
-            "ticket" => plain::object(
-                &Ticket((*self.ticket).clone()),
-                &field.selection_set.node,
-                env,
-            )?,
-            "author" => plain::user(c.author_id, field, env)?,
-            "body" => Value::String(c.body.clone()),
-            "commentType" => enum_value(CommentType::from_db(&c.comment_type).ok()?),
-            "isInternal" => Value::Boolean(c.comment_type == CommentType::Internal.as_str()),
-            "isEdited" => Value::Boolean(c.edit_count > 0),
-            "editCount" => Value::from(c.edit_count),
-            "editedAt" => c.edited_at.map_or(Value::Null, |at| at.to_value()),
-            "editedBy" => plain::user(c.edited_by_id, field, env)?,
-            "createdAt" => c.created_at.to_value(),
-            "updatedAt" => c.updated_at.to_value(),
-            "viewerCanUpdate" | "viewerCanDelete" => {
-                Value::Boolean(comments::can_modify(&env.actor, c))
-            }
-            _ => return None,
-        })
-    }
-}
-
 /// The resolvers of every `Comment` field, for selections that are not plain.
 pub struct CommentFields<'a>(&'a Comment);
+
+impl std::borrow::Borrow<Comment> for CommentFields<'_> {
+    fn borrow(&self) -> &Comment {
+        self.0
+    }
+}
 
 impl std::ops::Deref for CommentFields<'_> {
     type Target = Comment;
@@ -89,29 +61,14 @@ impl std::ops::Deref for CommentFields<'_> {
     }
 }
 
-async fn user(ctx: &Context<'_>, id: Option<i32>) -> Result<Option<User>> {
-    let Some(id) = id else { return Ok(None) };
-    let (req, _) = viewer(ctx)?;
-    Ok(req.user(id).await?.map(User))
-}
-
-#[Object(name = "Comment")]
-impl<'a> CommentFields<'a> {
+fields! {
+    impl<'a> CommentFields<'a> as "Comment" for Comment, interfaces ["Node"];
     /// Global id.
-    pub async fn id(&self) -> ID {
-        ids::encode("Comment", self.comment.id)
-    }
-
+    id: ID = |c| ids::encode("Comment", c.comment.id);
     /// The integer id used by REST.
-    async fn database_id(&self) -> i32 {
-        self.comment.id
-    }
-
+    databaseId: i32 = |c| c.comment.id;
     /// The ticket it belongs to.
-    async fn ticket(&self) -> Ticket {
-        Ticket((*self.ticket).clone())
-    }
-
+    ticket: Ticket = |c| Nested(Ticket((*c.ticket).clone()));
     /// The files on this comment that the viewer may see (those of an internal comment only for viewers
     /// who may read it), oldest first.
     async fn attachments(&self, ctx: &Context<'_>) -> Result<Vec<Attachment>> {
@@ -126,45 +83,21 @@ impl<'a> CommentFields<'a> {
     }
 
     /// Who wrote it (null when the account is gone).
-    async fn author(&self, ctx: &Context<'_>) -> Result<Option<User>> {
-        user(ctx, self.comment.author_id).await
-    }
-
+    author: Option<User> = |c| UserOf(c.comment.author_id);
     /// Sanitised HTML.
-    async fn body(&self) -> &str {
-        &self.comment.body
-    }
-
+    body: String = |c| c.comment.body.clone();
     /// Public or internal.
-    async fn comment_type(&self) -> Result<CommentType> {
-        Ok(CommentType::from_db(&self.comment.comment_type)?)
-    }
-
+    commentType: CommentType = |c| CommentType::from_db(&c.comment.comment_type);
     /// Whether only the team, the assignee and the assigned group may read it.
-    async fn is_internal(&self) -> bool {
-        self.comment.comment_type == CommentType::Internal.as_str()
-    }
-
+    isInternal: bool = |c| c.comment.comment_type == CommentType::Internal.as_str();
     /// Whether it was edited at least once.
-    async fn is_edited(&self) -> bool {
-        self.comment.edit_count > 0
-    }
-
+    isEdited: bool = |c| c.comment.edit_count > 0;
     /// How many times it was edited.
-    async fn edit_count(&self) -> i32 {
-        self.comment.edit_count
-    }
-
+    editCount: i32 = |c| c.comment.edit_count;
     /// Last edit.
-    async fn edited_at(&self) -> Option<DateTime<Utc>> {
-        self.comment.edited_at
-    }
-
+    editedAt: Option<DateTime<Utc>> = |c| c.comment.edited_at;
     /// Who edited it last.
-    async fn edited_by(&self, ctx: &Context<'_>) -> Result<Option<User>> {
-        user(ctx, self.comment.edited_by_id).await
-    }
-
+    editedBy: Option<User> = |c| UserOf(c.comment.edited_by_id);
     /// Earlier versions, oldest first; versions that were internal are left out for viewers who
     /// may not read internal comments.
     async fn edits(&self, ctx: &Context<'_>) -> Result<Vec<CommentEdit>> {
@@ -179,26 +112,13 @@ impl<'a> CommentFields<'a> {
     }
 
     /// Creation time.
-    async fn created_at(&self) -> DateTime<Utc> {
-        self.comment.created_at
-    }
-
+    createdAt: DateTime<Utc> = |c| c.comment.created_at;
     /// Last change.
-    async fn updated_at(&self) -> DateTime<Utc> {
-        self.comment.updated_at
-    }
-
+    updatedAt: DateTime<Utc> = |c| c.comment.updated_at;
     /// Whether the viewer may edit it (its author, or staff/admin).
-    async fn viewer_can_update(&self, ctx: &Context<'_>) -> Result<bool> {
-        let (_, actor) = viewer(ctx)?;
-        Ok(comments::can_modify(&actor, &self.comment))
-    }
-
+    viewerCanUpdate: bool = |c, actor| comments::can_modify(actor, &c.comment);
     /// Whether the viewer may delete it (its author, or staff/admin).
-    async fn viewer_can_delete(&self, ctx: &Context<'_>) -> Result<bool> {
-        let (_, actor) = viewer(ctx)?;
-        Ok(comments::can_modify(&actor, &self.comment))
-    }
+    viewerCanDelete: bool = |c, actor| comments::can_modify(actor, &c.comment);
 }
 
 /// One earlier version of a comment.
@@ -213,7 +133,7 @@ impl CommentEdit {
 
     /// Who made it.
     async fn edited_by(&self, ctx: &Context<'_>) -> Result<Option<User>> {
-        user(ctx, self.0.edited_by_id).await
+        Answer::load(UserOf(self.0.edited_by_id), ctx).await
     }
 
     /// The text before the edit.
@@ -284,7 +204,7 @@ pub async fn connection(
             .filter_map(|c| c.author_id)
             .filter_map(|id| found.authors.get(&id))
             .cloned();
-        req.feed_users(authors);
+        req.add_page_users(authors);
     }
     let edges = rows
         .iter()

@@ -1,27 +1,33 @@
 //! Plain selections: objects whose selected fields are all known without waiting (columns of the row,
-//! rules on the viewer, relations already in the request's loader cache) are answered in one pass here,
-//! instead of one future per field through the general executor. Any selection this module does not
-//! know how to answer exactly (an unknown field, a directive, a relation not yet loaded, a value that
-//! would be an error) returns `None`, and the object goes to the general executor unchanged, so both
-//! paths give the same answer (tests/api/graphql_plain.rs compares them).
+//! rules on the viewer, relations already read with the page or in the request's loader cache) are
+//! answered in one pass here, instead of one future per field through the general executor. Any
+//! selection this module does not know how to answer exactly (an unknown field, a directive, a relation
+//! not yet loaded, a value that would be an error) returns `None`, and the object goes to the general
+//! executor unchanged, so both paths give the same answer (tests/api/graphql_plain*.rs compare them).
+//!
+//! Each field is defined once, with [`fields!`]: the resolver and the one-pass arm both read the
+//! field's [`Answer`]. async-graphql's hidden items are read only in [`engine`].
 //!
 //! Why: async-graphql resolves every field as its own boxed future inside a `FuturesUnordered` with its
 //! own context; for a page of 20 tickets with their people and project that is hundreds of futures and
 //! most of the request's CPU.
+mod answer;
+pub mod engine;
+mod fields;
+
+pub use answer::{Answer, GroupOf, GroupsOf, Leaf, Nested, ProjectOf, TicketCountOf, UserOf};
+pub(crate) use engine::plain_output;
+pub(crate) use fields::fields;
+
 use super::context::Cache;
 use super::context::RequestContext;
-use super::loaders::ProjectKey;
-use super::types::{Project, User};
-use super::viewer_loader::UserKey;
 use crate::auth::Actor;
 use async_graphql::dataloader::{DataLoader, Loader};
-use async_graphql::indexmap::IndexMap;
 use async_graphql::parser::types::{Field, FragmentDefinition, Selection, SelectionSet};
-use async_graphql::{ContextSelectionSet, Name, Positioned, Value};
+use async_graphql::{Name, Positioned, Value};
 use futures_util::FutureExt;
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// What a plain field may read: the document's fragments, the request and the viewer.
@@ -31,23 +37,6 @@ pub struct Env<'a> {
     pub req: &'a RequestContext,
     /// The signed-in viewer.
     pub actor: Arc<Actor>,
-}
-
-impl<'a> Env<'a> {
-    /// The environment of a selection, or `None` without a request context or viewer (the general
-    /// executor then reports why).
-    pub fn of(ctx: &ContextSelectionSet<'a>) -> Option<Env<'a>> {
-        let req = ctx.data_opt::<RequestContext>()?;
-        if !req.state.config.graphql_plain {
-            return None;
-        }
-        let actor = req.actor().ok()?;
-        Some(Env {
-            fragments: &ctx.query_env.fragments,
-            req,
-            actor,
-        })
-    }
 }
 
 /// A GraphQL object that can answer some of its fields without the executor.
@@ -63,7 +52,7 @@ pub trait Plain {
 
 /// The whole answer for `object` under `set`, or `None` when some field is not plain.
 pub fn object<T: Plain>(object: &T, set: &SelectionSet, env: &Env<'_>) -> Option<Value> {
-    let mut map = IndexMap::with_capacity(set.items.len());
+    let mut map = engine::Map::with_capacity(set.items.len());
     collect(object, set, env, &mut map)?;
     Some(Value::Object(map))
 }
@@ -101,7 +90,7 @@ fn collect<T: Plain>(
     object: &T,
     set: &SelectionSet,
     env: &Env<'_>,
-    map: &mut IndexMap<Name, Value>,
+    map: &mut engine::Map,
 ) -> Option<()> {
     for selection in &set.items {
         match &selection.node {
@@ -149,75 +138,6 @@ fn collect<T: Plain>(
         }
     }
     Some(())
-}
-
-/// The GraphQL output of `$outer` through `$fields`, the `#[Object]` resolvers of every field
-/// (built by `$outer::fields(&self)`): plain selections are answered by [`object`], the rest by the
-/// executor with `$fields`. Registers `$fields`' type under its GraphQL name.
-macro_rules! plain_output {
-    ($outer:ty, $fields:ident) => {
-        impl async_graphql::OutputType for $outer {
-            fn type_name() -> std::borrow::Cow<'static, str> {
-                <$fields<'static> as async_graphql::OutputType>::type_name()
-            }
-
-            fn create_type_info(registry: &mut async_graphql::registry::Registry) -> String {
-                <$fields<'static> as async_graphql::OutputType>::create_type_info(registry)
-            }
-
-            async fn resolve(
-                &self,
-                ctx: &async_graphql::ContextSelectionSet<'_>,
-                _field: &async_graphql::Positioned<async_graphql::parser::types::Field>,
-            ) -> async_graphql::ServerResult<async_graphql::Value> {
-                match $crate::graphql::plain::answer(self, ctx) {
-                    Some(value) => Ok(value),
-                    None => {
-                        async_graphql::resolver_utils::resolve_container(ctx, &self.fields()).await
-                    }
-                }
-            }
-        }
-
-        impl async_graphql::ContainerType for $outer {
-            async fn resolve_field(
-                &self,
-                ctx: &async_graphql::Context<'_>,
-            ) -> async_graphql::ServerResult<Option<async_graphql::Value>> {
-                async_graphql::ContainerType::resolve_field(&self.fields(), ctx).await
-            }
-        }
-
-        impl async_graphql::ObjectType for $outer {}
-    };
-}
-pub(crate) use plain_output;
-
-/// The answer for `object` under the selection of `ctx` when it is plain (and plain answers are on),
-/// counted in `graphql_plain_objects_total`.
-pub fn answer<T: Plain>(object: &T, ctx: &ContextSelectionSet<'_>) -> Option<Value> {
-    let env = Env::of(ctx)?;
-    let value = self::object(object, &ctx.item.node, &env)?;
-    env.req.state.plain_objects.fetch_add(1, Ordering::Relaxed);
-    Some(value)
-}
-
-/// A user relation: the record read with the page ([`super::context::Fed`]), else the loader's cache.
-pub fn user(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
-    let fed = id.and_then(|id| env.req.fed_user(id));
-    match fed {
-        Some(user) => object(&User(user), &field.selection_set.node, env),
-        None => relation(&env.req.visible, id.map(UserKey), User, field, env),
-    }
-}
-
-/// A project relation, as [`user`].
-pub fn project(id: Option<i32>, field: &Field, env: &Env<'_>) -> Option<Value> {
-    let fed = id.and_then(|id| env.req.fed_project(id));
-    match fed {
-        Some(project) => object(&Project(project), &field.selection_set.node, env),
-        None => relation(&env.req.loader, id.map(ProjectKey), Project, field, env),
-    }
 }
 
 /// A value already in the loader's cache for this request, or `None` when it would have to be
