@@ -3,7 +3,7 @@
 It runs a private PostgreSQL cluster (initdb into a temporary directory, a random port), never a shared
 server: `pg_ctl stop -m immediate` kills it as a crash would. While it is down, writes and reads answer 503
 `unavailable` within the acquire timeout; once it is started again the same deskgraph process serves
-writes, and every acknowledged ticket is there.
+writes, every acknowledged ticket is there and ticket numbers have no gaps.
 """
 import glob
 import os
@@ -47,6 +47,13 @@ class Cluster:
 
     def kill(self):
         self._run(_bin("pg_ctl"), "-D", self.data, "-m", "immediate", "-w", "stop")
+
+    def numbers(self):
+        """Every ticket's number, as the database holds them."""
+        out = subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d",
+                              "postgres", "-Atc", "SELECT ticket_number FROM tickets"],
+                             check=True, capture_output=True, text=True).stdout
+        return [int(line.rsplit("-", 1)[1]) for line in out.split()]
 
     def url(self):
         return f"postgres://postgres@127.0.0.1:{self.port}/postgres?sslmode=disable"
@@ -140,8 +147,12 @@ def scenario_postgres():
                 missing.append((ticket_id, status))
         conn.close()
         check(not missing, f"acknowledged tickets lost: {missing[:5]}")
+        # A crash mid-transaction rolls the number back with the ticket: numbers stay gapless.
+        numbers = sorted(cluster.numbers())
+        check(numbers == list(range(1, len(numbers) + 1)),
+              f"ticket numbers not gapless: {len(numbers)} tickets, highest {numbers[-1] if numbers else 0}")
         p50 = percentile([a[1] * 1000 for a in down], 0.5)
-        return (f"{len(acknowledged)} acknowledged creates all kept; while down {len(down)} answers, "
+        return (f"{len(acknowledged)} acknowledged creates all kept, {len(numbers)} numbers gapless; while down {len(down)} answers, "
                 f"{len(refused)} 503 unavailable, median {p50:.0f} ms, slowest {slowest * 1000:.0f} ms; "
                 f"writes resumed {recovery:.1f} s after the restart, same process")
     finally:
