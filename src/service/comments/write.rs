@@ -87,7 +87,6 @@ pub async fn create(
     }
     .insert(&txn)
     .await?;
-    counts::on_created(&txn, t.id, &created.comment_type).await?;
     if !is_internal && actor.is_team() {
         // Conditional, so a concurrent first response keeps the earlier time.
         let first = ticket::Entity::update_many()
@@ -112,6 +111,9 @@ pub async fn create(
     )
     .await?;
     events::comment_created(&txn, state, actor, &t, &created).await?;
+    // Last, so that the ticket row it locks is held only until the commit: comments on one ticket
+    // then write in parallel up to here.
+    counts::on_created(&txn, t.id, &created.comment_type).await?;
     txn.commit().await?;
     state
         .live
@@ -179,7 +181,6 @@ pub async fn edit(
     active.edited_by_id = Set(Some(actor.id()));
     active.edit_count = Set(edit_count);
     let updated = active.update(&txn).await?;
-    counts::on_retyped(&txn, t.id, &current_type, &updated.comment_type).await?;
     audit::record(
         &txn,
         audit::Entry::new(Some(actor.id()), "comment", updated.id, "update")
@@ -189,6 +190,8 @@ pub async fn edit(
             .changes(changes.into_value()),
     )
     .await?;
+    // Last, as in `create`.
+    counts::on_retyped(&txn, t.id, &current_type, &updated.comment_type).await?;
     txn.commit().await?;
     Ok(updated)
 }
@@ -210,7 +213,6 @@ pub async fn delete(state: &AppState, actor: &Actor, comment_id: i32) -> AppResu
     active.deleted_at = Set(Some(now));
     active.deleted_by_id = Set(Some(actor.id()));
     let deleted = active.update(&txn).await?;
-    counts::on_deleted(&txn, t.id, &deleted.comment_type).await?;
     audit::record(
         &txn,
         audit::Entry::new(Some(actor.id()), "comment", deleted.id, "delete")
@@ -219,6 +221,8 @@ pub async fn delete(state: &AppState, actor: &Actor, comment_id: i32) -> AppResu
             .changes(json!({ "is_deleted": [false, true] })),
     )
     .await?;
+    // Last, as in `create`.
+    counts::on_deleted(&txn, t.id, &deleted.comment_type).await?;
     txn.commit().await?;
     Ok(())
 }
