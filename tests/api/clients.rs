@@ -6,7 +6,7 @@ use crate::helpers::{TestApp, TestResponse, TestUser};
 use axum::http::{Method, StatusCode};
 use chrono::Utc;
 use deskgraph::auth::{load_actor, Actor};
-use entity::project;
+use entity::{comment, project};
 use sea_orm::{ActiveModelTrait, Set};
 use serde_json::{json, Value};
 
@@ -40,6 +40,25 @@ impl TestApp {
             .await
             .unwrap()
             .unwrap()
+    }
+
+    /// A comment row of `kind` ("public" or "internal") written straight to the database, as a bulk load
+    /// would (the ticket's comment counts are left for a recount).
+    pub async fn comment_row(&self, ticket_id: i32, author: i32, kind: &str, deleted: bool) {
+        comment::ActiveModel {
+            ticket_id: Set(ticket_id),
+            author_id: Set(Some(author)),
+            body: Set("<p>a comment</p>".into()),
+            comment_type: Set(kind.into()),
+            created_at: Set(Utc::now()),
+            updated_at: Set(Utc::now()),
+            edit_count: Set(0),
+            is_deleted: Set(deleted),
+            ..Default::default()
+        }
+        .insert(&self.state.db.conn)
+        .await
+        .unwrap();
     }
 
     /// A project row named `name`, written straight to the database.

@@ -3,11 +3,10 @@
 use crate::comments_support::{actor, add, world, World};
 use crate::db_test;
 use crate::helpers::{TestApp, TestUser};
-use chrono::Utc;
 use deskgraph::domain::CommentType;
 use deskgraph::service::comments;
 use entity::{comment, ticket};
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::json;
 
 /// `count(*)` of the ticket's live comments, public only unless `all`.
@@ -35,6 +34,19 @@ async fn assert_exact(app: &TestApp, ticket_id: i32, step: &str) -> (i64, i64) {
     (public, all)
 }
 
+/// Edit comment `id` as `actor` through the service (it must succeed).
+async fn edit(
+    app: &TestApp,
+    actor: &deskgraph::auth::Actor,
+    id: i32,
+    body: Option<&str>,
+    kind: Option<CommentType>,
+) {
+    comments::edit(&app.state, actor, id, patch(body, kind))
+        .await
+        .unwrap();
+}
+
 fn patch(body: Option<&str>, kind: Option<CommentType>) -> comments::CommentPatch {
     comments::CommentPatch {
         body: body.map(str::to_string),
@@ -52,42 +64,14 @@ async fn every_write_keeps_the_counts(app: &TestApp) {
     assert_eq!(assert_exact(app, t, "creates").await, (2, 3));
     // Staff may edit and delete anyone's comments.
     let agent = actor(app, &w.staff).await;
-    comments::edit(
-        &app.state,
-        &agent,
-        note.id,
-        patch(None, Some(CommentType::Public)),
-    )
-    .await
-    .unwrap();
+    edit(app, &agent, note.id, None, Some(CommentType::Public)).await;
     assert_eq!(assert_exact(app, t, "made public").await, (3, 3));
-    comments::edit(
-        &app.state,
-        &agent,
-        first.id,
-        patch(None, Some(CommentType::Internal)),
-    )
-    .await
-    .unwrap();
+    edit(app, &agent, first.id, None, Some(CommentType::Internal)).await;
     assert_eq!(assert_exact(app, t, "made internal").await, (2, 3));
-    comments::edit(
-        &app.state,
-        &agent,
-        first.id,
-        patch(Some("<p>new</p>"), None),
-    )
-    .await
-    .unwrap();
+    edit(app, &agent, first.id, Some("<p>new</p>"), None).await;
     assert_eq!(assert_exact(app, t, "body edit").await, (2, 3));
     // The same type again changes nothing.
-    comments::edit(
-        &app.state,
-        &agent,
-        note.id,
-        patch(None, Some(CommentType::Public)),
-    )
-    .await
-    .unwrap();
+    edit(app, &agent, note.id, None, Some(CommentType::Public)).await;
     assert_eq!(assert_exact(app, t, "same type").await, (2, 3));
     comments::delete(&app.state, &agent, first.id)
         .await
@@ -223,20 +207,7 @@ async fn a_recount_takes_comments_written_directly(app: &TestApp) {
     let w = world(app).await;
     let t = w.ticket.id;
     for (kind, deleted) in [("public", false), ("internal", false), ("public", true)] {
-        comment::ActiveModel {
-            ticket_id: Set(t),
-            author_id: Set(Some(w.agent.id)),
-            body: Set("<p>loaded</p>".into()),
-            comment_type: Set(kind.into()),
-            created_at: Set(Utc::now()),
-            updated_at: Set(Utc::now()),
-            edit_count: Set(0),
-            is_deleted: Set(deleted),
-            ..Default::default()
-        }
-        .insert(&app.state.db.conn)
-        .await
-        .unwrap();
+        app.comment_row(t, w.agent.id, kind, deleted).await;
     }
     comments::recount_all(&app.state.db.conn).await.unwrap();
     assert_eq!(assert_exact(app, t, "recount").await, (1, 2));

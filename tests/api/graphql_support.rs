@@ -1,9 +1,7 @@
 //! Shared set-up for the GraphQL tests: tickets, projects and comments written straight through the services.
 use crate::helpers::{TestApp, TestUser};
-use chrono::Utc;
 use deskgraph::service::tickets::{self, NewTicket};
-use entity::{comment, project};
-use sea_orm::{ActiveModelTrait, Set};
+use entity::project;
 use serde_json::Value;
 
 /// Open a ticket as `user` through the service.
@@ -32,20 +30,7 @@ pub async fn project(app: &TestApp, name: &str) -> project::Model {
 
 /// A comment row of `kind` ("public" or "internal") on `ticket_id`.
 pub async fn comment(app: &TestApp, ticket_id: i32, author: i32, kind: &str, deleted: bool) {
-    comment::ActiveModel {
-        ticket_id: Set(ticket_id),
-        author_id: Set(Some(author)),
-        body: Set("a comment".into()),
-        comment_type: Set(kind.into()),
-        created_at: Set(Utc::now()),
-        updated_at: Set(Utc::now()),
-        edit_count: Set(0),
-        is_deleted: Set(deleted),
-        ..Default::default()
-    }
-    .insert(&app.state.db.conn)
-    .await
-    .unwrap();
+    app.comment_row(ticket_id, author, kind, deleted).await;
     // Written beside the service, so counted as a bulk load is.
     deskgraph::service::comments::recount(&app.state.db.conn, ticket_id)
         .await

@@ -3,10 +3,7 @@ use crate::db_test;
 use crate::helpers::{assert_error, TestApp};
 use crate::tickets_rest::{create_ticket, path_of};
 use axum::http::StatusCode;
-use chrono::Utc;
 use deskgraph::service::users;
-use entity::comment;
-use sea_orm::{ActiveModelTrait, Set};
 use serde_json::json;
 
 async fn visibility_and_change_rights(app: &TestApp) {
@@ -140,20 +137,7 @@ async fn comments_count_follows_comment_visibility(app: &TestApp) {
         ("public", true),
         ("internal", true),
     ] {
-        comment::ActiveModel {
-            ticket_id: Set(id),
-            author_id: Set(Some(agent.id)),
-            body: Set("<p>hi</p>".into()),
-            comment_type: Set(kind.into()),
-            created_at: Set(Utc::now()),
-            updated_at: Set(Utc::now()),
-            edit_count: Set(0),
-            is_deleted: Set(deleted),
-            ..Default::default()
-        }
-        .insert(&app.state.db.conn)
-        .await
-        .unwrap();
+        app.comment_row(id, agent.id, kind, deleted).await;
     }
     // Written beside the service, so counted as a bulk load is.
     deskgraph::service::comments::recount(&app.state.db.conn, id)
