@@ -150,7 +150,13 @@ pub async fn login(
         password: &password,
         client,
     };
-    let user = check_credentials(&state, attempt).await?;
+    let user = check_credentials(
+        &state.db,
+        &state.counters,
+        state.config.login_throttle,
+        attempt,
+    )
+    .await?;
     let cookies = start_session(&state, &headers, user.id).await?;
     let body = SessionStarted {
         success: true,

@@ -16,7 +16,7 @@ use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::{events, outbox};
 use crate::service::audit;
 use crate::service::tickets::counters;
-use crate::state::AppState;
+use crate::service::WriteDeps;
 use chrono::{DateTime, Duration, Utc};
 use clock::{Kind, Pauses, Standing, Target};
 use entity::{outbox as outbox_row, sla_event, sla_policy, ticket, ticket_sla};
@@ -397,14 +397,14 @@ pub async fn on_first_response(db: &impl ConnectionTrait, ticket_id: i32) -> App
 /// Run a scheduled check at `now`: when the event is due and has not happened, record it once (a unique
 /// key decides between instances racing), with its audit record, webhooks and emails, in one transaction.
 /// Returns whether this call recorded it.
-pub async fn check(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppResult<bool> {
+pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppResult<bool> {
     let Ok(row) = serde_json::from_str::<CheckRow>(payload) else {
         return Err(AppError::internal(anyhow::anyhow!("unreadable SLA check")));
     };
     let (Some(target), Some(kind)) = (Target::parse(&row.target), Kind::parse(&row.kind)) else {
         return Err(AppError::internal(anyhow::anyhow!("unknown SLA check")));
     };
-    let txn = state.db.begin_write().await?;
+    let txn = deps.db.begin_write().await?;
     let Some(t) = ticket::Entity::find_by_id(row.ticket_id)
         .lock_exclusive()
         .one(&txn)
@@ -494,11 +494,10 @@ pub async fn check(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppRe
             .changes(json!({ field: [null, at] })),
     )
     .await?;
-    events::sla_event(&txn, state, &t, target, kind, at).await?;
+    events::sla_event(&txn, deps.config, &t, target, kind, at).await?;
     txn.commit().await?;
-    state
-        .live
-        .publish(&state.db, LiveEvent::new(LiveKind::SlaChanged, t.id))
+    deps.live
+        .publish(deps.db, LiveEvent::new(LiveKind::SlaChanged, t.id))
         .await;
     Ok(true)
 }

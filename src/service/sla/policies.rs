@@ -2,9 +2,9 @@
 use super::calendar::{Calendar, Hours, WEEK};
 use super::clock::Targets;
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
-use crate::state::AppState;
 use chrono::{Duration, NaiveDate, Utc, Weekday};
 use entity::{group, project, sla_policy};
 use sea_orm::{
@@ -298,11 +298,11 @@ fn require_admin(actor: &Actor) -> AppResult<()> {
 }
 
 /// Every policy, oldest first; administrators only.
-pub async fn list(state: &AppState, actor: &Actor) -> AppResult<Vec<sla_policy::Model>> {
+pub async fn list(db: &Db, actor: &Actor) -> AppResult<Vec<sla_policy::Model>> {
     require_admin(actor)?;
     Ok(sla_policy::Entity::find()
         .order_by_asc(sla_policy::Column::Id)
-        .all(&state.db.conn)
+        .all(&db.conn)
         .await?)
 }
 
@@ -368,13 +368,9 @@ fn statuses_json(statuses: &[TicketStatus]) -> Value {
 
 /// Add a policy; administrators only. New tickets use it at once; the open tickets of its priority are
 /// re-clocked in the background, in batches (`reclock`).
-pub async fn create(
-    state: &AppState,
-    actor: &Actor,
-    input: NewPolicy,
-) -> AppResult<sla_policy::Model> {
+pub async fn create(db: &Db, actor: &Actor, input: NewPolicy) -> AppResult<sla_policy::Model> {
     require_admin(actor)?;
-    let db = &state.db.conn;
+    let conn = &db.conn;
     let name = clean_name(&input.name)?;
     let priority = input
         .priority
@@ -382,8 +378,8 @@ pub async fn create(
     let first = check_minutes("firstResponseMinutes", input.first_response_minutes)?;
     let resolution = check_minutes("resolutionMinutes", input.resolution_minutes)?;
     let calendar = calendar_of(&input.calendar)?;
-    check_refs(db, input.project_id, input.group_id).await?;
-    check_name_free(db, &name, None).await?;
+    check_refs(conn, input.project_id, input.group_id).await?;
+    check_name_free(conn, &name, None).await?;
     let pause = input.pause_statuses.unwrap_or(DEFAULT_PAUSE.to_vec());
     let now = Utc::now();
     let row = sla_policy::ActiveModel {
@@ -404,7 +400,7 @@ pub async fn create(
         updated_at: Set(now),
         ..Default::default()
     };
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let saved = row.insert(&txn).await?;
     super::reclock::schedule(&txn, [saved.priority.clone()]).await?;
     crate::service::audit::record(
@@ -420,20 +416,20 @@ pub async fn create(
 /// Change a policy; administrators only. The open tickets of its old and new priority are re-clocked in
 /// the background, in batches (`reclock`).
 pub async fn update(
-    state: &AppState,
+    db: &Db,
     actor: &Actor,
     id: i32,
     patch: PolicyPatch,
 ) -> AppResult<sla_policy::Model> {
     require_admin(actor)?;
-    let db = &state.db.conn;
-    let current = get(db, id)
+    let conn = &db.conn;
+    let current = get(conn, id)
         .await?
         .ok_or_else(|| AppError::not_found("SLA policy"))?;
     let mut active: sla_policy::ActiveModel = current.clone().into();
     if let Some(name) = &patch.name {
         let name = clean_name(name)?;
-        check_name_free(db, &name, Some(id)).await?;
+        check_name_free(conn, &name, Some(id)).await?;
         active.name = Set(name);
     }
     if let Some(p) = patch.priority {
@@ -441,7 +437,7 @@ pub async fn update(
     }
     let project_id = patch.project_id.unwrap_or(current.project_id);
     let group_id = patch.group_id.unwrap_or(current.group_id);
-    check_refs(db, project_id, group_id).await?;
+    check_refs(conn, project_id, group_id).await?;
     active.project_id = Set(project_id);
     active.group_id = Set(group_id);
     if let Some(m) = patch.first_response_minutes {
@@ -463,7 +459,7 @@ pub async fn update(
         active.pause_statuses = Set(statuses_json(s));
     }
     active.updated_at = Set(Utc::now());
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let saved = active.update(&txn).await?;
     // A new name changes no clock.
     let clocks_move = sla_policy::Model {
@@ -487,9 +483,9 @@ pub async fn update(
 /// Delete a policy; administrators only. The open tickets of its priority are re-clocked in the
 /// background: to another matching policy, or to no due times and no policy. Resolved and closed tickets
 /// keep their clocks, naming no policy.
-pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
+pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
     require_admin(actor)?;
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let current = get(&txn, id)
         .await?
         .ok_or_else(|| AppError::not_found("SLA policy"))?;

@@ -10,8 +10,8 @@ use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::sanitize::sanitize_html;
 use crate::service::audit::{self, Changes};
+use crate::service::WriteDeps;
 use crate::service::{sla, text, users};
-use crate::state::AppState;
 use chrono::{NaiveDate, Timelike, Utc};
 use entity::{group, project, ticket, ticket_sla};
 use sea_orm::{
@@ -184,7 +184,11 @@ fn now_stored() -> chrono::DateTime<Utc> {
 
 /// Create a ticket (status `new`) with its number, counters, audit record and outbox rows, all
 /// written in one statement on PostgreSQL while the number is locked.
-pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppResult<ticket::Model> {
+pub async fn create(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    input: NewTicket,
+) -> AppResult<ticket::Model> {
     let title = clean_title(&input.title)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     let db = &state.db.conn;
@@ -219,9 +223,15 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
     if let Some(id) = input.assigned_group_id {
         check_group(db, id).await?;
     }
-    let announce =
-        events::TicketCreated::prepare(db, state, actor, &active, requester_id, input.assignee_id)
-            .await?;
+    let announce = events::TicketCreated::prepare(
+        db,
+        state.config,
+        actor,
+        &active,
+        requester_id,
+        input.assignee_id,
+    )
+    .await?;
     let priority = input.priority.unwrap_or(Priority::Medium);
     let sla_policies = sla::policies::for_priority(db, priority.as_str()).await?;
     let now = now_stored();
@@ -327,7 +337,7 @@ fn check_transition(current: TicketStatus, next: TicketStatus) -> AppResult<()> 
 
 /// Apply a partial change, enforcing field permissions and the workflow.
 pub async fn update(
-    state: &AppState,
+    state: WriteDeps<'_>,
     actor: &Actor,
     id: i32,
     patch: TicketPatch,
@@ -440,7 +450,7 @@ pub async fn update(
             .changes(changes.into_value()),
     )
     .await?;
-    events::ticket_changed(&txn, state, actor, &before, &saved).await?;
+    events::ticket_changed(&txn, state.config, actor, &before, &saved).await?;
     txn.commit().await?;
     publish_change(state, &before, &saved).await;
     Ok(saved)
@@ -448,7 +458,7 @@ pub async fn update(
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
 /// other field did (both when both did).
-async fn publish_change(state: &AppState, before: &ticket::Model, after: &ticket::Model) {
+async fn publish_change(state: WriteDeps<'_>, before: &ticket::Model, after: &ticket::Model) {
     if before.status != after.status {
         let event = LiveEvent::new(LiveKind::StatusChanged, after.id);
         state.live.publish(&state.db, event).await;
@@ -480,7 +490,7 @@ fn apply_lifecycle(t: &mut ticket::Model, status: TicketStatus, now: chrono::Dat
 
 /// Move a ticket to `status` (team, assignee or assigned group; workflow-checked).
 pub async fn change_status(
-    state: &AppState,
+    state: WriteDeps<'_>,
     actor: &Actor,
     id: i32,
     status: TicketStatus,
@@ -498,7 +508,7 @@ pub async fn change_status(
 }
 
 /// Archive (soft delete) a ticket; team members only.
-pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
+pub async fn archive(state: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
     let current = super::get(&state.db.conn, actor, id).await?;
     if !rules::can_archive(actor) {
         return Err(AppError::forbidden("only team members may delete tickets"));
@@ -525,13 +535,13 @@ pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<tick
             .changes(json!({"archived": [false, true]})),
     )
     .await?;
-    events::ticket_deleted(&txn, state, &saved).await?;
+    events::ticket_deleted(&txn, state.config, &saved).await?;
     txn.commit().await?;
     Ok(saved)
 }
 
 /// Restore an archived ticket; team members only.
-pub async fn restore(state: &AppState, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
+pub async fn restore(state: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
     if !rules::can_archive(actor) {
         return match super::get(&state.db.conn, actor, id).await {
             Ok(_) => Err(AppError::forbidden("only team members may restore tickets")),
