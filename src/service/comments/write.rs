@@ -117,7 +117,7 @@ pub async fn create(
     txn.commit().await?;
     state
         .live
-        .publish(&state.db, LiveEvent::comment(t.id, created.id))
+        .publish(state.db, LiveEvent::comment(t.id, created.id))
         .await;
     Ok(created)
 }

@@ -290,7 +290,7 @@ pub async fn create(
     txn.commit().await?;
     state
         .live
-        .publish(&state.db, LiveEvent::new(LiveKind::Created, created.id))
+        .publish(state.db, LiveEvent::new(LiveKind::Created, created.id))
         .await;
     Ok(created)
 }
@@ -461,7 +461,7 @@ pub async fn update(
 async fn publish_change(state: WriteDeps<'_>, before: &ticket::Model, after: &ticket::Model) {
     if before.status != after.status {
         let event = LiveEvent::new(LiveKind::StatusChanged, after.id);
-        state.live.publish(&state.db, event).await;
+        state.live.publish(state.db, event).await;
     }
     let mut others = before.clone();
     others.status = after.status.clone();
@@ -470,7 +470,7 @@ async fn publish_change(state: WriteDeps<'_>, before: &ticket::Model, after: &ti
     others.updated_at = after.updated_at;
     if others != *after {
         let event = LiveEvent::new(LiveKind::Updated, after.id);
-        state.live.publish(&state.db, event).await;
+        state.live.publish(state.db, event).await;
     }
 }
 
