@@ -9,6 +9,7 @@ pub mod calendar;
 pub mod clock;
 pub mod policies;
 pub mod reclock;
+pub mod seeded;
 
 use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
