@@ -12,6 +12,11 @@
 #   SKIP_BUILD=1    reuse the existing release binaries
 #   POOL=8          database connections for deskgraph and the floor
 #   BIN=…  FLOOR_BIN=…  other binaries (e.g. BIN=target/debug/deskgraph to smoke-test the harness itself)
+#   SEED_ARGS="--open-share 0.1 --sla-policies"   more `deskgraph seed` options (a tenth open, SLA clocks)
+#   DB_NAME=deskgraph_bench   the PostgreSQL database to (re)create
+#   REUSE_DB=1      keep DB_NAME as a previous run left it (no drop, no seed): paired runs at a size that
+#                   takes long to seed; the writes of earlier runs stay in it
+#   ONLY=regex      run only the scenarios whose name matches (e.g. ONLY='create|update|rest_detail'); the floor always runs
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,19 +68,21 @@ peak_rss_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
 
-# scenario NAME SYSTEM PID URL TOKEN METHOD BODY
+# scenario NAME SYSTEM PID URL TOKEN METHOD BODY IDS (see bench/wrk.lua for BODY alternatives and IDS)
 scenario() {
-  local name=$1 system=$2 pid=$3 url=$4 token=$5 method=${6:-GET} body=${7:-}
-  local check
+  local name=$1 system=$2 pid=$3 url=$4 token=$5 method=${6:-GET} body=${7:-} ids=${8:-}
+  if [ -n "${ONLY:-}" ] && [ "$system" != floor ] && ! [[ $name =~ $ONLY ]]; then return; fi
+  local check first_body=${body%%||*}
   check=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" -H "Authorization: Bearer $token" \
-    -H 'Content-Type: application/json' ${body:+--data "$body"} "$url")
+    -H 'Content-Type: application/json' ${first_body:+--data "$first_body"} "$url")
   case $check in 2*) ;; *) log "$name on $system answers $check; skipped"; return ;; esac
-  wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" -s "$ROOT/bench/wrk.lua" "$url" -- "$token" "$method" "$body" >/dev/null
+  wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" -s "$ROOT/bench/wrk.lua" "$url" -- "$token" "$method" "$body" "$ids" \
+    >/dev/null
   local before=0 after=0
   [ "$system" != floor ] && before=$(statements)
   local line
   line=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$ROOT/bench/wrk.lua" "$url" \
-    -- "$token" "$method" "$body" | sed -n 's/^RESULT //p')
+    -- "$token" "$method" "$body" "$ids" | sed -n 's/^RESULT //p')
   [ "$system" != floor ] && after=$(statements)
   local rss
   rss=$(peak_rss_mb "$pid")
@@ -91,16 +98,22 @@ PY
   log "$(tail -1 "$RESULTS")"
 }
 
-seed() { # DATABASE_URL
+seed() { # DATABASE_URL SEEDFILE
+  if [ -n "${REUSE_DB:-}" ] && [ -s "$2" ]; then
+    log "reusing the database seeded as $(head -1 "$2")"
+    cat "$2"
+    return
+  fi
   log "seeding $TICKETS tickets into $1"
+  # shellcheck disable=SC2086 # SEED_ARGS is a list of options
   DATABASE_URL=$1 "$BIN" seed --tickets "$TICKETS" --users "$USERS" --projects "$PROJECTS" \
-    --comments-per-ticket "$COMMENTS" | tee "$OUT/seed-$(echo "$1" | cut -d: -f1).txt"
+    --comments-per-ticket "$COMMENTS" ${SEED_ARGS:-} | tee "$2"
 }
 
 run_system() { # BACKEND DATABASE_URL
   local backend=$1 url=$2 seedfile requester agent
-  seedfile=$(seed "$url")
-  if [ "$backend" = postgres ]; then
+  seedfile=$(seed "$url" "$OUT/seed-$backend-${DB_NAME}.txt")
+  if [ "$backend" = postgres ] && [ -z "${REUSE_DB:-}" ]; then
     # Freshly loaded rows: set their hint bits and visibility map now rather than during the first scenarios.
     psql -X -q "$url" -c "VACUUM ANALYZE"
   fi
@@ -141,6 +154,17 @@ run_system() { # BACKEND DATABASE_URL
     "{\"title\":\"Bench printer ticket\",\"description\":\"Created by bench/run.sh\",\"priority\":\"high\",\"requester\":$req_id}"
   scenario add_comment "$sys" "$pid" "$base/api/tickets/$id/comments/" "$team_token" POST \
     '{"content":"Bench comment from bench/run.sh"}'
+  # A priority change on one of a thousand open tickets picked at random per request: the update, its audit
+  # record and, with SLA policies, the ticket's clock recomputed and its breach checks rescheduled.
+  local open_ids
+  open_ids=$(curl -fs -H "Authorization: Bearer $team_token" "$base/api/tickets/?status=open&limit=100" |
+    python3 -c 'import json,sys; print(",".join(str(t["id"]) for t in json.load(sys.stdin)["results"]))')
+  if [ "$backend" = postgres ]; then
+    open_ids=$(psql -X -At "$url" -c "SELECT string_agg(id::text, ',') FROM (SELECT id FROM tickets
+      WHERE archived_at IS NULL AND status IN ('new', 'open', 'in_progress') ORDER BY md5(id::text) LIMIT 1000) s")
+  fi
+  scenario update_ticket "$sys" "$pid" "$base/api/tickets/${open_ids%%,*}/" "$team_token" PATCH \
+    '{"priority":"low"}||{"priority":"medium"}||{"priority":"high"}||{"priority":"critical"}' "$open_ids"
   if [ "$backend" = postgres ]; then
     log "EXPLAIN of the list page"
     psql -X "$url" >"$OUT/explain.txt" 2>&1 <<SQL || true
@@ -154,10 +178,13 @@ SQL
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
-# PostgreSQL: a fresh database each run.
-psql -X -q "$PG_URL/postgres" -c "DROP DATABASE IF EXISTS deskgraph_bench" -c "CREATE DATABASE deskgraph_bench"
+DB_NAME=${DB_NAME:-deskgraph_bench}
+# PostgreSQL: a fresh database each run, unless REUSE_DB.
+if [ -z "${REUSE_DB:-}" ]; then
+  psql -X -q "$PG_URL/postgres" -c "DROP DATABASE IF EXISTS $DB_NAME" -c "CREATE DATABASE $DB_NAME"
+fi
 # Plain connections, as the floor's (its sqlx has no TLS): TLS over loopback only costs CPU.
-PG_DB="$PG_URL/deskgraph_bench?sslmode=disable"
+PG_DB="$PG_URL/$DB_NAME?sslmode=disable"
 run_system postgres "$PG_DB"
 
 # The floor, same data, same machine, same run.

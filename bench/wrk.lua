@@ -1,18 +1,28 @@
--- wrk script for bench/run.sh: `wrk ... -s bench/wrk.lua URL -- TOKEN METHOD BODY`.
+-- wrk script for bench/run.sh: `wrk ... -s bench/wrk.lua URL -- TOKEN METHOD BODY [IDS]`.
 -- Sends the bearer token (the floor ignores it), an optional JSON body, and prints one JSON line.
-local token, method, body = "", "GET", nil
+-- BODY may hold alternatives separated by `||`, and IDS a comma-separated list of ids: each request then
+-- takes a random alternative and puts a random id in place of the URL's last numeric path segment (so
+-- writes spread over many rows instead of queueing on one row's lock).
+local token, method, bodies, ids = "", "GET", {}, {}
 
 function init(args)
   token = args[1] or ""
   method = args[2] or "GET"
-  body = args[3]
-  if body == "" then body = nil end
+  for b in string.gmatch(args[3] or "", "([^|]+)") do table.insert(bodies, b) end
+  for id in string.gmatch(args[4] or "", "([^,]+)") do table.insert(ids, id) end
+  math.randomseed(os.time() + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 100000)
 end
 
 function request()
   local headers = { ["Authorization"] = "Bearer " .. token, ["Accept-Encoding"] = "identity" }
-  if body then headers["Content-Type"] = "application/json" end
-  return wrk.format(method, nil, headers, body)
+  local body = nil
+  if #bodies > 0 then
+    body = bodies[math.random(#bodies)]
+    headers["Content-Type"] = "application/json"
+  end
+  local path = nil
+  if #ids > 0 then path = wrk.path:gsub("/%d+/$", "/" .. ids[math.random(#ids)] .. "/") end
+  return wrk.format(method, path, headers, body)
 end
 
 function done(summary, latency, requests)

@@ -3,7 +3,9 @@
 It runs a private PostgreSQL cluster (initdb into a temporary directory, a random port), never a shared
 server: `pg_ctl stop -m immediate` kills it as a crash would. While it is down, writes and reads answer 503
 `unavailable` within the acquire timeout; once it is started again the same deskgraph process serves
-writes, every acknowledged ticket is there and ticket numbers have no gaps.
+writes, every acknowledged ticket is there, ticket numbers have no gaps, and every acknowledged ticket's
+`ticket.created` webhook reaches a recording endpoint at least once (duplicates are allowed: delivery is at
+least once).
 """
 import glob
 import os
@@ -13,9 +15,12 @@ import tempfile
 import threading
 import time
 
-from faults import Server, check, free_port, percentile
+from faults_common import Server, check, free_port, percentile
+from faults_delivery import WebhookRecorder
 
 ACQUIRE_TIMEOUT_MS = 1000
+# How long, after the writes stop, every acknowledged create's webhook may take to arrive.
+DELIVERY_WAIT_SECONDS = 45
 
 
 def _bin(name):
@@ -107,8 +112,9 @@ def scenario_postgres():
     if _bin("initdb") is None or _bin("pg_ctl") is None:
         return "skipped: no initdb/pg_ctl"
     cluster = Cluster()
+    hooks = WebhookRecorder()
     server = Server({"DATABASE_URL": cluster.url(),
-                     "DESKGRAPH_DB_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_TIMEOUT_MS)})
+                     "DESKGRAPH_DB_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_TIMEOUT_MS), **hooks.env()})
     writers = None
     try:
         writers = Writers(server)
@@ -151,13 +157,18 @@ def scenario_postgres():
         numbers = sorted(cluster.numbers())
         check(numbers == list(range(1, len(numbers) + 1)),
               f"ticket numbers not gapless: {len(numbers)} tickets, highest {numbers[-1] if numbers else 0}")
+        missed, duplicates, waited = hooks.wait_for("ticket.created", acknowledged, DELIVERY_WAIT_SECONDS)
+        check(not missed, f"{len(missed)} acknowledged creates without a ticket.created webhook after "
+                          f"{waited:.0f} s: {missed[:5]}")
         p50 = percentile([a[1] * 1000 for a in down], 0.5)
         return (f"{len(acknowledged)} acknowledged creates all kept, {len(numbers)} numbers gapless; while down {len(down)} answers, "
                 f"{len(refused)} 503 unavailable, median {p50:.0f} ms, slowest {slowest * 1000:.0f} ms; "
-                f"writes resumed {recovery:.1f} s after the restart, same process")
+                f"writes resumed {recovery:.1f} s after the restart, same process; every create's webhook "
+                f"delivered ({duplicates} duplicate(s), all in {waited:.1f} s after the writes stopped)")
     finally:
         if writers is not None:
             writers.stop()
         server.stop()
         server.cleanup()
         cluster.cleanup()
+        hooks.stop()

@@ -63,6 +63,13 @@ pub enum Command {
         /// Random seed (same seed, same data shape).
         #[arg(long, default_value_t = 42)]
         random_seed: u64,
+        /// Share of tickets left open, 0 to 1 (e.g. 0.1: a tenth open, the rest resolved or closed);
+        /// without it about two thirds are open.
+        #[arg(long)]
+        open_share: Option<f64>,
+        /// Also add one SLA policy per priority (office hours, Europe/Berlin) and clock the tickets.
+        #[arg(long)]
+        sla_policies: bool,
     },
     /// Seed demo data on an empty database, print the ways in, then serve.
     Demo {
@@ -230,6 +237,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             comments_per_ticket,
             password,
             random_seed,
+            open_share,
+            sla_policies,
         } => {
             let state = AppState::init(config).await?;
             let options = crate::seed::SeedOptions {
@@ -239,6 +248,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 comments_per_ticket,
                 password,
                 random_seed,
+                open_share,
+                sla_policies,
             };
             let report = crate::seed::seed(&state, &options).await?;
             println!(

@@ -26,6 +26,8 @@ async fn seeded_data_reads_back_and_numbers_continue(app: &TestApp) {
         comments_per_ticket: 2,
         password: "seed-password".into(),
         random_seed: 7,
+        open_share: None,
+        sla_policies: false,
     };
     let report = seed(&app.state, &options).await.unwrap();
     assert_eq!(report.tickets, 60);
@@ -66,3 +68,63 @@ async fn seeded_data_reads_back_and_numbers_continue(app: &TestApp) {
     assert_eq!(counted, live);
 }
 db_test!(seeded_data_reads_back_and_numbers_continue);
+
+/// A seed for the SLA benchmark: a tenth of the tickets open, every open ticket on a clock, and no check
+/// already due (a freshly seeded server must not start by firing a year of breaches).
+async fn seeded_open_share_with_sla_clocks(app: &TestApp) {
+    let carol = app.agent("carol").await;
+    let options = SeedOptions {
+        tickets: 300,
+        users: 5,
+        projects: 2,
+        comments_per_ticket: 0,
+        password: "seed-password".into(),
+        random_seed: 11,
+        open_share: Some(0.1),
+        sla_policies: true,
+    };
+    seed(&app.state, &options).await.unwrap();
+    let open_sql = "status NOT IN ('resolved', 'closed')";
+    let open = scalar(
+        app,
+        &format!("SELECT count(*) FROM tickets WHERE {open_sql}"),
+    )
+    .await;
+    assert!((10..=60).contains(&open), "{open} of 300 open");
+    let clocked = scalar(
+        app,
+        &format!(
+            "SELECT count(*) FROM tickets t JOIN ticket_slas s ON s.ticket_id = t.id \
+             WHERE s.policy_id IS NOT NULL AND t.{open_sql}"
+        ),
+    )
+    .await;
+    assert_eq!(clocked, open, "every open ticket has a clock");
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let overdue = scalar(
+        app,
+        &format!("SELECT count(*) FROM outbox WHERE kind = 'sla_check' AND due_at_ms < {now_ms}"),
+    )
+    .await;
+    assert_eq!(overdue, 0, "no check queued for an instant already passed");
+
+    // Tickets opened over the past year are mostly past their targets: the breached view shows them.
+    let data = app
+        .graphql(
+            Some(&carol.token),
+            "{ tickets(first: 5, filter: {sla: BREACHED}) { totalCount nodes { status sla { policy { name } resolutionBreached } } } }",
+            json!({}),
+        )
+        .await;
+    assert!(data["errors"].is_null(), "{data}");
+    assert!(
+        data["data"]["tickets"]["totalCount"].as_i64().unwrap() > 0,
+        "{data}"
+    );
+    let node = &data["data"]["tickets"]["nodes"][0];
+    assert!(node["sla"]["policy"]["name"]
+        .as_str()
+        .unwrap()
+        .starts_with("Seeded "));
+}
+db_test!(seeded_open_share_with_sla_clocks);

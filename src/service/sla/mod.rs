@@ -14,6 +14,7 @@ mod view;
 
 pub use check::check;
 pub use view::{due_at_of_ticket, tickets_in, view, views, SlaState, SlaView};
+pub mod seeded;
 
 use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::AppResult;

@@ -1,144 +1,15 @@
-//! Writing outbox rows inside a change's transaction, and claiming/finishing them for the worker.
+//! The worker's side of the outbox: which destination a row goes to, leasing due rows, giving them back,
+//! the backlog per destination, and recording each attempt's outcome.
+use super::{now_ms, DELIVERED, FAILED, KIND_EMAIL, KIND_WEBHOOK, PENDING};
 use crate::config::Config;
 use crate::error::AppResult;
 use chrono::Utc;
-use entity::{outbox, webhook};
+use entity::outbox;
 use rand::Rng;
-use sea_orm::sea_query::{Expr, InsertStatement};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
-    QueryOrder, QueryTrait, Set, Statement,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, Statement,
 };
-
-/// Row kind of a webhook call.
-pub const KIND_WEBHOOK: &str = "webhook";
-/// Row kind of an email.
-pub const KIND_EMAIL: &str = "email";
-/// Waiting for (another) attempt.
-pub const PENDING: &str = "pending";
-/// Delivered; never sent again.
-pub const DELIVERED: &str = "delivered";
-/// Gave up after the configured attempts; kept for inspection and redelivery.
-pub const FAILED: &str = "failed";
-
-/// Milliseconds since the epoch, the unit of `due_at_ms` and `locked_until_ms`.
-pub fn now_ms() -> i64 {
-    Utc::now().timestamp_millis()
-}
-
-/// A fresh event id (`evt_` + 32 hex digits), shared by every row of one event.
-pub fn new_event_id() -> String {
-    let bytes: [u8; 16] = rand::thread_rng().gen();
-    format!("evt_{}", hex::encode(bytes))
-}
-
-/// Whether an endpoint that asked for `wanted` (empty = all) gets `event`.
-pub fn wants(wanted: &serde_json::Value, event: &str) -> bool {
-    match wanted.as_array() {
-        Some(list) if !list.is_empty() => list.iter().any(|e| e.as_str() == Some(event)),
-        _ => true,
-    }
-}
-
-/// A pending outbox row, due now.
-pub fn row(
-    kind: &str,
-    event_id: &str,
-    event: &str,
-    webhook_id: Option<i32>,
-    payload: String,
-) -> outbox::ActiveModel {
-    outbox::ActiveModel {
-        kind: Set(kind.to_string()),
-        event_id: Set(event_id.to_string()),
-        event: Set(event.to_string()),
-        webhook_id: Set(webhook_id),
-        payload: Set(payload),
-        status: Set(PENDING.to_string()),
-        attempts: Set(0),
-        due_at_ms: Set(now_ms()),
-        locked_until_ms: Set(0),
-        last_error: Set(None),
-        created_at: Set(Utc::now()),
-        delivered_at: Set(None),
-        ..Default::default()
-    }
-}
-
-/// The one insert that writes `rows`, for a change that sends its rows together
-/// (`crate::db::insert_together`); `None` when there are none.
-pub fn insert_of(rows: Vec<outbox::ActiveModel>) -> Option<InsertStatement> {
-    if rows.is_empty() {
-        return None;
-    }
-    Some(outbox::Entity::insert_many(rows).into_query())
-}
-
-async fn insert(
-    db: &impl ConnectionTrait,
-    kind: &str,
-    event_id: &str,
-    event: &str,
-    webhook_id: Option<i32>,
-    payload: String,
-) -> AppResult<outbox::Model> {
-    Ok(row(kind, event_id, event, webhook_id, payload)
-        .insert(db)
-        .await?)
-}
-
-/// The endpoints `event` goes to: `None` for the configured URL, then every active endpoint that wants
-/// it, by id.
-pub async fn webhook_targets(
-    db: &impl ConnectionTrait,
-    config: &Config,
-    event: &str,
-) -> AppResult<Vec<Option<i32>>> {
-    let mut targets = Vec::new();
-    if config.webhook_url.is_some() {
-        targets.push(None);
-    }
-    let endpoints = webhook::Entity::find()
-        .filter(webhook::Column::Active.eq(true))
-        .order_by_asc(webhook::Column::Id)
-        .all(db)
-        .await?;
-    targets.extend(
-        endpoints
-            .iter()
-            .filter(|w| wants(&w.events, event))
-            .map(|w| Some(w.id)),
-    );
-    Ok(targets)
-}
-
-/// Queue `body` for the configured endpoint and every active endpoint that wants `event`.
-pub async fn enqueue_webhooks(
-    db: &impl ConnectionTrait,
-    config: &Config,
-    event_id: &str,
-    event: &str,
-    body: &str,
-) -> AppResult<usize> {
-    let targets = webhook_targets(db, config, event).await?;
-    for target in &targets {
-        insert(db, KIND_WEBHOOK, event_id, event, *target, body.to_string()).await?;
-    }
-    Ok(targets.len())
-}
-
-/// Queue a fresh copy of a webhook row (same event id and body) for another delivery.
-pub async fn requeue(db: &impl ConnectionTrait, row: &outbox::Model) -> AppResult<outbox::Model> {
-    insert(
-        db,
-        &row.kind,
-        &row.event_id,
-        &row.event,
-        row.webhook_id,
-        row.payload.clone(),
-    )
-    .await
-}
 
 /// Where a row goes; the worker delivers each destination in its own lane, so one that is slow or down
 /// holds back only its own rows.

@@ -3,18 +3,21 @@
 //! Rows go in with multi-row inserts, a few thousand tickets per transaction; each transaction reserves
 //! its block of ticket numbers from the same counter the service uses, so numbers stay gapless and
 //! later creates continue after them. The list counters are rebuilt at the end.
+mod comments;
+mod sla;
+
 use crate::auth::password::hash_password;
-use crate::domain::{format_ticket_number, Priority, TicketStatus};
+use crate::domain::{format_ticket_number, Priority, StatusCategory, TicketStatus};
 use crate::service::tickets::counters;
 use crate::state::AppState;
 use anyhow::Context;
 use chrono::{DateTime, Duration, Utc};
-use entity::{comment, project, ticket, user};
+use entity::{project, ticket, user};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    Set, Statement, TransactionTrait,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect, Set, Statement,
+    TransactionTrait,
 };
 use std::time::Instant;
 
@@ -33,6 +36,11 @@ pub struct SeedOptions {
     pub password: String,
     /// Random seed, for reproducible data.
     pub random_seed: u64,
+    /// Share of tickets left in an open status (the rest resolved or closed); `None` keeps the usual
+    /// mix (about two thirds open).
+    pub open_share: Option<f64>,
+    /// Add one SLA policy per priority (office hours) and give every ticket it matches its clock.
+    pub sla_policies: bool,
 }
 
 /// What was created, and how long it took.
@@ -113,6 +121,19 @@ const PLACES: &[&str] = &[
     "on the night shift",
     "since the update",
 ];
+
+/// The status of a new seeded ticket: the usual mix, or open with probability `open_share`.
+fn status(rng: &mut StdRng, open_share: Option<f64>) -> TicketStatus {
+    let Some(share) = open_share else {
+        return weighted(rng, STATUSES);
+    };
+    let open = rng.gen_bool(share.clamp(0.0, 1.0));
+    let (open_rows, done_rows): (Vec<_>, Vec<_>) = STATUSES
+        .iter()
+        .copied()
+        .partition(|(s, _)| s.category() != StatusCategory::Done);
+    weighted(rng, if open { &open_rows } else { &done_rows })
+}
 
 fn weighted<T: Copy>(rng: &mut StdRng, table: &[(T, u32)]) -> T {
     let total: u32 = table.iter().map(|(_, w)| w).sum();
@@ -203,8 +224,9 @@ fn make_ticket(
     prefix: &str,
     number: i64,
     position: f64,
+    open_share: Option<f64>,
 ) -> ticket::ActiveModel {
-    let status = weighted(rng, STATUSES).as_str();
+    let status = status(rng, open_share).as_str();
     let created = world.start + Duration::seconds((position * world.span_seconds as f64) as i64);
     let updated = created + Duration::minutes(rng.gen_range(0..72 * 60));
     let assignee = (status != "new" && rng.gen_bool(0.8))
@@ -285,6 +307,11 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
         .into_tuple::<i32>()
         .all(&txn)
         .await?;
+    let policies = if options.sla_policies {
+        sla::policies(&txn, run).await?
+    } else {
+        Vec::new()
+    };
     txn.commit().await?;
     let world = World {
         requesters,
@@ -303,7 +330,14 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
         let rows: Vec<ticket::ActiveModel> = (0..batch)
             .map(|i| {
                 let position = (done + i) as f64 / options.tickets as f64;
-                make_ticket(&mut rng, &world, &prefix, first + i as i64, position)
+                make_ticket(
+                    &mut rng,
+                    &world,
+                    &prefix,
+                    first + i as i64,
+                    position,
+                    options.open_share,
+                )
             })
             .collect();
         for chunk in rows.chunks(ROWS_PER_INSERT) {
@@ -312,7 +346,10 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
                 .await?;
         }
         if options.comments_per_ticket > 0 {
-            comments += insert_comments(&txn, &mut rng, &world, options, first, batch).await?;
+            comments += comments::insert(&txn, &mut rng, &world, options, first, batch).await?;
+        }
+        if !policies.is_empty() {
+            sla::clocks(&txn, &policies, first, batch, Utc::now()).await?;
         }
         txn.commit().await?;
         done += batch;
@@ -334,74 +371,4 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
         users: world.requesters.len() as u64 + world.agents.len() as u64,
         seconds: started.elapsed().as_secs_f64(),
     })
-}
-
-async fn insert_comments(
-    db: &impl ConnectionTrait,
-    rng: &mut StdRng,
-    world: &World,
-    options: &SeedOptions,
-    first: i64,
-    batch: u64,
-) -> anyhow::Result<u64> {
-    let last = first + batch as i64 - 1;
-    let made: Vec<(i32, i32, Option<i32>, DateTime<Utc>)> = ticket::Entity::find()
-        .select_only()
-        .column(ticket::Column::Id)
-        .column(ticket::Column::RequesterId)
-        .column(ticket::Column::AssigneeId)
-        .column(ticket::Column::CreatedAt)
-        .filter(ticket::Column::Number.between(first, last))
-        .order_by_asc(ticket::Column::Number)
-        .into_tuple()
-        .all(db)
-        .await?;
-    let mut rows = Vec::new();
-    for (ticket_id, requester, assignee, created) in made {
-        let n = rng.gen_range(0..=options.comments_per_ticket * 2);
-        for k in 0..n {
-            let internal = rng.gen_bool(0.25);
-            let agent = assignee.unwrap_or(world.agents[rng.gen_range(0..world.agents.len())]);
-            let author = if internal || k % 2 == 1 {
-                agent
-            } else {
-                requester
-            };
-            let at = created + Duration::minutes(10 * (k as i64 + 1));
-            let body = if internal {
-                format!(
-                    "Internal note: checked {}, escalating if needed.",
-                    pick(rng, THINGS)
-                )
-            } else {
-                format!(
-                    "Update: the {} is {}.",
-                    pick(rng, THINGS),
-                    pick(rng, PROBLEMS)
-                )
-            };
-            rows.push(comment::ActiveModel {
-                ticket_id: Set(ticket_id),
-                author_id: Set(Some(author)),
-                body: Set(body),
-                comment_type: Set(if internal { "internal" } else { "public" }.to_string()),
-                created_at: Set(at),
-                updated_at: Set(at),
-                edited_at: Set(None),
-                edited_by_id: Set(None),
-                edit_count: Set(0),
-                is_deleted: Set(false),
-                deleted_at: Set(None),
-                deleted_by_id: Set(None),
-                ..Default::default()
-            });
-        }
-    }
-    let count = rows.len() as u64;
-    for chunk in rows.chunks(ROWS_PER_INSERT) {
-        comment::Entity::insert_many(chunk.to_vec())
-            .exec(db)
-            .await?;
-    }
-    Ok(count)
 }

@@ -1,0 +1,114 @@
+"""Resource scenarios of the fault suite (scripts/faults.py): crawling clients, distinct GraphQL documents
+and the long soak."""
+import os
+import random
+import resource
+import socket
+import threading
+import time
+
+from faults_common import QUICK, RSS_CEILING_MB, Server, check, latencies, percentile
+
+
+def scenario_slow():
+    crawlers_wanted = 1000 if QUICK else 3000
+    header_timeout = 2
+    server = Server({"DESKGRAPH_HEADER_TIMEOUT_SECONDS": str(header_timeout)})
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, crawlers_wanted + 500)), hard))
+    try:
+        before = latencies(server, 200)
+        started = time.time()
+        crawlers = []
+        for _ in range(crawlers_wanted):
+            s = socket.create_connection(("127.0.0.1", server.port))
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: ")
+            crawlers.append(s)
+        during = latencies(server, 200)
+        closed, deadline = 0, started + header_timeout + 8
+        for s in crawlers:
+            s.settimeout(max(0.01, deadline - time.time()))
+            try:
+                closed += s.recv(1) == b""
+            except ConnectionResetError:
+                closed += 1
+            except socket.timeout:
+                pass
+            s.close()
+        took = time.time() - started
+        check(closed == crawlers_wanted, f"{closed} of {crawlers_wanted} crawlers closed")
+        p99b, p99d = percentile(before, 0.99), percentile(during, 0.99)
+        check(p99d < p99b + 20, f"p99 {p99b:.1f} ms before, {p99d:.1f} ms with crawlers")
+        return (f"{crawlers_wanted} crawlers closed within {took:.1f} s (header timeout "
+                f"{header_timeout} s); p99 {p99b:.1f} ms before, {p99d:.1f} ms during")
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+# --- distinct documents --------------------------------------------------------------------------
+
+def scenario_documents():
+    total = 60_000 if QUICK else 200_000
+    server = Server()
+    try:
+        start_rss = server.rss_mb()
+        peak = [start_rss]
+        sent = [0]
+        lock = threading.Lock()
+
+        def flood(offset, step):
+            conn = server.connection()
+            for i in range(offset, total, step):
+                # About 110 bytes, each distinct and valid, so both caches keep it.
+                query = f"query Q{i} {{ a{i}: __typename b{i}: __typename c: __typename d: __typename e: __typename }}"
+                status, body = server.request("POST", "/graphql", {"query": query}, conn=conn)
+                if status != 200 or "errors" in body:
+                    raise AssertionError(f"document {i}: {status} {body}")
+                with lock:
+                    sent[0] += 1
+
+        threads = [threading.Thread(target=flood, args=(k, 4), daemon=True) for k in range(4)]
+        for t in threads:
+            t.start()
+        while any(t.is_alive() for t in threads):
+            peak.append(server.rss_mb())
+            time.sleep(0.2)
+        check(sent[0] == total, f"{sent[0]} of {total} documents answered")
+        top = max(peak)
+        check(top < RSS_CEILING_MB, f"RSS peaked at {top:.0f} MB (ceiling {RSS_CEILING_MB} MB)")
+        return f"{total} distinct documents: RSS {start_rss:.0f} MB at start, peak {top:.0f} MB"
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+# --- soak ----------------------------------------------------------------------------------------
+
+def scenario_soak():
+    seconds = int(os.environ.get("FAULTS_SOAK_SECONDS", "60"))
+    server = Server()
+    try:
+        ann = server.requester_id()
+        samples, created, reads = [], 0, 0
+        conn = server.connection()
+        end = time.time() + seconds
+        while time.time() < end:
+            for _ in range(50):
+                if random.random() < 0.2:
+                    status, _ = server.request("POST", "/api/tickets/",
+                                               {"title": "soak", "requester": ann}, server.agent, conn)
+                    check(status == 201, f"soak write: {status}")
+                    created += 1
+                else:
+                    query = f"query S{random.randrange(10**9)} {{ __typename }}"
+                    status, _ = server.request("POST", "/graphql", {"query": query}, server.agent, conn)
+                    check(status == 200, f"soak read: {status}")
+                    reads += 1
+            samples.append(server.rss_mb())
+        top = max(samples)
+        check(top < RSS_CEILING_MB, f"RSS peaked at {top:.0f} MB")
+        return f"{seconds} s: {created} writes, {reads} reads; RSS first {samples[0]:.0f} MB, peak {top:.0f} MB, last {samples[-1]:.0f} MB"
+    finally:
+        server.stop()
+        server.cleanup()

@@ -1,0 +1,171 @@
+//! Event emission, called by the services inside the change's own transaction: each writes the
+//! webhook rows and the emails of one occurrence to the outbox, so they commit or vanish with it.
+//!
+//! The comments service calls [`comment_created`] after inserting a comment, in the same transaction.
+//! Who may receive a comment's text is decided by `service::comments::can_read`, the one rule; people
+//! are read through `service::users::recipients`, which gives each email only its own recipient.
+use super::mailer::Email;
+use super::outbox;
+use super::templates::{render, Occurrence};
+use crate::auth::{load_actor, Actor};
+use crate::config::Config;
+use crate::domain::CommentType;
+use crate::error::{AppError, AppResult};
+use crate::service::comments::can_read;
+use crate::service::sla::clock::{Kind, Target};
+use crate::service::users::{self, Recipient};
+use chrono::DateTime;
+use chrono::Utc;
+use entity::{comment, outbox as outbox_entity, ticket, user_group};
+use sea_orm::{ActiveModelTrait, ConnectionTrait};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+use serde::Serialize;
+use std::collections::HashMap;
+
+mod others;
+mod tickets;
+pub use others::{attachment_added, comment_created, sla_event};
+pub use tickets::{ticket_changed, ticket_deleted, TicketCreated};
+
+/// Every event name an endpoint may subscribe to.
+pub const EVENTS: [&str; 9] = [
+    "ticket.created",
+    "ticket.updated",
+    "ticket.status_changed",
+    "ticket.assigned",
+    "ticket.deleted",
+    "comment.created",
+    "ticket.sla_at_risk",
+    "ticket.sla_breached",
+    "attachment.added",
+];
+
+/// A webhook body. Field order is the wire order: `event, ticket_id, title, timestamp`, then the
+/// event's own fields.
+#[derive(Debug, Serialize)]
+struct Body<'a> {
+    event: &'a str,
+    ticket_id: i32,
+    title: &'a str,
+    timestamp: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comment_id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attachment_id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<Vec<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    to: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    assignee: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    due_at: Option<String>,
+}
+
+impl<'a> Body<'a> {
+    fn new(event: &'a str, t: &'a ticket::Model) -> Self {
+        Body {
+            event,
+            ticket_id: t.id,
+            title: &t.title,
+            // The webhook's own wire format (docs/events.md): UTC, microseconds, `Z`.
+            timestamp: Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            comment_id: None,
+            attachment_id: None,
+            filename: None,
+            changes: None,
+            from: None,
+            to: None,
+            assignee: None,
+            target: None,
+            due_at: None,
+        }
+    }
+}
+
+async fn webhooks(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    body: &Body<'_>,
+) -> AppResult<String> {
+    let event_id = outbox::new_event_id();
+    let json = serde_json::to_string(body).map_err(AppError::internal)?;
+    outbox::enqueue_webhooks(db, config, &event_id, body.event, &json).await?;
+    Ok(event_id)
+}
+
+/// Of `ids`, the people in `known` who have an email address, minus the actor and repeats, in `ids`
+/// order.
+fn mailable(known: &HashMap<i32, Recipient>, actor: &Actor, ids: &[Option<i32>]) -> Vec<Recipient> {
+    let mut seen: Vec<i32> = Vec::new();
+    let mut out = Vec::new();
+    for id in ids.iter().flatten() {
+        if *id == actor.id() || seen.contains(id) {
+            continue;
+        }
+        seen.push(*id);
+        if let Some(r) = known.get(id).filter(|r| r.address.is_some()) {
+            out.push(r.clone());
+        }
+    }
+    out
+}
+
+/// The active users among `ids` who have an email address, minus the actor and repeats, in `ids` order.
+async fn recipients(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    ids: &[Option<i32>],
+) -> AppResult<Vec<Recipient>> {
+    let wanted = ids.iter().flatten().copied().filter(|id| *id != actor.id());
+    let known = users::recipients(db, wanted).await?;
+    Ok(mailable(&known, actor, ids))
+}
+
+/// One outbox row per recipient, each with its rendered email.
+fn email_rows(
+    event_id: &str,
+    event: &str,
+    t: &ticket::Model,
+    occurrence: &Occurrence<'_>,
+    to: &[Recipient],
+) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+    to.iter()
+        .filter_map(|r| Some((r.address.as_deref()?, r)))
+        .map(|(address, r)| {
+            let email: Email = render(occurrence, t, address, &r.name);
+            let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
+            Ok(outbox::row(
+                outbox::KIND_EMAIL,
+                event_id,
+                event,
+                None,
+                payload,
+            ))
+        })
+        .collect()
+}
+
+/// Queue the emails of `occurrence` to `recipients`, minus the actor, users without email and
+/// repeats.
+async fn emails(
+    db: &impl ConnectionTrait,
+    event_id: &str,
+    event: &str,
+    actor: &Actor,
+    t: &ticket::Model,
+    occurrence: &Occurrence<'_>,
+    recipients: &[Option<i32>],
+) -> AppResult<()> {
+    let to = self::recipients(db, actor, recipients).await?;
+    for row in email_rows(event_id, event, t, occurrence, &to)? {
+        row.insert(db).await?;
+    }
+    Ok(())
+}

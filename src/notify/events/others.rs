@@ -1,0 +1,166 @@
+//! Events about what hangs off a ticket: comments, attachments, and SLA at-risk and breach moments.
+use super::*;
+
+/// A new comment `c` on `t`, to call from the comments service inside its transaction.
+///
+/// Public comments: `comment.created` webhook (with `comment_id`, never the text) and emails to
+/// requester and assignee. Internal notes never leave through webhooks and are mailed only to the
+/// assignee, and only when the assignee may read them (`service::comments::can_read`).
+pub async fn comment_created(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    actor: &Actor,
+    t: &ticket::Model,
+    c: &comment::Model,
+) -> AppResult<()> {
+    let author = if actor.user.full_name.trim().is_empty() {
+        actor.user.username.clone()
+    } else {
+        actor.user.full_name.clone()
+    };
+    let is_internal = c.comment_type == CommentType::Internal.as_str();
+    let occurrence = Occurrence::CommentAdded {
+        author: &author,
+        body: &c.body,
+        internal: is_internal,
+    };
+    if is_internal {
+        let Some(assignee_id) = t.assignee_id else {
+            return Ok(());
+        };
+        let may_read = load_actor(db, assignee_id)
+            .await?
+            .is_some_and(|a| can_read(&a, t, c));
+        if may_read {
+            let event_id = outbox::new_event_id();
+            let recipients = [Some(assignee_id)];
+            emails(
+                db,
+                &event_id,
+                "comment.created",
+                actor,
+                t,
+                &occurrence,
+                &recipients,
+            )
+            .await?;
+        }
+        return Ok(());
+    }
+    let mut body = Body::new("comment.created", t);
+    body.comment_id = Some(c.id);
+    let event_id = webhooks(db, config, &body).await?;
+    let recipients = [Some(t.requester_id), t.assignee_id];
+    emails(
+        db,
+        &event_id,
+        body.event,
+        actor,
+        t,
+        &occurrence,
+        &recipients,
+    )
+    .await
+}
+
+/// `ticket.sla_at_risk` / `ticket.sla_breached` for `target` of `t`, due at `due`: webhook (with `target`
+/// and `due_at`), and an email to the assignee, or to the members of the assigned group when no one is
+/// assigned. Nobody caused it, so nobody is left out as its author.
+pub async fn sla_event(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    t: &ticket::Model,
+    target: Target,
+    kind: Kind,
+    due: DateTime<Utc>,
+) -> AppResult<()> {
+    let mut body = Body::new(kind.event(), t);
+    body.target = Some(target.as_str());
+    body.due_at = Some(due.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
+    let event_id = webhooks(db, config, &body).await?;
+    let ids: Vec<i32> = match (t.assignee_id, t.assigned_group_id) {
+        (Some(id), _) => vec![id],
+        (None, Some(group)) => {
+            user_group::Entity::find()
+                .select_only()
+                .column(user_group::Column::UserId)
+                .filter(user_group::Column::GroupId.eq(group))
+                .into_tuple()
+                .all(db)
+                .await?
+        }
+        (None, None) => Vec::new(),
+    };
+    let known = users::recipients(db, ids.iter().copied()).await?;
+    let mut to: Vec<Recipient> = known
+        .into_values()
+        .filter(|r| r.address.is_some())
+        .collect();
+    to.sort_by_key(|r| r.id);
+    let occurrence = Occurrence::Sla {
+        target: target.as_str(),
+        breached: kind == Kind::Breached,
+        due: body.due_at.as_deref().unwrap_or_default(),
+    };
+    for row in email_rows(&event_id, body.event, t, &occurrence, &to)? {
+        row.insert(db).await?;
+    }
+    Ok(())
+}
+
+/// `attachment.added`: a webhook with the attachment's id and name (never its bytes), and emails naming the
+/// file to the requester and the assignee, each only if they may see it. Files on internal notes never
+/// leave through webhooks and are mailed only to an assignee who may read the note.
+pub async fn attachment_added(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    actor: &Actor,
+    t: &ticket::Model,
+    a: &entity::attachment::Model,
+    on_comment: Option<&comment::Model>,
+) -> AppResult<()> {
+    let internal = on_comment.is_some_and(|c| c.comment_type == CommentType::Internal.as_str());
+    let event_id = if internal {
+        outbox::new_event_id()
+    } else {
+        let mut body = Body::new("attachment.added", t);
+        body.comment_id = a.comment_id;
+        body.attachment_id = Some(a.id);
+        body.filename = Some(&a.filename);
+        webhooks(db, config, &body).await?
+    };
+    let candidates = if internal {
+        vec![t.assignee_id]
+    } else {
+        vec![Some(t.requester_id), t.assignee_id]
+    };
+    let mut allowed = Vec::new();
+    for id in candidates.into_iter().flatten() {
+        let may_see = load_actor(db, id)
+            .await?
+            .is_some_and(|r| crate::service::attachments::can_read(&r, t, a, on_comment));
+        if may_see {
+            allowed.push(Some(id));
+        }
+    }
+    let uploader = if actor.user.full_name.trim().is_empty() {
+        &actor.user.username
+    } else {
+        &actor.user.full_name
+    };
+    let occurrence = Occurrence::FileAttached {
+        uploader,
+        filename: &a.filename,
+        internal,
+    };
+    emails(
+        db,
+        &event_id,
+        "attachment.added",
+        actor,
+        t,
+        &occurrence,
+        &allowed,
+    )
+    .await
+}

@@ -1,0 +1,155 @@
+//! Ticket events: created, changed (status, assignment, other fields) and deleted.
+use super::*;
+
+/// `ticket.created`: webhook, and emails to requester and assignee. Who hears of it is read before
+/// the creating transaction ([`TicketCreated::prepare`]), so that the transaction, which holds the
+/// ticket-number lock, only writes ([`TicketCreated::rows`]).
+pub struct TicketCreated {
+    targets: Vec<Option<i32>>,
+    to: Vec<Recipient>,
+}
+
+impl TicketCreated {
+    /// Read the webhook endpoints for a ticket of `requester_id` assigned to `assignee_id`, opened by
+    /// `actor`; `active` holds those users if they are active (the create has read them already).
+    pub async fn prepare(
+        db: &impl ConnectionTrait,
+        config: &Config,
+        actor: &Actor,
+        active: &HashMap<i32, Recipient>,
+        requester_id: i32,
+        assignee_id: Option<i32>,
+    ) -> AppResult<Self> {
+        Ok(TicketCreated {
+            targets: outbox::webhook_targets(db, config, "ticket.created").await?,
+            to: mailable(active, actor, &[Some(requester_id), assignee_id]),
+        })
+    }
+
+    /// The outbox rows announcing `t`.
+    pub fn rows(&self, t: &ticket::Model) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+        let body = Body::new("ticket.created", t);
+        let event_id = outbox::new_event_id();
+        let json = serde_json::to_string(&body).map_err(AppError::internal)?;
+        let mut rows: Vec<outbox_entity::ActiveModel> = self
+            .targets
+            .iter()
+            .map(|target| {
+                outbox::row(
+                    outbox::KIND_WEBHOOK,
+                    &event_id,
+                    body.event,
+                    *target,
+                    json.clone(),
+                )
+            })
+            .collect();
+        rows.extend(email_rows(
+            &event_id,
+            body.event,
+            t,
+            &Occurrence::Created,
+            &self.to,
+        )?);
+        Ok(rows)
+    }
+}
+
+/// Names (REST spelling) of the fields that differ between `before` and `after`, except status and
+/// a new assignee, which have their own events.
+fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static str> {
+    let checks = [
+        ("title", before.title != after.title),
+        ("description", before.description != after.description),
+        ("priority", before.priority != after.priority),
+        ("project", before.project_id != after.project_id),
+        // Clearing the assignee is an update; naming one is `ticket.assigned`.
+        (
+            "assigned_to",
+            before.assignee_id != after.assignee_id && after.assignee_id.is_none(),
+        ),
+        (
+            "assigned_group",
+            before.assigned_group_id != after.assigned_group_id,
+        ),
+        ("due_date", before.due_date != after.due_date),
+    ];
+    checks
+        .into_iter()
+        .filter(|(_, c)| *c)
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// A ticket change: `ticket.status_changed` (emails to requester and assignee), `ticket.assigned`
+/// (email to the new assignee) and `ticket.updated` (other fields, no email), as they apply.
+pub async fn ticket_changed(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    actor: &Actor,
+    before: &ticket::Model,
+    after: &ticket::Model,
+) -> AppResult<()> {
+    let fields = updated_fields(before, after);
+    if !fields.is_empty() {
+        let mut body = Body::new("ticket.updated", after);
+        body.changes = Some(fields);
+        webhooks(db, config, &body).await?;
+    }
+    if before.status != after.status {
+        let mut body = Body::new("ticket.status_changed", after);
+        body.from = Some(&before.status);
+        body.to = Some(&after.status);
+        let event_id = webhooks(db, config, &body).await?;
+        let occurrence = Occurrence::StatusChanged {
+            from: &before.status,
+            to: &after.status,
+        };
+        let recipients = [Some(after.requester_id), after.assignee_id];
+        emails(
+            db,
+            &event_id,
+            body.event,
+            actor,
+            after,
+            &occurrence,
+            &recipients,
+        )
+        .await?;
+    }
+    if let Some(assignee_id) = after
+        .assignee_id
+        .filter(|_| before.assignee_id != after.assignee_id)
+    {
+        let username = users::recipients(db, [assignee_id])
+            .await?
+            .remove(&assignee_id)
+            .map(|r| r.username)
+            .unwrap_or_default();
+        let mut body = Body::new("ticket.assigned", after);
+        body.assignee = Some(&username);
+        let event_id = webhooks(db, config, &body).await?;
+        let recipients = [Some(assignee_id)];
+        emails(
+            db,
+            &event_id,
+            body.event,
+            actor,
+            after,
+            &Occurrence::Assigned,
+            &recipients,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// `ticket.deleted` (archived): webhook only.
+pub async fn ticket_deleted(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    t: &ticket::Model,
+) -> AppResult<()> {
+    webhooks(db, config, &Body::new("ticket.deleted", t)).await?;
+    Ok(())
+}
