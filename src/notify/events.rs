@@ -262,12 +262,12 @@ pub async fn ticket_changed(
     }
     if before.status != after.status {
         let mut body = Body::new("ticket.status_changed", after);
-        body.from = Some(&before.status);
-        body.to = Some(&after.status);
+        body.from = Some(before.status.as_str());
+        body.to = Some(after.status.as_str());
         let event_id = webhooks(db, state, &body).await?;
         let occurrence = Occurrence::StatusChanged {
-            from: &before.status,
-            to: &after.status,
+            from: before.status.as_str(),
+            to: after.status.as_str(),
         };
         let recipients = [Some(after.requester_id), after.assignee_id];
         emails(
@@ -335,7 +335,7 @@ pub async fn comment_created(
     } else {
         actor.user.full_name.clone()
     };
-    let is_internal = c.comment_type == CommentType::Internal.as_str();
+    let is_internal = c.comment_type == CommentType::Internal;
     let occurrence = Occurrence::CommentAdded {
         author: &author,
         body: &c.body,
@@ -436,7 +436,7 @@ pub async fn attachment_added(
     a: &entity::attachment::Model,
     on_comment: Option<&comment::Model>,
 ) -> AppResult<()> {
-    let internal = on_comment.is_some_and(|c| c.comment_type == CommentType::Internal.as_str());
+    let internal = on_comment.is_some_and(|c| c.comment_type == CommentType::Internal);
     let event_id = if internal {
         outbox::new_event_id()
     } else {

@@ -2,7 +2,7 @@
 use super::calendar::{Calendar, Hours, WEEK};
 use super::clock::Targets;
 use crate::auth::Actor;
-use crate::domain::{Priority, TicketStatus};
+use crate::domain::{Priority, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use chrono::{Duration, NaiveDate, Utc, Weekday};
@@ -211,7 +211,7 @@ impl Policy {
             .map(|list| {
                 list.iter()
                     .filter_map(Value::as_str)
-                    .filter_map(|s| TicketStatus::from_db(s).ok())
+                    .filter_map(|s| TicketStatus::parse(s).ok())
                     .collect()
             })
             .unwrap_or_default();

@@ -6,7 +6,7 @@
 //! full, writes the row for the next batch in the same transaction. So an edit affecting a million tickets
 //! costs many short transactions, never one long one, and a crash resumes at the batch it stopped in.
 use super::{policies, recompute};
-use crate::domain::{StatusCategory, TicketStatus};
+use crate::domain::{StatusCategory, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
