@@ -200,7 +200,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         } => {
             let state = AppState::init(config).await?;
             let user = find_user(&state, &username).await?;
-            let count = tokens::revoke_by_name(&state, user.id, &name)
+            let count = tokens::revoke_by_name(&state.db, &state.auth_cache, user.id, &name)
                 .await
                 .map_err(|e| anyhow::anyhow!(e.to_string()))?;
             if count == 0 {
@@ -213,7 +213,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let state = AppState::init(config).await?;
             tracing::info!("deskgraph outbox worker started");
             tokio::select! {
-                _ = crate::notify::worker::run(state) => {}
+                _ = crate::notify::worker::run(state.delivery_deps()) => {}
                 _ = shutdown_signal() => {}
             }
             tracing::info!("deskgraph outbox worker stopped");
@@ -274,9 +274,10 @@ const COLLECT_EVERY: std::time::Duration = std::time::Duration::from_secs(15 * 6
 /// Serve HTTP, with the outbox worker and the attachment collector alongside, until SIGINT or SIGTERM,
 /// then finish in-flight requests.
 pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
-    let worker = crate::notify::worker::spawn(state.clone());
+    let worker = crate::notify::worker::spawn(state.delivery_deps());
     let collector = tokio::spawn(crate::service::attachments::collect_forever(
-        state.clone(),
+        state.db.clone(),
+        state.storage.clone(),
         COLLECT_EVERY,
     ));
     let limits = state.config.connections;

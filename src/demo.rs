@@ -93,7 +93,7 @@ pub async fn seed_and_print(state: &AppState, bind: SocketAddr) -> anyhow::Resul
         else {
             continue;
         };
-        tokens::revoke_by_name(state, found.id, "demo")
+        tokens::revoke_by_name(&state.db, &state.auth_cache, found.id, "demo")
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         let issued = tokens::create(&state.db, None, found.id, "demo", Some(30))
@@ -167,7 +167,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             description: Some(description.into()),
         };
         project_ids.push(
-            projects::create(state, &admin, input)
+            projects::create(&state.db, &admin, input)
                 .await
                 .map_err(|e| anyhow::anyhow!("{e}"))?
                 .id,
@@ -271,7 +271,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
     ];
     for (requester, title, description, priority, project, assignee, network, moves) in plan {
         let created = tickets::create(
-            state,
+            state.write_deps(),
             requester,
             NewTicket {
                 title: title.to_string(),
@@ -313,7 +313,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         }
         for status in moves.iter() {
             tickets::update(
-                state,
+                state.write_deps(),
                 &alice,
                 created.id,
                 TicketPatch {
@@ -384,7 +384,7 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
             description: None,
             serial_number: Some(serial.into()),
         };
-        assets::create(state, &admin, input)
+        assets::create(&state.db, &admin, input)
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
@@ -402,7 +402,7 @@ async fn add_comment(
         body: body.into(),
         comment_type,
     };
-    comments::create(state, author, ticket_id, input)
+    comments::create(state.write_deps(), author, ticket_id, input)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())

@@ -234,10 +234,21 @@ impl IntoResponse for AppError {
     }
 }
 
+/// The web interface's failure body, `{"success": false, "error"}`.
+pub fn web_error_body(message: &str) -> Value {
+    json!({ "success": false, "error": message })
+}
+
+/// A GraphQL-over-HTTP failure body, `{"errors": [{message, extensions}]}`, for a request refused before a
+/// document runs.
+pub fn graphql_error_body(message: &str, extensions: Value) -> Value {
+    json!({ "errors": [{ "message": message, "extensions": extensions }] })
+}
+
 impl AppError {
-    /// The response in the web interface's failure shape, `{"success": false, "error"}`.
+    /// The response in the web interface's failure shape ([`web_error_body`]).
     pub fn into_web_response(self) -> Response {
-        let body = json!({ "success": false, "error": self.public_message() });
+        let body = web_error_body(&self.public_message());
         let mut response = (self.status(), axum::Json(body)).into_response();
         self.mark(&mut response);
         response
@@ -250,8 +261,7 @@ impl AppError {
         if let AppError::RateLimited { retry_after } = &self {
             extensions["retryAfter"] = json!(retry_after);
         }
-        let body =
-            json!({ "errors": [{ "message": self.public_message(), "extensions": extensions }] });
+        let body = graphql_error_body(&self.public_message(), extensions);
         let mut response = (self.status(), axum::Json(body)).into_response();
         self.mark(&mut response);
         response

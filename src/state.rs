@@ -64,6 +64,27 @@ impl From<StateInner> for AppState {
     }
 }
 
+impl AppState {
+    /// The handles a write that announces itself needs ([`crate::service::WriteDeps`]).
+    pub fn write_deps(&self) -> crate::service::WriteDeps<'_> {
+        crate::service::WriteDeps {
+            db: &self.db,
+            config: &self.config,
+            live: &self.live,
+        }
+    }
+
+    /// The handles the outbox worker delivers with ([`crate::notify::worker::DeliveryDeps`]).
+    pub fn delivery_deps(&self) -> crate::notify::worker::DeliveryDeps {
+        crate::notify::worker::DeliveryDeps {
+            db: self.db.clone(),
+            config: self.config.clone(),
+            notifier: self.notifier.clone(),
+            live: self.live.clone(),
+        }
+    }
+}
+
 const JWT_SECRET_KEY: &str = "jwt_secret";
 
 impl AppState {

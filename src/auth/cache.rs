@@ -78,6 +78,7 @@ pub struct AuthCache {
     tokens: Option<Cache<String, CachedToken>>,
     actors: Option<Cache<i32, Arc<Actor>>>,
     generation: Arc<AtomicU64>,
+    ttl: Duration,
 }
 
 impl AuthCache {
@@ -98,6 +99,7 @@ impl AuthCache {
                 tokens: None,
                 actors: None,
                 generation: Arc::default(),
+                ttl,
             };
         }
         AuthCache {
@@ -114,7 +116,13 @@ impl AuthCache {
                     .build(),
             ),
             generation: Arc::default(),
+            ttl,
         }
+    }
+
+    /// How long an entry lives at most (`DESKGRAPH_AUTH_CACHE_SECONDS`).
+    pub fn ttl(&self) -> Duration {
+        self.ttl
     }
 
     /// The current generation: take it before reading credentials from the database.

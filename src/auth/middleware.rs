@@ -1,7 +1,9 @@
 //! Resolves the bearer token once per request and hands the result to handlers.
+use super::cache::AuthCache;
+use super::jwt::JwtKeys;
 use super::{authenticate_bearer, load_actor, session, Actor};
+use crate::db::Db;
 use crate::error::AppError;
-use crate::state::AppState;
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
@@ -57,13 +59,13 @@ pub struct WebSession {
 }
 
 /// The live session named by the request's session cookie, if any.
-async fn web_session(state: &AppState, headers: &HeaderMap) -> Option<WebSession> {
+async fn web_session(db: &Db, headers: &HeaderMap) -> Option<WebSession> {
     let secret = session::cookie(headers, session::SESSION_COOKIE)?;
     let lookup = async {
-        let Some(record) = session::lookup(&state.db.conn, &secret).await? else {
+        let Some(record) = session::lookup(&db.conn, &secret).await? else {
             return Ok(None);
         };
-        let actor = load_actor(&state.db.conn, record.user_id).await?;
+        let actor = load_actor(&db.conn, record.user_id).await?;
         Ok::<_, AppError>(actor.map(|actor| (record, actor)))
     };
     match lookup.await {
@@ -96,11 +98,16 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ()>> {
 }
 
 /// Put an [`Auth`] (and a live [`WebSession`]) into the request's extensions; `Err` is the response to send
-/// instead (the credentials could not be checked). Part of [`crate::http::layers::front`].
-pub async fn resolve_auth(state: &AppState, req: &mut Request) -> Result<(), Response> {
+/// instead (the credentials could not be checked). Bearer tokens are resolved as [`authenticate_bearer`] does.
+pub async fn resolve_auth(
+    db: &Db,
+    auth_cache: &AuthCache,
+    jwt: &JwtKeys,
+    req: &mut Request,
+) -> Result<(), Response> {
     let auth = match bearer_token(req.headers()) {
         None => {
-            if let Some(web) = web_session(state, req.headers()).await {
+            if let Some(web) = web_session(db, req.headers()).await {
                 req.extensions_mut().insert(web);
             }
             Auth::Anonymous
@@ -108,7 +115,7 @@ pub async fn resolve_auth(state: &AppState, req: &mut Request) -> Result<(), Res
         Some(Err(())) => {
             Auth::Invalid("malformed Authorization header: expected `Bearer <token>`".into())
         }
-        Some(Ok(token)) => match authenticate_bearer(state, token).await {
+        Some(Ok(token)) => match authenticate_bearer(db, auth_cache, jwt, token).await {
             Ok(actor) => Auth::Actor(actor),
             Err(AppError::Unauthenticated(reason)) => Auth::Invalid(reason),
             Err(other) => return Err(other.into_response()),

@@ -7,8 +7,8 @@ pub mod password;
 pub mod session;
 pub mod tokens;
 
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::state::AppState;
 use chrono::Utc;
 use entity::{api_token, group, user, user_group};
 use sea_orm::sea_query::{Expr, ExprTrait, Query};
@@ -90,21 +90,26 @@ pub async fn load_actor(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Op
     Ok(Some(Actor { user, groups }))
 }
 
-/// Resolve a bearer token (API token or JWT) to its actor; any failure is 401.
+/// Resolve a bearer token (API token, or a JWT checked with `jwt`) to its actor; any failure is 401.
 ///
 /// Answers come from the instance's [`cache::AuthCache`] when they can: a busy client's token and groups
 /// are then read from SQL once per cache lifetime, not once per request.
-pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc<Actor>> {
+pub async fn authenticate_bearer(
+    db: &Db,
+    auth_cache: &cache::AuthCache,
+    jwt: &jwt::JwtKeys,
+    token: &str,
+) -> AppResult<Arc<Actor>> {
     let unauthenticated = |m: &str| AppError::Unauthenticated(m.to_string());
-    let generation = state.auth_cache.generation();
+    let generation = auth_cache.generation();
     let user_id = if token.starts_with(tokens::API_TOKEN_PREFIX) {
         let hash = tokens::hash_secret(token);
-        let record = match state.auth_cache.token(&hash) {
+        let record = match auth_cache.token(&hash) {
             Some(cached) => cached,
             None => {
                 let record = api_token::Entity::find()
                     .filter(api_token::Column::TokenHash.eq(hash.as_str()))
-                    .one(&state.db.conn)
+                    .one(&db.conn)
                     .await?
                     .ok_or_else(|| unauthenticated("invalid token"))?;
                 if record.revoked_at.is_some() {
@@ -116,7 +121,7 @@ pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc
                     expires_at: record.expires_at,
                     last_used_at: Arc::new(Mutex::new(record.last_used_at)),
                 };
-                state.auth_cache.put_token(generation, hash, cached.clone());
+                auth_cache.put_token(generation, hash, cached.clone());
                 cached
             }
         };
@@ -124,20 +129,20 @@ pub async fn authenticate_bearer(state: &AppState, token: &str) -> AppResult<Arc
         if record.expires_at.is_some_and(|at| at <= now) {
             return Err(unauthenticated("token expired"));
         }
-        record.touch(&state.db.conn, now).await?;
+        record.touch(&db.conn, now).await?;
         record.user_id
     } else if token.split('.').count() == 3 {
-        state.jwt.verify(token)?
+        jwt.verify(token)?
     } else {
         return Err(unauthenticated("invalid token"));
     };
-    if let Some(actor) = state.auth_cache.actor(user_id) {
+    if let Some(actor) = auth_cache.actor(user_id) {
         return Ok(actor);
     }
-    let actor = load_actor(&state.db.conn, user_id)
+    let actor = load_actor(&db.conn, user_id)
         .await?
         .map(Arc::new)
         .ok_or_else(|| unauthenticated("user inactive or deleted"))?;
-    state.auth_cache.put_actor(generation, actor.clone());
+    auth_cache.put_actor(generation, actor.clone());
     Ok(actor)
 }

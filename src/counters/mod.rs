@@ -10,6 +10,7 @@ mod memory;
 mod redis;
 
 use memory::Memory;
+use std::net::IpAddr;
 use std::time::Duration;
 
 /// A fixed window of counting: its length in seconds (windows are aligned to multiples of it).
@@ -136,6 +137,21 @@ pub fn now() -> u64 {
     chrono::Utc::now().timestamp().max(0) as u64
 }
 
+/// The key an address is counted under: IPv4 addresses alone, IPv6 addresses by their /64 network, which
+/// one subscriber usually holds whole (counting each address would hand a client 2^64 budgets).
+pub fn address_key(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +215,14 @@ mod tests {
     #[test]
     fn a_bad_redis_url_is_an_error() {
         assert!(Counters::redis("not a url", "t", DEFAULT_REDIS_DEADLINE).is_err());
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_by_network() {
+        let key = |s: &str| address_key(s.parse().unwrap_or(IpAddr::from([0, 0, 0, 0])));
+        assert_eq!(key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), key("2001:db8:1:2:bbbb::2"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9");
     }
 }

@@ -3,8 +3,8 @@
 //! that instances sharing Redis share the budget. REST keeps its own per-request budget.
 use super::context::RequestContext;
 use super::cost::Price;
+use crate::counters::address_key;
 use crate::counters::{now, Window};
-use crate::http::ratelimit::address_key;
 use async_graphql::{ErrorExtensionValues, ServerError, SimpleObject};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};

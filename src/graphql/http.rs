@@ -3,6 +3,7 @@ use super::context::RequestContext;
 use super::limits::Checked;
 use super::multipart_cap::FrontCap;
 use crate::auth::middleware::Auth;
+use crate::error::graphql_error_body;
 use crate::http::client_ip::ClientAddress;
 use crate::state::AppState;
 use async_graphql::http::GraphiQLSource;
@@ -248,10 +249,10 @@ fn render(
         )
             .into_response(),
         Err(err) if err.is_io() => {
-            let body = json!({"errors": [{
-                "message": format!("the response would be larger than {max} bytes; ask for less"),
-                "extensions": {"code": "RESPONSE_TOO_LARGE", "limit": max},
-            }]});
+            let body = graphql_error_body(
+                &format!("the response would be larger than {max} bytes; ask for less"),
+                json!({"code": "RESPONSE_TOO_LARGE", "limit": max}),
+            );
             (
                 StatusCode::OK,
                 [(header::CONTENT_TYPE, content_type(headers))],
@@ -323,7 +324,7 @@ fn content_type(headers: &HeaderMap) -> &'static str {
 }
 
 fn request_error(headers: &HeaderMap, status: StatusCode, message: &str) -> Response {
-    let body = json!({"errors": [{"message": message, "extensions": {"code": "BAD_USER_INPUT"}}]});
+    let body = graphql_error_body(message, json!({"code": "BAD_USER_INPUT"}));
     (
         status,
         [(header::CONTENT_TYPE, content_type(headers))],

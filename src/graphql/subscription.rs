@@ -30,7 +30,16 @@ impl SubscriptionRoot {
             AppError::Unauthenticated("subscriptions are served over /graphql/ws".into())
         })?;
         let id = ids::decode_opt(ticket_id.as_ref(), "Ticket", "ticketId")?;
-        let events = ticket_events::follow(&req.state, &actor, token, id).await?;
+        let events = ticket_events::follow(
+            &req.state.db,
+            &req.state.live,
+            &req.state.auth_cache,
+            &req.state.jwt,
+            &actor,
+            token,
+            id,
+        )
+        .await?;
         Ok(events.map(|event| Ok(TicketEvent(event?))))
     }
 }

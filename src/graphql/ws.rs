@@ -61,7 +61,7 @@ async fn connection_init(
                 .into(),
         )
     })?;
-    authenticate_bearer(&state, token).await?;
+    authenticate_bearer(&state.db, &state.auth_cache, &state.jwt, token).await?;
     // A second `connection_init` closes the connection (protocol), so the first token stays.
     let _ = credential.set(token.into());
     Ok(Data::default())
@@ -83,9 +83,14 @@ impl Connection {
                 "connection not initialised".into(),
             ))
         })?;
-        let actor = authenticate_bearer(&self.state, &token)
-            .await
-            .map_err(unauthenticated)?;
+        let actor = authenticate_bearer(
+            &self.state.db,
+            &self.state.auth_cache,
+            &self.state.jwt,
+            &token,
+        )
+        .await
+        .map_err(unauthenticated)?;
         let ctx = RequestContext::new(self.state.clone(), Auth::Actor(actor));
         Ok(request.data(ctx).data(Credential(token)))
     }

@@ -121,7 +121,9 @@ pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> R
     let secure_cookies = transport::secure_cookies(&state.config, &req);
     let handled = async {
         let mut req = req;
-        if let Err(response) = resolve_auth(&state, &mut req).await {
+        if let Err(response) =
+            resolve_auth(&state.db, &state.auth_cache, &state.jwt, &mut req).await
+        {
             return response;
         }
         let decision = ratelimit::check(&state, ratelimit::budget(&state, &req)).await;

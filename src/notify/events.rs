@@ -8,12 +8,12 @@ use super::mailer::Email;
 use super::outbox;
 use super::templates::{render, Occurrence};
 use crate::auth::{load_actor, Actor};
+use crate::config::Config;
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
 use crate::service::comments::can_read;
 use crate::service::sla::clock::{Kind, Target};
 use crate::service::users::{self, Recipient};
-use crate::state::AppState;
 use chrono::DateTime;
 use chrono::Utc;
 use entity::{comment, outbox as outbox_entity, ticket, user_group};
@@ -86,12 +86,12 @@ impl<'a> Body<'a> {
 
 async fn webhooks(
     db: &impl ConnectionTrait,
-    state: &AppState,
+    config: &Config,
     body: &Body<'_>,
 ) -> AppResult<String> {
     let event_id = outbox::new_event_id();
     let json = serde_json::to_string(body).map_err(AppError::internal)?;
-    outbox::enqueue_webhooks(db, &state.config, &event_id, body.event, &json).await?;
+    outbox::enqueue_webhooks(db, config, &event_id, body.event, &json).await?;
     Ok(event_id)
 }
 
@@ -178,14 +178,14 @@ impl TicketCreated {
     /// `actor`; `active` holds those users if they are active (the create has read them already).
     pub async fn prepare(
         db: &impl ConnectionTrait,
-        state: &AppState,
+        config: &Config,
         actor: &Actor,
         active: &HashMap<i32, Recipient>,
         requester_id: i32,
         assignee_id: Option<i32>,
     ) -> AppResult<Self> {
         Ok(TicketCreated {
-            targets: outbox::webhook_targets(db, &state.config, "ticket.created").await?,
+            targets: outbox::webhook_targets(db, config, "ticket.created").await?,
             to: mailable(active, actor, &[Some(requester_id), assignee_id]),
         })
     }
@@ -249,7 +249,7 @@ fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static
 /// (email to the new assignee) and `ticket.updated` (other fields, no email), as they apply.
 pub async fn ticket_changed(
     db: &impl ConnectionTrait,
-    state: &AppState,
+    config: &Config,
     actor: &Actor,
     before: &ticket::Model,
     after: &ticket::Model,
@@ -258,13 +258,13 @@ pub async fn ticket_changed(
     if !fields.is_empty() {
         let mut body = Body::new("ticket.updated", after);
         body.changes = Some(fields);
-        webhooks(db, state, &body).await?;
+        webhooks(db, config, &body).await?;
     }
     if before.status != after.status {
         let mut body = Body::new("ticket.status_changed", after);
         body.from = Some(before.status.as_str());
         body.to = Some(after.status.as_str());
-        let event_id = webhooks(db, state, &body).await?;
+        let event_id = webhooks(db, config, &body).await?;
         let occurrence = Occurrence::StatusChanged {
             from: before.status.as_str(),
             to: after.status.as_str(),
@@ -292,7 +292,7 @@ pub async fn ticket_changed(
             .unwrap_or_default();
         let mut body = Body::new("ticket.assigned", after);
         body.assignee = Some(&username);
-        let event_id = webhooks(db, state, &body).await?;
+        let event_id = webhooks(db, config, &body).await?;
         let recipients = [Some(assignee_id)];
         emails(
             db,
@@ -311,10 +311,10 @@ pub async fn ticket_changed(
 /// `ticket.deleted` (archived): webhook only.
 pub async fn ticket_deleted(
     db: &impl ConnectionTrait,
-    state: &AppState,
+    config: &Config,
     t: &ticket::Model,
 ) -> AppResult<()> {
-    webhooks(db, state, &Body::new("ticket.deleted", t)).await?;
+    webhooks(db, config, &Body::new("ticket.deleted", t)).await?;
     Ok(())
 }
 
@@ -325,7 +325,7 @@ pub async fn ticket_deleted(
 /// assignee, and only when the assignee may read them (`service::comments::can_read`).
 pub async fn comment_created(
     db: &impl ConnectionTrait,
-    state: &AppState,
+    config: &Config,
     actor: &Actor,
     t: &ticket::Model,
     c: &comment::Model,
@@ -366,7 +366,7 @@ pub async fn comment_created(
     }
     let mut body = Body::new("comment.created", t);
     body.comment_id = Some(c.id);
-    let event_id = webhooks(db, state, &body).await?;
+    let event_id = webhooks(db, config, &body).await?;
     let recipients = [Some(t.requester_id), t.assignee_id];
     emails(
         db,
@@ -385,7 +385,7 @@ pub async fn comment_created(
 /// assigned. Nobody caused it, so nobody is left out as its author.
 pub async fn sla_event(
     db: &impl ConnectionTrait,
-    state: &AppState,
+    config: &Config,
     t: &ticket::Model,
     target: Target,
     kind: Kind,
@@ -394,7 +394,7 @@ pub async fn sla_event(
     let mut body = Body::new(kind.event(), t);
     body.target = Some(target.as_str());
     body.due_at = Some(due.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
-    let event_id = webhooks(db, state, &body).await?;
+    let event_id = webhooks(db, config, &body).await?;
     let ids: Vec<i32> = match (t.assignee_id, t.assigned_group_id) {
         (Some(id), _) => vec![id],
         (None, Some(group)) => {
@@ -430,7 +430,7 @@ pub async fn sla_event(
 /// leave through webhooks and are mailed only to an assignee who may read the note.
 pub async fn attachment_added(
     db: &impl ConnectionTrait,
-    state: &AppState,
+    config: &Config,
     actor: &Actor,
     t: &ticket::Model,
     a: &entity::attachment::Model,
@@ -444,7 +444,7 @@ pub async fn attachment_added(
         body.comment_id = a.comment_id;
         body.attachment_id = Some(a.id);
         body.filename = Some(&a.filename);
-        webhooks(db, state, &body).await?
+        webhooks(db, config, &body).await?
     };
     let candidates = if internal {
         vec![t.assignee_id]

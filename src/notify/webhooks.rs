@@ -1,8 +1,8 @@
 //! Delivering one webhook row: sign, POST with a timeout, log the attempt.
 use super::outbox::Outcome;
 use super::targets;
+use super::worker::DeliveryDeps;
 use crate::error::AppResult;
-use crate::state::AppState;
 use chrono::Utc;
 use entity::{outbox, webhook, webhook_delivery};
 use hmac::{Hmac, Mac};
@@ -25,16 +25,16 @@ pub fn sign(secret: &str, timestamp: i64, body: &str) -> String {
 
 /// Where a row goes: the configured endpoint (no id) or a stored one.
 async fn target(
-    state: &AppState,
+    deps: &DeliveryDeps,
     row: &outbox::Model,
 ) -> AppResult<Result<(String, String), String>> {
     match row.webhook_id {
-        None => Ok(match &state.config.webhook_url {
-            Some(url) => Ok((url.clone(), state.config.webhook_secret.clone())),
+        None => Ok(match &deps.config.webhook_url {
+            Some(url) => Ok((url.clone(), deps.config.webhook_secret.clone())),
             None => Err("DESKGRAPH_WEBHOOK_URL is no longer configured".to_string()),
         }),
         Some(id) => Ok(
-            match webhook::Entity::find_by_id(id).one(&state.db.conn).await? {
+            match webhook::Entity::find_by_id(id).one(&deps.db.conn).await? {
                 Some(w) if w.active => Ok((w.url, w.secret)),
                 Some(_) => Err(format!("webhook {id} is inactive")),
                 None => Err(format!("webhook {id} was deleted")),
@@ -45,9 +45,9 @@ async fn target(
 
 /// Refuse before sending: a URL whose literal host the policy refuses (names are checked as the client
 /// resolves them), or an empty signing key.
-fn checked_target(state: &AppState, url: &str, secret: &str) -> Result<(), String> {
+fn checked_target(deps: &DeliveryDeps, url: &str, secret: &str) -> Result<(), String> {
     let parsed = url::Url::parse(url).map_err(|_| format!("{url:?} is not a valid URL"))?;
-    targets::check_url(&parsed, state.config.webhook_allow_private)?;
+    targets::check_url(&parsed, deps.config.webhook_allow_private)?;
     if secret.is_empty() {
         return Err(
             "no signing secret is configured; deliveries are never signed with an empty key".into(),
@@ -57,18 +57,18 @@ fn checked_target(state: &AppState, url: &str, secret: &str) -> Result<(), Strin
 }
 
 /// POST `row` to its endpoint and log the attempt in `webhook_deliveries`.
-pub async fn deliver(state: &AppState, row: &outbox::Model) -> AppResult<Outcome> {
-    let (url, secret) = match target(state, row).await? {
+pub async fn deliver(deps: &DeliveryDeps, row: &outbox::Model) -> AppResult<Outcome> {
+    let (url, secret) = match target(deps, row).await? {
         Ok(found) => found,
         Err(reason) => return Ok(Outcome::GiveUp(reason)),
     };
-    if let Err(reason) = checked_target(state, &url, &secret) {
+    if let Err(reason) = checked_target(deps, &url, &secret) {
         return Ok(Outcome::GiveUp(reason));
     }
     // Signed at send time, so receivers can reject stale replays; the id stays the event's.
     let timestamp = Utc::now().timestamp();
     let started = Instant::now();
-    let answer = state
+    let answer = deps
         .notifier
         .http()
         .post(&url)
@@ -127,7 +127,7 @@ pub async fn deliver(state: &AppState, row: &outbox::Model) -> AppResult<Outcome
         created_at: Set(Utc::now()),
         ..Default::default()
     }
-    .insert(&state.db.conn)
+    .insert(&deps.db.conn)
     .await?;
     Ok(outcome)
 }

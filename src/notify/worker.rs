@@ -1,16 +1,20 @@
 //! The delivery worker: claims due outbox rows and delivers them in lanes, one per destination (the SMTP
 //! server, each webhook endpoint). Lanes run side by side, a bounded number at once, so a destination
 //! that is slow or down holds back only its own rows; its circuit (`circuit`) then keeps it aside.
+use super::live::LiveBus;
 use super::mailer::Email;
 use super::outbox::{self, Destination, Outcome, KIND_EMAIL, KIND_WEBHOOK};
 use super::webhooks;
+use super::Notifier;
+use crate::config::Config;
+use crate::db::Db;
 use crate::error::AppResult;
-use crate::service::sla;
-use crate::state::AppState;
+use crate::service::{sla, WriteDeps};
 use chrono::{DateTime, TimeZone, Utc};
 use entity::outbox as row;
 use futures_util::StreamExt;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinSet;
 
@@ -23,10 +27,35 @@ const IDLE: Duration = Duration::from_millis(1000);
 /// Time kept free at the end of a lease, so a row is never started that its lease might not cover.
 const LEASE_MARGIN_MS: i64 = 5_000;
 
-async fn deliver(state: &AppState, item: &row::Model, now_ms: i64) -> AppResult<Outcome> {
-    let timeout = Duration::from_millis(state.config.delivery_timeout_ms.unsigned_abs());
+/// What the worker delivers with: the database, the configuration, the notifier (mailer, HTTP client,
+/// circuits) and the live bus that SLA checks announce their changes on. Built from the application state
+/// at start-up; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct DeliveryDeps {
+    /// The database.
+    pub db: Db,
+    /// The configuration.
+    pub config: Arc<Config>,
+    /// The mailer, the HTTP client and the circuits.
+    pub notifier: Notifier,
+    /// Where live events are published.
+    pub live: LiveBus,
+}
+
+impl DeliveryDeps {
+    fn write_deps(&self) -> WriteDeps<'_> {
+        WriteDeps {
+            db: &self.db,
+            config: &self.config,
+            live: &self.live,
+        }
+    }
+}
+
+async fn deliver(deps: &DeliveryDeps, item: &row::Model, now_ms: i64) -> AppResult<Outcome> {
+    let timeout = Duration::from_millis(deps.config.delivery_timeout_ms.unsigned_abs());
     match item.kind.as_str() {
-        KIND_WEBHOOK => webhooks::deliver(state, item).await,
+        KIND_WEBHOOK => webhooks::deliver(deps, item).await,
         KIND_EMAIL => {
             let email: Email = match serde_json::from_str(&item.payload) {
                 Ok(email) => email,
@@ -34,7 +63,7 @@ async fn deliver(state: &AppState, item: &row::Model, now_ms: i64) -> AppResult<
             };
             let sent = tokio::time::timeout(
                 timeout,
-                state.notifier.mailer.send(&state.config.mail_from, &email),
+                deps.notifier.mailer.send(&deps.config.mail_from, &email),
             )
             .await;
             Ok(match sent {
@@ -44,11 +73,11 @@ async fn deliver(state: &AppState, item: &row::Model, now_ms: i64) -> AppResult<
             })
         }
         sla::KIND_CHECK => {
-            sla::check(state, &item.payload, sla_now(now_ms)).await?;
+            sla::check(deps.write_deps(), &item.payload, sla_now(now_ms)).await?;
             Ok(Outcome::Delivered)
         }
         sla::reclock::KIND_RECLOCK => {
-            sla::reclock::run(state, &item.payload, sla_now(now_ms)).await?;
+            sla::reclock::run(&deps.db, &deps.live, &item.payload, sla_now(now_ms)).await?;
             Ok(Outcome::Delivered)
         }
         other => Ok(Outcome::GiveUp(format!("unknown outbox kind {other:?}"))),
@@ -63,15 +92,15 @@ fn sla_now(ms: i64) -> DateTime<Utc> {
 
 /// Lease due rows of every destination not in `skip` (nor with an open circuit), grouped by destination.
 async fn claim(
-    state: &AppState,
+    deps: &DeliveryDeps,
     skip: &[Destination],
     now: i64,
 ) -> AppResult<(i64, BTreeMap<Destination, Vec<row::Model>>)> {
     // The lease outlasts one attempt, so a crashed worker's rows come back after it expires.
-    let lease = now + state.config.delivery_timeout_ms * 3 + 30_000;
+    let lease = now + deps.config.delivery_timeout_ms * 3 + 30_000;
     let mut skip = skip.to_vec();
-    skip.extend(state.notifier.circuits.open(now));
-    let claimed = outbox::claim_except(&state.db.conn, now, lease, BATCH, &skip).await?;
+    skip.extend(deps.notifier.circuits.open(now));
+    let claimed = outbox::claim_except(&deps.db.conn, now, lease, BATCH, &skip).await?;
     let mut lanes: BTreeMap<Destination, Vec<row::Model>> = BTreeMap::new();
     for item in claimed {
         lanes.entry(Destination::of(&item)).or_default().push(item);
@@ -83,24 +112,24 @@ async fn claim(
 /// start (the circuit opened, or the lease is running out) go back to the queue untouched. `clock`: the
 /// time to act at (tests pass a time to come), the real time when `None`.
 async fn lane(
-    state: AppState,
+    deps: DeliveryDeps,
     destination: Destination,
     rows: Vec<row::Model>,
     lease_until_ms: i64,
     clock: Option<i64>,
 ) -> AppResult<usize> {
-    let circuits = &state.notifier.circuits;
+    let circuits = &deps.notifier.circuits;
     for (done, item) in rows.iter().enumerate() {
         let now = clock.unwrap_or_else(outbox::now_ms);
         if circuits.is_open(destination, now)
-            || now + state.config.delivery_timeout_ms + LEASE_MARGIN_MS > lease_until_ms
+            || now + deps.config.delivery_timeout_ms + LEASE_MARGIN_MS > lease_until_ms
         {
-            outbox::release(&state.db.conn, &rows[done..]).await?;
+            outbox::release(&deps.db.conn, &rows[done..]).await?;
             return Ok(done);
         }
-        let outcome = match deliver(&state, item, now).await {
+        let outcome = match deliver(&deps, item, now).await {
             Ok(outcome) => {
-                let (base, now) = (state.config.outbox_backoff_ms, outbox::now_ms());
+                let (base, now) = (deps.config.outbox_backoff_ms, outbox::now_ms());
                 circuits.record(destination, &outcome, base, now);
                 outcome
             }
@@ -110,23 +139,23 @@ async fn lane(
         if let Outcome::Retry(reason) | Outcome::GiveUp(reason) = &outcome {
             tracing::warn!(outbox_id = item.id, event = %item.event, destination = %destination.label(), attempt = item.attempts + 1, %reason, "delivery failed");
         }
-        outbox::finish(&state.db.conn, &state.config, item, &outcome).await?;
+        outbox::finish(&deps.db.conn, &deps.config, item, &outcome).await?;
     }
     Ok(rows.len())
 }
 
 /// Deliver the rows that are due now, once each, every destination in its own lane; returns how many
 /// were attempted.
-pub async fn run_once(state: &AppState) -> AppResult<usize> {
-    run_once_at(state, outbox::now_ms()).await
+pub async fn run_once(deps: &DeliveryDeps) -> AppResult<usize> {
+    run_once_at(deps, outbox::now_ms()).await
 }
 
 /// [`run_once`] at `now` (epoch milliseconds), as if it were that time: SLA checks judge the ticket at
 /// `now`. Tests pass a time to come.
-pub async fn run_once_at(state: &AppState, now: i64) -> AppResult<usize> {
-    let (lease, lanes) = claim(state, &[], now).await?;
+pub async fn run_once_at(deps: &DeliveryDeps, now: i64) -> AppResult<usize> {
+    let (lease, lanes) = claim(deps, &[], now).await?;
     let results: Vec<AppResult<usize>> = futures_util::stream::iter(lanes)
-        .map(|(destination, rows)| lane(state.clone(), destination, rows, lease, Some(now)))
+        .map(|(destination, rows)| lane(deps.clone(), destination, rows, lease, Some(now)))
         .buffer_unordered(MAX_LANES)
         .collect()
         .await;
@@ -139,26 +168,26 @@ pub async fn run_once_at(state: &AppState, now: i64) -> AppResult<usize> {
 
 /// Deliver forever. A lane runs until its rows are done; meanwhile new rows of the other destinations
 /// are claimed and delivered in lanes of their own.
-pub async fn run(state: AppState) {
+pub async fn run(deps: DeliveryDeps) {
     let mut running: JoinSet<AppResult<usize>> = JoinSet::new();
     let mut busy: HashMap<tokio::task::Id, Destination> = HashMap::new();
     loop {
         let mut claimed = false;
         if running.len() < MAX_LANES {
             let skip: Vec<Destination> = busy.values().copied().collect();
-            match claim(&state, &skip, outbox::now_ms()).await {
+            match claim(&deps, &skip, outbox::now_ms()).await {
                 Ok((lease, lanes)) => {
                     for (destination, rows) in lanes {
                         claimed = true;
                         if running.len() >= MAX_LANES {
                             // No room for another lane now: back to the queue for the next claim.
-                            if let Err(e) = outbox::release(&state.db.conn, &rows).await {
+                            if let Err(e) = outbox::release(&deps.db.conn, &rows).await {
                                 tracing::error!(error = %e, "outbox worker could not release rows");
                             }
                             continue;
                         }
                         let task =
-                            running.spawn(lane(state.clone(), destination, rows, lease, None));
+                            running.spawn(lane(deps.clone(), destination, rows, lease, None));
                         busy.insert(task.id(), destination);
                     }
                 }
@@ -196,6 +225,6 @@ fn settle(
 }
 
 /// Start the worker as a background task of this process.
-pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(run(state))
+pub fn spawn(deps: DeliveryDeps) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(run(deps))
 }

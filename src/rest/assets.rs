@@ -132,7 +132,7 @@ pub async fn create(
         description: text(&fields, "description")?,
         serial_number: text(&fields, "serial_number")?,
     };
-    let created = assets::create(&state, &actor, input).await?;
+    let created = assets::create(&state.db, &actor, input).await?;
     Ok((
         StatusCode::CREATED,
         Json(render_one(&state.db.conn, &actor, created).await?),
@@ -170,7 +170,7 @@ pub async fn update(
         description: text(&fields, "description")?,
         serial_number: text(&fields, "serial_number")?,
     };
-    let saved = assets::update(&state, &actor, id, patch).await?;
+    let saved = assets::update(&state.db, &actor, id, patch).await?;
     Ok(Json(render_one(&state.db.conn, &actor, saved).await?))
 }
 
@@ -185,6 +185,6 @@ pub async fn archive(
     CurrentActor(actor): CurrentActor,
     PathId(id): PathId,
 ) -> AppResult<StatusCode> {
-    assets::archive(&state, &actor, id).await?;
+    assets::archive(&state.db, &actor, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -116,7 +116,8 @@ async fn create(
         comment_id,
         filename,
     };
-    let created = attachments::create(&state, &actor, input, spooled).await?;
+    let created =
+        attachments::create(state.write_deps(), &*state.storage, &actor, input, spooled).await?;
     let listed = attachments::get_listed(&state.db.conn, &actor, created.id).await?;
     let body = items(&state, &actor, &listed).pop();
     Ok((StatusCode::CREATED, Json(body)).into_response())
@@ -167,7 +168,7 @@ async fn delete(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> AppResult<StatusCode> {
-    attachments::delete(&state, &actor, path_id(&id, "attachment")?).await?;
+    attachments::delete(&state.db, &actor, path_id(&id, "attachment")?).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -198,8 +199,10 @@ async fn download(
     let id = path_id(&id, "attachment")?;
     let auth = auth.map_or(Auth::Anonymous, |Extension(auth)| auth);
     let (a, bytes) = match (&auth, link) {
-        (Auth::Anonymous, Ok(Query(link))) => attachments::open_signed(&state, id, &link).await?,
-        _ => attachments::open(&state, &*auth.require()?, id).await?,
+        (Auth::Anonymous, Ok(Query(link))) => {
+            attachments::open_signed(&state.db, &*state.storage, &state.url_key, id, &link).await?
+        }
+        _ => attachments::open(&state.db, &*state.storage, &*auth.require()?, id).await?,
     };
     Ok(serve(&a, bytes))
 }

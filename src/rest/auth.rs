@@ -56,7 +56,14 @@ pub async fn issue_token(
         password: &body.password,
         client,
     };
-    let session = login(&state, attempt).await?;
+    let session = login(
+        &state.db,
+        &state.counters,
+        state.config.login_throttle,
+        &state.jwt,
+        attempt,
+    )
+    .await?;
     Ok(axum::Json(AccessToken {
         token: session.token,
         token_type: "Bearer",

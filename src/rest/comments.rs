@@ -90,7 +90,7 @@ pub async fn create(
         body: content,
         comment_type: comment_type(&fields)?.unwrap_or(CommentType::Public),
     };
-    let created = comments::create(&state, &actor, ticket_id, input)
+    let created = comments::create(state.write_deps(), &actor, ticket_id, input)
         .await
         .map_err(as_content)?;
     let json = shapes::comment_created(&created, &actor.user.username);
@@ -122,7 +122,7 @@ pub async fn update(
         return Err(AppError::bad_request("send content, comment_type, or both"));
     }
     comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
-    let updated = comments::edit(&state, &actor, comment_id, patch)
+    let updated = comments::edit(state.write_deps(), &actor, comment_id, patch)
         .await
         .map_err(as_content)?;
     let history = comments::readable_edits(db, &actor, &[updated.id])
@@ -149,6 +149,6 @@ pub async fn delete(
     let ticket_id = path_id(&ticket_id, "comment")?;
     let comment_id = path_id(&comment_id, "comment")?;
     comments::get_visible_on(&state.db.conn, &actor, ticket_id, comment_id).await?;
-    comments::delete(&state, &actor, comment_id).await?;
+    comments::delete(state.write_deps(), &actor, comment_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -70,7 +70,7 @@ pub async fn create(
         name,
         description: fields.string("description")?,
     };
-    let created = projects::create(&state, &actor, input).await?;
+    let created = projects::create(&state.db, &actor, input).await?;
     Ok((StatusCode::CREATED, Json(shapes::project(&created, 0))))
 }
 
@@ -96,7 +96,7 @@ pub async fn update(
             None
         },
     };
-    let saved = projects::update(&state, &actor, id, patch).await?;
+    let saved = projects::update(&state.db, &actor, id, patch).await?;
     Ok(Json(with_count(&state, &saved).await?))
 }
 
@@ -111,6 +111,6 @@ pub async fn archive(
     CurrentActor(actor): CurrentActor,
     PathId(id): PathId,
 ) -> AppResult<StatusCode> {
-    projects::archive(&state, &actor, id).await?;
+    projects::archive(&state.db, &actor, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

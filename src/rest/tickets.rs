@@ -117,7 +117,7 @@ async fn create(
     JsonObject(body): JsonObject,
 ) -> AppResult<(StatusCode, Json<shapes::TicketCreated>)> {
     let input = body::new_ticket(&body)?;
-    let created = tickets::create(&state, &actor, input).await?;
+    let created = tickets::create(state.write_deps(), &actor, input).await?;
     Ok((StatusCode::CREATED, Json(shapes::ticket_created(&created))))
 }
 
@@ -137,7 +137,7 @@ async fn update(
 ) -> AppResult<Json<shapes::TicketUpdated>> {
     let id = ticket_id(&id)?;
     let patch = body::ticket_patch(&body)?;
-    let saved = tickets::update(&state, &actor, id, patch).await?;
+    let saved = tickets::update(state.write_deps(), &actor, id, patch).await?;
     Ok(Json(shapes::ticket_updated(&saved)))
 }
 
@@ -151,6 +151,6 @@ async fn archive(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<StatusCode> {
-    tickets::archive(&state, &actor, ticket_id(&id)?).await?;
+    tickets::archive(state.write_deps(), &actor, ticket_id(&id)?).await?;
     Ok(StatusCode::NO_CONTENT)
 }

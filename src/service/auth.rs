@@ -1,11 +1,14 @@
 //! Password sign-in, for every door: JWTs (REST and GraphQL `login`) and web sessions (JSON and form).
 //! Failed attempts are counted and locked out here ([`super::login_throttle`]), so every door has it.
 use super::login_throttle;
+use crate::auth::jwt::JwtKeys;
 use crate::auth::password::verify_password_async;
+use crate::config::LoginThrottle;
+use crate::counters::Counters;
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::text;
 use crate::service::users::find_by_username;
-use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use entity::user;
 use std::net::IpAddr;
@@ -34,23 +37,19 @@ pub struct Credentials<'a> {
 
 /// Check a username and password. A wrong pair, an unknown or inactive user is 401 with one message for
 /// all cases, after the same work (one password verification); an account or address with too many recent
-/// failures is 429 `RateLimited`, whatever the password.
+/// failures (`limits`, counted in `counters`) is 429 `RateLimited`, whatever the password.
 pub async fn check_credentials(
-    state: &AppState,
+    db: &Db,
+    counters: &Counters,
+    limits: LoginThrottle,
     credentials: Credentials<'_>,
 ) -> AppResult<user::Model> {
     text::single_line("username", credentials.username)?;
     let username = credentials.username.trim();
-    let user = find_by_username(&state.db.conn, username)
+    let user = find_by_username(&db.conn, username)
         .await?
         .filter(|u| u.is_active);
-    let attempt = login_throttle::admit(
-        &state.counters,
-        state.config.login_throttle,
-        username,
-        credentials.client,
-    )
-    .await?;
+    let attempt = login_throttle::admit(counters, limits, username, credentials.client).await?;
     // Without a user the empty hash is verified against a stand-in: the same cost as a real check.
     let stored = user
         .as_ref()
@@ -71,10 +70,16 @@ pub async fn check_credentials(
     }
 }
 
-/// Sign in and issue a JWT.
-pub async fn login(state: &AppState, credentials: Credentials<'_>) -> AppResult<LoginResult> {
-    let user = check_credentials(state, credentials).await?;
-    let (token, expires_at) = state.jwt.issue(user.id)?;
+/// Sign in ([`check_credentials`]) and issue a JWT signed with `jwt`.
+pub async fn login(
+    db: &Db,
+    counters: &Counters,
+    limits: LoginThrottle,
+    jwt: &JwtKeys,
+    credentials: Credentials<'_>,
+) -> AppResult<LoginResult> {
+    let user = check_credentials(db, counters, limits, credentials).await?;
+    let (token, expires_at) = jwt.issue(user.id)?;
     Ok(LoginResult {
         token,
         expires_at,

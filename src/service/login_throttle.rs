@@ -10,9 +10,9 @@
 //! is read first and added to only on failure, so that the sign-ins that succeed from one address (an office)
 //! never lock it; the request rate limit bounds how many attempts one address has in flight.
 use crate::config::LoginThrottle;
+use crate::counters::address_key;
 use crate::counters::{now, Counters, Window};
 use crate::error::{AppError, AppResult};
-use crate::http::ratelimit::address_key;
 use sha2::{Digest, Sha256};
 use std::net::IpAddr;
 

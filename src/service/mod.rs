@@ -14,6 +14,23 @@ pub mod tokens;
 pub mod users;
 pub mod webhooks;
 
+use crate::config::Config;
+use crate::db::Db;
+use crate::notify::live::LiveBus;
+
+/// What a write needs besides its viewer and input when it tells others about itself: the database, the
+/// configuration (ticket prefix, webhook targets) and the bus of live events. Each door builds one from
+/// the application state; services see these handles and nothing else of it.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteDeps<'a> {
+    /// The database (its pool, and write transactions).
+    pub db: &'a Db,
+    /// The configuration.
+    pub config: &'a Config,
+    /// Where live events for subscriptions are published.
+    pub live: &'a LiveBus,
+}
+
 /// An offset page of a list, and whether its total is wanted (it costs a count).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PageRequest {

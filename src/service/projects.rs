@@ -1,9 +1,9 @@
 //! Projects: any authenticated user reads them, team members change them; archiving is soft.
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::error::{AppError, AppResult, OnConstraint};
 use crate::service::audit::{self, Changes};
 use crate::service::text;
-use crate::state::AppState;
 use chrono::Utc;
 use entity::{project, ticket};
 use sea_orm::sea_query::{Expr, ExprTrait};
@@ -113,16 +113,12 @@ pub async fn ticket_counts(
 ///
 /// Names are unique across archived projects too (the database index covers every row), so the name of
 /// an archived project cannot be reused: that answers 400 like any other clash.
-pub async fn create(
-    state: &AppState,
-    actor: &Actor,
-    input: NewProject,
-) -> AppResult<project::Model> {
+pub async fn create(db: &Db, actor: &Actor, input: NewProject) -> AppResult<project::Model> {
     require_team(actor)?;
     let name = clean_name(&input.name)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     let now = Utc::now();
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let created = project::ActiveModel {
         name: Set(name),
         description: Set(description),
@@ -148,7 +144,7 @@ pub async fn create(
 
 /// Change a project's name or description (team members only; same uniqueness rule as [`create`]).
 pub async fn update(
-    state: &AppState,
+    db: &Db,
     actor: &Actor,
     id: i32,
     patch: ProjectPatch,
@@ -160,7 +156,7 @@ pub async fn update(
         .as_deref()
         .map(clean_description)
         .transpose()?;
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let current = get(&txn, id).await?;
     let next_name = name.unwrap_or_else(|| current.name.clone());
     let next_description = description.unwrap_or_else(|| current.description.clone());
@@ -186,9 +182,9 @@ pub async fn update(
 }
 
 /// Archive a project (team members only). Its tickets keep their project; it leaves lists and answers 404.
-pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
+pub async fn archive(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
     require_team(actor)?;
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let current = get(&txn, id).await?;
     let now = Utc::now();
     let mut active: project::ActiveModel = current.into();

@@ -3,12 +3,14 @@
 //! longer see) and an internal comment they may not read never reach them, and a revoked or expired
 //! token or a deactivated account ends the subscription with UNAUTHENTICATED — between events too, as
 //! the credential is also resolved again on a timer.
+use crate::auth::cache::AuthCache;
+use crate::auth::jwt::JwtKeys;
 use crate::auth::{authenticate_bearer, Actor};
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::notify::live::LiveEvent;
+use crate::notify::live::{LiveBus, LiveEvent};
 use crate::service::comments::can_read;
 use crate::service::tickets;
-use crate::state::AppState;
 use entity::{comment, ticket};
 use futures_util::Stream;
 use sea_orm::{ConnectionTrait, EntityTrait};
@@ -65,20 +67,26 @@ pub async fn visible(
 
 /// Start following events for `actor`, signed in with `credential`, of one ticket (which must be
 /// visible: NOT_FOUND otherwise) or of every ticket. The subscription is in place when this returns.
-/// The stream ends after an UNAUTHENTICATED error once the credential no longer resolves.
+/// The stream ends after an UNAUTHENTICATED error once the credential no longer resolves (checked as
+/// [`authenticate_bearer`] does, with `auth_cache` and `jwt`).
 pub async fn follow(
-    state: &AppState,
+    db: &Db,
+    live: &LiveBus,
+    auth_cache: &AuthCache,
+    jwt: &JwtKeys,
     actor: &Actor,
     credential: Arc<str>,
     ticket_id: Option<i32>,
 ) -> AppResult<impl Stream<Item = AppResult<VisibleEvent>> + Send + 'static> {
     if let Some(id) = ticket_id {
-        tickets::get(&state.db.conn, actor, id).await?;
+        tickets::get(&db.conn, actor, id).await?;
     }
-    let receiver = state.live.subscribe();
-    let period = recheck_period(state.config.auth_cache_seconds);
+    let receiver = live.subscribe();
+    let period = recheck_period(auth_cache.ttl().as_secs());
     let follower = Follower {
-        state: state.clone(),
+        db: db.clone(),
+        auth_cache: auth_cache.clone(),
+        jwt: jwt.clone(),
         credential,
         ticket_id,
         receiver,
@@ -98,7 +106,9 @@ fn recheck_period(auth_cache_seconds: u64) -> Duration {
 }
 
 struct Follower {
-    state: AppState,
+    db: Db,
+    auth_cache: AuthCache,
+    jwt: JwtKeys,
     credential: Arc<str>,
     ticket_id: Option<i32>,
     receiver: broadcast::Receiver<LiveEvent>,
@@ -108,6 +118,11 @@ struct Follower {
 }
 
 impl Follower {
+    /// The subscriber as their credential resolves now.
+    async fn resolve(&self) -> AppResult<Arc<Actor>> {
+        authenticate_bearer(&self.db, &self.auth_cache, &self.jwt, &self.credential).await
+    }
+
     /// The next event the subscriber may see, or the error that ends the subscription; `None` once
     /// it has ended (or the bus closed).
     async fn next(&mut self) -> Option<AppResult<VisibleEvent>> {
@@ -118,7 +133,7 @@ impl Follower {
             let received = tokio::select! {
                 received = self.receiver.recv() => received,
                 _ = self.recheck.tick() => {
-                    match authenticate_bearer(&self.state, &self.credential).await {
+                    match self.resolve().await {
                         Err(err @ AppError::Unauthenticated(_)) => {
                             self.ended = true;
                             return Some(Err(err));
@@ -141,7 +156,7 @@ impl Follower {
             }
             // Resolved again per event (through the credentials cache), so a revocation, an expiry,
             // a deactivation or a changed group membership counts from the next event on.
-            let actor = match authenticate_bearer(&self.state, &self.credential).await {
+            let actor = match self.resolve().await {
                 Ok(actor) => actor,
                 Err(err @ AppError::Unauthenticated(_)) => {
                     self.ended = true;
@@ -152,7 +167,7 @@ impl Follower {
                     continue;
                 }
             };
-            match visible(&self.state.db.conn, actor, &event).await {
+            match visible(&self.db.conn, actor, &event).await {
                 Ok(Some(seen)) => return Some(Ok(seen)),
                 Ok(None) => continue,
                 Err(err) => tracing::warn!(error = %err, "live event dropped: not checked"),

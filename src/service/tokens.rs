@@ -1,11 +1,11 @@
 //! API tokens: issue (shown once), list, revoke, and record use.
+use crate::auth::cache::AuthCache;
 use crate::auth::tokens::{hash_secret, new_secret, API_TOKEN_PREFIX};
 use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
 use crate::service::text;
-use crate::state::AppState;
 use chrono::Utc;
 use entity::api_token;
 use sea_orm::{
@@ -78,9 +78,14 @@ pub async fn list_for(
         .await?)
 }
 
-/// Revoke one token of the actor's by id (404 for someone else's).
-pub async fn revoke(state: &AppState, actor: &Actor, token_id: i32) -> AppResult<api_token::Model> {
-    let txn = state.db.begin_write().await?;
+/// Revoke one token of the actor's by id (404 for someone else's); `auth_cache` forgets it everywhere.
+pub async fn revoke(
+    db: &Db,
+    auth_cache: &AuthCache,
+    actor: &Actor,
+    token_id: i32,
+) -> AppResult<api_token::Model> {
+    let txn = db.begin_write().await?;
     let record = api_token::Entity::find_by_id(token_id)
         .one(&txn)
         .await?
@@ -88,13 +93,18 @@ pub async fn revoke(state: &AppState, actor: &Actor, token_id: i32) -> AppResult
         .ok_or_else(|| AppError::not_found("API token"))?;
     let updated = revoke_record(&txn, Some(actor.id()), record).await?;
     txn.commit().await?;
-    state.auth_cache.changed(&state.db).await;
+    auth_cache.changed(db).await;
     Ok(updated)
 }
 
 /// Revoke every active token named `name` of `user_id`; returns how many were revoked.
-pub async fn revoke_by_name(state: &AppState, user_id: i32, name: &str) -> AppResult<usize> {
-    let txn = state.db.begin_write().await?;
+pub async fn revoke_by_name(
+    db: &Db,
+    auth_cache: &AuthCache,
+    user_id: i32,
+    name: &str,
+) -> AppResult<usize> {
+    let txn = db.begin_write().await?;
     let records = api_token::Entity::find()
         .filter(api_token::Column::UserId.eq(user_id))
         .filter(api_token::Column::Name.eq(name))
@@ -106,7 +116,7 @@ pub async fn revoke_by_name(state: &AppState, user_id: i32, name: &str) -> AppRe
         revoke_record(&txn, None, record).await?;
     }
     txn.commit().await?;
-    state.auth_cache.changed(&state.db).await;
+    auth_cache.changed(db).await;
     Ok(count)
 }
 

@@ -1,11 +1,11 @@
 //! Webhook endpoints, their delivery log and redelivery; administrators only.
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::notify::events::EVENTS;
 use crate::notify::outbox::{self, KIND_WEBHOOK};
 use crate::notify::targets;
 use crate::service::text;
-use crate::state::AppState;
 use chrono::Utc;
 use entity::{outbox as outbox_row, webhook, webhook_delivery};
 use sea_orm::{
@@ -100,31 +100,33 @@ fn clean_events(events: &[String]) -> AppResult<serde_json::Value> {
 }
 
 /// Every endpoint, oldest first.
-pub async fn list(state: &AppState, actor: &Actor) -> AppResult<Vec<webhook::Model>> {
+pub async fn list(db: &Db, actor: &Actor) -> AppResult<Vec<webhook::Model>> {
     require_admin(actor)?;
     Ok(webhook::Entity::find()
         .order_by_asc(webhook::Column::Id)
-        .all(&state.db.conn)
+        .all(&db.conn)
         .await?)
 }
 
 /// One endpoint.
-pub async fn get(state: &AppState, actor: &Actor, id: i32) -> AppResult<webhook::Model> {
+pub async fn get(db: &Db, actor: &Actor, id: i32) -> AppResult<webhook::Model> {
     require_admin(actor)?;
     webhook::Entity::find_by_id(id)
-        .one(&state.db.conn)
+        .one(&db.conn)
         .await?
         .ok_or_else(|| AppError::not_found("webhook"))
 }
 
-/// Add an endpoint.
+/// Add an endpoint; `allow_private` lets its URL name a private address
+/// (`DESKGRAPH_WEBHOOK_ALLOW_PRIVATE`).
 pub async fn create(
-    state: &AppState,
+    db: &Db,
+    allow_private: bool,
     actor: &Actor,
     input: NewWebhook,
 ) -> AppResult<webhook::Model> {
     require_admin(actor)?;
-    let url = clean_url(&input.url, state.config.webhook_allow_private)?;
+    let url = clean_url(&input.url, allow_private)?;
     let secret = clean_secret(&input.secret)?;
     let events = clean_events(&input.events)?;
     let now = Utc::now();
@@ -137,21 +139,22 @@ pub async fn create(
         updated_at: Set(now),
         ..Default::default()
     }
-    .insert(&state.db.conn)
+    .insert(&db.conn)
     .await?)
 }
 
-/// Change an endpoint.
+/// Change an endpoint (`allow_private` as for [`create`]).
 pub async fn update(
-    state: &AppState,
+    db: &Db,
+    allow_private: bool,
     actor: &Actor,
     id: i32,
     patch: WebhookPatch,
 ) -> AppResult<webhook::Model> {
-    let current = get(state, actor, id).await?;
+    let current = get(db, actor, id).await?;
     let mut active: webhook::ActiveModel = current.into();
     if let Some(url) = &patch.url {
-        active.url = Set(clean_url(url, state.config.webhook_allow_private)?);
+        active.url = Set(clean_url(url, allow_private)?);
     }
     if let Some(secret) = &patch.secret {
         active.secret = Set(clean_secret(secret)?);
@@ -163,21 +166,19 @@ pub async fn update(
         active.active = Set(on);
     }
     active.updated_at = Set(Utc::now());
-    Ok(active.update(&state.db.conn).await?)
+    Ok(active.update(&db.conn).await?)
 }
 
 /// Remove an endpoint with its pending deliveries and its log.
-pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
-    get(state, actor, id).await?;
-    webhook::Entity::delete_by_id(id)
-        .exec(&state.db.conn)
-        .await?;
+pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
+    get(db, actor, id).await?;
+    webhook::Entity::delete_by_id(id).exec(&db.conn).await?;
     Ok(())
 }
 
 /// The delivery log, newest first: of one endpoint, of the configured one (`Some(None)`), or all.
 pub async fn deliveries(
-    state: &AppState,
+    db: &Db,
     actor: &Actor,
     webhook_id: Option<Option<i32>>,
     limit: u64,
@@ -192,13 +193,13 @@ pub async fn deliveries(
     Ok(query
         .order_by_desc(webhook_delivery::Column::Id)
         .limit(limit.clamp(1, 500))
-        .all(&state.db.conn)
+        .all(&db.conn)
         .await?)
 }
 
 /// One page of an endpoint's delivery log, newest first, with the log's total length.
 pub async fn deliveries_page(
-    state: &AppState,
+    db: &Db,
     actor: &Actor,
     webhook_id: i32,
     offset: u64,
@@ -207,32 +208,28 @@ pub async fn deliveries_page(
     require_admin(actor)?;
     let query =
         webhook_delivery::Entity::find().filter(webhook_delivery::Column::WebhookId.eq(webhook_id));
-    let total = query.clone().count(&state.db.conn).await?;
+    let total = query.clone().count(&db.conn).await?;
     let rows = query
         .order_by_desc(webhook_delivery::Column::Id)
         .offset(offset)
         .limit(limit)
-        .all(&state.db.conn)
+        .all(&db.conn)
         .await?;
     Ok((rows, total))
 }
 
 /// Send the message of delivery `delivery_id` again: a new outbox row with the same event id
 /// (receivers deduplicate on `X-Webhook-Id`) and body, due now.
-pub async fn redeliver(
-    state: &AppState,
-    actor: &Actor,
-    delivery_id: i64,
-) -> AppResult<outbox_row::Model> {
+pub async fn redeliver(db: &Db, actor: &Actor, delivery_id: i64) -> AppResult<outbox_row::Model> {
     require_admin(actor)?;
     let delivery = webhook_delivery::Entity::find_by_id(delivery_id)
-        .one(&state.db.conn)
+        .one(&db.conn)
         .await?
         .ok_or_else(|| AppError::not_found("webhook delivery"))?;
     let row = outbox_row::Entity::find_by_id(delivery.outbox_id)
-        .one(&state.db.conn)
+        .one(&db.conn)
         .await?
         .filter(|r| r.kind == KIND_WEBHOOK)
         .ok_or_else(|| AppError::not_found("webhook delivery"))?;
-    outbox::requeue(&state.db.conn, &row).await
+    outbox::requeue(&db.conn, &row).await
 }

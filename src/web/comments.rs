@@ -106,7 +106,7 @@ pub async fn add(
         body: text,
         comment_type: comment_type(&fields)?.unwrap_or(CommentType::Public),
     };
-    let created = comments::create(&state, &web.actor, ticket_id, input).await?;
+    let created = comments::create(state.write_deps(), &web.actor, ticket_id, input).await?;
     let json = WebCommentCreated {
         success: true,
         comment: WebCommentCreatedItem {
@@ -140,7 +140,7 @@ pub async fn edit(
         body: fields.string_not_null("body")?,
         comment_type: comment_type(&fields)?,
     };
-    let updated = comments::edit(&state, &web.actor, comment_id, patch).await?;
+    let updated = comments::edit(state.write_deps(), &web.actor, comment_id, patch).await?;
     let people = users::people(&state.db.conn, &web.actor, updated.author_id).await?;
     let author = updated.author_id.and_then(|id| people.get(&id));
     let comment = web_comment(&web.actor, &updated, author);
@@ -162,6 +162,6 @@ pub async fn delete(
     web: WebActor,
 ) -> WebResult<axum::Json<WebMessage>> {
     let comment_id = path_id(&comment_id, "comment")?;
-    comments::delete(&state, &web.actor, comment_id).await?;
+    comments::delete(state.write_deps(), &web.actor, comment_id).await?;
     Ok(axum::Json(WebMessage::new("Comment deleted")))
 }

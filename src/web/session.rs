@@ -6,7 +6,7 @@ use crate::auth::middleware::WebSession;
 use crate::auth::session::{self, CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE};
 use crate::auth::tokens::constant_time_eq;
 use crate::auth::{load_actor, Actor};
-use crate::error::AppError;
+use crate::error::{web_error_body, AppError};
 use crate::http::client_ip::ClientAddress;
 use crate::rest::openapi::error_bodies::WebFailure;
 use crate::service::auth::{check_credentials, Credentials};
@@ -17,7 +17,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{AppendHeaders, IntoResponse, Redirect, Response};
 use entity::web_session;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The signed-in user of a web request, with a valid session (and CSRF token, for unsafe methods).
@@ -136,7 +136,7 @@ pub async fn login(
     }
     if !login_csrf::declares_json(&headers) {
         let message = "send the credentials as application/json or as a form";
-        let body = json!({ "success": false, "error": message });
+        let body = web_error_body(message);
         return Ok((StatusCode::UNSUPPORTED_MEDIA_TYPE, axum::Json(body)).into_response());
     }
     if login_csrf::cross_site(&headers, &uri, &state.config) {
@@ -150,7 +150,13 @@ pub async fn login(
         password: &password,
         client,
     };
-    let user = check_credentials(&state, attempt).await?;
+    let user = check_credentials(
+        &state.db,
+        &state.counters,
+        state.config.login_throttle,
+        attempt,
+    )
+    .await?;
     let cookies = start_session(&state, &headers, user.id).await?;
     let body = SessionStarted {
         success: true,

@@ -19,7 +19,7 @@ async fn new_asset(
     owner: Option<i32>,
 ) -> entity::asset::Model {
     assets::create(
-        &app.state,
+        &app.state.db,
         team,
         NewAsset {
             name: name.into(),
@@ -41,7 +41,7 @@ async fn new_ticket(
     assignee: Option<i32>,
 ) -> entity::ticket::Model {
     tickets::create(
-        &app.state,
+        app.state.write_deps(),
         requester,
         NewTicket {
             title: "Broken screen".into(),
@@ -65,11 +65,13 @@ async fn linking_is_idempotent_and_audited(app: &TestApp) {
     let ticket = new_ticket(app, &rita, None).await;
     let laptop = new_asset(app, &agent, "Laptop", None).await;
 
-    assert!(assets::link_asset(&app.state, &agent, ticket.id, laptop.id)
-        .await
-        .unwrap());
     assert!(
-        !assets::link_asset(&app.state, &agent, ticket.id, laptop.id)
+        assets::link_asset(&app.state.db, &agent, ticket.id, laptop.id)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !assets::link_asset(&app.state.db, &agent, ticket.id, laptop.id)
             .await
             .unwrap()
     );
@@ -89,12 +91,12 @@ async fn linking_is_idempotent_and_audited(app: &TestApp) {
     );
 
     assert!(
-        assets::unlink_asset(&app.state, &agent, ticket.id, laptop.id)
+        assets::unlink_asset(&app.state.db, &agent, ticket.id, laptop.id)
             .await
             .unwrap()
     );
     assert!(
-        !assets::unlink_asset(&app.state, &agent, ticket.id, laptop.id)
+        !assets::unlink_asset(&app.state.db, &agent, ticket.id, laptop.id)
             .await
             .unwrap()
     );
@@ -139,47 +141,47 @@ async fn who_may_link(app: &TestApp) {
     let walters = new_asset(app, &agent, "Walter's phone", Some(worker.id())).await;
     let ritas = new_asset(app, &agent, "Rita's laptop", Some(rita.id())).await;
 
-    let requester = assets::link_asset(&app.state, &rita, ticket.id, ritas.id).await;
+    let requester = assets::link_asset(&app.state.db, &rita, ticket.id, ritas.id).await;
     assert!(
         matches!(requester, Err(AppError::Forbidden(_))),
         "{requester:?}"
     );
-    let outsider = assets::link_asset(&app.state, &stranger, ticket.id, walters.id).await;
+    let outsider = assets::link_asset(&app.state.db, &stranger, ticket.id, walters.id).await;
     assert!(
         matches!(outsider, Err(AppError::NotFound(_))),
         "{outsider:?}"
     );
-    let unseen_asset = assets::link_asset(&app.state, &worker, ticket.id, ritas.id).await;
+    let unseen_asset = assets::link_asset(&app.state.db, &worker, ticket.id, ritas.id).await;
     assert!(
         matches!(unseen_asset, Err(AppError::NotFound(_))),
         "{unseen_asset:?}"
     );
     assert!(
-        assets::link_asset(&app.state, &worker, ticket.id, walters.id)
+        assets::link_asset(&app.state.db, &worker, ticket.id, walters.id)
             .await
             .unwrap()
     );
-    let missing = assets::link_asset(&app.state, &agent, ticket.id, 999_999).await;
+    let missing = assets::link_asset(&app.state.db, &agent, ticket.id, 999_999).await;
     assert!(matches!(missing, Err(AppError::NotFound(_))), "{missing:?}");
-    let no_ticket = assets::link_asset(&app.state, &agent, 999_999, walters.id).await;
+    let no_ticket = assets::link_asset(&app.state.db, &agent, 999_999, walters.id).await;
     assert!(
         matches!(no_ticket, Err(AppError::NotFound(_))),
         "{no_ticket:?}"
     );
-    let unlink = assets::unlink_asset(&app.state, &rita, ticket.id, walters.id).await;
+    let unlink = assets::unlink_asset(&app.state.db, &rita, ticket.id, walters.id).await;
     assert!(matches!(unlink, Err(AppError::Forbidden(_))), "{unlink:?}");
 
-    assets::archive(&app.state, &agent, walters.id)
+    assets::archive(&app.state.db, &agent, walters.id)
         .await
         .unwrap();
-    let archived = assets::link_asset(&app.state, &agent, ticket.id, walters.id).await;
+    let archived = assets::link_asset(&app.state.db, &agent, ticket.id, walters.id).await;
     assert!(
         matches!(archived, Err(AppError::NotFound(_))),
         "{archived:?}"
     );
     // A stale link to an archived asset can still be removed.
     assert!(
-        assets::unlink_asset(&app.state, &agent, ticket.id, walters.id)
+        assets::unlink_asset(&app.state.db, &agent, ticket.id, walters.id)
             .await
             .unwrap()
     );
@@ -203,12 +205,14 @@ async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
         (olgas_ticket.id, shared.id),
         (archived_ticket.id, shared.id),
     ] {
-        assets::link_asset(&app.state, &agent, t, a).await.unwrap();
+        assets::link_asset(&app.state.db, &agent, t, a)
+            .await
+            .unwrap();
     }
-    tickets::archive(&app.state, &agent, archived_ticket.id)
+    tickets::archive(app.state.write_deps(), &agent, archived_ticket.id)
         .await
         .unwrap();
-    assets::archive(&app.state, &agent, retired.id)
+    assets::archive(&app.state.db, &agent, retired.id)
         .await
         .unwrap();
     let db = &app.state.db.conn;

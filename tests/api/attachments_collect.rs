@@ -55,7 +55,13 @@ async fn collection(app: &TestApp) {
     .collect();
     let now = Utc::now();
     let later = now + GRACE + TimeDelta::minutes(1);
-    assert_eq!(collect(&app.state, later).await.unwrap(), 0, "all named");
+    assert_eq!(
+        collect(&app.state.db, &*app.state.storage, later)
+            .await
+            .unwrap(),
+        0,
+        "all named"
+    );
 
     // Deleted attachments keep their bytes for the retention period.
     for id in &ids[..2] {
@@ -64,13 +70,21 @@ async fn collection(app: &TestApp) {
             .await;
         assert_eq!(resp.status, StatusCode::NO_CONTENT);
     }
-    assert_eq!(collect(&app.state, later).await.unwrap(), 0);
+    assert_eq!(
+        collect(&app.state.db, &*app.state.storage, later)
+            .await
+            .unwrap(),
+        0
+    );
     assert!(held(app, &sha256(&x)).await);
 
     // After it, with two instances collecting at once: removed once, the other file untouched.
     let (second, _) = app.second_instance().await;
     let after = now + RETENTION + TimeDelta::days(1);
-    let (a, b) = tokio::join!(collect(&app.state, after), collect(&second, after));
+    let (a, b) = tokio::join!(
+        collect(&app.state.db, &*app.state.storage, after),
+        collect(&second.db, &*second.storage, after)
+    );
     assert_eq!(a.unwrap() + b.unwrap(), 1);
     assert!(!held(app, &sha256(&x)).await, "unused bytes removed");
     assert!(held(app, &sha256(&y)).await);
@@ -99,10 +113,20 @@ async fn collection(app: &TestApp) {
     .exec_without_returning(&app.state.db.conn)
     .await
     .unwrap();
-    assert_eq!(collect(&app.state, now + GRACE / 2).await.unwrap(), 0);
+    assert_eq!(
+        collect(&app.state.db, &*app.state.storage, now + GRACE / 2)
+            .await
+            .unwrap(),
+        0
+    );
     assert!(held(app, &z_sha).await);
     // An upload that left it unfinished (a crash) loses it after the grace period.
-    assert_eq!(collect(&app.state, later).await.unwrap(), 1);
+    assert_eq!(
+        collect(&app.state.db, &*app.state.storage, later)
+            .await
+            .unwrap(),
+        1
+    );
     assert!(!held(app, &z_sha).await);
 
     // An upload of bytes being collected waits for the collection to finish, then stores them again.

@@ -157,7 +157,7 @@ async fn revoked_and_expired_api_tokens_are_refused(app: &TestApp) {
         app.get("/api/tickets/", Some(&alice.token)).await.status,
         StatusCode::OK
     );
-    tokens::revoke_by_name(&app.state, alice.id, "test")
+    tokens::revoke_by_name(&app.state.db, &app.state.auth_cache, alice.id, "test")
         .await
         .unwrap();
     let revoked = app.get("/api/tickets/", Some(&alice.token)).await;

@@ -68,7 +68,12 @@ async fn an_agent_assigns_prioritises_and_watches_the_clock_in_chromium() {
             priority: Some(priority),
             ..Default::default()
         };
-        ids.push(tickets::create(&app.state, &owner_a, new).await.unwrap().id);
+        ids.push(
+            tickets::create(app.state.write_deps(), &owner_a, new)
+                .await
+                .unwrap()
+                .id,
+        );
     }
     let server_down = ids[0];
     in_chromium(&app, |client, base| async move {

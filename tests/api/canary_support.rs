@@ -113,7 +113,7 @@ pub async fn plant(app: &TestApp) -> Canary {
     let assignee = app.user("assignee").await;
     let team = actor(app, &agent).await;
     let ticket = tickets::create(
-        &state,
+        state.write_deps(),
         &actor(app, &requester).await,
         NewTicket {
             title: "Printer queue stuck".into(),
@@ -124,7 +124,7 @@ pub async fn plant(app: &TestApp) -> Canary {
     .await
     .unwrap();
     tickets::create(
-        &state,
+        state.write_deps(),
         &actor(app, &other_requester).await,
         NewTicket {
             title: "Their own ticket".into(),
@@ -176,7 +176,7 @@ pub async fn plant(app: &TestApp) -> Canary {
         let state = state.clone();
         let team = team.clone();
         async move {
-            comments::create(&state, &team, ticket.id, write(text, kind))
+            comments::create(state.write_deps(), &team, ticket.id, write(text, kind))
                 .await
                 .unwrap()
                 .id
@@ -185,7 +185,7 @@ pub async fn plant(app: &TestApp) -> Canary {
     let internal = created(Mark::Internal.text(&base), CommentType::Internal).await;
     let was = created(Mark::WasInternal.text(&base), CommentType::Internal).await;
     comments::edit(
-        &state,
+        state.write_deps(),
         &team,
         was,
         edit("Now public, nothing to hide".into(), CommentType::Public),
@@ -194,7 +194,7 @@ pub async fn plant(app: &TestApp) -> Canary {
     .unwrap();
     let now = created("A public remark".into(), CommentType::Public).await;
     comments::edit(
-        &state,
+        state.write_deps(),
         &team,
         now,
         edit(Mark::NowInternal.text(&base), CommentType::Internal),
@@ -202,9 +202,11 @@ pub async fn plant(app: &TestApp) -> Canary {
     .await
     .unwrap();
     let deleted = created(Mark::Deleted.text(&base), CommentType::Internal).await;
-    comments::delete(&state, &team, deleted).await.unwrap();
+    comments::delete(state.write_deps(), &team, deleted)
+        .await
+        .unwrap();
     let asset = assets::create(
-        &state,
+        &state.db,
         &team,
         NewAsset {
             name: Mark::Asset.text(&base),
@@ -218,11 +220,11 @@ pub async fn plant(app: &TestApp) -> Canary {
     )
     .await
     .unwrap();
-    assets::link_asset(&state, &team, ticket.id, asset.id)
+    assets::link_asset(&state.db, &team, ticket.id, asset.id)
         .await
         .unwrap();
     created(TRIGGER.into(), CommentType::Public).await;
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
 
     Canary {
         base,

@@ -37,7 +37,7 @@ pub async fn world(app: &TestApp) -> World {
         .await
         .unwrap();
     let ticket = tickets::create(
-        &app.state,
+        app.state.write_deps(),
         &actor(app, &owner).await,
         tickets::NewTicket {
             title: "Printer on fire".into(),
@@ -63,7 +63,7 @@ pub async fn world(app: &TestApp) -> World {
 /// A plain ticket of `owner` with nobody assigned.
 pub async fn plain_ticket(app: &TestApp, owner: &TestUser) -> ticket::Model {
     tickets::create(
-        &app.state,
+        app.state.write_deps(),
         &actor(app, owner).await,
         tickets::NewTicket {
             title: "Another ticket".into(),
@@ -83,7 +83,7 @@ pub async fn add(
     kind: CommentType,
 ) -> comment::Model {
     comments::create(
-        &app.state,
+        app.state.write_deps(),
         &actor(app, author).await,
         ticket_id,
         comments::NewComment {

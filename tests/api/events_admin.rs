@@ -21,35 +21,53 @@ db_test!(only_admins_manage_webhooks);
 async fn only_admins_manage_webhooks(app: &TestApp) {
     let agent = actor(app, &app.agent("bob").await).await;
     let admin = actor(app, &app.admin("root").await).await;
-    let refused = webhooks::create(&app.state, &agent, hook("https://example.com/h", &[])).await;
+    let refused = webhooks::create(
+        &app.state.db,
+        app.state.config.webhook_allow_private,
+        &agent,
+        hook("https://example.com/h", &[]),
+    )
+    .await;
     assert!(
         matches!(refused, Err(AppError::Forbidden(_))),
         "{refused:?}"
     );
     assert!(matches!(
-        webhooks::list(&app.state, &agent).await,
+        webhooks::list(&app.state.db, &agent).await,
         Err(AppError::Forbidden(_))
     ));
-    let created = webhooks::create(&app.state, &admin, hook("https://example.com/h", &[]))
-        .await
-        .unwrap();
+    let created = webhooks::create(
+        &app.state.db,
+        app.state.config.webhook_allow_private,
+        &admin,
+        hook("https://example.com/h", &[]),
+    )
+    .await
+    .unwrap();
     assert!(matches!(
-        webhooks::delete(&app.state, &agent, created.id).await,
+        webhooks::delete(&app.state.db, &agent, created.id).await,
         Err(AppError::Forbidden(_))
     ));
     assert!(matches!(
-        webhooks::deliveries(&app.state, &agent, None, 10).await,
+        webhooks::deliveries(&app.state.db, &agent, None, 10).await,
         Err(AppError::Forbidden(_))
     ));
     for bad in ["ftp://example.com/h", "not a url", "http://"] {
-        let result = webhooks::create(&app.state, &admin, hook(bad, &[])).await;
+        let result = webhooks::create(
+            &app.state.db,
+            app.state.config.webhook_allow_private,
+            &admin,
+            hook(bad, &[]),
+        )
+        .await;
         assert!(
             matches!(result, Err(AppError::Validation { .. })),
             "{bad}: {result:?}"
         );
     }
     let result = webhooks::create(
-        &app.state,
+        &app.state.db,
+        app.state.config.webhook_allow_private,
         &admin,
         hook("https://example.com/h", &["ticket.exploded"]),
     )
@@ -59,7 +77,8 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
         "{result:?}"
     );
     let updated = webhooks::update(
-        &app.state,
+        &app.state.db,
+        app.state.config.webhook_allow_private,
         &admin,
         created.id,
         WebhookPatch {
@@ -70,10 +89,13 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
     .await
     .unwrap();
     assert!(!updated.active);
-    webhooks::delete(&app.state, &admin, created.id)
+    webhooks::delete(&app.state.db, &admin, created.id)
         .await
         .unwrap();
-    assert!(webhooks::list(&app.state, &admin).await.unwrap().is_empty());
+    assert!(webhooks::list(&app.state.db, &admin)
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 db_test!(stored_endpoint_gets_only_the_events_it_wants_and_can_redeliver);
@@ -83,17 +105,18 @@ async fn stored_endpoint_gets_only_the_events_it_wants_and_can_redeliver(app: &T
     let admin = actor(app, &app.admin("root").await).await;
     let agent = actor(app, &app.agent("bob").await).await;
     let endpoint = webhooks::create(
-        &state,
+        &state.db,
+        state.config.webhook_allow_private,
         &admin,
         hook(&receiver.url, &["ticket.status_changed"]),
     )
     .await
     .unwrap();
     let t = create_ticket(&state, &agent, titled("Disk full")).await;
-    tickets::change_status(&state, &agent, t.id, TicketStatus::Open)
+    tickets::change_status(state.write_deps(), &agent, t.id, TicketStatus::Open)
         .await
         .unwrap();
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let hits = receiver.hits();
     assert_eq!(hits.len(), 1, "ticket.created was not wanted");
     let body: serde_json::Value = serde_json::from_str(&hits[0].body).unwrap();
@@ -103,15 +126,15 @@ async fn stored_endpoint_gets_only_the_events_it_wants_and_can_redeliver(app: &T
         (Some("new"), Some("open"))
     );
 
-    let log = webhooks::deliveries(&state, &admin, Some(Some(endpoint.id)), 10)
+    let log = webhooks::deliveries(&state.db, &admin, Some(Some(endpoint.id)), 10)
         .await
         .unwrap();
     assert_eq!(log.len(), 1);
     assert_eq!(log[0].status_code, Some(200));
-    webhooks::redeliver(&state, &admin, log[0].id)
+    webhooks::redeliver(&state.db, &admin, log[0].id)
         .await
         .unwrap();
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let hits = receiver.hits();
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[1].body, hits[0].body);
@@ -120,7 +143,7 @@ async fn stored_endpoint_gets_only_the_events_it_wants_and_can_redeliver(app: &T
         hits[0].headers.get("x-webhook-id")
     );
     assert!(matches!(
-        webhooks::redeliver(&state, &agent, log[0].id).await,
+        webhooks::redeliver(&state.db, &agent, log[0].id).await,
         Err(AppError::Forbidden(_))
     ));
 }

@@ -18,7 +18,7 @@ async fn comment(
     kind: CommentType,
 ) -> i32 {
     comments::create(
-        state,
+        state.write_deps(),
         who,
         ticket,
         NewComment {
@@ -63,7 +63,7 @@ async fn comments_send_webhooks_and_mail_those_who_may_read_them(app: &TestApp) 
     )
     .await;
     let deliver = async || {
-        while worker::run_once(&state).await.unwrap() > 0 {}
+        while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     };
     deliver().await;
     let (mut mails, mut hits) = (mailer.sent().len(), receiver.hits().len());
@@ -165,7 +165,7 @@ async fn a_refused_comment_sends_nothing(app: &TestApp) {
     let t = create_ticket(&state, &ann_a, titled("Door stuck")).await;
     let before = outbox_rows(app).await.len();
     let refused = comments::create(
-        &state,
+        state.write_deps(),
         &ann_a,
         t.id,
         NewComment {

@@ -13,7 +13,7 @@ async fn sent(
     mailer: &deskgraph::notify::mailer::MemoryMailer,
     from: usize,
 ) -> Vec<(String, String)> {
-    while worker::run_once(state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let mut out: Vec<(String, String)> = mailer.sent()[from..]
         .iter()
         .map(|e| (e.to.clone(), e.subject.clone()))
@@ -69,11 +69,11 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
         assignee_id: Some(Some(who)),
         ..Default::default()
     };
-    tickets::update(&state, &bob_a, t.id, patch(bob.id))
+    tickets::update(state.write_deps(), &bob_a, t.id, patch(bob.id))
         .await
         .unwrap();
     assert_eq!(sent(&state, &mailer, seen).await, vec![]);
-    tickets::update(&state, &bob_a, t.id, patch(cat.id))
+    tickets::update(state.write_deps(), &bob_a, t.id, patch(cat.id))
         .await
         .unwrap();
     assert_eq!(
@@ -83,7 +83,7 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
     seen = mailer.sent().len();
 
     // Cat (the assignee) moves the status: the requester is told, Cat is not.
-    let t = tickets::change_status(&state, &cat_a, t.id, TicketStatus::InProgress)
+    let t = tickets::change_status(state.write_deps(), &cat_a, t.id, TicketStatus::InProgress)
         .await
         .unwrap();
     assert_eq!(
@@ -100,7 +100,7 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
     let txn = state.db.begin_write().await.unwrap();
     events::comment_created(
         &txn,
-        &state,
+        &state.config,
         &ann_a,
         &t,
         &comment_on(&t, 1, "Still jammed", false),
@@ -116,7 +116,7 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
     let txn = state.db.begin_write().await.unwrap();
     events::comment_created(
         &txn,
-        &state,
+        &state.config,
         &bob_a,
         &t,
         &comment_on(&t, 2, "User keeps breaking it", true),
@@ -151,7 +151,7 @@ async fn internal_notes_never_leave_through_webhooks(app: &TestApp) {
     let txn = state.db.begin_write().await.unwrap();
     events::comment_created(
         &txn,
-        &state,
+        &state.config,
         &bob_a,
         &t,
         &comment_on(&t, 7, "secret note", true),
@@ -160,7 +160,7 @@ async fn internal_notes_never_leave_through_webhooks(app: &TestApp) {
     .unwrap();
     events::comment_created(
         &txn,
-        &state,
+        &state.config,
         &bob_a,
         &t,
         &comment_on(&t, 8, "public reply", false),
@@ -168,7 +168,7 @@ async fn internal_notes_never_leave_through_webhooks(app: &TestApp) {
     .await
     .unwrap();
     txn.commit().await.unwrap();
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let events: Vec<serde_json::Value> = receiver
         .hits()
         .iter()
@@ -207,7 +207,7 @@ async fn emails_go_out_over_smtp(app: &TestApp) {
         sink.messages().is_empty(),
         "requests never send mail themselves"
     );
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let messages = sink.messages();
     assert_eq!(messages.len(), 1);
     let m = &messages[0];
@@ -249,7 +249,7 @@ async fn unreachable_smtp_server_is_retried(app: &TestApp) {
         },
     )
     .await;
-    assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
     let rows = outbox_rows(app).await;
     assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("pending", 1));
     assert!(
@@ -261,7 +261,7 @@ async fn unreachable_smtp_server_is_retried(app: &TestApp) {
         "{:?}",
         rows[0].last_error
     );
-    assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
     let rows = outbox_rows(app).await;
     assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("failed", 2));
 }

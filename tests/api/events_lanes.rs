@@ -70,7 +70,7 @@ async fn hanging_webhook_does_not_hold_back_email(app: &TestApp) {
         vec![(Destination::Email, 20), (Destination::Webhook(0), 20)]
     );
 
-    let worker = worker::spawn(state.clone());
+    let worker = worker::spawn(state.delivery_deps());
     let took = wait_for("20 emails", Duration::from_secs(5), || {
         sink.messages().len() == 20
     })
@@ -126,7 +126,7 @@ async fn hanging_smtp_server_does_not_hold_back_webhooks(app: &TestApp) {
     let smtp = format!("smtp://127.0.0.1:{}", silent_listener().await);
     let state = configured(app, receiver.url.clone(), smtp);
     file_twenty(app, &state).await;
-    let worker = worker::spawn(state.clone());
+    let worker = worker::spawn(state.delivery_deps());
     let took = wait_for("20 webhook calls", Duration::from_secs(5), || {
         receiver.hits().len() == 20
     })

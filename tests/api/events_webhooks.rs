@@ -34,7 +34,7 @@ async fn ticket_created_arrives_exact_and_signed(app: &TestApp) {
     assert_eq!(rows.len(), 1, "one webhook, no email to the actor herself");
     assert_eq!(rows[0].status, "pending");
 
-    assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
     let hits = receiver.hits();
     assert_eq!(hits.len(), 1);
     let hit = &hits[0];
@@ -70,7 +70,7 @@ async fn ticket_created_arrives_exact_and_signed(app: &TestApp) {
     assert_eq!(log[0].status_code, Some(200));
     assert_eq!(log[0].webhook_id, None);
     // Nothing left to do.
-    assert_eq!(worker::run_once(&state).await.unwrap(), 0);
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 0);
     assert_eq!(receiver.hits().len(), 1);
 }
 
@@ -82,9 +82,9 @@ async fn failing_receiver_gets_it_after_retries_exactly_once(app: &TestApp) {
     create_ticket(&state, &actor(app, &ann).await, titled("VPN down")).await;
 
     for _ in 0..3 {
-        assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+        assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
     }
-    assert_eq!(worker::run_once(&state).await.unwrap(), 0);
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 0);
     let hits = receiver.hits();
     assert_eq!(hits.len(), 3);
     // A retry is the same event: same id, same body.
@@ -129,9 +129,9 @@ async fn dead_receiver_ends_failed_without_slowing_requests(app: &TestApp) {
     assert!(receiver.hits().is_empty());
 
     for _ in 0..3 {
-        assert_eq!(worker::run_once(&state).await.unwrap(), 1);
+        assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
     }
-    assert_eq!(worker::run_once(&state).await.unwrap(), 0);
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 0);
     let rows = outbox_rows(app).await;
     assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("failed", 3));
     assert_eq!(rows[0].last_error.as_deref(), Some("timed out"));
@@ -146,7 +146,7 @@ async fn rolled_back_change_leaves_no_row(app: &TestApp) {
     let bob = app.agent("bob").await;
     let (ann_actor, bob_actor) = (actor(app, &ann).await, actor(app, &bob).await);
     let t = create_ticket(&state, &ann_actor, titled("Laptop")).await;
-    worker::run_once(&state).await.unwrap();
+    worker::run_once(&state.delivery_deps()).await.unwrap();
     let before = outbox_rows(app).await.len();
 
     let active = users::recipients(&state.db.conn, [t.requester_id])
@@ -154,7 +154,7 @@ async fn rolled_back_change_leaves_no_row(app: &TestApp) {
         .unwrap();
     let announce = events::TicketCreated::prepare(
         &state.db.conn,
-        &state,
+        &state.config,
         &bob_actor,
         &active,
         t.requester_id,
@@ -190,7 +190,10 @@ async fn rows_pending_at_a_crash_are_delivered_after_restart(app: &TestApp) {
     let restarted = AppState::from_db(db, (*state.config).clone())
         .await
         .unwrap();
-    assert_eq!(worker::run_once(&restarted).await.unwrap(), 2);
+    assert_eq!(
+        worker::run_once(&restarted.delivery_deps()).await.unwrap(),
+        2
+    );
     let titles: Vec<String> = receiver
         .hits()
         .iter()
@@ -240,7 +243,8 @@ async fn concurrent_workers_deliver_each_event_once(app: &TestApp) {
     for i in 0..12 {
         create_ticket(&state, &who, titled(&format!("T{i}"))).await;
     }
-    let (a, b) = tokio::join!(worker::run_once(&state), worker::run_once(&state));
+    let deps = state.delivery_deps();
+    let (a, b) = tokio::join!(worker::run_once(&deps), worker::run_once(&deps));
     assert_eq!(a.unwrap() + b.unwrap(), 12);
     let mut ids: Vec<String> = receiver
         .hits()

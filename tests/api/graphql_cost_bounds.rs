@@ -58,7 +58,7 @@ async fn lists_under_an_object_return_at_most_their_price(app: &TestApp) {
     let agent = app.agent("ava").await;
     let team = actor(app, &agent).await;
     let ticket = tickets::create(
-        &app.state,
+        app.state.write_deps(),
         &team,
         NewTicket {
             title: "Many things".into(),
@@ -70,7 +70,7 @@ async fn lists_under_an_object_return_at_most_their_price(app: &TestApp) {
     let linked = LIST_MAX as usize + 5;
     for i in 0..linked {
         let asset = assets::create(
-            &app.state,
+            &app.state.db,
             &team,
             NewAsset {
                 name: format!("Laptop {i:03}"),
@@ -84,7 +84,7 @@ async fn lists_under_an_object_return_at_most_their_price(app: &TestApp) {
         )
         .await
         .unwrap();
-        assets::link_asset(&app.state, &team, ticket.id, asset.id)
+        assets::link_asset(&app.state.db, &team, ticket.id, asset.id)
             .await
             .unwrap();
     }

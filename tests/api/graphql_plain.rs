@@ -148,7 +148,7 @@ async fn plain_answers_are_the_executors_answers(app: &TestApp) {
     add(app, &w.agent, t, "SECRET root cause", CommentType::Internal).await;
     let edited = add(app, &w.agent, t, "first words", CommentType::Public).await;
     comments::edit(
-        &app.state,
+        app.state.write_deps(),
         &actor(app, &w.agent).await,
         edited.id,
         CommentPatch {

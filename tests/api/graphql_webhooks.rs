@@ -186,7 +186,7 @@ async fn admins_read_the_delivery_log_and_redeliver(app: &TestApp) {
     assert_eq!(made.status, 201, "{}", made.text);
     // The first call fails (500); retry at once so the log holds a failure and a success.
     let (state, _) = crate::events_support::state_with(app, |c| c.outbox_backoff_ms = 0);
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     assert_eq!(receiver.hits().len(), 2);
 
     let log_query = "query($id: ID!, $first: Int, $after: String) { node(id: $id) { ... on Webhook { deliveries(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { id databaseId eventId event attempt statusCode error durationMs createdAt } } } } }";
@@ -237,7 +237,7 @@ async fn admins_read_the_delivery_log_and_redeliver(app: &TestApp) {
         again["data"]["redeliverWebhook"]["eventId"], newest["eventId"],
         "{again}"
     );
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let hits = receiver.hits();
     assert_eq!(hits.len(), 3);
     assert_eq!(hits[2].body, hits[1].body);

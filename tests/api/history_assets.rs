@@ -53,18 +53,18 @@ async fn history_hides_links_of_assets_the_viewer_may_not_see(app: &TestApp) {
         description: None,
         serial_number: None,
     };
-    let server = assets::create(&app.state, &team, asset("Payroll server", None))
+    let server = assets::create(&app.state.db, &team, asset("Payroll server", None))
         .await
         .unwrap();
-    let laptop = assets::create(&app.state, &team, asset("Rita's laptop", Some(rita.id)))
+    let laptop = assets::create(&app.state.db, &team, asset("Rita's laptop", Some(rita.id)))
         .await
         .unwrap();
     for id in [server.id, laptop.id] {
-        assets::link_asset(&app.state, &team, ticket.id, id)
+        assets::link_asset(&app.state.db, &team, ticket.id, id)
             .await
             .unwrap();
     }
-    assets::unlink_asset(&app.state, &team, ticket.id, server.id)
+    assets::unlink_asset(&app.state.db, &team, ticket.id, server.id)
         .await
         .unwrap();
 

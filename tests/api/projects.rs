@@ -17,7 +17,7 @@ pub async fn ticket_in(
     project_id: Option<i32>,
 ) -> entity::ticket::Model {
     tickets::create(
-        &app.state,
+        app.state.write_deps(),
         actor,
         NewTicket {
             title: "Printer jam".into(),
@@ -290,7 +290,7 @@ async fn ticket_counts_are_batched(app: &TestApp) {
     let mut ids = Vec::new();
     for i in 0..3 {
         let p = projects::create(
-            &app.state,
+            &app.state.db,
             &actor,
             NewProject {
                 name: format!("P{i:03}"),
@@ -304,7 +304,7 @@ async fn ticket_counts_are_batched(app: &TestApp) {
     ticket_in(app, &actor, Some(ids[0])).await;
     ticket_in(app, &actor, Some(ids[0])).await;
     let archived = ticket_in(app, &actor, Some(ids[0])).await;
-    tickets::archive(&app.state, &actor, archived.id)
+    tickets::archive(app.state.write_deps(), &actor, archived.id)
         .await
         .unwrap();
     ticket_in(app, &actor, Some(ids[1])).await;
@@ -330,7 +330,7 @@ async fn ticket_counts_are_batched(app: &TestApp) {
 
     for i in 3..100 {
         let p = projects::create(
-            &app.state,
+            &app.state.db,
             &actor,
             NewProject {
                 name: format!("P{i:03}"),

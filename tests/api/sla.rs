@@ -305,7 +305,7 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
     around_the_clock(app, &admin, "Medium", "MEDIUM", json!({})).await;
     let bob_a = actor(app, &bob).await;
     let t = tickets::create(
-        &app.state,
+        app.state.write_deps(),
         &bob_a,
         NewTicket {
             title: "Disk full".into(),
@@ -318,9 +318,14 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
         status: Some(s),
         ..Default::default()
     };
-    tickets::update(&app.state, &bob_a, t.id, status(TicketStatus::OnHold))
-        .await
-        .unwrap();
+    tickets::update(
+        app.state.write_deps(),
+        &bob_a,
+        t.id,
+        status(TicketStatus::OnHold),
+    )
+    .await
+    .unwrap();
     let seen = sla_of(app, &bob.token, t.id).await;
     assert_eq!(seen["sla"]["firstResponseDueAt"], Value::Null, "{seen}");
     assert_eq!(seen["sla"]["resolutionDueAt"], Value::Null, "{seen}");
@@ -335,9 +340,14 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
     let mut active = row.into_active_model();
     active.paused_since = Set(Some(since - Duration::hours(2)));
     active.update(&app.state.db.conn).await.unwrap();
-    tickets::update(&app.state, &bob_a, t.id, status(TicketStatus::InProgress))
-        .await
-        .unwrap();
+    tickets::update(
+        app.state.write_deps(),
+        &bob_a,
+        t.id,
+        status(TicketStatus::InProgress),
+    )
+    .await
+    .unwrap();
     let seen = sla_of(app, &bob.token, t.id).await;
     assert_eq!(seen["sla"]["pausedSince"], Value::Null, "{seen}");
     let due = at(&seen["sla"]["resolutionDueAt"]);
@@ -349,9 +359,14 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
     );
 
     // Its REST detail says paused while on hold.
-    tickets::update(&app.state, &bob_a, t.id, status(TicketStatus::Blocked))
-        .await
-        .unwrap();
+    tickets::update(
+        app.state.write_deps(),
+        &bob_a,
+        t.id,
+        status(TicketStatus::Blocked),
+    )
+    .await
+    .unwrap();
     let detail = app
         .get(&format!("/api/tickets/{}/", t.id), Some(&bob.token))
         .await;
@@ -373,7 +388,7 @@ pub(crate) fn sla_hits(receiver: &Receiver) -> Vec<Value> {
 }
 
 pub(crate) async fn run_at(state: &AppState, now: DateTime<Utc>) {
-    while worker::run_once_at(state, now.timestamp_millis())
+    while worker::run_once_at(&state.delivery_deps(), now.timestamp_millis())
         .await
         .unwrap()
         > 0
@@ -418,7 +433,7 @@ async fn a_breach_is_announced_once_at_its_time_even_with_two_workers(app: &Test
     around_the_clock(app, &admin, "High", "HIGH", json!({})).await;
     let ann_a = actor(app, &ann).await;
     let t = tickets::create(
-        &state,
+        state.write_deps(),
         &ann_a,
         NewTicket {
             title: "Server room hot".into(),
@@ -461,7 +476,7 @@ async fn a_breach_is_announced_once_at_its_time_even_with_two_workers(app: &Test
     // A duplicate check scheduled for the same breach (a clock recomputed to the same time), and two
     // instances delivering side by side: one breach event.
     tickets::update(
-        &state,
+        state.write_deps(),
         &actor(app, &bob).await,
         t.id,
         TicketPatch {
@@ -472,7 +487,7 @@ async fn a_breach_is_announced_once_at_its_time_even_with_two_workers(app: &Test
     .await
     .unwrap();
     tickets::update(
-        &state,
+        state.write_deps(),
         &actor(app, &bob).await,
         t.id,
         TicketPatch {
@@ -549,7 +564,7 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
     around_the_clock(app, &admin, "Critical", "CRITICAL", json!({})).await;
     let bob_a = actor(app, &bob).await;
     let resolved = tickets::create(
-        &state_m,
+        state_m.write_deps(),
         &bob_a,
         NewTicket {
             title: "Fixed fast".into(),
@@ -560,7 +575,7 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
     .await
     .unwrap();
     tickets::update(
-        &state_m,
+        state_m.write_deps(),
         &bob_a,
         resolved.id,
         TicketPatch {
@@ -578,7 +593,7 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
         .unwrap()
         .id;
     let for_group = tickets::create(
-        &state_m,
+        state_m.write_deps(),
         &bob_a,
         NewTicket {
             title: "Switch down".into(),
@@ -651,7 +666,7 @@ async fn lists_filter_and_sort_by_sla(app: &TestApp) {
         ("ten", Priority::Critical),
     ] {
         let t = tickets::create(
-            &app.state,
+            app.state.write_deps(),
             &bob_a,
             NewTicket {
                 title: title.into(),
@@ -704,7 +719,7 @@ async fn lists_filter_and_sort_by_sla(app: &TestApp) {
     assert_eq!(count["data"]["tickets"]["totalCount"], 2, "{count}");
     // A first response stops the first-response target; the resolution target still runs.
     deskgraph::service::comments::create(
-        &app.state,
+        app.state.write_deps(),
         &bob_a,
         ids[2],
         deskgraph::service::comments::NewComment {

@@ -65,22 +65,30 @@ async fn policy_edits_reclock_open_tickets(app: &TestApp) {
         json!({"firstResponseMinutes": 600, "resolutionMinutes": 1200}),
     )
     .await;
-    let open = tickets::create(&state, &bob_a, titled("Printer", Priority::High))
-        .await
-        .unwrap();
-    let done = tickets::create(&state, &bob_a, titled("Done", Priority::High))
+    let open = tickets::create(
+        state.write_deps(),
+        &bob_a,
+        titled("Printer", Priority::High),
+    )
+    .await
+    .unwrap();
+    let done = tickets::create(state.write_deps(), &bob_a, titled("Done", Priority::High))
         .await
         .unwrap();
     let resolve = TicketPatch {
         status: Some(TicketStatus::Resolved),
         ..Default::default()
     };
-    tickets::update(&state, &bob_a, done.id, resolve)
+    tickets::update(state.write_deps(), &bob_a, done.id, resolve)
         .await
         .unwrap();
-    let medium = tickets::create(&state, &bob_a, titled("Mouse", Priority::Medium))
-        .await
-        .unwrap();
+    let medium = tickets::create(
+        state.write_deps(),
+        &bob_a,
+        titled("Mouse", Priority::Medium),
+    )
+    .await
+    .unwrap();
     run_at(&state, Utc::now()).await;
     let done_before = sla_of(app, &bob.token, done.id).await["sla"].clone();
 
@@ -160,9 +168,13 @@ async fn reclocking_runs_in_batches_of_bounded_size(app: &TestApp) {
     let bob_a = actor(app, &bob).await;
     let n = BATCH as usize + 5;
     for i in 0..n {
-        tickets::create(&app.state, &bob_a, titled(&format!("t{i}"), Priority::Low))
-            .await
-            .unwrap();
+        tickets::create(
+            app.state.write_deps(),
+            &bob_a,
+            titled(&format!("t{i}"), Priority::Low),
+        )
+        .await
+        .unwrap();
     }
     let low = around_the_clock(app, &admin, "Low", "LOW", json!({})).await;
     let clocked = || async {
@@ -175,9 +187,11 @@ async fn reclocking_runs_in_batches_of_bounded_size(app: &TestApp) {
     assert_eq!(clocked().await, 0);
     // One pass of the worker takes one batch, which queues the next one.
     let now = Utc::now().timestamp_millis();
-    worker::run_once_at(&app.state, now).await.unwrap();
+    worker::run_once_at(&app.state.delivery_deps(), now)
+        .await
+        .unwrap();
     assert_eq!(clocked().await, BATCH);
-    worker::run_once_at(&app.state, Utc::now().timestamp_millis())
+    worker::run_once_at(&app.state.delivery_deps(), Utc::now().timestamp_millis())
         .await
         .unwrap();
     assert_eq!(clocked().await, n as u64);

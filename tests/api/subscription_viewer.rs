@@ -21,9 +21,14 @@ const WATCH: &str = r#"subscription($t: ID) { ticketEvents(ticketId: $t) {
 
 /// Move `ticket_id` as `agent`, which every subscriber of the ticket hears about.
 async fn poke(app: &TestApp, agent: &TestUser, ticket_id: i32, to: TicketStatus) {
-    tickets::change_status(&app.state, &actor(app, agent).await, ticket_id, to)
-        .await
-        .unwrap();
+    tickets::change_status(
+        app.state.write_deps(),
+        &actor(app, agent).await,
+        ticket_id,
+        to,
+    )
+    .await
+    .unwrap();
 }
 
 /// Subscribe `client` to `ticket_id` with [`WATCH`] and wait until the subscription is in place.
@@ -102,7 +107,7 @@ async fn a_revoked_token_ends_the_subscription(app: &TestApp) {
     let rita = app.user("rita").await;
     let agent = app.agent("adam").await;
     let (mut client, ticket_id) = subscribed(app, &rita, &agent, &rita.token).await;
-    tokens::revoke_by_name(&app.state, rita.id, "test")
+    tokens::revoke_by_name(&app.state.db, &app.state.auth_cache, rita.id, "test")
         .await
         .unwrap();
     poke(app, &agent, ticket_id, TicketStatus::InProgress).await;
@@ -163,7 +168,7 @@ async fn a_quiet_subscription_ends_when_its_token_is_revoked(app: &TestApp) {
     let rita = app.user("rita").await;
     let agent = app.agent("adam").await;
     let (mut client, _) = subscribed(app, &rita, &agent, &rita.token).await;
-    tokens::revoke_by_name(&app.state, rita.id, "test")
+    tokens::revoke_by_name(&app.state.db, &app.state.auth_cache, rita.id, "test")
         .await
         .unwrap();
     let last = client.expect_end("w").await;

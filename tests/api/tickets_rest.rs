@@ -338,7 +338,7 @@ async fn archive_hides_and_restore_brings_back(app: &TestApp) {
         .unwrap()
         .unwrap();
     let id = t["id"].as_i64().unwrap() as i32;
-    deskgraph::service::tickets::restore(&app.state, &actor, id)
+    deskgraph::service::tickets::restore(app.state.write_deps(), &actor, id)
         .await
         .unwrap();
     assert_eq!(app.as_user(&alice).get(&path).await.status, StatusCode::OK);

@@ -140,12 +140,12 @@ async fn queue_filters_and_pages(app: &TestApp) {
         make("Laptop is slow", Priority::Low, None),
         make("VPN drops", Priority::High, None),
     ] {
-        tickets::create(&app.state, &owner_actor, input)
+        tickets::create(app.state.write_deps(), &owner_actor, input)
             .await
             .unwrap();
     }
     let theirs = make("Stranger's secret <b>plan</b>", Priority::Medium, None);
-    tickets::create(&app.state, &actor(app, &stranger).await, theirs)
+    tickets::create(app.state.write_deps(), &actor(app, &stranger).await, theirs)
         .await
         .unwrap();
 

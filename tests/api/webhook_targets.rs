@@ -84,7 +84,7 @@ async fn delivery_to_an_internal_address_is_refused(app: &TestApp) {
         });
         let ann = app.user(&format!("ann{i}")).await;
         create_ticket(&state, &actor(app, &ann).await, titled("VPN down")).await;
-        while worker::run_once(&state).await.unwrap() > 0 {}
+        while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     }
     assert!(
         receiver.hits().is_empty(),
@@ -110,7 +110,7 @@ async fn redirects_are_not_followed(app: &TestApp) {
     let state = hooked(app, &receiver);
     let ann = app.user("ann").await;
     create_ticket(&state, &actor(app, &ann).await, titled("VPN down")).await;
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let hits = receiver.hits();
     assert_eq!(hits.len(), 1, "the redirect was followed: {hits:?}");
     let rows = outbox_rows(app).await;
@@ -138,7 +138,7 @@ async fn nothing_is_signed_with_an_empty_key(app: &TestApp) {
     });
     let ann = app.user("ann").await;
     create_ticket(&state, &actor(app, &ann).await, titled("VPN down")).await;
-    while worker::run_once(&state).await.unwrap() > 0 {}
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     assert!(receiver.hits().is_empty());
     let rows = outbox_rows(app).await;
     assert_eq!(rows[0].status, "failed");

@@ -74,7 +74,14 @@ impl AccountMutation {
             password: &input.password,
             client: ctx.data_opt::<ClientAddress>().and_then(|c| c.0),
         };
-        let result = auth::login(&req.state, credentials).await?;
+        let result = auth::login(
+            &req.state.db,
+            &req.state.counters,
+            req.state.config.login_throttle,
+            &req.state.jwt,
+            credentials,
+        )
+        .await?;
         Ok(LoginPayload {
             token: result.token,
             expires_at: result.expires_at,
@@ -111,7 +118,7 @@ impl AccountMutation {
     ) -> Result<RevokeApiTokenPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode(&input.id, "ApiToken", "id")?;
-        let record = tokens::revoke(&req.state, &actor, id).await?;
+        let record = tokens::revoke(&req.state.db, &req.state.auth_cache, &actor, id).await?;
         Ok(RevokeApiTokenPayload {
             api_token: ApiToken(record),
         })

@@ -143,7 +143,7 @@ impl AssetMutation {
             description: input.description,
             serial_number: input.serial_number,
         };
-        let asset = assets::create(&req.state, &actor, new).await?;
+        let asset = assets::create(&req.state.db, &actor, new).await?;
         Ok(CreateAssetPayload {
             asset: Asset(asset),
         })
@@ -171,7 +171,7 @@ impl AssetMutation {
             description: input.description,
             serial_number: input.serial_number,
         };
-        let asset = assets::update(&req.state, &actor, id, patch).await?;
+        let asset = assets::update(&req.state.db, &actor, id, patch).await?;
         Ok(UpdateAssetPayload {
             asset: Asset(asset),
         })
@@ -185,7 +185,7 @@ impl AssetMutation {
     ) -> Result<DeleteAssetPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = asset_id(&input.id, "id")?;
-        assets::archive(&req.state, &actor, id).await?;
+        assets::archive(&req.state.db, &actor, id).await?;
         Ok(DeleteAssetPayload {
             deleted_asset_id: ids::encode("Asset", id),
         })
@@ -202,7 +202,7 @@ impl AssetMutation {
             ticket_id(&input.ticket_id)?,
             asset_id(&input.asset_id, "assetId")?,
         );
-        assets::link_asset(&req.state, &actor, t, a).await?;
+        assets::link_asset(&req.state.db, &actor, t, a).await?;
         let db = &req.state.db.conn;
         Ok(LinkAssetPayload {
             ticket: Ticket(tickets::get(db, &actor, t).await?),
@@ -221,7 +221,7 @@ impl AssetMutation {
             ticket_id(&input.ticket_id)?,
             asset_id(&input.asset_id, "assetId")?,
         );
-        assets::unlink_asset(&req.state, &actor, t, a).await?;
+        assets::unlink_asset(&req.state.db, &actor, t, a).await?;
         let db = &req.state.db.conn;
         Ok(UnlinkAssetPayload {
             ticket: Ticket(tickets::get(db, &actor, t).await?),

@@ -65,7 +65,14 @@ impl AttachmentMutation {
             comment_id,
             filename: upload.filename,
         };
-        let created = attachments::create(&req.state, &actor, new, spooled).await?;
+        let created = attachments::create(
+            req.state.write_deps(),
+            &*req.state.storage,
+            &actor,
+            new,
+            spooled,
+        )
+        .await?;
         Ok(AddAttachmentPayload {
             attachment: Attachment(created),
         })
@@ -79,7 +86,7 @@ impl AttachmentMutation {
     ) -> Result<DeleteAttachmentPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode(&input.id, "Attachment", "id")?;
-        attachments::delete(&req.state, &actor, id).await?;
+        attachments::delete(&req.state.db, &actor, id).await?;
         Ok(DeleteAttachmentPayload {
             deleted_attachment_id: ids::encode("Attachment", id),
         })

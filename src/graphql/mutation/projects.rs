@@ -74,7 +74,7 @@ impl ProjectMutation {
             name: input.name,
             description: input.description,
         };
-        let project = projects::create(&req.state, &actor, new).await?;
+        let project = projects::create(&req.state.db, &actor, new).await?;
         Ok(CreateProjectPayload {
             project: Project(project),
         })
@@ -92,7 +92,7 @@ impl ProjectMutation {
             name: input.name,
             description: input.description,
         };
-        let project = projects::update(&req.state, &actor, id, patch).await?;
+        let project = projects::update(&req.state.db, &actor, id, patch).await?;
         Ok(UpdateProjectPayload {
             project: Project(project),
         })
@@ -106,7 +106,7 @@ impl ProjectMutation {
     ) -> Result<DeleteProjectPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = project_id(&input.id)?;
-        projects::archive(&req.state, &actor, id).await?;
+        projects::archive(&req.state.db, &actor, id).await?;
         Ok(DeleteProjectPayload {
             deleted_project_id: ids::encode("Project", id),
         })

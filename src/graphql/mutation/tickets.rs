@@ -137,7 +137,7 @@ impl TicketMutation {
             due_date: input.due_date.map(|d| d.0),
             requester_id: ids::decode_opt(input.requester_id.as_ref(), "User", "requesterId")?,
         };
-        let ticket = tickets::create(&req.state, &actor, new).await?;
+        let ticket = tickets::create(req.state.write_deps(), &actor, new).await?;
         Ok(CreateTicketPayload {
             ticket: Ticket(ticket),
         })
@@ -165,7 +165,7 @@ impl TicketMutation {
                 MaybeUndefined::Value(d) => Some(Some(d.0)),
             },
         };
-        let ticket = tickets::update(&req.state, &actor, id, patch).await?;
+        let ticket = tickets::update(req.state.write_deps(), &actor, id, patch).await?;
         Ok(UpdateTicketPayload {
             ticket: Ticket(ticket),
         })
@@ -179,7 +179,8 @@ impl TicketMutation {
     ) -> Result<ChangeTicketStatusPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ticket_id(&input.id)?;
-        let ticket = tickets::change_status(&req.state, &actor, id, input.status).await?;
+        let ticket =
+            tickets::change_status(req.state.write_deps(), &actor, id, input.status).await?;
         Ok(ChangeTicketStatusPayload {
             ticket: Ticket(ticket),
         })
@@ -193,7 +194,7 @@ impl TicketMutation {
     ) -> Result<DeleteTicketPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ticket_id(&input.id)?;
-        let ticket = tickets::archive(&req.state, &actor, id).await?;
+        let ticket = tickets::archive(req.state.write_deps(), &actor, id).await?;
         Ok(DeleteTicketPayload {
             deleted_ticket_id: ids::encode("Ticket", ticket.id),
         })
@@ -207,7 +208,7 @@ impl TicketMutation {
     ) -> Result<RestoreTicketPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ticket_id(&input.id)?;
-        let ticket = tickets::restore(&req.state, &actor, id).await?;
+        let ticket = tickets::restore(req.state.write_deps(), &actor, id).await?;
         Ok(RestoreTicketPayload {
             ticket: Ticket(ticket),
         })

@@ -96,7 +96,13 @@ impl WebhookMutation {
             events: input.events.unwrap_or_default(),
             active: input.active,
         };
-        let webhook = webhooks::create(&req.state, &actor, new).await?;
+        let webhook = webhooks::create(
+            &req.state.db,
+            req.state.config.webhook_allow_private,
+            &actor,
+            new,
+        )
+        .await?;
         Ok(CreateWebhookPayload {
             webhook: Webhook(webhook),
         })
@@ -116,7 +122,14 @@ impl WebhookMutation {
             events: input.events,
             active: input.active,
         };
-        let webhook = webhooks::update(&req.state, &actor, id, patch).await?;
+        let webhook = webhooks::update(
+            &req.state.db,
+            req.state.config.webhook_allow_private,
+            &actor,
+            id,
+            patch,
+        )
+        .await?;
         Ok(UpdateWebhookPayload {
             webhook: Webhook(webhook),
         })
@@ -130,7 +143,7 @@ impl WebhookMutation {
     ) -> Result<DeleteWebhookPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode(&input.id, "Webhook", "id")?;
-        webhooks::delete(&req.state, &actor, id).await?;
+        webhooks::delete(&req.state.db, &actor, id).await?;
         Ok(DeleteWebhookPayload {
             deleted_webhook_id: ids::encode("Webhook", id),
         })
@@ -144,7 +157,7 @@ impl WebhookMutation {
     ) -> Result<RedeliverWebhookPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode_i64(&input.delivery_id, "WebhookDelivery", "deliveryId")?;
-        let row = webhooks::redeliver(&req.state, &actor, id).await?;
+        let row = webhooks::redeliver(&req.state.db, &actor, id).await?;
         Ok(RedeliverWebhookPayload {
             event_id: row.event_id,
             event: row.event,

@@ -13,7 +13,7 @@ impl SlaQuery {
     /// Every SLA policy, oldest first (administrators only; FORBIDDEN otherwise).
     async fn sla_policies(&self, ctx: &Context<'_>) -> Result<Vec<SlaPolicy>> {
         let (req, actor) = viewer(ctx)?;
-        let list = policies::list(&req.state, &actor).await?;
+        let list = policies::list(&req.state.db, &actor).await?;
         Ok(list.into_iter().map(SlaPolicy).collect())
     }
 }

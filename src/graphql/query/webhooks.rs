@@ -13,7 +13,7 @@ impl WebhookQuery {
     /// Every webhook endpoint, oldest first (administrators only; FORBIDDEN otherwise).
     async fn webhooks(&self, ctx: &Context<'_>) -> Result<Vec<Webhook>> {
         let (req, actor) = viewer(ctx)?;
-        let list = webhooks::list(&req.state, &actor).await?;
+        let list = webhooks::list(&req.state.db, &actor).await?;
         Ok(list.into_iter().map(Webhook).collect())
     }
 }

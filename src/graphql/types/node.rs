@@ -69,7 +69,7 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
                 .ok_or_else(not_found)?,
         )),
         "Webhook" if actor.is_admin() => {
-            Node::Webhook(Webhook(webhooks::get(&req.state, actor, db_id).await?))
+            Node::Webhook(Webhook(webhooks::get(&req.state.db, actor, db_id).await?))
         }
         "Comment" => {
             let (c, t) = comments::get_visible(db, actor, db_id).await?;

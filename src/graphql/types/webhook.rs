@@ -64,9 +64,14 @@ impl Webhook {
         let window = args.window()?;
         // Only `first`/`after` exist here, so the window is always forward.
         let page = slice(window, None);
-        let (mut rows, total) =
-            webhooks::deliveries_page(&req.state, &actor, self.0.id, page.offset, page.limit + 1)
-                .await?;
+        let (mut rows, total) = webhooks::deliveries_page(
+            &req.state.db,
+            &actor,
+            self.0.id,
+            page.offset,
+            page.limit + 1,
+        )
+        .await?;
         let more = rows.len() as u64 > page.limit;
         rows.truncate(page.limit as usize);
         let info = page_info(page, rows.len(), more);

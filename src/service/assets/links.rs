@@ -2,10 +2,10 @@
 //! both directions (for GraphQL `ticket.assets` and `asset.tickets`).
 use super::{can_see, visible_to};
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
 use crate::service::tickets::{self, rules};
-use crate::state::AppState;
 use chrono::Utc;
 use entity::{asset, ticket, ticket_asset};
 use sea_orm::{
@@ -52,13 +52,8 @@ async fn visible_asset(
 }
 
 /// Link an asset to a ticket; `Ok(false)` when they were already linked (nothing recorded).
-pub async fn link_asset(
-    state: &AppState,
-    actor: &Actor,
-    ticket_id: i32,
-    asset_id: i32,
-) -> AppResult<bool> {
-    let txn = state.db.begin_write().await?;
+pub async fn link_asset(db: &Db, actor: &Actor, ticket_id: i32, asset_id: i32) -> AppResult<bool> {
+    let txn = db.begin_write().await?;
     changeable_ticket(&txn, actor, ticket_id).await?;
     visible_asset(&txn, actor, asset_id, false).await?;
     let link = ticket_asset::ActiveModel {
@@ -87,12 +82,12 @@ pub async fn link_asset(
 
 /// Remove a ticket–asset link; `Ok(false)` when there was none (nothing recorded).
 pub async fn unlink_asset(
-    state: &AppState,
+    db: &Db,
     actor: &Actor,
     ticket_id: i32,
     asset_id: i32,
 ) -> AppResult<bool> {
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     changeable_ticket(&txn, actor, ticket_id).await?;
     visible_asset(&txn, actor, asset_id, true).await?;
     let deleted = ticket_asset::Entity::delete_many()

@@ -2,12 +2,12 @@
 //! transaction.
 use super::{can_change, get};
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::domain::{AssetStatus, AssetType};
 use crate::error::{AppError, AppResult};
 use crate::service::audit::{self, Changes};
 use crate::service::text;
 use crate::service::users;
-use crate::state::AppState;
 use chrono::Utc;
 use entity::asset;
 use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
@@ -108,7 +108,7 @@ async fn check_may_change(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> 
 }
 
 /// Create an asset (team members only).
-pub async fn create(state: &AppState, actor: &Actor, input: NewAsset) -> AppResult<asset::Model> {
+pub async fn create(db: &Db, actor: &Actor, input: NewAsset) -> AppResult<asset::Model> {
     if !can_change(actor) {
         return Err(AppError::forbidden("only team members may create assets"));
     }
@@ -120,11 +120,11 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewAsset) -> AppResu
     )?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     if let Some(id) = input.owner_id {
-        check_owner(&state.db.conn, id).await?;
+        check_owner(&db.conn, id).await?;
     }
     let status = input.status.unwrap_or(AssetStatus::InStock);
     let now = Utc::now();
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let created = asset::ActiveModel {
         name: Set(name),
         asset_type: Set(input.asset_type),
@@ -157,13 +157,8 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewAsset) -> AppResu
 }
 
 /// Apply a partial change (team members only; others get 403 on their own assets, 404 on the rest).
-pub async fn update(
-    state: &AppState,
-    actor: &Actor,
-    id: i32,
-    patch: AssetPatch,
-) -> AppResult<asset::Model> {
-    check_may_change(&state.db.conn, actor, id).await?;
+pub async fn update(db: &Db, actor: &Actor, id: i32, patch: AssetPatch) -> AppResult<asset::Model> {
+    check_may_change(&db.conn, actor, id).await?;
     let name = patch.name.as_deref().map(clean_name).transpose()?;
     let location = patch
         .location
@@ -181,9 +176,9 @@ pub async fn update(
         .map(clean_description)
         .transpose()?;
     if let Some(Some(owner)) = patch.owner_id {
-        check_owner(&state.db.conn, owner).await?;
+        check_owner(&db.conn, owner).await?;
     }
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let current = get(&txn, actor, id).await?;
     let mut next = current.clone();
     if let Some(v) = name {
@@ -239,9 +234,9 @@ pub async fn update(
 }
 
 /// Archive an asset (team members only): it leaves lists and answers 404; its ticket links stay.
-pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
-    check_may_change(&state.db.conn, actor, id).await?;
-    let txn = state.db.begin_write().await?;
+pub async fn archive(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
+    check_may_change(&db.conn, actor, id).await?;
+    let txn = db.begin_write().await?;
     let current = get(&txn, actor, id).await?;
     let now = Utc::now();
     let mut active: asset::ActiveModel = current.into();

@@ -4,8 +4,9 @@
 //! [`GRACE`], deletes the bytes, then the row. An upload that meets a `collecting` row waits for it to go,
 //! so bytes are never deleted under an upload, whatever the backend.
 use super::upload::Spooled;
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::state::AppState;
+use crate::storage::BlobStore;
 use chrono::{DateTime, Utc};
 use entity::{attachment, blob};
 use sea_orm::sea_query::{Expr, ExprTrait, Query};
@@ -13,6 +14,7 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set, TryInsertResult,
 };
 use std::io::Seek;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Bytes an upload is writing.
@@ -45,9 +47,10 @@ pub async fn touch(db: &impl ConnectionTrait, sha256: &str, state: &str) -> AppR
 }
 
 /// Make the bytes of `upload` stored and touched: reuse them when stored already, else write them (beside
-/// any other upload of the same bytes). Call [`still_stored`] in the transaction that names them.
-pub async fn store(state: &AppState, upload: &Spooled) -> AppResult<()> {
-    let db = &state.db.conn;
+/// any other upload of the same bytes) in `storage`. Call [`still_stored`] in the transaction that names
+/// them.
+pub async fn store(db: &Db, storage: &dyn BlobStore, upload: &Spooled) -> AppResult<()> {
+    let db = &db.conn;
     let sha = &upload.sha256;
     for _ in 0..WAIT_TRIES {
         if touch(db, sha, STORED).await? {
@@ -66,7 +69,7 @@ pub async fn store(state: &AppState, upload: &Spooled) -> AppResult<()> {
         .await?;
         let created = matches!(created, TryInsertResult::Inserted(n) if n > 0);
         if created || touch(db, sha, WRITING).await? {
-            write(state, upload).await?;
+            write(storage, upload).await?;
             let done = blob::Entity::update_many()
                 .col_expr(blob::Column::State, Expr::value(STORED))
                 .col_expr(blob::Column::TouchedAt, Expr::value(Utc::now()))
@@ -97,11 +100,10 @@ pub async fn still_stored(db: &impl ConnectionTrait, sha256: &str) -> AppResult<
     }
 }
 
-async fn write(state: &AppState, upload: &Spooled) -> AppResult<()> {
+async fn write(storage: &dyn BlobStore, upload: &Spooled) -> AppResult<()> {
     let mut file = upload.file.try_clone().map_err(AppError::internal)?;
     file.rewind().map_err(AppError::internal)?;
-    state
-        .storage
+    storage
         .put(&upload.sha256, tokio::fs::File::from_std(file))
         .await
         .map_err(AppError::internal)
@@ -110,8 +112,8 @@ async fn write(state: &AppState, upload: &Spooled) -> AppResult<()> {
 /// One collection as of `now`: remove attachments deleted more than [`RETENTION`] ago, then the bytes and
 /// rows of blobs no attachment names that no upload touched for [`GRACE`] (and of collections an
 /// instance left unfinished). Returns the number of blobs removed. Safe to run on several instances.
-pub async fn collect(state: &AppState, now: DateTime<Utc>) -> AppResult<usize> {
-    let db = &state.db.conn;
+pub async fn collect(db: &Db, storage: &dyn BlobStore, now: DateTime<Utc>) -> AppResult<usize> {
+    let db = &db.conn;
     attachment::Entity::delete_many()
         .filter(attachment::Column::DeletedAt.lt(now - RETENTION))
         .exec(db)
@@ -154,11 +156,7 @@ pub async fn collect(state: &AppState, now: DateTime<Utc>) -> AppResult<usize> {
         if taken.rows_affected == 0 {
             continue;
         }
-        state
-            .storage
-            .delete(&sha)
-            .await
-            .map_err(AppError::internal)?;
+        storage.delete(&sha).await.map_err(AppError::internal)?;
         blob::Entity::delete_many()
             .filter(blob::Column::Sha256.eq(sha.as_str()))
             .filter(blob::Column::State.eq(COLLECTING))
@@ -171,10 +169,10 @@ pub async fn collect(state: &AppState, now: DateTime<Utc>) -> AppResult<usize> {
 
 /// Run [`collect`] every `every` for as long as the process serves, logging what it removed or why it
 /// could not.
-pub async fn collect_forever(state: AppState, every: Duration) {
+pub async fn collect_forever(db: Db, storage: Arc<dyn BlobStore>, every: Duration) {
     loop {
         tokio::time::sleep(every).await;
-        match collect(&state, Utc::now()).await {
+        match collect(&db, &*storage, Utc::now()).await {
             Ok(0) => {}
             Ok(removed) => tracing::info!(removed, "unused attachment bytes collected"),
             Err(error) => tracing::error!(%error, "attachment collection failed"),

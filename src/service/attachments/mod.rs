@@ -14,11 +14,11 @@ pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
 pub use upload::{check, create, spool, spool_file, too_large, NewAttachment, Spooled};
 
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
 use crate::service::{comments, tickets, users};
-use crate::state::AppState;
-use crate::storage::ByteStream;
+use crate::storage::{BlobStore, ByteStream};
 use chrono::Utc;
 use entity::{attachment, comment, ticket, user};
 use sea_orm::{
@@ -230,25 +230,22 @@ async fn readable_rows(
         .collect())
 }
 
-/// The bytes of an attachment the actor may see (404 otherwise), with its row.
+/// The bytes of an attachment the actor may see (404 otherwise), from `storage`, with its row.
 pub async fn open(
-    state: &AppState,
+    db: &Db,
+    storage: &dyn BlobStore,
     actor: &Actor,
     id: i32,
 ) -> AppResult<(attachment::Model, ByteStream)> {
-    let (a, _, _) = get_visible(&state.db.conn, actor, id).await?;
-    let bytes = state
-        .storage
-        .get(&a.sha256)
-        .await
-        .map_err(AppError::internal)?;
+    let (a, _, _) = get_visible(&db.conn, actor, id).await?;
+    let bytes = storage.get(&a.sha256).await.map_err(AppError::internal)?;
     Ok((a, bytes))
 }
 
 /// Soft-delete an attachment (its uploader, or staff/admin): it leaves every list and answers 404 from then
 /// on; the bytes stay (other attachments may share them).
-pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
-    let txn = state.db.begin_write().await?;
+pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
+    let txn = db.begin_write().await?;
     let (a, t, c) = get_visible(&txn, actor, id).await?;
     if !can_delete(actor, &a) {
         return Err(AppError::forbidden(

@@ -3,9 +3,9 @@
 //! link works without a bearer header (for `<img src>`), only until it expires, and only while that
 //! viewer may still see the attachment: it is checked with the same rule as any other read.
 use crate::auth::load_actor;
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::state::AppState;
-use crate::storage::ByteStream;
+use crate::storage::{BlobStore, ByteStream};
 use entity::attachment;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -84,22 +84,21 @@ pub struct SignedQuery {
 }
 
 /// The bytes behind a signed link: 403 for a forged or expired signature, 404 when the viewer it was made
-/// for can no longer see the attachment.
+/// for can no longer see the attachment. Links are checked with `url_key`; the bytes come from `storage`.
 pub async fn open_signed(
-    state: &AppState,
+    db: &Db,
+    storage: &dyn BlobStore,
+    url_key: &UrlKey,
     id: i32,
     link: &SignedQuery,
 ) -> AppResult<(attachment::Model, ByteStream)> {
-    if !state
-        .url_key
-        .verify(id, link.user, link.expires, &link.signature)
-    {
+    if !url_key.verify(id, link.user, link.expires, &link.signature) {
         return Err(AppError::forbidden(
             "the download link is invalid or has expired",
         ));
     }
-    let actor = load_actor(&state.db.conn, link.user)
+    let actor = load_actor(&db.conn, link.user)
         .await?
         .ok_or_else(|| AppError::not_found("attachment"))?;
-    super::open(state, &actor, id).await
+    super::open(db, storage, &actor, id).await
 }

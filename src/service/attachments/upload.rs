@@ -6,8 +6,8 @@ use super::{blobs, is_internal};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
-use crate::service::{audit, comments, tickets};
-use crate::state::AppState;
+use crate::service::{audit, comments, tickets, WriteDeps};
+use crate::storage::BlobStore;
 use bytes::Bytes;
 use chrono::Utc;
 use entity::attachment;
@@ -126,15 +126,17 @@ pub fn check(filename: &str, upload: &Spooled) -> AppResult<String> {
 }
 
 /// Attach `upload` to a ticket the actor can see (404 otherwise), or to one of its comments that they may
-/// read and modify. An empty file or a name with nothing left once cleaned is a 400 on `file`.
+/// read and modify. An empty file or a name with nothing left once cleaned is a 400 on `file`. The bytes go
+/// to `storage`.
 pub async fn create(
-    state: &AppState,
+    deps: WriteDeps<'_>,
+    storage: &dyn BlobStore,
     actor: &Actor,
     input: NewAttachment,
     upload: Spooled,
 ) -> AppResult<attachment::Model> {
     let filename = check(&input.filename, &upload)?;
-    let db = &state.db.conn;
+    let db = &deps.db.conn;
     let t = tickets::get(db, actor, input.ticket_id).await?;
     let on_comment = match input.comment_id {
         None => None,
@@ -152,9 +154,9 @@ pub async fn create(
         }
     };
     let content_type = detect_type(&upload.head);
-    blobs::store(state, &upload).await?;
+    blobs::store(deps.db, storage, &upload).await?;
     let internal = is_internal(on_comment.as_ref());
-    let txn = state.db.begin_write().await?;
+    let txn = deps.db.begin_write().await?;
     blobs::still_stored(&txn, &upload.sha256).await?;
     let created = attachment::ActiveModel {
         ticket_id: Set(t.id),
@@ -181,7 +183,7 @@ pub async fn create(
             })),
     )
     .await?;
-    events::attachment_added(&txn, state, actor, &t, &created, on_comment.as_ref()).await?;
+    events::attachment_added(&txn, deps.config, actor, &t, &created, on_comment.as_ref()).await?;
     txn.commit().await?;
     Ok(created)
 }

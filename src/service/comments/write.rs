@@ -10,7 +10,7 @@ use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
 use crate::service::text;
 use crate::service::tickets;
-use crate::state::AppState;
+use crate::service::WriteDeps;
 use chrono::Utc;
 use entity::{comment, comment_edit, ticket};
 use sea_orm::sea_query::Expr;
@@ -63,7 +63,7 @@ fn check_internal_allowed(actor: &Actor, t: &ticket::Model, kind: CommentType) -
 /// Add a comment to a ticket the actor can see (404 otherwise). The first public comment by a team
 /// member marks the ticket as responded to.
 pub async fn create(
-    state: &AppState,
+    state: WriteDeps<'_>,
     actor: &Actor,
     ticket_id: i32,
     input: NewComment,
@@ -110,14 +110,14 @@ pub async fn create(
             })),
     )
     .await?;
-    events::comment_created(&txn, state, actor, &t, &created).await?;
+    events::comment_created(&txn, state.config, actor, &t, &created).await?;
     // Last, so that the ticket row it locks is held only until the commit: comments on one ticket
     // then write in parallel up to here.
     counts::on_created(&txn, t.id, created.comment_type).await?;
     txn.commit().await?;
     state
         .live
-        .publish(&state.db, LiveEvent::comment(t.id, created.id))
+        .publish(state.db, LiveEvent::comment(t.id, created.id))
         .await;
     Ok(created)
 }
@@ -125,7 +125,7 @@ pub async fn create(
 /// Edit a comment (its author, or staff/admin). Each real change keeps the previous text in the edit
 /// history; an edit that changes nothing records nothing and returns the comment as it was.
 pub async fn edit(
-    state: &AppState,
+    state: WriteDeps<'_>,
     actor: &Actor,
     comment_id: i32,
     patch: CommentPatch,
@@ -195,7 +195,7 @@ pub async fn edit(
 
 /// Soft-delete a comment (its author, or staff/admin): the row and its history stay, but it leaves
 /// every list and count and answers 404 from then on.
-pub async fn delete(state: &AppState, actor: &Actor, comment_id: i32) -> AppResult<()> {
+pub async fn delete(state: WriteDeps<'_>, actor: &Actor, comment_id: i32) -> AppResult<()> {
     let txn = state.db.begin_write().await?;
     let (current, t) = get_visible(&txn, actor, comment_id).await?;
     if !can_modify(actor, &current) {

@@ -6,29 +6,27 @@
 //! [`check`], which looks again (the ticket may have been answered, paused or resolved since) and, the
 //! first time only, records the event and queues its webhooks and emails.
 pub mod calendar;
+mod check;
 pub mod clock;
 pub mod policies;
 pub mod reclock;
+mod view;
+
+pub use check::check;
+pub use view::{due_at_of_ticket, tickets_in, view, views, SlaState, SlaView};
 
 use crate::domain::{StatusCategory, Workflow};
-use crate::error::{AppError, AppResult};
-use crate::notify::live::{LiveEvent, LiveKind};
-use crate::notify::{events, outbox};
-use crate::service::audit;
-use crate::service::tickets::counters;
-use crate::state::AppState;
+use crate::error::AppResult;
+use crate::notify::outbox;
 use chrono::{DateTime, Duration, Utc};
 use clock::{Kind, Pauses, Standing, Target};
-use entity::{outbox as outbox_row, sla_event, sla_policy, ticket, ticket_sla};
+use entity::{outbox as outbox_row, ticket, ticket_sla};
 use policies::Policy;
-use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query, SelectStatement};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
-    QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
 };
-use serde::{Deserialize, Serialize};
-use serde_json::json;
-use std::collections::HashMap;
+use serde::Serialize;
 
 /// Outbox row kind of a scheduled SLA check.
 pub const KIND_CHECK: &str = "sla_check";
@@ -39,155 +37,6 @@ struct CheckPayload {
     ticket_id: i32,
     target: &'static str,
     kind: &'static str,
-}
-
-#[derive(Debug, Deserialize)]
-struct CheckRow {
-    ticket_id: i32,
-    target: String,
-    kind: String,
-}
-
-/// Which tickets a list keeps by their SLA state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SlaState {
-    /// A target was breached.
-    Breached,
-    /// A running target is past its at-risk point and not breached.
-    AtRisk,
-    /// A target is running (the clock has a due time).
-    Running,
-}
-
-/// A ticket's clock as readers see it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SlaView {
-    /// The policy that set it (gone when deleted since).
-    pub policy: Option<sla_policy::Model>,
-    /// First-response due time, while that target runs.
-    pub first_response_due_at: Option<DateTime<Utc>>,
-    /// Resolution due time, while that target runs.
-    pub resolution_due_at: Option<DateTime<Utc>>,
-    /// When the first-response target was breached.
-    pub first_response_breached_at: Option<DateTime<Utc>>,
-    /// When the resolution target was breached.
-    pub resolution_breached_at: Option<DateTime<Utc>>,
-    /// Whether a running target passed its at-risk point.
-    pub at_risk: bool,
-    /// Since when the clock is stopped.
-    pub paused_since: Option<DateTime<Utc>>,
-    /// Business time the clock was stopped in past stops.
-    pub paused: Duration,
-}
-
-impl SlaView {
-    /// The earlier running due time.
-    pub fn next_due(&self) -> Option<DateTime<Utc>> {
-        match (self.first_response_due_at, self.resolution_due_at) {
-            (Some(a), Some(b)) => Some(Ord::min(a, b)),
-            (a, b) => a.or(b),
-        }
-    }
-}
-
-/// The clocks of tickets the caller has already been allowed to see (a `Ticket` the service returned),
-/// by ticket id; tickets no policy ever applied to are absent. Everyone who sees a ticket sees its clock
-/// and the policy that set it.
-pub async fn views(
-    db: &impl ConnectionTrait,
-    ticket_ids: impl IntoIterator<Item = i32>,
-) -> AppResult<HashMap<i32, SlaView>> {
-    let rows = ticket_sla::Entity::find()
-        .filter(ticket_sla::Column::TicketId.is_in(ticket_ids))
-        .all(db)
-        .await?;
-    let policy_ids: Vec<i32> = rows.iter().filter_map(|r| r.policy_id).collect();
-    let policies: HashMap<i32, sla_policy::Model> = if policy_ids.is_empty() {
-        HashMap::new()
-    } else {
-        sla_policy::Entity::find()
-            .filter(sla_policy::Column::Id.is_in(policy_ids))
-            .all(db)
-            .await?
-            .into_iter()
-            .map(|p| (p.id, p))
-            .collect()
-    };
-    Ok(rows
-        .into_iter()
-        .map(|r| {
-            let policy = r.policy_id.and_then(|id| policies.get(&id).cloned());
-            (r.ticket_id, view_of(r, policy))
-        })
-        .collect())
-}
-
-/// The clock of one ticket the caller may see (see [`views`]).
-pub async fn view(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<Option<SlaView>> {
-    Ok(views(db, [t.id]).await?.remove(&t.id))
-}
-
-fn view_of(row: ticket_sla::Model, policy: Option<sla_policy::Model>) -> SlaView {
-    let at_risk = (row.first_response_due_at.is_some()
-        && row.first_response_at_risk_at.is_some()
-        && row.first_response_breached_at.is_none())
-        || (row.resolution_due_at.is_some()
-            && row.resolution_at_risk_at.is_some()
-            && row.resolution_breached_at.is_none());
-    SlaView {
-        policy,
-        first_response_due_at: row.first_response_due_at,
-        resolution_due_at: row.resolution_due_at,
-        first_response_breached_at: row.first_response_breached_at,
-        resolution_breached_at: row.resolution_breached_at,
-        at_risk,
-        paused_since: row.paused_since,
-        paused: Duration::milliseconds(row.paused_ms),
-    }
-}
-
-/// The ids of tickets in `state`, as a subquery for list filters. Decided by stored columns only, so a
-/// list costs the same whatever the time, and what a list shows agrees with each ticket's `sla`.
-pub fn tickets_in(state: SlaState) -> SelectStatement {
-    use ticket_sla::Column as C;
-    let col = |c: C| Expr::col((ticket_sla::Entity, c));
-    let cond = match state {
-        SlaState::Breached => col(C::FirstResponseBreachedAt)
-            .is_not_null()
-            .or(col(C::ResolutionBreachedAt).is_not_null()),
-        SlaState::AtRisk => col(C::FirstResponseDueAt)
-            .is_not_null()
-            .and(col(C::FirstResponseAtRiskAt).is_not_null())
-            .and(col(C::FirstResponseBreachedAt).is_null())
-            .or(col(C::ResolutionDueAt)
-                .is_not_null()
-                .and(col(C::ResolutionAtRiskAt).is_not_null())
-                .and(col(C::ResolutionBreachedAt).is_null())),
-        SlaState::Running => col(C::DueAt).is_not_null(),
-    };
-    Query::select()
-        .column((ticket_sla::Entity, C::TicketId))
-        .from(ticket_sla::Entity)
-        .and_where(cond)
-        .to_owned()
-}
-
-/// The next due time of the ticket in the outer query, as an expression lists sort on.
-pub fn due_at_of_ticket() -> Expr {
-    Expr::SubQuery(
-        None,
-        Box::new(
-            Query::select()
-                .column((ticket_sla::Entity, ticket_sla::Column::DueAt))
-                .from(ticket_sla::Entity)
-                .and_where(
-                    Expr::col((ticket_sla::Entity, ticket_sla::Column::TicketId))
-                        .equals((ticket::Entity, ticket::Column::Id)),
-                )
-                .to_owned()
-                .into(),
-        ),
-    )
 }
 
 fn is_stopped(policy: &Policy, t: &ticket::Model) -> bool {
@@ -400,120 +249,4 @@ pub async fn on_first_response(db: &impl ConnectionTrait, ticket_id: i32) -> App
         .exec(db)
         .await?;
     Ok(())
-}
-
-/// Run a scheduled check at `now`: when the event is due and has not happened, record it once (a unique
-/// key decides between instances racing), with its audit record, webhooks and emails, in one transaction.
-/// Returns whether this call recorded it.
-pub async fn check(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppResult<bool> {
-    let Ok(row) = serde_json::from_str::<CheckRow>(payload) else {
-        return Err(AppError::internal(anyhow::anyhow!("unreadable SLA check")));
-    };
-    let (Some(target), Some(kind)) = (Target::parse(&row.target), Kind::parse(&row.kind)) else {
-        return Err(AppError::internal(anyhow::anyhow!("unknown SLA check")));
-    };
-    let txn = state.db.begin_write().await?;
-    let Some(t) = ticket::Entity::find_by_id(row.ticket_id)
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .filter(|t| t.archived_at.is_none())
-    else {
-        txn.commit().await?;
-        return Ok(false);
-    };
-    let Some(clock) = ticket_sla::Entity::find_by_id(t.id).one(&txn).await? else {
-        txn.commit().await?;
-        return Ok(false);
-    };
-    let policy = match clock.policy_id {
-        Some(id) => policies::get(&txn, id)
-            .await?
-            .map(Policy::from_row)
-            .transpose()?,
-        None => None,
-    };
-    let Some(policy) = policy else {
-        txn.commit().await?;
-        return Ok(false);
-    };
-    let pauses = Pauses {
-        paused: Duration::milliseconds(clock.paused_ms),
-        since: clock.paused_since,
-    };
-    let dues = clock::dues(
-        &policy.calendar,
-        &policy.targets,
-        t.created_at,
-        pauses,
-        standing(&t),
-    );
-    let Some(at) = dues.of(target, kind).filter(|at| *at <= now) else {
-        txn.commit().await?;
-        return Ok(false);
-    };
-    // A check that comes late (the workers were down) does not warn of a breach that already happened.
-    let superseded = kind == Kind::AtRisk
-        && dues
-            .of(target, Kind::Breached)
-            .is_some_and(|due| due <= now);
-    if superseded {
-        txn.commit().await?;
-        return Ok(false);
-    }
-    let insert = sla_event::Entity::insert(sla_event::ActiveModel {
-        ticket_id: Set(t.id),
-        target: Set(target.as_str().to_string()),
-        kind: Set(kind.as_str().to_string()),
-        created_at: Set(now),
-        ..Default::default()
-    })
-    .on_conflict(
-        OnConflict::columns([
-            sla_event::Column::TicketId,
-            sla_event::Column::Target,
-            sla_event::Column::Kind,
-        ])
-        .do_nothing()
-        .to_owned(),
-    )
-    .exec_without_returning(&txn)
-    .await?;
-    if insert == 0 {
-        txn.commit().await?;
-        return Ok(false);
-    }
-    let mut active = clock.into_active_model();
-    let column = match (target, kind) {
-        (Target::FirstResponse, Kind::AtRisk) => &mut active.first_response_at_risk_at,
-        (Target::FirstResponse, Kind::Breached) => &mut active.first_response_breached_at,
-        (Target::Resolution, Kind::AtRisk) => &mut active.resolution_at_risk_at,
-        (Target::Resolution, Kind::Breached) => &mut active.resolution_breached_at,
-    };
-    *column = Set(Some(now));
-    active.updated_at = Set(now);
-    active.update(&txn).await?;
-    counters::on_clock_moved(&txn).await?;
-    let field = format!("sla_{}_{}", target.as_str(), kind.as_str());
-    audit::record(
-        &txn,
-        audit::Entry::new(None, "ticket", t.id, sla_action(kind))
-            .ticket(t.id)
-            .changes(json!({ field: [null, at] })),
-    )
-    .await?;
-    events::sla_event(&txn, state, &t, target, kind, at).await?;
-    txn.commit().await?;
-    state
-        .live
-        .publish(&state.db, LiveEvent::new(LiveKind::SlaChanged, t.id))
-        .await;
-    Ok(true)
-}
-
-fn sla_action(kind: Kind) -> &'static str {
-    match kind {
-        Kind::AtRisk => "sla_at_risk",
-        Kind::Breached => "sla_breached",
-    }
 }

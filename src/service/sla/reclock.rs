@@ -6,12 +6,12 @@
 //! full, writes the row for the next batch in the same transaction. So an edit affecting a million tickets
 //! costs many short transactions, never one long one, and a crash resumes at the batch it stopped in.
 use super::{policies, recompute};
+use crate::db::Db;
 use crate::domain::{StatusCategory, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
-use crate::notify::live::{LiveEvent, LiveKind};
+use crate::notify::live::{LiveBus, LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::service::tickets::counters;
-use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use entity::{ticket, ticket_sla};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -72,14 +72,15 @@ fn done_statuses() -> Vec<&'static str> {
 
 /// Recompute one batch at `now`, as the row `payload` describes, and queue the next batch when this one
 /// was full. Resolved, closed and archived tickets are left alone: their clocks are stopped, and the
-/// change that reopens or restores one recomputes it. Returns how many clocks changed.
-pub async fn run(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppResult<usize> {
+/// change that reopens or restores one recomputes it. Returns how many clocks changed (each announced on
+/// `live`).
+pub async fn run(db: &Db, live: &LiveBus, payload: &str, now: DateTime<Utc>) -> AppResult<usize> {
     let Ok(batch) = serde_json::from_str::<Batch>(payload) else {
         return Err(AppError::internal(anyhow::anyhow!(
             "unreadable SLA reclock"
         )));
     };
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     // Locked, so a ticket changing meanwhile is recomputed by one of the two, after the other.
     let tickets = ticket::Entity::find()
         .filter(ticket::Column::Priority.is_in(batch.priorities.clone()))
@@ -125,7 +126,7 @@ pub async fn run(state: &AppState, payload: &str, now: DateTime<Utc>) -> AppResu
     txn.commit().await?;
     for id in &changed {
         let event = LiveEvent::new(LiveKind::SlaChanged, *id);
-        state.live.publish(&state.db, event).await;
+        live.publish(db, event).await;
     }
     Ok(changed.len())
 }

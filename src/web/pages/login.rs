@@ -141,7 +141,14 @@ pub async fn submit(
         password: form.get("password"),
         client,
     };
-    let user = match check_credentials(state, credentials).await {
+    let user = match check_credentials(
+        &state.db,
+        &state.counters,
+        state.config.login_throttle,
+        credentials,
+    )
+    .await
+    {
         Ok(user) => user,
         Err(AppError::RateLimited { retry_after }) => {
             let minutes = retry_after.div_ceil(60);

@@ -95,7 +95,7 @@ pub async fn submit(
                 priority: Some(priority),
                 ..Default::default()
             };
-            tickets::create(&state, &user.actor, input).await
+            tickets::create(state.write_deps(), &user.actor, input).await
         }
         (Err(_), Ok(_)) => Err(AppError::field("priority", "choose a priority")),
     };
@@ -107,7 +107,14 @@ pub async fn submit(
                     comment_id: None,
                     filename,
                 };
-                attachments::create(&state, &user.actor, input, spooled).await?;
+                attachments::create(
+                    state.write_deps(),
+                    &*state.storage,
+                    &user.actor,
+                    input,
+                    spooled,
+                )
+                .await?;
             }
             Ok(Redirect::to(&format!("/tickets/{}/", created.id)).into_response())
         }

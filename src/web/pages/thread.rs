@@ -116,7 +116,7 @@ pub async fn add(
         .map(|(name, spooled)| attachments::check(name, spooled))
         .transpose();
     let created = match checked {
-        Ok(_) => comments::create(&state, &user.actor, ticket_id, input).await,
+        Ok(_) => comments::create(state.write_deps(), &user.actor, ticket_id, input).await,
         Err(err) => Err(err),
     };
     match created {
@@ -127,7 +127,14 @@ pub async fn add(
                     comment_id: Some(created.id),
                     filename,
                 };
-                attachments::create(&state, &user.actor, input, spooled).await?;
+                attachments::create(
+                    state.write_deps(),
+                    &*state.storage,
+                    &user.actor,
+                    input,
+                    spooled,
+                )
+                .await?;
             }
             let to = format!("/tickets/{ticket_id}/#comment-{}", created.id);
             Ok(Redirect::to(&to).into_response())
@@ -171,6 +178,6 @@ pub async fn delete(
     let comment_id = path_id(&comment_id, "comment")?;
     user.form(&body)?;
     let (_, t) = comments::get_visible(&state.db.conn, &user.actor, comment_id).await?;
-    comments::delete(&state, &user.actor, comment_id).await?;
+    comments::delete(state.write_deps(), &user.actor, comment_id).await?;
     Ok(Redirect::to(&format!("/tickets/{}/#comments", t.id)).into_response())
 }

@@ -4,14 +4,14 @@ use crate::error::{AppError, AppResult};
 use crate::notify::events;
 use crate::service::audit;
 use crate::service::tickets::{self, counters, rules};
-use crate::state::AppState;
+use crate::service::WriteDeps;
 use chrono::Utc;
 use entity::ticket;
 use sea_orm::{ActiveModelTrait, EntityTrait, QuerySelect, Set};
 use serde_json::json;
 
 /// Archive (soft delete) a ticket; team members only.
-pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
+pub async fn archive(state: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
     let current = tickets::get(&state.db.conn, actor, id).await?;
     if !rules::can_archive(actor) {
         return Err(AppError::forbidden("only team members may delete tickets"));
@@ -38,13 +38,13 @@ pub async fn archive(state: &AppState, actor: &Actor, id: i32) -> AppResult<tick
             .changes(json!({"archived": [false, true]})),
     )
     .await?;
-    events::ticket_deleted(&txn, state, &saved).await?;
+    events::ticket_deleted(&txn, state.config, &saved).await?;
     txn.commit().await?;
     Ok(saved)
 }
 
 /// Restore an archived ticket; team members only.
-pub async fn restore(state: &AppState, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
+pub async fn restore(state: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<ticket::Model> {
     if !rules::can_archive(actor) {
         return match tickets::get(&state.db.conn, actor, id).await {
             Ok(_) => Err(AppError::forbidden("only team members may restore tickets")),

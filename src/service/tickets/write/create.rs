@@ -9,8 +9,8 @@ use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::service::audit;
 use crate::service::tickets::counters;
+use crate::service::WriteDeps;
 use crate::service::{sla, users};
-use crate::state::AppState;
 use chrono::{Timelike, Utc};
 use entity::{ticket, ticket_sla};
 use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, IntoActiveModel, QueryTrait, Statement};
@@ -53,7 +53,11 @@ fn now_stored() -> chrono::DateTime<Utc> {
 
 /// Create a ticket (status `new`) with its number, counters, audit record and outbox rows, all
 /// written in one statement on PostgreSQL while the number is locked.
-pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppResult<ticket::Model> {
+pub async fn create(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    input: NewTicket,
+) -> AppResult<ticket::Model> {
     let title = clean_title(&input.title)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     let db = &state.db.conn;
@@ -88,9 +92,15 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
     if let Some(id) = input.assigned_group_id {
         check_group(db, id).await?;
     }
-    let announce =
-        events::TicketCreated::prepare(db, state, actor, &active, requester_id, input.assignee_id)
-            .await?;
+    let announce = events::TicketCreated::prepare(
+        db,
+        state.config,
+        actor,
+        &active,
+        requester_id,
+        input.assignee_id,
+    )
+    .await?;
     let priority = input.priority.unwrap_or(Priority::Medium);
     let sla_policies = sla::policies::for_priority(db, priority.as_str()).await?;
     let now = now_stored();
@@ -149,7 +159,7 @@ pub async fn create(state: &AppState, actor: &Actor, input: NewTicket) -> AppRes
     txn.commit().await?;
     state
         .live
-        .publish(&state.db, LiveEvent::new(LiveKind::Created, created.id))
+        .publish(state.db, LiveEvent::new(LiveKind::Created, created.id))
         .await;
     Ok(created)
 }

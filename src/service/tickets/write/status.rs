@@ -4,7 +4,7 @@ use super::TicketPatch;
 use crate::auth::Actor;
 use crate::domain::{TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
-use crate::state::AppState;
+use crate::service::WriteDeps;
 use chrono::Utc;
 use entity::ticket;
 
@@ -44,7 +44,7 @@ pub(super) fn apply_lifecycle(
 
 /// Move a ticket to `status` (team, assignee or assigned group; workflow-checked).
 pub async fn change_status(
-    state: &AppState,
+    state: WriteDeps<'_>,
     actor: &Actor,
     id: i32,
     status: TicketStatus,

@@ -6,9 +6,8 @@ use crate::error::{AppError, AppResult};
 use crate::notify::events;
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::audit::{self, Changes};
-use crate::service::sla;
 use crate::service::tickets::{self, counters, rules};
-use crate::state::AppState;
+use crate::service::{sla, WriteDeps};
 use chrono::Utc;
 use entity::ticket;
 use sea_orm::{ActiveModelTrait, EntityTrait, QuerySelect, Set};
@@ -41,7 +40,7 @@ fn check_patch_permission(
 
 /// Apply a partial change, enforcing field permissions and the workflow.
 pub async fn update(
-    state: &AppState,
+    state: WriteDeps<'_>,
     actor: &Actor,
     id: i32,
     patch: TicketPatch,
@@ -154,7 +153,7 @@ pub async fn update(
             .changes(changes.into_value()),
     )
     .await?;
-    events::ticket_changed(&txn, state, actor, &before, &saved).await?;
+    events::ticket_changed(&txn, state.config, actor, &before, &saved).await?;
     txn.commit().await?;
     publish_change(state, &before, &saved).await;
     Ok(saved)
@@ -162,10 +161,10 @@ pub async fn update(
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
 /// other field did (both when both did).
-async fn publish_change(state: &AppState, before: &ticket::Model, after: &ticket::Model) {
+async fn publish_change(state: WriteDeps<'_>, before: &ticket::Model, after: &ticket::Model) {
     if before.status != after.status {
         let event = LiveEvent::new(LiveKind::StatusChanged, after.id);
-        state.live.publish(&state.db, event).await;
+        state.live.publish(state.db, event).await;
     }
     let mut others = before.clone();
     others.status = after.status;
@@ -174,6 +173,6 @@ async fn publish_change(state: &AppState, before: &ticket::Model, after: &ticket
     others.updated_at = after.updated_at;
     if others != *after {
         let event = LiveEvent::new(LiveKind::Updated, after.id);
-        state.live.publish(&state.db, event).await;
+        state.live.publish(state.db, event).await;
     }
 }

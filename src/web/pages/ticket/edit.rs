@@ -19,7 +19,7 @@ pub async fn change_status(
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
     let status = TicketStatus::parse(form.get("status"))?;
-    tickets::change_status(&state, &user.actor, id, status).await?;
+    tickets::change_status(state.write_deps(), &user.actor, id, status).await?;
     Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
 }
 
@@ -78,7 +78,7 @@ pub async fn edit(
         due_date: changed(due, &t.due_date),
     };
     if !patch.fields().is_empty() {
-        tickets::update(&state, &user.actor, id, patch).await?;
+        tickets::update(state.write_deps(), &user.actor, id, patch).await?;
     }
     Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
 }

@@ -1,42 +1,20 @@
-//! SLA policies: administrators define them; tickets are matched to the most specific one.
-use super::calendar::{Calendar, Hours, WEEK};
-use super::clock::Targets;
+//! Adding, changing and deleting policies (administrators only); each change re-clocks the open tickets
+//! it may move, in the background.
+use super::hours::{calendar_of, hours_json, CalendarInput};
+use super::{get, require_admin};
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::domain::{Priority, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
-use crate::state::AppState;
-use chrono::{Duration, NaiveDate, Utc, Weekday};
+use chrono::Utc;
 use entity::{group, project, sla_policy};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
 };
 use serde_json::{json, Value};
 
 /// Longest target accepted: a year of business minutes.
 const MAX_MINUTES: i32 = 366 * 24 * 60;
-
-/// Opening hours of one weekday, as given.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DayHours {
-    /// The weekday.
-    pub day: Weekday,
-    /// `HH:MM`.
-    pub open: String,
-    /// `HH:MM`, `24:00` allowed.
-    pub close: String,
-}
-
-/// A calendar as given: empty `hours` means open around the clock.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CalendarInput {
-    /// IANA zone name; UTC when absent.
-    pub time_zone: Option<String>,
-    /// Opening hours per weekday; days not named are closed.
-    pub hours: Vec<DayHours>,
-    /// Closed dates.
-    pub holidays: Vec<NaiveDate>,
-}
 
 /// Fields of a new policy.
 #[derive(Debug, Clone, Default)]
@@ -80,61 +58,7 @@ pub struct PolicyPatch {
     pub pause_statuses: Option<Vec<TicketStatus>>,
 }
 
-/// A stored policy, read into what the clock needs.
-#[derive(Debug, Clone)]
-pub struct Policy {
-    /// The row.
-    pub row: sla_policy::Model,
-    /// Business hours.
-    pub calendar: Calendar,
-    /// Targets.
-    pub targets: Targets,
-    /// Statuses that stop the clock.
-    pub pause_statuses: Vec<TicketStatus>,
-}
-
 const DEFAULT_PAUSE: [TicketStatus; 2] = [TicketStatus::OnHold, TicketStatus::Blocked];
-
-fn weekday_name(day: Weekday) -> &'static str {
-    match day {
-        Weekday::Mon => "mon",
-        Weekday::Tue => "tue",
-        Weekday::Wed => "wed",
-        Weekday::Thu => "thu",
-        Weekday::Fri => "fri",
-        Weekday::Sat => "sat",
-        Weekday::Sun => "sun",
-    }
-}
-
-fn calendar_of(input: &CalendarInput) -> AppResult<Calendar> {
-    if input.hours.is_empty() && input.holidays.is_empty() && input.time_zone.is_none() {
-        return Ok(Calendar::always());
-    }
-    let mut hours = Vec::new();
-    for h in &input.hours {
-        let parsed = Hours::parse(&h.open, &h.close)
-            .map_err(|why| AppError::field("calendar", format!("{}: {why}", h.day)))?;
-        hours.push((h.day, parsed));
-    }
-    if hours.is_empty() {
-        // A zone or holidays without hours: open around the clock, apart from the holidays.
-        let all = Hours {
-            open: 0,
-            close: 24 * 60,
-        };
-        hours = WEEK.into_iter().map(|d| (d, all)).collect();
-    }
-    if input.holidays.len() > 1000 {
-        return Err(AppError::field("calendar", "at most 1000 holidays"));
-    }
-    Calendar::new(
-        input.time_zone.as_deref().unwrap_or("UTC"),
-        &hours,
-        input.holidays.iter().copied(),
-    )
-    .map_err(|e| AppError::field("calendar", e.to_string()))
-}
 
 fn check_minutes(field: &str, minutes: i32) -> AppResult<i32> {
     if (1..=MAX_MINUTES).contains(&minutes) {
@@ -155,160 +79,6 @@ fn clean_name(name: &str) -> AppResult<String> {
         return Err(AppError::field("name", "the name must be 1-200 characters"));
     }
     Ok(name.to_string())
-}
-
-fn hours_json(calendar: &Calendar) -> Value {
-    Value::Array(
-        calendar
-            .hours()
-            .into_iter()
-            .map(|(d, h)| json!({"day": weekday_name(d), "open": h.open_text(), "close": h.close_text()}))
-            .collect(),
-    )
-}
-
-fn parse_weekday(name: &str) -> Option<Weekday> {
-    WEEK.into_iter().find(|d| weekday_name(*d) == name)
-}
-
-/// The calendar a stored row describes.
-pub fn stored_calendar(row: &sla_policy::Model) -> AppResult<CalendarInput> {
-    let bad = || AppError::internal(anyhow::anyhow!("sla policy {} has a bad calendar", row.id));
-    let mut hours = Vec::new();
-    for h in row.hours.as_array().ok_or_else(bad)? {
-        let text = |k: &str| h.get(k).and_then(Value::as_str).map(str::to_string);
-        hours.push(DayHours {
-            day: text("day")
-                .as_deref()
-                .and_then(parse_weekday)
-                .ok_or_else(bad)?,
-            open: text("open").ok_or_else(bad)?,
-            close: text("close").ok_or_else(bad)?,
-        });
-    }
-    let mut holidays = Vec::new();
-    for d in row.holidays.as_array().ok_or_else(bad)? {
-        let d = d
-            .as_str()
-            .and_then(|s| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok())
-            .ok_or_else(bad)?;
-        holidays.push(d);
-    }
-    Ok(CalendarInput {
-        time_zone: Some(row.time_zone.clone()),
-        hours,
-        holidays,
-    })
-}
-
-impl Policy {
-    /// Read a stored row.
-    pub fn from_row(row: sla_policy::Model) -> AppResult<Policy> {
-        let calendar = calendar_of(&stored_calendar(&row)?)?;
-        let pause_statuses = row
-            .pause_statuses
-            .as_array()
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .filter_map(|s| TicketStatus::parse(s).ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let targets = Targets {
-            first_response: Duration::minutes(i64::from(row.first_response_minutes)),
-            resolution: Duration::minutes(i64::from(row.resolution_minutes)),
-        };
-        Ok(Policy {
-            row,
-            calendar,
-            targets,
-            pause_statuses,
-        })
-    }
-
-    /// How specific the match is (project counts more than group), or `None` when it does not match.
-    fn specificity(&self, priority: &str, project: Option<i32>, group: Option<i32>) -> Option<u8> {
-        if self.row.priority != priority {
-            return None;
-        }
-        let mut score = 0;
-        if let Some(p) = self.row.project_id {
-            if project != Some(p) {
-                return None;
-            }
-            score += 2;
-        }
-        if let Some(g) = self.row.group_id {
-            if group != Some(g) {
-                return None;
-            }
-            score += 1;
-        }
-        Some(score)
-    }
-}
-
-/// The policies for `priority`, oldest first.
-pub async fn for_priority(db: &impl ConnectionTrait, priority: &str) -> AppResult<Vec<Policy>> {
-    for_priorities(db, [priority.to_string()]).await
-}
-
-/// The policies for any of `priorities`, oldest first.
-pub async fn for_priorities(
-    db: &impl ConnectionTrait,
-    priorities: impl IntoIterator<Item = String>,
-) -> AppResult<Vec<Policy>> {
-    sla_policy::Entity::find()
-        .filter(sla_policy::Column::Priority.is_in(priorities))
-        .order_by_asc(sla_policy::Column::Id)
-        .all(db)
-        .await?
-        .into_iter()
-        .map(Policy::from_row)
-        .collect()
-}
-
-/// The most specific of `policies` matching a ticket's priority, project and group (the oldest on a tie).
-pub fn matching<'a>(
-    policies: &'a [Policy],
-    priority: &str,
-    project: Option<i32>,
-    group: Option<i32>,
-) -> Option<&'a Policy> {
-    let mut best: Option<(u8, &Policy)> = None;
-    for p in policies {
-        if let Some(score) = p.specificity(priority, project, group) {
-            if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                best = Some((score, p));
-            }
-        }
-    }
-    best.map(|(_, p)| p)
-}
-
-fn require_admin(actor: &Actor) -> AppResult<()> {
-    if actor.is_admin() {
-        Ok(())
-    } else {
-        Err(AppError::forbidden(
-            "only administrators may manage SLA policies",
-        ))
-    }
-}
-
-/// Every policy, oldest first; administrators only.
-pub async fn list(state: &AppState, actor: &Actor) -> AppResult<Vec<sla_policy::Model>> {
-    require_admin(actor)?;
-    Ok(sla_policy::Entity::find()
-        .order_by_asc(sla_policy::Column::Id)
-        .all(&state.db.conn)
-        .await?)
-}
-
-/// A policy by id, for whoever may see something naming it (a ticket's clock names its policy).
-pub async fn get(db: &impl ConnectionTrait, id: i32) -> AppResult<Option<sla_policy::Model>> {
-    Ok(sla_policy::Entity::find_by_id(id).one(db).await?)
 }
 
 async fn check_refs(
@@ -368,13 +138,9 @@ fn statuses_json(statuses: &[TicketStatus]) -> Value {
 
 /// Add a policy; administrators only. New tickets use it at once; the open tickets of its priority are
 /// re-clocked in the background, in batches (`reclock`).
-pub async fn create(
-    state: &AppState,
-    actor: &Actor,
-    input: NewPolicy,
-) -> AppResult<sla_policy::Model> {
+pub async fn create(db: &Db, actor: &Actor, input: NewPolicy) -> AppResult<sla_policy::Model> {
     require_admin(actor)?;
-    let db = &state.db.conn;
+    let conn = &db.conn;
     let name = clean_name(&input.name)?;
     let priority = input
         .priority
@@ -382,8 +148,8 @@ pub async fn create(
     let first = check_minutes("firstResponseMinutes", input.first_response_minutes)?;
     let resolution = check_minutes("resolutionMinutes", input.resolution_minutes)?;
     let calendar = calendar_of(&input.calendar)?;
-    check_refs(db, input.project_id, input.group_id).await?;
-    check_name_free(db, &name, None).await?;
+    check_refs(conn, input.project_id, input.group_id).await?;
+    check_name_free(conn, &name, None).await?;
     let pause = input.pause_statuses.unwrap_or(DEFAULT_PAUSE.to_vec());
     let now = Utc::now();
     let row = sla_policy::ActiveModel {
@@ -404,9 +170,9 @@ pub async fn create(
         updated_at: Set(now),
         ..Default::default()
     };
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let saved = row.insert(&txn).await?;
-    super::reclock::schedule(&txn, [saved.priority.clone()]).await?;
+    crate::service::sla::reclock::schedule(&txn, [saved.priority.clone()]).await?;
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", saved.id, "create")
@@ -420,20 +186,20 @@ pub async fn create(
 /// Change a policy; administrators only. The open tickets of its old and new priority are re-clocked in
 /// the background, in batches (`reclock`).
 pub async fn update(
-    state: &AppState,
+    db: &Db,
     actor: &Actor,
     id: i32,
     patch: PolicyPatch,
 ) -> AppResult<sla_policy::Model> {
     require_admin(actor)?;
-    let db = &state.db.conn;
-    let current = get(db, id)
+    let conn = &db.conn;
+    let current = get(conn, id)
         .await?
         .ok_or_else(|| AppError::not_found("SLA policy"))?;
     let mut active: sla_policy::ActiveModel = current.clone().into();
     if let Some(name) = &patch.name {
         let name = clean_name(name)?;
-        check_name_free(db, &name, Some(id)).await?;
+        check_name_free(conn, &name, Some(id)).await?;
         active.name = Set(name);
     }
     if let Some(p) = patch.priority {
@@ -441,7 +207,7 @@ pub async fn update(
     }
     let project_id = patch.project_id.unwrap_or(current.project_id);
     let group_id = patch.group_id.unwrap_or(current.group_id);
-    check_refs(db, project_id, group_id).await?;
+    check_refs(conn, project_id, group_id).await?;
     active.project_id = Set(project_id);
     active.group_id = Set(group_id);
     if let Some(m) = patch.first_response_minutes {
@@ -463,7 +229,7 @@ pub async fn update(
         active.pause_statuses = Set(statuses_json(s));
     }
     active.updated_at = Set(Utc::now());
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let saved = active.update(&txn).await?;
     // A new name changes no clock.
     let clocks_move = sla_policy::Model {
@@ -472,7 +238,11 @@ pub async fn update(
         ..saved.clone()
     } != current;
     if clocks_move {
-        super::reclock::schedule(&txn, [current.priority.clone(), saved.priority.clone()]).await?;
+        crate::service::sla::reclock::schedule(
+            &txn,
+            [current.priority.clone(), saved.priority.clone()],
+        )
+        .await?;
     }
     crate::service::audit::record(
         &txn,
@@ -487,14 +257,14 @@ pub async fn update(
 /// Delete a policy; administrators only. The open tickets of its priority are re-clocked in the
 /// background: to another matching policy, or to no due times and no policy. Resolved and closed tickets
 /// keep their clocks, naming no policy.
-pub async fn delete(state: &AppState, actor: &Actor, id: i32) -> AppResult<()> {
+pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
     require_admin(actor)?;
-    let txn = state.db.begin_write().await?;
+    let txn = db.begin_write().await?;
     let current = get(&txn, id)
         .await?
         .ok_or_else(|| AppError::not_found("SLA policy"))?;
     sla_policy::Entity::delete_by_id(id).exec(&txn).await?;
-    super::reclock::schedule(&txn, [current.priority.clone()]).await?;
+    crate::service::sla::reclock::schedule(&txn, [current.priority.clone()]).await?;
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", id, "delete")
