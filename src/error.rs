@@ -284,6 +284,13 @@ impl AppError {
     }
 }
 
+/// A client's value outside a stored enum's set is a 400 naming the field and the allowed values.
+impl From<crate::domain::UnknownValue> for AppError {
+    fn from(err: crate::domain::UnknownValue) -> Self {
+        AppError::field(err.field, err.message)
+    }
+}
+
 impl From<DbErr> for AppError {
     fn from(err: DbErr) -> Self {
         if storage_refuses(&err) {

@@ -1,4 +1,5 @@
 //! An inventory item.
+use crate::values::{AssetStatus, AssetType};
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -8,8 +9,8 @@ pub struct Model {
     #[sea_orm(primary_key)]
     pub id: i32,
     pub name: String,
-    pub asset_type: String,
-    pub status: String,
+    pub asset_type: AssetType,
+    pub status: AssetStatus,
     pub location: String,
     pub owner_id: Option<i32>,
     pub description: String,

@@ -1,4 +1,5 @@
 //! A comment on a ticket, public or internal; soft-deleted, never removed.
+use crate::values::CommentType;
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -11,7 +12,7 @@ pub struct Model {
     pub author_id: Option<i32>,
     #[sea_orm(column_type = "Text")]
     pub body: String,
-    pub comment_type: String,
+    pub comment_type: CommentType,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub edited_at: Option<DateTimeUtc>,

@@ -1,4 +1,5 @@
 //! One edit of a comment, keeping the text it replaced.
+use crate::values::CommentType;
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -11,7 +12,7 @@ pub struct Model {
     pub edited_by_id: Option<i32>,
     #[sea_orm(column_type = "Text")]
     pub previous_body: String,
-    pub previous_comment_type: String,
+    pub previous_comment_type: CommentType,
     pub edited_at: DateTimeUtc,
 }
 

@@ -20,6 +20,7 @@ pub mod ticket_asset;
 pub mod ticket_sla;
 pub mod user;
 pub mod user_group;
+pub mod values;
 pub mod web_session;
 pub mod webhook;
 pub mod webhook_delivery;

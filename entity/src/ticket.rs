@@ -1,4 +1,5 @@
 //! A ticket: a request or incident raised by a requester.
+use crate::values::{Priority, TicketStatus};
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -13,8 +14,8 @@ pub struct Model {
     pub ticket_number: String,
     pub title: String,
     pub description: String,
-    pub status: String,
-    pub priority: String,
+    pub status: TicketStatus,
+    pub priority: Priority,
     pub requester_id: i32,
     pub assignee_id: Option<i32>,
     pub assigned_group_id: Option<i32>,

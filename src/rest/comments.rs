@@ -43,6 +43,7 @@ fn comment_type(fields: &Fields<'_>) -> AppResult<Option<CommentType>> {
         .string_not_null("comment_type")?
         .map(|raw| CommentType::parse(&raw))
         .transpose()
+        .map_err(AppError::from)
 }
 
 /// `GET`: the comments the caller may read, oldest first.

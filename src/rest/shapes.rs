@@ -5,7 +5,7 @@ mod comments;
 mod inventory;
 mod ticket_writes;
 
-use crate::domain::TicketStatus;
+use crate::domain::Workflow;
 use crate::rest::openapi::values;
 pub use attachments::Attachment;
 use chrono::{DateTime, Utc};
@@ -71,8 +71,8 @@ pub fn ticket_list_item<'a>(
         ticket_number: &t.ticket_number,
         title: &t.title,
         description: &t.description,
-        status: &t.status,
-        priority: &t.priority,
+        status: t.status.as_str(),
+        priority: t.priority.as_str(),
         requester: name(Some(t.requester_id)),
         assigned_to: name(t.assignee_id),
         created_at: timestamp(&t.created_at),
@@ -238,11 +238,9 @@ pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &'a TicketExtras<'a>) -> 
         ticket_number: &t.ticket_number,
         title: &t.title,
         description: &t.description,
-        status: &t.status,
-        status_category: TicketStatus::parse(&t.status)
-            .ok()
-            .map(|s| s.category().as_str()),
-        priority: &t.priority,
+        status: t.status.as_str(),
+        status_category: Some(t.status.category().as_str()),
+        priority: t.priority.as_str(),
         requester: person(Some(t.requester_id)),
         assigned_to: person(t.assignee_id),
         project: extras.project.map(|p| ProjectRef {

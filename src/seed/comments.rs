@@ -1,6 +1,7 @@
 //! Seeded comments: a few per ticket, alternating requester and agent, about a quarter internal.
 use super::ROWS_PER_INSERT;
 use super::{pick, SeedOptions, World, PROBLEMS, THINGS};
+use crate::domain::CommentType;
 use chrono::Utc;
 use chrono::{DateTime, Duration};
 use entity::{comment, ticket};
@@ -59,7 +60,11 @@ pub(super) async fn insert(
                 ticket_id: Set(ticket_id),
                 author_id: Set(Some(author)),
                 body: Set(body),
-                comment_type: Set(if internal { "internal" } else { "public" }.to_string()),
+                comment_type: Set(if internal {
+                    CommentType::Internal
+                } else {
+                    CommentType::Public
+                }),
                 created_at: Set(at),
                 updated_at: Set(at),
                 edited_at: Set(None),

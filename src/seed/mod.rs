@@ -7,7 +7,7 @@ mod comments;
 mod sla;
 
 use crate::auth::password::hash_password;
-use crate::domain::{format_ticket_number, Priority, StatusCategory, TicketStatus};
+use crate::domain::{format_ticket_number, Priority, StatusCategory, TicketStatus, Workflow};
 use crate::service::tickets::counters;
 use crate::state::AppState;
 use anyhow::Context;
@@ -226,14 +226,14 @@ fn make_ticket(
     position: f64,
     open_share: Option<f64>,
 ) -> ticket::ActiveModel {
-    let status = status(rng, open_share).as_str();
+    let status = status(rng, open_share);
     let created = world.start + Duration::seconds((position * world.span_seconds as f64) as i64);
     let updated = created + Duration::minutes(rng.gen_range(0..72 * 60));
-    let assignee = (status != "new" && rng.gen_bool(0.8))
+    let assignee = (status != TicketStatus::New && rng.gen_bool(0.8))
         .then(|| world.agents[rng.gen_range(0..world.agents.len())]);
     let project = (!world.projects.is_empty() && rng.gen_bool(0.8))
         .then(|| world.projects[rng.gen_range(0..world.projects.len())]);
-    let done = matches!(status, "resolved" | "closed");
+    let done = matches!(status, TicketStatus::Resolved | TicketStatus::Closed);
     let archived = rng.gen_bool(0.03);
     let thing = pick(rng, THINGS);
     let problem = pick(rng, PROBLEMS);
@@ -247,8 +247,8 @@ fn make_ticket(
              Reference {number}.",
             created.format("%A %d %B")
         )),
-        status: Set(status.to_string()),
-        priority: Set(weighted(rng, PRIORITIES).as_str().to_string()),
+        status: Set(status),
+        priority: Set(weighted(rng, PRIORITIES)),
         requester_id: Set(skewed(rng, &world.requesters)),
         assignee_id: Set(assignee),
         assigned_group_id: Set(None),
@@ -258,7 +258,7 @@ fn make_ticket(
         updated_at: Set(updated),
         first_responded_at: Set(assignee.map(|_| created + Duration::minutes(30))),
         resolved_at: Set(done.then_some(updated)),
-        closed_at: Set((status == "closed").then_some(updated)),
+        closed_at: Set((status == TicketStatus::Closed).then_some(updated)),
         archived_at: Set(archived.then_some(updated)),
         archived_by_id: Set(archived.then(|| world.agents[0])),
         ..Default::default()

@@ -37,12 +37,12 @@ pub fn web_comment(actor: &Actor, c: &comment::Model, author: Option<&user::Mode
     WebComment {
         id: c.id,
         body: c.body.clone(),
-        comment_type: c.comment_type.clone(),
+        comment_type: c.comment_type.to_string(),
         author: display_name(author),
         author_username: author.map(|u| u.username.clone()),
         created_at: web_date(&c.created_at),
         updated_at: web_date(&c.updated_at),
-        is_internal: c.comment_type == CommentType::Internal.as_str(),
+        is_internal: c.comment_type == CommentType::Internal,
         is_edited: c.edited_at.is_some(),
         edited_at: c.edited_at.as_ref().map(web_date),
         can_edit: comments::can_modify(actor, c),
@@ -55,6 +55,7 @@ fn comment_type(fields: &Fields<'_>) -> Result<Option<CommentType>, AppError> {
         .string_not_null("comment_type")?
         .map(|raw| CommentType::parse(&raw))
         .transpose()
+        .map_err(AppError::from)
 }
 
 /// `GET /tickets/<id>/comments/`: the comments the caller may read, oldest first.
@@ -110,9 +111,9 @@ pub async fn add(
         success: true,
         comment: WebCommentCreatedItem {
             id: created.id,
-            is_internal: created.comment_type == CommentType::Internal.as_str(),
+            is_internal: created.comment_type == CommentType::Internal,
             body: created.body,
-            comment_type: created.comment_type,
+            comment_type: created.comment_type.to_string(),
             author: display_name(Some(&web.actor.user)),
             created_at: web_date(&created.created_at),
         },

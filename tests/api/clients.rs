@@ -49,7 +49,7 @@ impl TestApp {
             ticket_id: Set(ticket_id),
             author_id: Set(Some(author)),
             body: Set("<p>a comment</p>".into()),
-            comment_type: Set(kind.into()),
+            comment_type: Set(deskgraph::domain::CommentType::parse(kind).unwrap()),
             created_at: Set(Utc::now()),
             updated_at: Set(Utc::now()),
             edit_count: Set(0),

@@ -142,7 +142,11 @@ pub fn comment_on(t: &ticket::Model, id: i32, body: &str, internal: bool) -> com
         ticket_id: t.id,
         author_id: None,
         body: body.to_string(),
-        comment_type: if internal { "internal" } else { "public" }.to_string(),
+        comment_type: if internal {
+            deskgraph::domain::CommentType::Internal
+        } else {
+            deskgraph::domain::CommentType::Public
+        },
         created_at: now,
         updated_at: now,
         edited_at: None,

@@ -67,6 +67,7 @@ mod shutdown;
 mod sla;
 mod sla_reclock;
 mod storage_faults;
+mod stored_values;
 mod subscription_viewer;
 mod subscriptions;
 mod subscriptions_support;

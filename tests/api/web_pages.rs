@@ -285,19 +285,19 @@ async fn form_posts_need_the_csrf_token(app: &TestApp) {
     let resp = agent.forged(app, &status_path, &[("status", "open")]).await;
     assert_eq!(resp.status, StatusCode::FORBIDDEN);
     assert!(resp.text.contains("CSRF"));
-    assert_eq!(current(app).await.status, TicketStatus::New.as_str());
+    assert_eq!(current(app).await.status, TicketStatus::New);
     let resp = agent
         .form(app, &status_path, &[("status", "in_progress")])
         .await;
     assert_eq!(location(&resp), format!("/tickets/{id}/"));
-    assert_eq!(current(app).await.status, "in_progress");
+    assert_eq!(current(app).await.status, TicketStatus::InProgress);
     let resp = agent.form(app, &status_path, &[("status", "closed")]).await;
     assert_eq!(resp.status, StatusCode::BAD_REQUEST);
     let resp = owner
         .form(app, &status_path, &[("status", "resolved")])
         .await;
     assert_eq!(resp.status, StatusCode::FORBIDDEN);
-    assert_eq!(current(app).await.status, "in_progress");
+    assert_eq!(current(app).await.status, TicketStatus::InProgress);
 
     // Comments: CSRF, success, and errors next to the field.
     let comment_path = format!("/tickets/{id}/comments/new/");

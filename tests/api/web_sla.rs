@@ -53,7 +53,7 @@ async fn an_agent_works_a_ticket_from_its_page(app: &TestApp) {
         .await;
     assert_eq!(location(&resp), path);
     let t = current(app, id).await;
-    assert_eq!(t.priority, "critical");
+    assert_eq!(t.priority, deskgraph::domain::Priority::Critical);
     assert_eq!(
         t.due_date.map(|d| d.to_string()).as_deref(),
         Some("2026-12-01")

@@ -37,7 +37,7 @@ async fn set_status(app: &TestApp, id: i32, status: &str) {
         .unwrap()
         .unwrap();
     let mut active: ticket::ActiveModel = found.into();
-    active.status = Set(status.to_string());
+    active.status = Set(deskgraph::domain::TicketStatus::parse(status).unwrap());
     active.update(&app.state.db.conn).await.unwrap();
 }
 

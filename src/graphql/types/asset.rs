@@ -32,13 +32,13 @@ impl Asset {
 
     /// Kind of item.
     #[graphql(name = "type")]
-    async fn asset_type(&self) -> Result<AssetType> {
-        Ok(AssetType::from_db(&self.0.asset_type)?)
+    async fn asset_type(&self) -> AssetType {
+        self.0.asset_type
     }
 
     /// Where it is in its life.
-    async fn status(&self) -> Result<AssetStatus> {
-        Ok(AssetStatus::from_db(&self.0.status)?)
+    async fn status(&self) -> AssetStatus {
+        self.0.status
     }
 
     /// Where it is (null when not recorded).

@@ -87,9 +87,9 @@ fields! {
     /// Sanitised HTML.
     body: String = |c| c.comment.body.clone();
     /// Public or internal.
-    commentType: CommentType = |c| CommentType::from_db(&c.comment.comment_type);
+    commentType: CommentType = |c| c.comment.comment_type;
     /// Whether only the team, the assignee and the assigned group may read it.
-    isInternal: bool = |c| c.comment.comment_type == CommentType::Internal.as_str();
+    isInternal: bool = |c| c.comment.comment_type == CommentType::Internal;
     /// Whether it was edited at least once.
     isEdited: bool = |c| c.comment.edit_count > 0;
     /// How many times it was edited.

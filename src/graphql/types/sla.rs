@@ -100,7 +100,8 @@ impl SlaPolicy {
 
     /// The priority it matches.
     async fn priority(&self) -> Result<Priority> {
-        Ok(Priority::from_db(&self.0.priority)?)
+        // `sla_policies.priority` is still a text column: a stored value outside the set is our fault.
+        Ok(Priority::parse(&self.0.priority).map_err(crate::error::AppError::internal)?)
     }
 
     /// The project it is restricted to (administrators only; null for everyone else).
@@ -159,7 +160,7 @@ impl SlaPolicy {
             .map(|list| {
                 list.iter()
                     .filter_map(|v| v.as_str())
-                    .filter_map(|s| TicketStatus::from_db(s).ok())
+                    .filter_map(|s| TicketStatus::parse(s).ok())
                     .collect()
             })
             .unwrap_or_default()

@@ -3,7 +3,7 @@
 use super::audit::{self, AuditEventConnection};
 use super::comment::{self, CommentConnection};
 use super::{Asset, Attachment};
-use crate::domain::{Priority, StatusCategory, TicketStatus};
+use crate::domain::{Priority, StatusCategory, TicketStatus, Workflow};
 use crate::graphql::attachment_loader::TicketAttachmentsKey;
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::cost::capped;
@@ -31,10 +31,6 @@ impl Ticket {
     /// Global id (what the `Node` interface asks each of its types).
     pub async fn id(&self, _ctx: &Context<'_>) -> Result<ID> {
         Ok(ids::encode("Ticket", self.0.id))
-    }
-
-    fn status(&self) -> crate::error::AppResult<TicketStatus> {
-        TicketStatus::from_db(&self.0.status)
     }
 }
 
@@ -70,11 +66,11 @@ fields! {
     /// Description (sanitised HTML).
     description: String = |t| t.0.description.clone();
     /// Workflow status.
-    status: TicketStatus = |t| t.status();
+    status: TicketStatus = |t| t.0.status;
     /// Category of the status.
-    statusCategory: StatusCategory = |t| t.status().map(|s| s.category());
+    statusCategory: StatusCategory = |t| t.0.status.category();
     /// Priority.
-    priority: Priority = |t| Priority::from_db(&t.0.priority);
+    priority: Priority = |t| t.0.priority;
     /// Who raised it.
     requester: Option<User> = |t| UserOf(Some(t.0.requester_id));
     /// Who works on it.

@@ -18,7 +18,7 @@ pub async fn comment_created(
     } else {
         actor.user.full_name.clone()
     };
-    let is_internal = c.comment_type == CommentType::Internal.as_str();
+    let is_internal = c.comment_type == CommentType::Internal;
     let occurrence = Occurrence::CommentAdded {
         author: &author,
         body: &c.body,
@@ -119,7 +119,7 @@ pub async fn attachment_added(
     a: &entity::attachment::Model,
     on_comment: Option<&comment::Model>,
 ) -> AppResult<()> {
-    let internal = on_comment.is_some_and(|c| c.comment_type == CommentType::Internal.as_str());
+    let internal = on_comment.is_some_and(|c| c.comment_type == CommentType::Internal);
     let event_id = if internal {
         outbox::new_event_id()
     } else {

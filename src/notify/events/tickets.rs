@@ -98,12 +98,12 @@ pub async fn ticket_changed(
     }
     if before.status != after.status {
         let mut body = Body::new("ticket.status_changed", after);
-        body.from = Some(&before.status);
-        body.to = Some(&after.status);
+        body.from = Some(before.status.as_str());
+        body.to = Some(after.status.as_str());
         let event_id = webhooks(db, config, &body).await?;
         let occurrence = Occurrence::StatusChanged {
-            from: &before.status,
-            to: &after.status,
+            from: before.status.as_str(),
+            to: after.status.as_str(),
         };
         let recipients = [Some(after.requester_id), after.assignee_id];
         emails(

@@ -37,7 +37,7 @@ pub fn comment_item(c: &comment::Model, author: Option<&user::Model>) -> Comment
         ticket: c.ticket_id,
         author: author.map(UserRef::of),
         content: c.body.clone(),
-        comment_type: c.comment_type.clone(),
+        comment_type: c.comment_type.to_string(),
         created_at: timestamp(&c.created_at),
         updated_at: timestamp(&c.updated_at),
         edit_count: c.edit_count,
@@ -69,7 +69,7 @@ pub fn comment_created(c: &comment::Model, author_username: &str) -> CommentCrea
         ticket: c.ticket_id,
         author: author_username.to_string(),
         content: c.body.clone(),
-        comment_type: c.comment_type.clone(),
+        comment_type: c.comment_type.to_string(),
         created_at: timestamp(&c.created_at),
     }
 }
@@ -125,7 +125,7 @@ pub fn comment_edited(
     CommentEdited {
         id: c.id,
         content: c.body.clone(),
-        comment_type: c.comment_type.clone(),
+        comment_type: c.comment_type.to_string(),
         updated_at: timestamp(&c.updated_at),
         edit_count: c.edit_count,
         edit_history,

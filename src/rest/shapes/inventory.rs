@@ -69,8 +69,8 @@ pub fn asset(a: &entity::asset::Model, owner: Option<&str>) -> Asset {
     Asset {
         id: a.id,
         name: a.name.clone(),
-        asset_type: a.asset_type.clone(),
-        status: a.status.clone(),
+        asset_type: a.asset_type.to_string(),
+        status: a.status.to_string(),
         location: a.location.clone(),
         owner: owner.map(str::to_string),
         description: a.description.clone(),

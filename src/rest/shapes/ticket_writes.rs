@@ -29,8 +29,8 @@ pub fn ticket_created(t: &ticket::Model) -> TicketCreated {
         id: t.id,
         ticket_number: t.ticket_number.clone(),
         title: t.title.clone(),
-        status: t.status.clone(),
-        priority: t.priority.clone(),
+        status: t.status.to_string(),
+        priority: t.priority.to_string(),
         created_at: timestamp(&t.created_at),
     }
 }
@@ -59,8 +59,8 @@ pub fn ticket_updated(t: &ticket::Model) -> TicketUpdated {
         id: t.id,
         ticket_number: t.ticket_number.clone(),
         title: t.title.clone(),
-        status: t.status.clone(),
-        priority: t.priority.clone(),
+        status: t.status.to_string(),
+        priority: t.priority.to_string(),
         updated_at: timestamp(&t.updated_at),
     }
 }

@@ -52,6 +52,7 @@ fn priority(f: &Fields<'_>) -> AppResult<Option<Priority>> {
     f.string_not_null("priority")?
         .map(|p| Priority::parse(&p))
         .transpose()
+        .map_err(AppError::from)
 }
 
 /// The body of `POST /api/tickets/`.
@@ -85,7 +86,7 @@ pub fn ticket_patch(body: &Map<String, Value>) -> AppResult<TicketPatch> {
     let mut errors = Errors::default();
     let status = errors
         .take(f.string_not_null("status"))?
-        .map(|s| errors.take(TicketStatus::parse(&s).map(Some)))
+        .map(|s| errors.take(TicketStatus::parse(&s).map(Some).map_err(AppError::from)))
         .transpose()?
         .flatten();
     let patch = TicketPatch {

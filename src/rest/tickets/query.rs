@@ -1,6 +1,6 @@
 //! Query parameters of `GET /api/tickets/`: parsed strictly (400 naming the parameter) and written back
 //! into the `next`/`previous` links.
-use crate::domain::{Priority, TicketStatus};
+use crate::domain::{Priority, TicketStatus, UnknownValue};
 use crate::error::{AppError, AppResult};
 use crate::service::tickets::{AssigneeFilter, TicketFilter};
 use crate::service::{text, PageRequest};
@@ -51,12 +51,13 @@ impl ListParams {
                 "status" => {
                     params.filter.statuses = split(value)
                         .map(TicketStatus::parse)
-                        .collect::<AppResult<_>>()?
+                        .collect::<Result<_, UnknownValue>>()?
                 }
                 "priority" => {
-                    params.filter.priorities = split(value)
-                        .map(Priority::parse)
-                        .collect::<AppResult<_>>()?
+                    params.filter.priorities =
+                        split(value)
+                            .map(Priority::parse)
+                            .collect::<Result<_, UnknownValue>>()?
                 }
                 "assigned" => params.filter.assignee = Some(assignee(value)?),
                 _ => continue,

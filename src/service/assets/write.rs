@@ -127,8 +127,8 @@ pub async fn create(db: &Db, actor: &Actor, input: NewAsset) -> AppResult<asset:
     let txn = db.begin_write().await?;
     let created = asset::ActiveModel {
         name: Set(name),
-        asset_type: Set(input.asset_type.as_str().to_string()),
-        status: Set(status.as_str().to_string()),
+        asset_type: Set(input.asset_type),
+        status: Set(status),
         location: Set(location),
         owner_id: Set(input.owner_id),
         description: Set(description),
@@ -185,10 +185,10 @@ pub async fn update(db: &Db, actor: &Actor, id: i32, patch: AssetPatch) -> AppRe
         next.name = v;
     }
     if let Some(v) = patch.asset_type {
-        next.asset_type = v.as_str().to_string();
+        next.asset_type = v;
     }
     if let Some(v) = patch.status {
-        next.status = v.as_str().to_string();
+        next.status = v;
     }
     if let Some(v) = location {
         next.location = v;

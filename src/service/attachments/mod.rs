@@ -66,7 +66,7 @@ pub fn can_read(
 
 /// Whether `a` is internal: it hangs on an internal comment.
 pub fn is_internal(on_comment: Option<&comment::Model>) -> bool {
-    on_comment.is_some_and(|c| c.comment_type == crate::domain::CommentType::Internal.as_str())
+    on_comment.is_some_and(|c| c.comment_type == crate::domain::CommentType::Internal)
 }
 
 /// Whether the actor may delete `a`: its uploader, or staff/admin.

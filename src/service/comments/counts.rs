@@ -21,8 +21,8 @@ pub fn visible_count(actor: &Actor, t: &ticket::Model) -> i64 {
 }
 
 /// What one live comment of this type adds to (`1`) or takes from (`-1`) the two counts, times `sign`.
-fn deltas(kind: &str, sign: i64) -> (i64, i64) {
-    let public = i64::from(kind == CommentType::Public.as_str());
+fn deltas(kind: CommentType, sign: i64) -> (i64, i64) {
+    let public = i64::from(kind == CommentType::Public);
     (public * sign, sign)
 }
 
@@ -55,7 +55,7 @@ async fn adjust(
 pub(super) async fn on_created(
     db: &impl ConnectionTrait,
     ticket_id: i32,
-    kind: &str,
+    kind: CommentType,
 ) -> AppResult<()> {
     adjust(db, ticket_id, deltas(kind, 1)).await
 }
@@ -64,7 +64,7 @@ pub(super) async fn on_created(
 pub(super) async fn on_deleted(
     db: &impl ConnectionTrait,
     ticket_id: i32,
-    kind: &str,
+    kind: CommentType,
 ) -> AppResult<()> {
     adjust(db, ticket_id, deltas(kind, -1)).await
 }
@@ -73,8 +73,8 @@ pub(super) async fn on_deleted(
 pub(super) async fn on_retyped(
     db: &impl ConnectionTrait,
     ticket_id: i32,
-    from: &str,
-    to: &str,
+    from: CommentType,
+    to: CommentType,
 ) -> AppResult<()> {
     let (gone, _) = deltas(from, -1);
     let (came, _) = deltas(to, 1);

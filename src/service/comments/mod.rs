@@ -28,7 +28,7 @@ pub fn can_read_internal(actor: &Actor, t: &ticket::Model) -> bool {
 
 /// Whether the actor may read this comment of a ticket they can see.
 pub fn can_read(actor: &Actor, t: &ticket::Model, c: &comment::Model) -> bool {
-    c.comment_type != CommentType::Internal.as_str() || can_read_internal(actor, t)
+    c.comment_type != CommentType::Internal || can_read_internal(actor, t)
 }
 
 /// Whether the actor may edit or delete this comment: its author, or staff/admin.

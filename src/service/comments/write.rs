@@ -78,7 +78,7 @@ pub async fn create(
         ticket_id: Set(t.id),
         author_id: Set(Some(actor.id())),
         body: Set(body),
-        comment_type: Set(input.comment_type.as_str().to_string()),
+        comment_type: Set(input.comment_type),
         created_at: Set(now),
         updated_at: Set(now),
         edit_count: Set(0),
@@ -113,7 +113,7 @@ pub async fn create(
     events::comment_created(&txn, state.config, actor, &t, &created).await?;
     // Last, so that the ticket row it locks is held only until the commit: comments on one ticket
     // then write in parallel up to here.
-    counts::on_created(&txn, t.id, &created.comment_type).await?;
+    counts::on_created(&txn, t.id, created.comment_type).await?;
     txn.commit().await?;
     state
         .live
@@ -147,10 +147,7 @@ pub async fn edit(
         check_internal_allowed(actor, &t, kind)?;
     }
     let new_body = body.unwrap_or_else(|| current.body.clone());
-    let new_type = patch
-        .comment_type
-        .map(|k| k.as_str().to_string())
-        .unwrap_or_else(|| current.comment_type.clone());
+    let new_type = patch.comment_type.unwrap_or(current.comment_type);
     let mut changes = Changes::new();
     changes.diff("body", &current.body, &new_body);
     changes.diff("comment_type", &current.comment_type, &new_type);
@@ -158,21 +155,21 @@ pub async fn edit(
         txn.commit().await?;
         return Ok(current);
     }
-    let was_internal = current.comment_type == CommentType::Internal.as_str();
-    let is_internal = new_type == CommentType::Internal.as_str();
+    let was_internal = current.comment_type == CommentType::Internal;
+    let is_internal = new_type == CommentType::Internal;
     let now = Utc::now();
     comment_edit::ActiveModel {
         comment_id: Set(current.id),
         edited_by_id: Set(Some(actor.id())),
         previous_body: Set(current.body.clone()),
-        previous_comment_type: Set(current.comment_type.clone()),
+        previous_comment_type: Set(current.comment_type),
         edited_at: Set(now),
         ..Default::default()
     }
     .insert(&txn)
     .await?;
     let edit_count = current.edit_count + 1;
-    let current_type = current.comment_type.clone();
+    let current_type = current.comment_type;
     let mut active = current.into_active_model();
     active.body = Set(new_body);
     active.comment_type = Set(new_type);
@@ -191,7 +188,7 @@ pub async fn edit(
     )
     .await?;
     // Last, as in `create`.
-    counts::on_retyped(&txn, t.id, &current_type, &updated.comment_type).await?;
+    counts::on_retyped(&txn, t.id, current_type, updated.comment_type).await?;
     txn.commit().await?;
     Ok(updated)
 }
@@ -206,7 +203,7 @@ pub async fn delete(state: WriteDeps<'_>, actor: &Actor, comment_id: i32) -> App
             "only the author or staff may delete this comment",
         ));
     }
-    let is_internal = current.comment_type == CommentType::Internal.as_str();
+    let is_internal = current.comment_type == CommentType::Internal;
     let now = Utc::now();
     let mut active = current.into_active_model();
     active.is_deleted = Set(true);
@@ -222,7 +219,7 @@ pub async fn delete(state: WriteDeps<'_>, actor: &Actor, comment_id: i32) -> App
     )
     .await?;
     // Last, as in `create`.
-    counts::on_deleted(&txn, t.id, &deleted.comment_type).await?;
+    counts::on_deleted(&txn, t.id, deleted.comment_type).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -16,7 +16,7 @@ pub use check::check;
 pub use view::{due_at_of_ticket, tickets_in, view, views, SlaState, SlaView};
 pub mod seeded;
 
-use crate::domain::{StatusCategory, TicketStatus};
+use crate::domain::{StatusCategory, Workflow};
 use crate::error::AppResult;
 use crate::notify::outbox;
 use chrono::{DateTime, Duration, Utc};
@@ -41,15 +41,13 @@ struct CheckPayload {
 }
 
 fn is_stopped(policy: &Policy, t: &ticket::Model) -> bool {
-    TicketStatus::from_db(&t.status)
-        .is_ok_and(|s| s.category() == StatusCategory::Done || policy.pause_statuses.contains(&s))
+    t.status.category() == StatusCategory::Done || policy.pause_statuses.contains(&t.status)
 }
 
 fn standing(t: &ticket::Model) -> Standing {
     Standing {
         responded: t.first_responded_at.is_some(),
-        resolved: t.resolved_at.is_some()
-            || TicketStatus::from_db(&t.status).is_ok_and(|s| s.category() == StatusCategory::Done),
+        resolved: t.resolved_at.is_some() || t.status.category() == StatusCategory::Done,
     }
 }
 
@@ -149,7 +147,12 @@ pub fn on_created(
     policies: Vec<Policy>,
     t: &ticket::Model,
 ) -> Option<(ticket_sla::Model, Vec<outbox_row::ActiveModel>)> {
-    let policy = policies::matching(&policies, &t.priority, t.project_id, t.assigned_group_id)?;
+    let policy = policies::matching(
+        &policies,
+        t.priority.as_str(),
+        t.project_id,
+        t.assigned_group_id,
+    )?;
     Some(next_clock(policy, t, None, t.created_at))
 }
 
@@ -169,7 +172,7 @@ pub async fn on_updated(
     if !moved {
         return Ok(());
     }
-    let policies = policies::for_priority(db, &after.priority).await?;
+    let policies = policies::for_priority(db, after.priority.as_str()).await?;
     let current = ticket_sla::Entity::find_by_id(after.id).one(db).await?;
     let (_, checks) = recompute(db, &policies, after, current, now).await?;
     if let Some(insert) = outbox::insert_of(checks) {
@@ -188,7 +191,12 @@ pub(super) async fn recompute(
     current: Option<ticket_sla::Model>,
     now: DateTime<Utc>,
 ) -> AppResult<(bool, Vec<outbox_row::ActiveModel>)> {
-    let policy = policies::matching(policies, &t.priority, t.project_id, t.assigned_group_id);
+    let policy = policies::matching(
+        policies,
+        t.priority.as_str(),
+        t.project_id,
+        t.assigned_group_id,
+    );
     let Some(policy) = policy else {
         let Some(current) = current.filter(|c| c.policy_id.is_some() || c.due_at.is_some()) else {
             return Ok((false, Vec::new()));

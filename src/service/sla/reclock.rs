@@ -7,7 +7,7 @@
 //! costs many short transactions, never one long one, and a crash resumes at the batch it stopped in.
 use super::{policies, recompute};
 use crate::db::Db;
-use crate::domain::{StatusCategory, TicketStatus};
+use crate::domain::{StatusCategory, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveBus, LiveEvent, LiveKind};
 use crate::notify::outbox;

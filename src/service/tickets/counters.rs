@@ -5,6 +5,7 @@
 //! change, archive, restore) adjusts it in its own transaction with a row-level `n = n + delta`, so the
 //! counters are exact under concurrent writers. Its `generation` row moves forward with every write to
 //! a ticket. How totals are read from them is `read::total`.
+use crate::domain::TicketStatus;
 use crate::error::{AppError, AppResult};
 use entity::ticket;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, InsertStatement, OnConflict, Query};
@@ -16,7 +17,7 @@ pub(super) const ALL: &str = "all";
 /// The scope whose `n` counts writes to tickets (see the module documentation); never summed as a total.
 pub(super) const GENERATION: &str = "generation";
 
-pub(super) fn status_scope(status: &str) -> String {
+pub(super) fn status_scope(status: TicketStatus) -> String {
     format!("status:{status}")
 }
 
@@ -64,7 +65,7 @@ async fn adjust(db: &impl ConnectionTrait, deltas: Vec<(String, i64)>) -> AppRes
 fn membership(t: &ticket::Model, delta: i64) -> Vec<(String, i64)> {
     vec![
         (ALL.to_string(), delta),
-        (status_scope(&t.status), delta),
+        (status_scope(t.status), delta),
         (requester_scope(t.requester_id), delta),
     ]
 }
@@ -95,7 +96,11 @@ pub async fn on_restored(db: &impl ConnectionTrait, t: &ticket::Model) -> AppRes
 
 /// A live ticket changed, its status from `from` to `to` (call inside the updating transaction, after
 /// locking the ticket's row).
-pub async fn on_updated(db: &impl ConnectionTrait, from: &str, to: &str) -> AppResult<()> {
+pub async fn on_updated(
+    db: &impl ConnectionTrait,
+    from: TicketStatus,
+    to: TicketStatus,
+) -> AppResult<()> {
     let mut deltas = Vec::new();
     if from != to {
         deltas = vec![(status_scope(from), -1), (status_scope(to), 1)];

@@ -1,6 +1,6 @@
 //! Who may see and change a ticket, and which status moves the workflow allows them.
 use crate::auth::Actor;
-use crate::domain::TicketStatus;
+use crate::domain::{TicketStatus, Workflow};
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::Condition;
@@ -108,9 +108,7 @@ pub fn allowed_transitions(actor: &Actor, t: &ticket::Model) -> Vec<TicketStatus
     if !can_update_all(actor, t) {
         return Vec::new();
     }
-    TicketStatus::from_db(&t.status)
-        .map(|s| s.allowed_next().to_vec())
-        .unwrap_or_default()
+    t.status.allowed_next().to_vec()
 }
 
 /// Everyone who sees a ticket may comment on it publicly.

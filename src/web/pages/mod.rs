@@ -112,6 +112,12 @@ impl From<AppError> for PageError {
     }
 }
 
+impl From<crate::domain::UnknownValue> for PageError {
+    fn from(err: crate::domain::UnknownValue) -> Self {
+        PageError::App(err.into())
+    }
+}
+
 impl From<WebError> for PageError {
     fn from(err: WebError) -> Self {
         PageError::App(err.0)

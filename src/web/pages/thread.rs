@@ -74,7 +74,7 @@ pub async fn thread(
             author: name(c.author_id),
             created: web_date(&c.created_at),
             body_html: sanitize_html(&c.body),
-            is_internal: c.comment_type == CommentType::Internal.as_str(),
+            is_internal: c.comment_type == CommentType::Internal,
             edited_at: c.edited_at.as_ref().map(web_date),
             can_modify: comments::can_modify(&user.actor, c),
             history: edits

@@ -40,7 +40,7 @@ impl Policy {
             .map(|list| {
                 list.iter()
                     .filter_map(Value::as_str)
-                    .filter_map(|s| TicketStatus::from_db(s).ok())
+                    .filter_map(|s| TicketStatus::parse(s).ok())
                     .collect()
             })
             .unwrap_or_default();

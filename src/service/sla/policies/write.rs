@@ -4,7 +4,7 @@ use super::hours::{calendar_of, hours_json, CalendarInput};
 use super::{get, require_admin};
 use crate::auth::Actor;
 use crate::db::Db;
-use crate::domain::{Priority, TicketStatus};
+use crate::domain::{Priority, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use chrono::Utc;
 use entity::{group, project, sla_policy};

@@ -1,5 +1,5 @@
 //! What a ticket list asks for: filters, their SQL, and the order.
-use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus};
+use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus, Workflow};
 use crate::error::AppResult;
 use crate::service::sla::{self, SlaState};
 use crate::service::text;

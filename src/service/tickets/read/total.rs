@@ -10,7 +10,7 @@
 //! again only when it moved, so a remembered count costs no extra statement and is never stale, on one
 //! instance or many.
 use super::filter::{visible_query, TicketFilter};
-use crate::domain::TicketStatus;
+use crate::domain::{TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use crate::service::tickets::counters::{requester_scope, status_scope, ALL, GENERATION};
 use crate::service::tickets::rules::{self, Viewer};
@@ -70,7 +70,7 @@ fn counted(viewer: &Viewer, filter: &TicketFilter) -> Option<Counted> {
         }
         (None, None) if viewer.team => Some(Counted::Scopes(vec![ALL.to_string()])),
         (None, Some(statuses)) if viewer.team => Some(Counted::Scopes(
-            statuses.iter().map(|s| status_scope(s.as_str())).collect(),
+            statuses.iter().map(|s| status_scope(*s)).collect(),
         )),
         // Group visibility has no counter; such members take the index-served count.
         (None, None) if viewer.groups.is_empty() => Some(Counted::OwnPlusAssigned(viewer.id)),

@@ -1,23 +1,27 @@
 //! `GET /tickets/<id>/`: the ticket page (fields, status buttons for the allowed moves, the comment
-//! thread and its form), and `POST /tickets/<id>/status/`.
+//! thread and its form); its forms post to `edit`, the edit form's options come from `choices`.
+mod choices;
+mod edit;
+
+pub use edit::{change_status, edit};
+
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
 use super::{display_name, html, label, Layout, PageResult, PageUser};
-use crate::domain::{Priority, TicketStatus};
-use crate::error::AppError;
+use crate::domain::Priority;
 use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
 use crate::service::attachments;
 use crate::service::comments::can_read_internal;
-use crate::service::tickets::{self, rules, Joined, TicketPatch};
+use crate::service::tickets::{rules, Joined};
 use crate::service::{audit, sla, users};
 use crate::state::AppState;
 use crate::web::comments::web_date;
 use askama::Template;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
+use choices::{choice, edit_choices, Choice};
 
 /// What the add-comment form shows again after a refused post.
 #[derive(Default)]
@@ -34,13 +38,6 @@ pub struct CommentDraft {
 struct Move {
     value: &'static str,
     label: String,
-}
-
-/// An option of a select in the edit form.
-struct Choice {
-    value: String,
-    label: String,
-    selected: bool,
 }
 
 /// The SLA badges of the page.
@@ -101,14 +98,6 @@ struct TicketPage {
     history: Vec<HistoryLine>,
 }
 
-fn choice(value: String, label: String, selected: bool) -> Choice {
-    Choice {
-        value,
-        label,
-        selected,
-    }
-}
-
 /// "in 2h 05m" or "3h 10m ago", from now.
 fn due_in(at: chrono::DateTime<chrono::Utc>) -> String {
     let delta = at - chrono::Utc::now();
@@ -123,58 +112,6 @@ fn due_in(at: chrono::DateTime<chrono::Utc>) -> String {
     } else {
         format!("overdue by {text} ({})", web_date(&at))
     }
-}
-
-/// The choices of the edit form: every project; people and groups when the viewer may assign.
-async fn edit_choices(
-    state: &AppState,
-    actor: &crate::auth::Actor,
-    t: &entity::ticket::Model,
-    can_edit_all: bool,
-) -> PageResult<(Vec<Choice>, Vec<Choice>, Vec<Choice>)> {
-    let db = &state.db.conn;
-    if !can_edit_all {
-        return Ok((Vec::new(), Vec::new(), Vec::new()));
-    }
-    let none = |selected: bool| choice(String::new(), "None".to_string(), selected);
-    let mut projects = vec![none(t.project_id.is_none())];
-    projects.extend(
-        crate::service::projects::list(db)
-            .await?
-            .into_iter()
-            .map(|p| choice(p.id.to_string(), p.name, t.project_id == Some(p.id))),
-    );
-    let mut people = vec![none(t.assignee_id.is_none())];
-    // Team members list people; an assignee outside the team can still take the ticket themselves.
-    let listed = if actor.is_team() {
-        users::search(db, actor, None, 0, 200).await?.0
-    } else {
-        Vec::new()
-    };
-    let mut ids: Vec<i32> = listed.iter().map(|u| u.id).collect();
-    people.extend(listed.iter().map(|u| {
-        choice(
-            u.id.to_string(),
-            display_name(u),
-            t.assignee_id == Some(u.id),
-        )
-    }));
-    if !ids.contains(&actor.id()) {
-        ids.push(actor.id());
-        people.push(choice(
-            actor.id().to_string(),
-            display_name(&actor.user),
-            t.assignee_id == Some(actor.id()),
-        ));
-    }
-    let mut groups = vec![none(t.assigned_group_id.is_none())];
-    groups.extend(
-        users::list_groups(db)
-            .await?
-            .into_iter()
-            .map(|g| choice(g.id.to_string(), g.name, t.assigned_group_id == Some(g.id))),
-    );
-    Ok((projects, people, groups))
 }
 
 /// Render the page of ticket `id` for `user`, with the comment form showing `draft`.
@@ -201,7 +138,7 @@ pub async fn render_ticket(
     // Staying put is allowed by the workflow but is no move worth a button.
     let moves = rules::allowed_transitions(actor, &t)
         .into_iter()
-        .filter(|s| s.as_str() != t.status)
+        .filter(|s| *s != t.status)
         .map(|s| Move {
             value: s.as_str(),
             label: label(s.as_str()),
@@ -211,13 +148,7 @@ pub async fn render_ticket(
     let (projects, people_choices, groups) = edit_choices(state, actor, &t, can_edit_all).await?;
     let priorities = Priority::ALL
         .iter()
-        .map(|p| {
-            choice(
-                p.as_str().to_string(),
-                label(p.as_str()),
-                p.as_str() == t.priority,
-            )
-        })
+        .map(|p| choice(p.as_str().to_string(), label(p.as_str()), *p == t.priority))
         .collect();
     let sla = sla::view(db, &t).await?.map(|v| SlaBadges {
         policy: v
@@ -269,10 +200,10 @@ pub async fn render_ticket(
         number: t.ticket_number.clone(),
         title: t.title.clone(),
         description_html: sanitize_html(&t.description),
-        status: t.status.clone(),
-        status_label: label(&t.status),
-        priority: t.priority.clone(),
-        priority_label: label(&t.priority),
+        status: t.status.to_string(),
+        status_label: label(t.status.as_str()),
+        priority: t.priority.to_string(),
+        priority_label: label(t.priority.as_str()),
         requester: name(Some(t.requester_id)),
         assignee: name(t.assignee_id),
         project: project.map(|p| p.name.clone()).unwrap_or_default(),
@@ -309,20 +240,6 @@ pub async fn page(
     render_ticket(&state, &user, id, CommentDraft::default(), StatusCode::OK).await
 }
 
-/// `POST /tickets/<id>/status/` (form, `status=<value>`): move the ticket and show it again.
-pub async fn change_status(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    user: PageUser,
-    body: Bytes,
-) -> PageResult<Response> {
-    let id = path_id(&id, "ticket")?;
-    let form = user.form(&body)?;
-    let status = TicketStatus::parse(form.get("status"))?;
-    tickets::change_status(state.write_deps(), &user.actor, id, status).await?;
-    Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
-}
-
 /// `field: old → new` lines of an audit record, for the history tab.
 fn history_text(changes: &serde_json::Value) -> String {
     let Some(map) = changes.as_object() else {
@@ -346,64 +263,4 @@ fn history_text(changes: &serde_json::Value) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-/// A form field as a change: `None` when the form left it out or it equals `current`.
-fn changed<T: PartialEq>(value: Option<T>, current: &T) -> Option<T> {
-    value.filter(|v| v != current)
-}
-
-fn optional_id(field: &str, text: &str) -> PageResult<Option<i32>> {
-    if text.trim().is_empty() {
-        return Ok(None);
-    }
-    text.trim()
-        .parse()
-        .map(Some)
-        .map_err(|_| AppError::field(field, "choose one of the listed values").into())
-}
-
-/// `POST /tickets/<id>/edit/` (form): change what the form sends — title, description, priority, due date,
-/// project, assignee, group, any subset (the "assign to me" button sends only the assignee). Only fields that
-/// differ from the ticket go to the service, which decides what this viewer may change.
-pub async fn edit(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    user: PageUser,
-    body: Bytes,
-) -> PageResult<Response> {
-    let id = path_id(&id, "ticket")?;
-    let form = user.form(&body)?;
-    let t = tickets::get(&state.db.conn, &user.actor, id).await?;
-    let due = match form.opt("due_date").map(str::trim) {
-        None => None,
-        Some("") => Some(None),
-        Some(text) => Some(Some(
-            chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
-                .map_err(|_| AppError::field("due_date", "must be a date formatted YYYY-MM-DD"))?,
-        )),
-    };
-    let id_field = |name: &str, field: &str| -> PageResult<Option<Option<i32>>> {
-        form.opt(name).map(|v| optional_id(field, v)).transpose()
-    };
-    let patch = TicketPatch {
-        title: changed(form.opt("title").map(str::to_string), &t.title),
-        description: changed(form.opt("description").map(str::to_string), &t.description),
-        priority: changed(
-            form.opt("priority").map(Priority::parse).transpose()?,
-            &Priority::parse(&t.priority)?,
-        ),
-        status: None,
-        project_id: changed(id_field("project", "project")?, &t.project_id),
-        assignee_id: changed(id_field("assigned_to", "assigned_to")?, &t.assignee_id),
-        assigned_group_id: changed(
-            id_field("assigned_group", "assigned_group")?,
-            &t.assigned_group_id,
-        ),
-        due_date: changed(due, &t.due_date),
-    };
-    if !patch.fields().is_empty() {
-        tickets::update(state.write_deps(), &user.actor, id, patch).await?;
-    }
-    Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
 }

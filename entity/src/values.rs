@@ -1,0 +1,203 @@
+//! The closed sets of values stored as text: ticket status and priority, comment type, asset kind and
+//! status. Each is a Rust enum stored as its lowercase spelling, so rows come back typed and an unknown
+//! stored value fails the read instead of travelling on as a string.
+use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A value outside an enum's set, as typed by a client: the field it was given for and a message
+/// listing the allowed values. The application turns it into its validation error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownValue {
+    /// The input field, as the REST contract names it.
+    pub field: &'static str,
+    /// `"<value>" is not one of: <allowed>`.
+    pub message: String,
+}
+
+impl std::fmt::Display for UnknownValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for UnknownValue {}
+
+macro_rules! stored_enum {
+    ($(#[$meta:meta])* $name:ident, $field:literal { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize)]
+        #[cfg_attr(feature = "graphql", derive(async_graphql::Enum))]
+        #[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($(#[$vmeta])* #[sea_orm(string_value = $text)] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The stored and REST spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// Parse a client's spelling (trimmed, case-insensitive), or name the field and the allowed values.
+            pub fn parse(value: &str) -> Result<Self, UnknownValue> {
+                let lowered = value.trim().to_ascii_lowercase();
+                match lowered.as_str() {
+                    $($text => Ok($name::$variant),)+
+                    _ => Err(UnknownValue {
+                        field: $field,
+                        message: format!("\"{}\" is not one of: {}", value, [$($text),+].join(", ")),
+                    }),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+stored_enum!(
+    /// Ticket workflow status.
+    TicketStatus, "status" {
+        /// Just raised.
+        New => "new",
+        /// Acknowledged, waiting for work.
+        Open => "open",
+        /// Being worked on.
+        InProgress => "in_progress",
+        /// Paused, waiting on someone.
+        OnHold => "on_hold",
+        /// Cannot proceed.
+        Blocked => "blocked",
+        /// Solved, awaiting closure.
+        Resolved => "resolved",
+        /// Finished; terminal.
+        Closed => "closed",
+    }
+);
+
+stored_enum!(
+    /// The category a status belongs to; the workflow is defined on categories.
+    StatusCategory, "status_category" {
+        /// Not started.
+        Todo => "todo",
+        /// Under way.
+        InProgress => "in_progress",
+        /// Finished.
+        Done => "done",
+    }
+);
+
+stored_enum!(
+    /// Ticket priority.
+    Priority, "priority" {
+        /// Low.
+        Low => "low",
+        /// Medium (default).
+        Medium => "medium",
+        /// High.
+        High => "high",
+        /// Critical.
+        Critical => "critical",
+    }
+);
+
+stored_enum!(
+    /// Who may read a comment.
+    CommentType, "comment_type" {
+        /// Visible to everyone who can see the ticket.
+        Public => "public",
+        /// Visible to the team, the assignee and the assigned group only.
+        Internal => "internal",
+    }
+);
+
+stored_enum!(
+    /// Kind of inventory item.
+    AssetType, "type" {
+        /// Hardware.
+        Hardware => "hardware",
+        /// Software.
+        Software => "software",
+        /// License.
+        License => "license",
+        /// Network equipment.
+        Network => "network",
+        /// Peripheral.
+        Peripheral => "peripheral",
+        /// Mobile device.
+        Mobile => "mobile",
+        /// Anything else.
+        Other => "other",
+    }
+);
+
+stored_enum!(
+    /// Where an inventory item is in its life.
+    AssetStatus, "status" {
+        /// In use.
+        InUse => "in_use",
+        /// In stock (default).
+        InStock => "in_stock",
+        /// Being repaired.
+        InRepair => "in_repair",
+        /// Retired.
+        Retired => "retired",
+        /// Lost.
+        Lost => "lost",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trips<T>(
+        all: &[T],
+        text: fn(T) -> &'static str,
+        parse: fn(&str) -> Result<T, UnknownValue>,
+    ) where
+        T: Copy + PartialEq + std::fmt::Debug + ActiveEnum<Value = String> + Serialize,
+    {
+        for &v in all {
+            assert_eq!(v.to_value(), text(v), "stored spelling");
+            assert_eq!(T::try_from_value(&text(v).to_string()), Ok(v));
+            assert_eq!(
+                serde_json::to_value(v).ok(),
+                Some(serde_json::json!(text(v)))
+            );
+            assert_eq!(parse(&format!(" {} ", text(v).to_uppercase())), Ok(v));
+        }
+        assert!(T::try_from_value(&"bogus".to_string()).is_err());
+    }
+
+    #[test]
+    fn stored_serialised_and_parsed_spellings_agree() {
+        round_trips(TicketStatus::ALL, TicketStatus::as_str, TicketStatus::parse);
+        round_trips(
+            StatusCategory::ALL,
+            StatusCategory::as_str,
+            StatusCategory::parse,
+        );
+        round_trips(Priority::ALL, Priority::as_str, Priority::parse);
+        round_trips(CommentType::ALL, CommentType::as_str, CommentType::parse);
+        round_trips(AssetType::ALL, AssetType::as_str, AssetType::parse);
+        round_trips(AssetStatus::ALL, AssetStatus::as_str, AssetStatus::parse);
+    }
+
+    #[test]
+    fn an_unknown_spelling_names_the_field_and_the_choices() {
+        let err = Priority::parse("urgent").err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("priority: \"urgent\" is not one of: low, medium, high, critical")
+        );
+    }
+}

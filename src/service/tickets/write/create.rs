@@ -1,0 +1,165 @@
+//! Creating a ticket: its number, counters, SLA clock, audit record and outbox rows in one statement.
+use super::{check_group, check_project, clean_description, clean_title, NewTicket};
+use crate::auth::Actor;
+use crate::db::insert_together;
+use crate::domain::{format_ticket_number, Priority, TicketStatus};
+use crate::error::{AppError, AppResult};
+use crate::notify::events;
+use crate::notify::live::{LiveEvent, LiveKind};
+use crate::notify::outbox;
+use crate::service::audit;
+use crate::service::tickets::counters;
+use crate::service::WriteDeps;
+use crate::service::{sla, users};
+use chrono::{Timelike, Utc};
+use entity::{ticket, ticket_sla};
+use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, IntoActiveModel, QueryTrait, Statement};
+use serde_json::json;
+
+/// The next ticket number and the id the new row will have. Bumping the counter takes its row lock
+/// (PostgreSQL) or holds the write lock (SQLite) until commit, so numbers are consecutive and a
+/// rolled-back create gives its number back; everything else the create needs is read before it.
+async fn reserve(db: &impl ConnectionTrait) -> AppResult<(i64, i32)> {
+    let next_id = match db.get_database_backend() {
+        DbBackend::Postgres => "nextval(pg_get_serial_sequence('tickets', 'id'))",
+        // The table is AUTOINCREMENT: ids are never reused, and the writer holds the database lock.
+        _ => {
+            "max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'tickets'), 0), \
+                 coalesce((SELECT max(id) FROM tickets), 0)) + 1"
+        }
+    };
+    let stmt = Statement::from_string(
+        db.get_database_backend(),
+        format!(
+            "UPDATE counters SET value = value + 1 WHERE name = 'ticket_number' \
+             RETURNING value, {next_id}"
+        ),
+    );
+    let row = db
+        .query_one_raw(stmt)
+        .await?
+        .ok_or_else(|| AppError::internal(anyhow::anyhow!("ticket_number counter missing")))?;
+    let number = row.try_get_by_index::<i64>(0)?;
+    let id = i32::try_from(row.try_get_by_index::<i64>(1)?).map_err(AppError::internal)?;
+    Ok((number, id))
+}
+
+/// Now, to the microsecond both databases keep, so a row built here equals the row read back.
+fn now_stored() -> chrono::DateTime<Utc> {
+    let now = Utc::now();
+    now.with_nanosecond(now.nanosecond() / 1_000 * 1_000)
+        .unwrap_or(now)
+}
+
+/// Create a ticket (status `new`) with its number, counters, audit record and outbox rows, all
+/// written in one statement on PostgreSQL while the number is locked.
+pub async fn create(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    input: NewTicket,
+) -> AppResult<ticket::Model> {
+    let title = clean_title(&input.title)?;
+    let description = clean_description(input.description.as_deref().unwrap_or(""))?;
+    let db = &state.db.conn;
+    let requester_id = match input.requester_id {
+        Some(id) if id != actor.id() => {
+            if !actor.is_team() {
+                return Err(AppError::forbidden(
+                    "only team members may open tickets for someone else",
+                ));
+            }
+            id
+        }
+        _ => actor.id(),
+    };
+    // One read of the people named: checked here, mailed by the outbox rows.
+    let named = [Some(requester_id), input.assignee_id];
+    let active = users::recipients(db, named.into_iter().flatten()).await?;
+    let must_exist = |field: &str, id: i32| {
+        if active.contains_key(&id) || id == actor.id() {
+            Ok(())
+        } else {
+            Err(AppError::field(field, format!("user {id} does not exist")))
+        }
+    };
+    must_exist("requester", requester_id)?;
+    if let Some(id) = input.project_id {
+        check_project(db, id).await?;
+    }
+    if let Some(id) = input.assignee_id {
+        must_exist("assigned_to", id)?;
+    }
+    if let Some(id) = input.assigned_group_id {
+        check_group(db, id).await?;
+    }
+    let announce = events::TicketCreated::prepare(
+        db,
+        state.config,
+        actor,
+        &active,
+        requester_id,
+        input.assignee_id,
+    )
+    .await?;
+    let priority = input.priority.unwrap_or(Priority::Medium);
+    let sla_policies = sla::policies::for_priority(db, priority.as_str()).await?;
+    let now = now_stored();
+    let txn = state.db.begin_write().await?;
+    let (number, id) = reserve(&txn).await?;
+    let new = ticket::Model {
+        id,
+        number,
+        ticket_number: format_ticket_number(&state.config.ticket_prefix, number),
+        title,
+        description,
+        status: TicketStatus::New,
+        priority,
+        requester_id,
+        assignee_id: input.assignee_id,
+        assigned_group_id: input.assigned_group_id,
+        project_id: input.project_id,
+        due_date: input.due_date,
+        created_at: now,
+        updated_at: now,
+        first_responded_at: None,
+        resolved_at: None,
+        closed_at: None,
+        archived_at: None,
+        archived_by_id: None,
+        public_comment_count: 0,
+        all_comment_count: 0,
+    };
+    let changes = json!({
+        "ticket_number": [null, new.ticket_number],
+        "title": [null, new.title],
+        "status": [null, new.status],
+        "priority": [null, new.priority],
+        "requester_id": [null, new.requester_id],
+        "assignee_id": [null, new.assignee_id],
+        "assigned_group_id": [null, new.assigned_group_id],
+        "project_id": [null, new.project_id],
+    });
+    let mut rest = vec![
+        counters::on_created(&new)?,
+        audit::insert_of(
+            audit::Entry::new(Some(actor.id()), "ticket", id, "create")
+                .ticket(id)
+                .changes(changes),
+        ),
+    ];
+    let mut rows = announce.rows(&new)?;
+    if let Some((clock, checks)) = sla::on_created(sla_policies, &new) {
+        rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());
+        rows.extend(checks);
+    }
+    rest.extend(outbox::insert_of(rows));
+    let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
+    insert.returning_all();
+    let created: ticket::Model = insert_together(&txn, insert, rest).await?;
+    txn.commit().await?;
+    state
+        .live
+        .publish(state.db, LiveEvent::new(LiveKind::Created, created.id))
+        .await;
+    Ok(created)
+}

@@ -1,0 +1,148 @@
+//! Ticket changes, each with its audit record, counters and outbox rows in one transaction: `create`,
+//! `update` (field changes), `status` (workflow moves and their lifecycle dates) and `archive`
+//! (archive and restore). The input values and their checks live here.
+mod archive;
+mod create;
+mod status;
+mod update;
+
+pub use archive::{archive, restore};
+pub use create::create;
+pub use status::change_status;
+pub use update::update;
+
+use crate::domain::{Priority, TicketStatus};
+use crate::error::{AppError, AppResult};
+use crate::sanitize::sanitize_html;
+use crate::service::{text, users};
+use chrono::NaiveDate;
+use entity::{group, project};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
+
+/// Fields of a new ticket.
+#[derive(Debug, Clone, Default)]
+pub struct NewTicket {
+    /// Required, 1-200 characters after trimming.
+    pub title: String,
+    /// HTML, sanitised.
+    pub description: Option<String>,
+    /// Defaults to medium.
+    pub priority: Option<Priority>,
+    /// Project id.
+    pub project_id: Option<i32>,
+    /// Assignee user id.
+    pub assignee_id: Option<i32>,
+    /// Assigned group id.
+    pub assigned_group_id: Option<i32>,
+    /// Due date.
+    pub due_date: Option<NaiveDate>,
+    /// Requester user id; only team members may name someone else.
+    pub requester_id: Option<i32>,
+}
+
+/// A partial change; `Some(None)` clears a nullable field.
+#[derive(Debug, Clone, Default)]
+pub struct TicketPatch {
+    /// New title.
+    pub title: Option<String>,
+    /// New description.
+    pub description: Option<String>,
+    /// New priority.
+    pub priority: Option<Priority>,
+    /// New status (workflow-checked).
+    pub status: Option<TicketStatus>,
+    /// New project or none.
+    pub project_id: Option<Option<i32>>,
+    /// New assignee or none.
+    pub assignee_id: Option<Option<i32>>,
+    /// New assigned group or none.
+    pub assigned_group_id: Option<Option<i32>>,
+    /// New due date or none.
+    pub due_date: Option<Option<NaiveDate>>,
+}
+
+impl TicketPatch {
+    /// Names of the fields this patch sets (REST spelling).
+    pub fn fields(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        let checks: [(&'static str, bool); 8] = [
+            ("title", self.title.is_some()),
+            ("description", self.description.is_some()),
+            ("priority", self.priority.is_some()),
+            ("status", self.status.is_some()),
+            ("project", self.project_id.is_some()),
+            ("assigned_to", self.assignee_id.is_some()),
+            ("assigned_group", self.assigned_group_id.is_some()),
+            ("due_date", self.due_date.is_some()),
+        ];
+        for (name, set) in checks {
+            if set {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
+
+/// A title trimmed to one line of 1–200 characters.
+fn clean_title(title: &str) -> AppResult<String> {
+    text::single_line("title", title)?;
+    let title = title.trim();
+    let len = title.chars().count();
+    if len == 0 {
+        return Err(AppError::field("title", "this field may not be blank"));
+    }
+    if len > 200 {
+        return Err(AppError::field(
+            "title",
+            "ensure this field has no more than 200 characters",
+        ));
+    }
+    Ok(title.to_string())
+}
+
+fn clean_description(description: &str) -> AppResult<String> {
+    text::multi_line("description", description)?;
+    if description.len() > 64 * 1024 {
+        return Err(AppError::field(
+            "description",
+            "ensure this field has no more than 65536 bytes",
+        ));
+    }
+    Ok(sanitize_html(description).trim().to_string())
+}
+
+async fn check_project(db: &impl ConnectionTrait, id: i32) -> AppResult<()> {
+    let exists = project::Entity::find_by_id(id)
+        .filter(project::Column::ArchivedAt.is_null())
+        .count(db)
+        .await?
+        > 0;
+    if exists {
+        Ok(())
+    } else {
+        Err(AppError::field(
+            "project",
+            format!("project {id} does not exist"),
+        ))
+    }
+}
+
+async fn check_user(db: &impl ConnectionTrait, field: &str, id: i32) -> AppResult<()> {
+    if users::active_user_exists(db, id).await? {
+        Ok(())
+    } else {
+        Err(AppError::field(field, format!("user {id} does not exist")))
+    }
+}
+
+async fn check_group(db: &impl ConnectionTrait, id: i32) -> AppResult<()> {
+    if group::Entity::find_by_id(id).count(db).await? > 0 {
+        Ok(())
+    } else {
+        Err(AppError::field(
+            "assigned_group",
+            format!("group {id} does not exist"),
+        ))
+    }
+}

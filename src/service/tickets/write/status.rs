@@ -1,0 +1,62 @@
+//! Status moves: the workflow check and the lifecycle dates a move sets or clears.
+use super::update::update;
+use super::TicketPatch;
+use crate::auth::Actor;
+use crate::domain::{TicketStatus, Workflow};
+use crate::error::{AppError, AppResult};
+use crate::service::WriteDeps;
+use chrono::Utc;
+use entity::ticket;
+
+/// The workflow's check on moving from `current` to `next`: refused with the moves allowed from `current`.
+pub(super) fn check_transition(current: TicketStatus, next: TicketStatus) -> AppResult<()> {
+    if current.can_move_to(next) {
+        return Ok(());
+    }
+    Err(AppError::InvalidTransition {
+        message: format!("cannot move a ticket from {current} to {next}"),
+        allowed: current
+            .allowed_next()
+            .iter()
+            .map(|s| s.as_str().to_string())
+            .collect(),
+    })
+}
+
+/// Set or clear the resolved and closed dates for a move to `status`.
+pub(super) fn apply_lifecycle(
+    t: &mut ticket::Model,
+    status: TicketStatus,
+    now: chrono::DateTime<Utc>,
+) {
+    match status {
+        TicketStatus::Resolved => t.resolved_at = Some(now),
+        TicketStatus::Closed => {
+            t.closed_at = Some(now);
+            t.resolved_at.get_or_insert(now);
+        }
+        _ => {
+            t.resolved_at = None;
+            t.closed_at = None;
+        }
+    }
+}
+
+/// Move a ticket to `status` (team, assignee or assigned group; workflow-checked).
+pub async fn change_status(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    id: i32,
+    status: TicketStatus,
+) -> AppResult<ticket::Model> {
+    update(
+        state,
+        actor,
+        id,
+        TicketPatch {
+            status: Some(status),
+            ..Default::default()
+        },
+    )
+    .await
+}

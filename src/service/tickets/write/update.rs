@@ -1,0 +1,178 @@
+//! Changing a ticket's fields, with field permissions and the workflow checked on the locked row.
+use super::status::{apply_lifecycle, check_transition};
+use super::{check_group, check_project, check_user, clean_description, clean_title, TicketPatch};
+use crate::auth::Actor;
+use crate::error::{AppError, AppResult};
+use crate::notify::events;
+use crate::notify::live::{LiveEvent, LiveKind};
+use crate::service::audit::{self, Changes};
+use crate::service::tickets::{self, counters, rules};
+use crate::service::{sla, WriteDeps};
+use chrono::Utc;
+use entity::ticket;
+use sea_orm::{ActiveModelTrait, EntityTrait, QuerySelect, Set};
+
+fn check_patch_permission(
+    actor: &Actor,
+    current: &ticket::Model,
+    patch: &TicketPatch,
+) -> AppResult<()> {
+    if rules::can_update_all(actor, current) {
+        return Ok(());
+    }
+    if current.requester_id != actor.id() {
+        return Err(AppError::forbidden("you may not change this ticket"));
+    }
+    let refused: Vec<&str> = patch
+        .fields()
+        .into_iter()
+        .filter(|f| !rules::REQUESTER_FIELDS.contains(f))
+        .collect();
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(AppError::forbidden(format!(
+            "requesters may only change title, description and priority (not {})",
+            refused.join(", ")
+        )))
+    }
+}
+
+/// Apply a partial change, enforcing field permissions and the workflow.
+pub async fn update(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    id: i32,
+    patch: TicketPatch,
+) -> AppResult<ticket::Model> {
+    let current = tickets::get(&state.db.conn, actor, id).await?;
+    check_patch_permission(actor, &current, &patch)?;
+    let title = patch.title.as_deref().map(clean_title).transpose()?;
+    let description = patch
+        .description
+        .as_deref()
+        .map(clean_description)
+        .transpose()?;
+    if let Some(Some(pid)) = patch.project_id {
+        if current.project_id != Some(pid) {
+            check_project(&state.db.conn, pid).await?;
+        }
+    }
+    if let Some(Some(uid)) = patch.assignee_id {
+        check_user(&state.db.conn, "assigned_to", uid).await?;
+    }
+    if let Some(Some(gid)) = patch.assigned_group_id {
+        check_group(&state.db.conn, gid).await?;
+    }
+    let txn = state.db.begin_write().await?;
+    // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
+    // and the status counters move from the status the row really had.
+    let current = ticket::Entity::find_by_id(id)
+        .lock_exclusive()
+        .one(&txn)
+        .await?
+        .filter(|t| t.archived_at.is_none())
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    let current_status = current.status;
+    if let Some(next) = patch.status {
+        check_transition(current_status, next)?;
+    }
+    let now = Utc::now();
+    let mut changes = Changes::new();
+    let mut next = current.clone();
+    if let Some(t) = title {
+        next.title = t;
+    }
+    if let Some(d) = description {
+        next.description = d;
+    }
+    if let Some(p) = patch.priority {
+        next.priority = p;
+    }
+    if let Some(s) = patch.status {
+        next.status = s;
+        if s != current_status {
+            apply_lifecycle(&mut next, s, now);
+        }
+    }
+    if let Some(v) = patch.project_id {
+        next.project_id = v;
+    }
+    if let Some(v) = patch.assignee_id {
+        next.assignee_id = v;
+    }
+    if let Some(v) = patch.assigned_group_id {
+        next.assigned_group_id = v;
+    }
+    if let Some(v) = patch.due_date {
+        next.due_date = v;
+    }
+    changes.diff("title", &current.title, &next.title);
+    changes.diff("description", &current.description, &next.description);
+    changes.diff("priority", &current.priority, &next.priority);
+    changes.diff("status", &current.status, &next.status);
+    changes.diff("project_id", &current.project_id, &next.project_id);
+    changes.diff("assignee_id", &current.assignee_id, &next.assignee_id);
+    changes.diff(
+        "assigned_group_id",
+        &current.assigned_group_id,
+        &next.assigned_group_id,
+    );
+    changes.diff("due_date", &current.due_date, &next.due_date);
+    if changes.is_empty() {
+        txn.commit().await?;
+        return Ok(current);
+    }
+    next.updated_at = now;
+    let status_only = patch.fields() == ["status"];
+    let before = current.clone();
+    let mut active: ticket::ActiveModel = current.into();
+    active.title = Set(next.title.clone());
+    active.description = Set(next.description.clone());
+    active.priority = Set(next.priority);
+    active.status = Set(next.status);
+    active.project_id = Set(next.project_id);
+    active.assignee_id = Set(next.assignee_id);
+    active.assigned_group_id = Set(next.assigned_group_id);
+    active.due_date = Set(next.due_date);
+    active.resolved_at = Set(next.resolved_at);
+    active.closed_at = Set(next.closed_at);
+    active.updated_at = Set(now);
+    let saved = active.update(&txn).await?;
+    counters::on_updated(&txn, before.status, saved.status).await?;
+    sla::on_updated(&txn, &before, &saved, now).await?;
+    let action = if status_only {
+        "status_change"
+    } else {
+        "update"
+    };
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "ticket", id, action)
+            .ticket(id)
+            .changes(changes.into_value()),
+    )
+    .await?;
+    events::ticket_changed(&txn, state.config, actor, &before, &saved).await?;
+    txn.commit().await?;
+    publish_change(state, &before, &saved).await;
+    Ok(saved)
+}
+
+/// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
+/// other field did (both when both did).
+async fn publish_change(state: WriteDeps<'_>, before: &ticket::Model, after: &ticket::Model) {
+    if before.status != after.status {
+        let event = LiveEvent::new(LiveKind::StatusChanged, after.id);
+        state.live.publish(state.db, event).await;
+    }
+    let mut others = before.clone();
+    others.status = after.status;
+    others.resolved_at = after.resolved_at;
+    others.closed_at = after.closed_at;
+    others.updated_at = after.updated_at;
+    if others != *after {
+        let event = LiveEvent::new(LiveKind::Updated, after.id);
+        state.live.publish(state.db, event).await;
+    }
+}

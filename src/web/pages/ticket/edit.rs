@@ -1,0 +1,84 @@
+//! The ticket page's forms: the status buttons and the edit form.
+use crate::domain::{Priority, TicketStatus};
+use crate::error::AppError;
+use crate::rest::comments::path_id;
+use crate::service::tickets::{self, TicketPatch};
+use crate::state::AppState;
+use crate::web::pages::{PageResult, PageUser};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Redirect, Response};
+
+/// `POST /tickets/<id>/status/` (form, `status=<value>`): move the ticket and show it again.
+pub async fn change_status(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let status = TicketStatus::parse(form.get("status"))?;
+    tickets::change_status(state.write_deps(), &user.actor, id, status).await?;
+    Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
+}
+
+/// A form field as a change: `None` when the form left it out or it equals `current`.
+fn changed<T: PartialEq>(value: Option<T>, current: &T) -> Option<T> {
+    value.filter(|v| v != current)
+}
+
+fn optional_id(field: &str, text: &str) -> PageResult<Option<i32>> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    text.trim()
+        .parse()
+        .map(Some)
+        .map_err(|_| AppError::field(field, "choose one of the listed values").into())
+}
+
+/// `POST /tickets/<id>/edit/` (form): change what the form sends — title, description, priority, due date,
+/// project, assignee, group, any subset (the "assign to me" button sends only the assignee). Only fields that
+/// differ from the ticket go to the service, which decides what this viewer may change.
+pub async fn edit(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let t = tickets::get(&state.db.conn, &user.actor, id).await?;
+    let due = match form.opt("due_date").map(str::trim) {
+        None => None,
+        Some("") => Some(None),
+        Some(text) => Some(Some(
+            chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .map_err(|_| AppError::field("due_date", "must be a date formatted YYYY-MM-DD"))?,
+        )),
+    };
+    let id_field = |name: &str, field: &str| -> PageResult<Option<Option<i32>>> {
+        form.opt(name).map(|v| optional_id(field, v)).transpose()
+    };
+    let patch = TicketPatch {
+        title: changed(form.opt("title").map(str::to_string), &t.title),
+        description: changed(form.opt("description").map(str::to_string), &t.description),
+        priority: changed(
+            form.opt("priority").map(Priority::parse).transpose()?,
+            &t.priority,
+        ),
+        status: None,
+        project_id: changed(id_field("project", "project")?, &t.project_id),
+        assignee_id: changed(id_field("assigned_to", "assigned_to")?, &t.assignee_id),
+        assigned_group_id: changed(
+            id_field("assigned_group", "assigned_group")?,
+            &t.assigned_group_id,
+        ),
+        due_date: changed(due, &t.due_date),
+    };
+    if !patch.fields().is_empty() {
+        tickets::update(state.write_deps(), &user.actor, id, patch).await?;
+    }
+    Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
+}
