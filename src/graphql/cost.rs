@@ -17,13 +17,9 @@ use async_graphql::parser::types::{
 use async_graphql::{Name, Positioned, Value, Variables};
 use std::collections::HashMap;
 
-/// How many nodes a list field without a size argument is counted as.
+/// How many nodes a list field without a size argument is counted as, and all it returns per parent
+/// (the loaders read at most that many per parent, `service::Take`), so the price bounds the answer.
 pub const LIST_MAX: u64 = 100;
-/// The first [`LIST_MAX`] of a list field's entries: what a list without arguments is priced at is all it
-/// returns per parent, so the price bounds the answer.
-pub fn capped<T>(entries: Vec<T>) -> impl Iterator<Item = T> {
-    entries.into_iter().take(LIST_MAX as usize)
-}
 
 /// Nodes per point.
 pub const NODES_PER_POINT: u64 = 100;

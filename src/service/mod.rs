@@ -7,12 +7,15 @@ pub mod comments;
 mod login_throttle;
 pub mod projects;
 pub mod sla;
+mod take;
 pub mod text;
 pub mod ticket_events;
 pub mod tickets;
 pub mod tokens;
 pub mod users;
 pub mod webhooks;
+
+pub use take::{Rank, Take};
 
 /// An offset page of a list, and whether its total is wanted (it costs a count).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

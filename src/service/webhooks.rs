@@ -5,6 +5,7 @@ use crate::notify::events::EVENTS;
 use crate::notify::outbox::{self, KIND_WEBHOOK};
 use crate::notify::targets;
 use crate::service::text;
+use crate::service::Take;
 use crate::state::AppState;
 use chrono::Utc;
 use entity::{outbox as outbox_row, webhook, webhook_delivery};
@@ -100,12 +101,10 @@ fn clean_events(events: &[String]) -> AppResult<serde_json::Value> {
 }
 
 /// Every endpoint, oldest first.
-pub async fn list(state: &AppState, actor: &Actor) -> AppResult<Vec<webhook::Model>> {
+pub async fn list(state: &AppState, actor: &Actor, take: Take) -> AppResult<Vec<webhook::Model>> {
     require_admin(actor)?;
-    Ok(webhook::Entity::find()
-        .order_by_asc(webhook::Column::Id)
-        .all(&state.db.conn)
-        .await?)
+    let select = webhook::Entity::find().order_by_asc(webhook::Column::Id);
+    Ok(take.limit(select).all(&state.db.conn).await?)
 }
 
 /// One endpoint.

@@ -7,6 +7,7 @@ use deskgraph::error::AppError;
 use deskgraph::notify::worker;
 use deskgraph::service::tickets;
 use deskgraph::service::webhooks::{self, NewWebhook, WebhookPatch};
+use deskgraph::service::Take;
 
 fn hook(url: &str, events: &[&str]) -> NewWebhook {
     NewWebhook {
@@ -27,7 +28,7 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
         "{refused:?}"
     );
     assert!(matches!(
-        webhooks::list(&app.state, &agent).await,
+        webhooks::list(&app.state, &agent, Take::All).await,
         Err(AppError::Forbidden(_))
     ));
     let created = webhooks::create(&app.state, &admin, hook("https://example.com/h", &[]))
@@ -73,7 +74,10 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
     webhooks::delete(&app.state, &admin, created.id)
         .await
         .unwrap();
-    assert!(webhooks::list(&app.state, &admin).await.unwrap().is_empty());
+    assert!(webhooks::list(&app.state, &admin, Take::All)
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 db_test!(stored_endpoint_gets_only_the_events_it_wants_and_can_redeliver);

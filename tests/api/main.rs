@@ -41,6 +41,7 @@ mod graphql_cost;
 mod graphql_cost_bounds;
 mod graphql_history;
 mod graphql_http;
+mod graphql_list_caps;
 mod graphql_multipart_limits;
 mod graphql_mutations;
 mod graphql_over_http;

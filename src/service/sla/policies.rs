@@ -4,6 +4,7 @@ use super::clock::Targets;
 use crate::auth::Actor;
 use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
+use crate::service::Take;
 use crate::state::AppState;
 use chrono::{Duration, NaiveDate, Utc, Weekday};
 use entity::{group, project, sla_policy};
@@ -298,12 +299,14 @@ fn require_admin(actor: &Actor) -> AppResult<()> {
 }
 
 /// Every policy, oldest first; administrators only.
-pub async fn list(state: &AppState, actor: &Actor) -> AppResult<Vec<sla_policy::Model>> {
+pub async fn list(
+    state: &AppState,
+    actor: &Actor,
+    take: Take,
+) -> AppResult<Vec<sla_policy::Model>> {
     require_admin(actor)?;
-    Ok(sla_policy::Entity::find()
-        .order_by_asc(sla_policy::Column::Id)
-        .all(&state.db.conn)
-        .await?)
+    let select = sla_policy::Entity::find().order_by_asc(sla_policy::Column::Id);
+    Ok(take.limit(select).all(&state.db.conn).await?)
 }
 
 /// A policy by id, for whoever may see something naming it (a ticket's clock names its policy).
