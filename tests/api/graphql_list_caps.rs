@@ -258,3 +258,24 @@ async fn lists_read_at_most_their_cap_per_parent(app: &TestApp) {
     assert!(body["errors"].is_null(), "{body}");
     assert_eq!(app.statements() - before, big_statements, "{body}");
 }
+
+db_test!(root_lists_answer_their_first_hundred);
+async fn root_lists_answer_their_first_hundred(app: &TestApp) {
+    let agent = app.agent("ava").await;
+    for i in (0..LIST_MAX + 5).rev() {
+        users::ensure_group(&app.state.db.conn, &format!("Team {i:03}"))
+            .await
+            .unwrap();
+    }
+    let all = users::list_groups(&app.state.db.conn, Take::All)
+        .await
+        .unwrap();
+    let want: Vec<String> = first(all)
+        .iter()
+        .map(|g| json!(g.name).to_string())
+        .collect();
+    let body = app
+        .graphql(Some(&agent.token), "{ groups { name } }", json!({}))
+        .await;
+    assert_eq!(names(&body["data"]["groups"], "name"), want, "{body}");
+}
