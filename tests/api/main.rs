@@ -14,6 +14,7 @@ mod attachments_support;
 mod auth;
 mod bad_input;
 mod browser;
+mod browser_attachments;
 mod browser_sla;
 mod canary;
 mod canary_support;
