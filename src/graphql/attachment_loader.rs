@@ -1,8 +1,9 @@
 //! Batched loads of attachments for the request's viewer: one set of statements per kind per request, the
 //! service deciding what the viewer may see.
+use super::cost::LIST_MAX;
 use super::loaders::LoadError;
 use super::viewer_loader::ViewerLoader;
-use crate::service::attachments;
+use crate::service::{attachments, Take};
 use entity::attachment;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ impl async_graphql::dataloader::Loader<TicketAttachmentsKey> for ViewerLoader {
             return Ok(HashMap::new());
         };
         let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
-        let found = attachments::readable_by_ticket(db, actor, &ids)
+        let found = attachments::readable_by_ticket(db, actor, &ids, Take::First(LIST_MAX))
             .await
             .map_err(Arc::new)?;
         Ok(found
@@ -49,7 +50,7 @@ impl async_graphql::dataloader::Loader<CommentAttachmentsKey> for ViewerLoader {
             return Ok(HashMap::new());
         };
         let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
-        let found = attachments::readable_by_comment(db, actor, &ids)
+        let found = attachments::readable_by_comment(db, actor, &ids, Take::First(LIST_MAX))
             .await
             .map_err(Arc::new)?;
         Ok(found

@@ -1,8 +1,9 @@
 //! Batched loads of comments and their earlier versions for the request's viewer, one query per kind
 //! per request; the service applies the viewer's visibility inside each query.
+use super::cost::LIST_MAX;
 use super::loaders::LoadError;
 use super::viewer_loader::ViewerLoader;
-use crate::service::comments;
+use crate::service::{comments, Take};
 use entity::comment_edit;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,7 +52,7 @@ impl async_graphql::dataloader::Loader<CommentEditsKey> for ViewerLoader {
             return Ok(HashMap::new());
         };
         let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
-        let by_comment = comments::readable_edits(db, actor, &ids)
+        let by_comment = comments::readable_edits(db, actor, &ids, Take::First(LIST_MAX))
             .await
             .map_err(Arc::new)?;
         Ok(by_comment

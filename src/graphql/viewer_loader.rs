@@ -2,9 +2,10 @@
 //! and the tickets of assets (comments and their versions in `comment_loader`), each filtered by the
 //! viewer's visibility in the service layer. One loader per request (per event on a subscription),
 //! built with its actor, so nothing visible to one caller is ever cached for another.
+use super::cost::LIST_MAX;
 use super::loaders::LoadError;
 use crate::auth::Actor;
-use crate::service::{assets, users};
+use crate::service::{assets, users, Take};
 use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -67,7 +68,7 @@ impl async_graphql::dataloader::Loader<AssetsOfTicketKey> for ViewerLoader {
             return Ok(HashMap::new());
         };
         let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
-        let found = assets::assets_of_tickets(&self.db, actor, &ids)
+        let found = assets::assets_of_tickets(&self.db, actor, &ids, Take::First(LIST_MAX))
             .await
             .map_err(Arc::new)?;
         Ok(complete(keys, AssetsOfTicketKey, found))
@@ -86,7 +87,7 @@ impl async_graphql::dataloader::Loader<TicketsOfAssetKey> for ViewerLoader {
             return Ok(HashMap::new());
         };
         let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
-        let found = assets::tickets_of_assets(&self.db, actor, &ids)
+        let found = assets::tickets_of_assets(&self.db, actor, &ids, Take::First(LIST_MAX))
             .await
             .map_err(Arc::new)?;
         Ok(complete(keys, TicketsOfAssetKey, found))
@@ -120,7 +121,9 @@ impl async_graphql::dataloader::Loader<GroupsOfUserKey> for ViewerLoader {
             return Ok(HashMap::new());
         };
         let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
-        let found = users::groups_of(db, actor, &ids).await.map_err(Arc::new)?;
+        let found = users::groups_of(db, actor, &ids, Take::First(LIST_MAX))
+            .await
+            .map_err(Arc::new)?;
         Ok(complete(keys, GroupsOfUserKey, found))
     }
 }

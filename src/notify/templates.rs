@@ -1,6 +1,6 @@
 //! Email texts, one template per occurrence. User text is HTML-escaped in HTML bodies.
 use super::mailer::Email;
-use entity::ticket;
+use entity::{attachment, ticket};
 
 /// What happened, with what the template needs beyond the ticket.
 #[derive(Debug, Clone)]
@@ -24,6 +24,8 @@ pub enum Occurrence<'a> {
         body: &'a str,
         /// Whether it is an internal note.
         internal: bool,
+        /// The files posted with it (they share its visibility).
+        files: &'a [attachment::Model],
     },
     /// A file was attached (only its name is told).
     FileAttached {
@@ -61,6 +63,17 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
+/// A file size for people: bytes, KiB or MiB.
+pub fn size_label(bytes: i64) -> String {
+    const KIB: i64 = 1024;
+    const MIB: i64 = 1024 * 1024;
+    match bytes {
+        b if b < KIB => format!("{b} bytes"),
+        b if b < MIB => format!("{:.1} KiB", b as f64 / KIB as f64),
+        b => format!("{:.1} MiB", b as f64 / MIB as f64),
+    }
+}
+
 /// Render the email about `occurrence` on `t` for `to`, whose display name is `name`.
 pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &str) -> Email {
     let label = format!("{} ({})", t.title, t.ticket_number);
@@ -91,21 +104,33 @@ pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &s
             author,
             body,
             internal,
-        } => (
-            format!(
-                "{}: {label}",
-                if *internal {
-                    "New Internal Note"
-                } else {
-                    "New Comment"
-                }
-            ),
-            vec![
+            files,
+        } => {
+            let mut lines = vec![
                 format!("{author} commented on {label}:"),
                 String::new(),
                 body.to_string(),
-            ],
-        ),
+            ];
+            if !files.is_empty() {
+                lines.push(String::new());
+                lines.push(if files.len() == 1 {
+                    "Attached file:".to_string()
+                } else {
+                    format!("Attached files ({}):", files.len())
+                });
+                lines.extend(
+                    files
+                        .iter()
+                        .map(|f| format!("- {} ({})", f.filename, size_label(f.size))),
+                );
+            }
+            let kind = if *internal {
+                "New Internal Note"
+            } else {
+                "New Comment"
+            };
+            (format!("{kind}: {label}"), lines)
+        }
         Occurrence::FileAttached {
             uploader,
             filename,

@@ -6,7 +6,7 @@ use crate::error::{AppError, AppResult, FieldErrors};
 use crate::rest::fields::Fields;
 use crate::rest::json::JsonObject;
 use crate::rest::shapes;
-use crate::service::{comments, tickets, users};
+use crate::service::{comments, tickets, users, Take};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -125,7 +125,7 @@ pub async fn update(
     let updated = comments::edit(state.write_deps(), &actor, comment_id, patch)
         .await
         .map_err(as_content)?;
-    let history = comments::readable_edits(db, &actor, &[updated.id])
+    let history = comments::readable_edits(db, &actor, &[updated.id], Take::All)
         .await?
         .remove(&updated.id)
         .unwrap_or_default();

@@ -7,12 +7,15 @@ pub mod comments;
 mod login_throttle;
 pub mod projects;
 pub mod sla;
+mod take;
 pub mod text;
 pub mod ticket_events;
 pub mod tickets;
 pub mod tokens;
 pub mod users;
 pub mod webhooks;
+
+pub use take::{Rank, Take};
 
 use crate::config::Config;
 use crate::db::Db;

@@ -6,6 +6,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
 use crate::service::text;
+use crate::service::Take;
 use chrono::Utc;
 use entity::api_token;
 use sea_orm::{
@@ -66,16 +67,17 @@ pub async fn create(
     Ok(IssuedToken { record, secret })
 }
 
-/// The user's tokens, newest first (secrets are never returned).
+/// The user's tokens, newest first (secrets are never returned); `take` may keep only the first.
 pub async fn list_for(
     db: &impl ConnectionTrait,
     actor: &Actor,
+    take: Take,
 ) -> AppResult<Vec<api_token::Model>> {
-    Ok(api_token::Entity::find()
+    let select = api_token::Entity::find()
         .filter(api_token::Column::UserId.eq(actor.id()))
         .order_by_desc(api_token::Column::CreatedAt)
-        .all(db)
-        .await?)
+        .order_by_desc(api_token::Column::Id);
+    Ok(take.limit(select).all(db).await?)
 }
 
 /// Revoke one token of the actor's by id (404 for someone else's); `auth_cache` forgets it everywhere.

@@ -6,6 +6,7 @@ use crate::notify::events::EVENTS;
 use crate::notify::outbox::{self, KIND_WEBHOOK};
 use crate::notify::targets;
 use crate::service::text;
+use crate::service::Take;
 use chrono::Utc;
 use entity::{outbox as outbox_row, webhook, webhook_delivery};
 use sea_orm::{
@@ -100,12 +101,10 @@ fn clean_events(events: &[String]) -> AppResult<serde_json::Value> {
 }
 
 /// Every endpoint, oldest first.
-pub async fn list(db: &Db, actor: &Actor) -> AppResult<Vec<webhook::Model>> {
+pub async fn list(db: &Db, actor: &Actor, take: Take) -> AppResult<Vec<webhook::Model>> {
     require_admin(actor)?;
-    Ok(webhook::Entity::find()
-        .order_by_asc(webhook::Column::Id)
-        .all(&db.conn)
-        .await?)
+    let select = webhook::Entity::find().order_by_asc(webhook::Column::Id);
+    Ok(take.limit(select).all(&db.conn).await?)
 }
 
 /// One endpoint.

@@ -8,6 +8,7 @@ use deskgraph::domain::AssetType;
 use deskgraph::error::AppError;
 use deskgraph::service::assets::{self, NewAsset};
 use deskgraph::service::tickets::{self, NewTicket};
+use deskgraph::service::Take;
 use entity::audit_event;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::json;
@@ -75,14 +76,14 @@ async fn linking_is_idempotent_and_audited(app: &TestApp) {
             .await
             .unwrap()
     );
-    let linked = assets::assets_of_tickets(&app.state.db.conn, &agent, &[ticket.id])
+    let linked = assets::assets_of_tickets(&app.state.db.conn, &agent, &[ticket.id], Take::All)
         .await
         .unwrap();
     assert_eq!(
         names(linked.get(&ticket.id), |a| a.name.clone()),
         ["Laptop"]
     );
-    let back = assets::tickets_of_assets(&app.state.db.conn, &agent, &[laptop.id])
+    let back = assets::tickets_of_assets(&app.state.db.conn, &agent, &[laptop.id], Take::All)
         .await
         .unwrap();
     assert_eq!(
@@ -101,7 +102,7 @@ async fn linking_is_idempotent_and_audited(app: &TestApp) {
             .unwrap()
     );
     assert!(
-        assets::assets_of_tickets(&app.state.db.conn, &agent, &[ticket.id])
+        assets::assets_of_tickets(&app.state.db.conn, &agent, &[ticket.id], Take::All)
             .await
             .unwrap()
             .is_empty()
@@ -219,7 +220,7 @@ async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
     let all_tickets = [ritas_ticket.id, olgas_ticket.id, archived_ticket.id];
 
     let before = app.statements();
-    let for_team = assets::assets_of_tickets(db, &agent, &all_tickets)
+    let for_team = assets::assets_of_tickets(db, &agent, &all_tickets, Take::All)
         .await
         .unwrap();
     assert_eq!(
@@ -238,7 +239,7 @@ async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
     assert!(!for_team.contains_key(&archived_ticket.id));
 
     // Rita sees her own ticket, and among its assets only the one she owns.
-    let for_rita = assets::assets_of_tickets(db, &rita, &all_tickets)
+    let for_rita = assets::assets_of_tickets(db, &rita, &all_tickets, Take::All)
         .await
         .unwrap();
     assert_eq!(
@@ -248,9 +249,14 @@ async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
     assert_eq!(for_rita.len(), 1);
 
     let before = app.statements();
-    let by_asset = assets::tickets_of_assets(db, &agent, &[shared.id, ritas_own.id, retired.id])
-        .await
-        .unwrap();
+    let by_asset = assets::tickets_of_assets(
+        db,
+        &agent,
+        &[shared.id, ritas_own.id, retired.id],
+        Take::All,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         app.statements() - before,
         2,
@@ -268,12 +274,12 @@ async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
     assert!(!by_asset.contains_key(&retired.id));
 
     // Olga owns the printer but sees only her own ticket about it; Rita may not see Olga's asset at all.
-    let for_olga = assets::tickets_of_assets(db, &olga, &[shared.id, ritas_own.id])
+    let for_olga = assets::tickets_of_assets(db, &olga, &[shared.id, ritas_own.id], Take::All)
         .await
         .unwrap();
     assert_eq!(ids(for_olga.get(&shared.id)), [olgas_ticket.id.to_string()]);
     assert_eq!(for_olga.len(), 1);
-    let for_rita = assets::tickets_of_assets(db, &rita, &[shared.id, ritas_own.id])
+    let for_rita = assets::tickets_of_assets(db, &rita, &[shared.id, ritas_own.id], Take::All)
         .await
         .unwrap();
     assert!(!for_rita.contains_key(&shared.id));
@@ -282,7 +288,7 @@ async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
         [ritas_ticket.id.to_string()]
     );
 
-    assert!(assets::assets_of_tickets(db, &agent, &[])
+    assert!(assets::assets_of_tickets(db, &agent, &[], Take::All)
         .await
         .unwrap()
         .is_empty());

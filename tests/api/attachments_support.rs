@@ -80,3 +80,24 @@ pub fn png(n: usize) -> Vec<u8> {
     bytes.extend((0..n).map(|i| (i * 7919 % 251) as u8));
     bytes
 }
+
+/// POST a multipart form (`multipart` parts) to `path` from `browser`'s session, as a page without
+/// JavaScript does.
+pub async fn post_form(
+    app: &TestApp,
+    browser: &crate::comments_support::Browser,
+    path: &str,
+    parts: &[(&str, Option<&str>, &[u8])],
+) -> TestResponse {
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header(header::COOKIE, format!("sessionid={}", browser.session))
+        .header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={BOUNDARY}"),
+        )
+        .body(Body::from(multipart(parts)))
+        .unwrap();
+    app.send(request).await
+}

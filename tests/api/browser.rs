@@ -179,6 +179,24 @@ where
     F: FnOnce(Client, String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
+    run_in_chromium(app, json!({}), flow).await
+}
+
+/// [`in_chromium`] with JavaScript turned off, as a browser without it (or with it blocked) sees the pages.
+pub(crate) async fn in_chromium_without_javascript<F, Fut>(app: &TestApp, flow: F)
+where
+    F: FnOnce(Client, String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let prefs = json!({ "profile.managed_default_content_settings.javascript": 2 });
+    run_in_chromium(app, prefs, flow).await
+}
+
+async fn run_in_chromium<F, Fut>(app: &TestApp, prefs: serde_json::Value, flow: F)
+where
+    F: FnOnce(Client, String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
     let Some((driver, chromium)) = browser_programs() else {
         return;
     };
@@ -210,7 +228,7 @@ where
     let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
     args.push(format!("--user-data-dir={}", profile.path().display()));
     let capabilities = json!({
-        "goog:chromeOptions": { "binary": chromium, "args": args }
+        "goog:chromeOptions": { "binary": chromium, "args": args, "prefs": prefs }
     });
     let serde_json::Value::Object(capabilities) = capabilities else {
         unreachable!()

@@ -7,6 +7,7 @@ use deskgraph::error::AppError;
 use deskgraph::notify::worker;
 use deskgraph::service::tickets;
 use deskgraph::service::webhooks::{self, NewWebhook, WebhookPatch};
+use deskgraph::service::Take;
 
 fn hook(url: &str, events: &[&str]) -> NewWebhook {
     NewWebhook {
@@ -33,7 +34,7 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
         "{refused:?}"
     );
     assert!(matches!(
-        webhooks::list(&app.state.db, &agent).await,
+        webhooks::list(&app.state.db, &agent, Take::All).await,
         Err(AppError::Forbidden(_))
     ));
     let created = webhooks::create(
@@ -92,7 +93,7 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
     webhooks::delete(&app.state.db, &admin, created.id)
         .await
         .unwrap();
-    assert!(webhooks::list(&app.state.db, &admin)
+    assert!(webhooks::list(&app.state.db, &admin, Take::All)
         .await
         .unwrap()
         .is_empty());

@@ -10,6 +10,7 @@ use deskgraph::domain::AssetType;
 use deskgraph::graphql::cost::LIST_MAX;
 use deskgraph::service::assets::{self, NewAsset};
 use deskgraph::service::tickets::{self, NewTicket};
+use deskgraph::service::Take;
 use serde_json::json;
 
 fn small_budget(config: &mut Config) {
@@ -108,7 +109,7 @@ async fn lists_under_an_object_return_at_most_their_price(app: &TestApp) {
     assert_eq!(names.last(), Some(&"Laptop 099"));
     assert_eq!(body["data"]["rateLimit"]["nodeCount"], LIST_MAX);
     // The service still has every link.
-    let links = assets::assets_of_tickets(&app.state.db.conn, &team, &[ticket.id])
+    let links = assets::assets_of_tickets(&app.state.db.conn, &team, &[ticket.id], Take::All)
         .await
         .unwrap();
     assert_eq!(links[&ticket.id].len(), linked);

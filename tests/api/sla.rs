@@ -585,13 +585,14 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
     )
     .await
     .unwrap();
-    let group_id = deskgraph::service::users::list_groups(&app.state.db.conn)
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|g| g.name == "Network")
-        .unwrap()
-        .id;
+    let group_id =
+        deskgraph::service::users::list_groups(&app.state.db.conn, deskgraph::service::Take::All)
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|g| g.name == "Network")
+            .unwrap()
+            .id;
     let for_group = tickets::create(
         state_m.write_deps(),
         &bob_a,

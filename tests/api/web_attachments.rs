@@ -1,33 +1,13 @@
 //! Attachments in the web interface without JavaScript: multipart form posts (CSRF checked) on the
 //! new-ticket and comment forms, images inline and files as links on the ticket page, internal files
 //! only for those who may read internal notes.
-use crate::attachments_support::{multipart, png, BOUNDARY};
-use crate::comments_support::{login, world, Browser};
+use crate::attachments_support::{png, post_form};
+use crate::comments_support::{login, world};
 use crate::db_test;
-use crate::helpers::{TestApp, TestResponse};
-use axum::body::Body;
-use axum::http::{header, Method, Request, StatusCode};
+use crate::helpers::TestApp;
+use axum::http::{header, StatusCode};
 use entity::attachment;
 use sea_orm::EntityTrait;
-
-async fn post_form(
-    app: &TestApp,
-    browser: &Browser,
-    path: &str,
-    parts: &[(&str, Option<&str>, &[u8])],
-) -> TestResponse {
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri(path)
-        .header(header::COOKIE, format!("sessionid={}", browser.session))
-        .header(
-            header::CONTENT_TYPE,
-            format!("multipart/form-data; boundary={BOUNDARY}"),
-        )
-        .body(Body::from(multipart(parts)))
-        .unwrap();
-    app.send(request).await
-}
 
 async fn forms_carry_files(app: &TestApp) {
     let w = world(app).await;

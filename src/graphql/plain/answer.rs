@@ -4,7 +4,6 @@
 use super::{cached, object, relation, Env, Plain};
 use crate::domain::{CommentType, Priority, StatusCategory, TicketStatus};
 use crate::graphql::context::{load_error, viewer};
-use crate::graphql::cost::capped;
 use crate::graphql::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
 use crate::graphql::scalars::Date;
 use crate::graphql::types::{Group, Project, User};
@@ -211,7 +210,9 @@ impl Answer for GroupsOf {
 
     fn now(self, field: &Field, env: &Env<'_>) -> Option<Value> {
         let groups = cached(&env.req.visible, GroupsOfUserKey(self.0))?;
-        let list = capped(groups.unwrap_or_default())
+        let list = groups
+            .unwrap_or_default()
+            .into_iter()
             .map(|g| object(&Group(g), &field.selection_set.node, env));
         Some(Value::List(list.collect::<Option<_>>()?))
     }
@@ -224,7 +225,7 @@ impl Answer for GroupsOf {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(capped(groups).map(Group).collect())
+        Ok(groups.into_iter().map(Group).collect())
     }
 }
 

@@ -2,8 +2,9 @@
 use crate::error::AppError;
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::viewer;
+use crate::graphql::cost::LIST_MAX;
 use crate::graphql::types::{node, ApiToken, Group, Node, User};
-use crate::service::{tokens, users};
+use crate::service::{tokens, users, Take};
 use async_graphql::{Context, ErrorExtensions, Object, Result, SimpleObject, ID};
 
 /// Queries about the viewer and the directory.
@@ -106,17 +107,17 @@ impl ViewerQuery {
         })
     }
 
-    /// Every group, by name.
+    /// Groups by name: the first 100 (a documented cap, docs/graphql.md).
     async fn groups(&self, ctx: &Context<'_>) -> Result<Vec<Group>> {
         let (req, _) = viewer(ctx)?;
-        let groups = users::list_groups(&req.state.db.conn).await?;
+        let groups = users::list_groups(&req.state.db.conn, Take::First(LIST_MAX)).await?;
         Ok(groups.into_iter().map(Group).collect())
     }
 
-    /// The viewer's API tokens, newest first.
+    /// The viewer's API tokens, newest first: the first 100 (a documented cap, docs/graphql.md).
     async fn api_tokens(&self, ctx: &Context<'_>) -> Result<Vec<ApiToken>> {
         let (req, actor) = viewer(ctx)?;
-        let list = tokens::list_for(&req.state.db.conn, &actor).await?;
+        let list = tokens::list_for(&req.state.db.conn, &actor, Take::First(LIST_MAX)).await?;
         Ok(list.into_iter().map(ApiToken).collect())
     }
 }

@@ -1,7 +1,8 @@
 //! `webhooks`: the endpoints administrators manage.
 use crate::graphql::context::viewer;
+use crate::graphql::cost::LIST_MAX;
 use crate::graphql::types::Webhook;
-use crate::service::webhooks;
+use crate::service::{webhooks, Take};
 use async_graphql::{Context, Object, Result};
 
 /// Queries about webhook endpoints.
@@ -10,10 +11,11 @@ pub struct WebhookQuery;
 
 #[Object]
 impl WebhookQuery {
-    /// Every webhook endpoint, oldest first (administrators only; FORBIDDEN otherwise).
+    /// Webhook endpoints, oldest first: the first 100 (a documented cap, docs/graphql.md).
+    /// Administrators only; FORBIDDEN otherwise.
     async fn webhooks(&self, ctx: &Context<'_>) -> Result<Vec<Webhook>> {
         let (req, actor) = viewer(ctx)?;
-        let list = webhooks::list(&req.state.db, &actor).await?;
+        let list = webhooks::list(&req.state.db, &actor, Take::First(LIST_MAX)).await?;
         Ok(list.into_iter().map(Webhook).collect())
     }
 }

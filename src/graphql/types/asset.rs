@@ -2,7 +2,6 @@
 use super::{Ticket, User};
 use crate::domain::{AssetStatus, AssetType};
 use crate::graphql::context::{load_error, viewer};
-use crate::graphql::cost::capped;
 use crate::graphql::ids;
 use crate::graphql::viewer_loader::TicketsOfAssetKey;
 use async_graphql::{Context, Object, Result, ID};
@@ -84,6 +83,6 @@ impl Asset {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(capped(found).map(Ticket).collect())
+        Ok(found.into_iter().map(Ticket).collect())
     }
 }

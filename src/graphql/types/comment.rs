@@ -6,7 +6,6 @@ use crate::graphql::attachment_loader::CommentAttachmentsKey;
 use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::{load_error, viewer};
-use crate::graphql::cost::capped;
 use crate::graphql::ids;
 use crate::graphql::plain::{fields, plain_output, Answer, Nested, UserOf};
 use crate::graphql::prefetch;
@@ -79,7 +78,7 @@ fields! {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(capped(found).map(Attachment).collect())
+        Ok(found.into_iter().map(Attachment).collect())
     }
 
     /// Who wrote it (null when the account is gone).
@@ -108,7 +107,7 @@ fields! {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(capped(shown).map(CommentEdit).collect())
+        Ok(shown.into_iter().map(CommentEdit).collect())
     }
 
     /// Creation time.

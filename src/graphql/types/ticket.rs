@@ -6,7 +6,6 @@ use super::{Asset, Attachment};
 use crate::domain::{Priority, StatusCategory, TicketStatus, Workflow};
 use crate::graphql::attachment_loader::TicketAttachmentsKey;
 use crate::graphql::context::{load_error, viewer};
-use crate::graphql::cost::capped;
 use crate::graphql::ids;
 use crate::graphql::loaders::TicketSlaKey;
 use crate::graphql::plain::{fields, plain_output};
@@ -134,7 +133,7 @@ fields! {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(capped(found).map(Asset).collect())
+        Ok(found.into_iter().map(Asset).collect())
     }
 
     /// The files on the ticket and on its comments that the viewer may see, oldest first.
@@ -146,7 +145,7 @@ fields! {
             .await
             .map_err(load_error)?
             .unwrap_or_default();
-        Ok(capped(found).map(Attachment).collect())
+        Ok(found.into_iter().map(Attachment).collect())
     }
 
     /// Statuses the viewer may move the ticket to now.

@@ -16,7 +16,7 @@ use crate::service::sla::clock::{Kind, Target};
 use crate::service::users::{self, Recipient};
 use chrono::DateTime;
 use chrono::Utc;
-use entity::{comment, outbox as outbox_entity, ticket, user_group};
+use entity::{attachment, comment, outbox as outbox_entity, ticket, user_group};
 use sea_orm::{ActiveModelTrait, ConnectionTrait};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde::Serialize;
@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 mod others;
 mod tickets;
-pub use others::{attachment_added, comment_created, sla_event};
+pub use others::{attachment_added, comment_created, comment_created_with_files, sla_event};
 pub use tickets::{ticket_changed, ticket_deleted, TicketCreated};
 
 /// Every event name an endpoint may subscribe to.

@@ -13,6 +13,26 @@ pub async fn comment_created(
     t: &ticket::Model,
     c: &comment::Model,
 ) -> AppResult<()> {
+    comment_created_with_files(db, config, actor, t, c, &[]).await
+}
+
+/// [`comment_created`] for a comment posted with `files` (they hang on it): its one email lists their
+/// names and sizes, and each file has its `attachment.added` webhook (none on an internal note) but no
+/// email of its own. Files on a comment are seen by whoever may read it, so the list reaches exactly
+/// those who may see the files.
+pub async fn comment_created_with_files(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    actor: &Actor,
+    t: &ticket::Model,
+    c: &comment::Model,
+    files: &[attachment::Model],
+) -> AppResult<()> {
+    if c.comment_type != CommentType::Internal {
+        for a in files {
+            attachment_webhook(db, config, t, a).await?;
+        }
+    }
     let author = if actor.user.full_name.trim().is_empty() {
         actor.user.username.clone()
     } else {
@@ -23,6 +43,7 @@ pub async fn comment_created(
         author: &author,
         body: &c.body,
         internal: is_internal,
+        files,
     };
     if is_internal {
         let Some(assignee_id) = t.assignee_id else {
@@ -116,18 +137,14 @@ pub async fn attachment_added(
     config: &Config,
     actor: &Actor,
     t: &ticket::Model,
-    a: &entity::attachment::Model,
+    a: &attachment::Model,
     on_comment: Option<&comment::Model>,
 ) -> AppResult<()> {
     let internal = on_comment.is_some_and(|c| c.comment_type == CommentType::Internal);
     let event_id = if internal {
         outbox::new_event_id()
     } else {
-        let mut body = Body::new("attachment.added", t);
-        body.comment_id = a.comment_id;
-        body.attachment_id = Some(a.id);
-        body.filename = Some(&a.filename);
-        webhooks(db, config, &body).await?
+        attachment_webhook(db, config, t, a).await?
     };
     let candidates = if internal {
         vec![t.assignee_id]
@@ -163,4 +180,18 @@ pub async fn attachment_added(
         &allowed,
     )
     .await
+}
+
+/// The `attachment.added` webhook of `a` (never for a file on an internal note: callers check).
+async fn attachment_webhook(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    t: &ticket::Model,
+    a: &attachment::Model,
+) -> AppResult<String> {
+    let mut body = Body::new("attachment.added", t);
+    body.comment_id = a.comment_id;
+    body.attachment_id = Some(a.id);
+    body.filename = Some(&a.filename);
+    webhooks(db, config, &body).await
 }

@@ -6,11 +6,13 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
 use crate::service::tickets::{self, rules};
+use crate::service::{Rank, Take};
 use chrono::Utc;
 use entity::{asset, ticket, ticket_asset};
+use sea_orm::sea_query::{ColumnRef, IntoColumnRef, Order};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait,
-    Set, TryInsertResult,
+    ColumnTrait, ConnectionTrait, EntityTrait, JoinType, QueryFilter, QueryOrder, QuerySelect,
+    QueryTrait, RelationDef, Set, TryInsertResult,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -110,11 +112,13 @@ pub async fn unlink_asset(
 }
 
 /// The non-archived assets the actor may see, linked to each of `ticket_ids` that the actor may see,
-/// by name; two queries for any number of tickets. Tickets without such assets are absent.
+/// by name; two queries for any number of tickets, `take` may cut each ticket's list. Tickets without such
+/// assets are absent.
 pub async fn assets_of_tickets(
     db: &impl ConnectionTrait,
     actor: &Actor,
     ticket_ids: &[i32],
+    take: Take,
 ) -> AppResult<HashMap<i32, Vec<asset::Model>>> {
     if ticket_ids.is_empty() {
         return Ok(HashMap::new());
@@ -127,7 +131,28 @@ pub async fn assets_of_tickets(
         .filter(rules::visible_to(actor))
         .into_query();
     let links = ticket_asset::Entity::find()
-        .filter(ticket_asset::Column::TicketId.in_subquery(visible_tickets))
+        .filter(ticket_asset::Column::TicketId.in_subquery(visible_tickets));
+    let rank = Rank {
+        key: link_key(),
+        parent: (ticket_asset::Entity, ticket_asset::Column::TicketId).into_column_ref(),
+        order: vec![
+            (
+                (asset::Entity, asset::Column::Name).into_column_ref(),
+                Order::Asc,
+            ),
+            (
+                (asset::Entity, asset::Column::Id).into_column_ref(),
+                Order::Asc,
+            ),
+        ],
+    };
+    let links = take
+        .per_parent(links, rank, |links| {
+            links
+                .join(JoinType::InnerJoin, link_to_asset())
+                .filter(asset::Column::ArchivedAt.is_null())
+                .filter(visible_to(actor))
+        })
         .all(db)
         .await?;
     if links.is_empty() {
@@ -150,11 +175,13 @@ pub async fn assets_of_tickets(
 }
 
 /// The non-archived tickets the actor may see, linked to each of `asset_ids` that the actor may see,
-/// newest first; two queries for any number of assets. Assets without such tickets are absent.
+/// newest first; two queries for any number of assets, `take` may cut each asset's list. Assets without such
+/// tickets are absent.
 pub async fn tickets_of_assets(
     db: &impl ConnectionTrait,
     actor: &Actor,
     asset_ids: &[i32],
+    take: Take,
 ) -> AppResult<HashMap<i32, Vec<ticket::Model>>> {
     if asset_ids.is_empty() {
         return Ok(HashMap::new());
@@ -167,7 +194,28 @@ pub async fn tickets_of_assets(
         .filter(visible_to(actor))
         .into_query();
     let links = ticket_asset::Entity::find()
-        .filter(ticket_asset::Column::AssetId.in_subquery(visible_assets))
+        .filter(ticket_asset::Column::AssetId.in_subquery(visible_assets));
+    let rank = Rank {
+        key: link_key(),
+        parent: (ticket_asset::Entity, ticket_asset::Column::AssetId).into_column_ref(),
+        order: vec![
+            (
+                (ticket::Entity, ticket::Column::CreatedAt).into_column_ref(),
+                Order::Desc,
+            ),
+            (
+                (ticket::Entity, ticket::Column::Id).into_column_ref(),
+                Order::Desc,
+            ),
+        ],
+    };
+    let links = take
+        .per_parent(links, rank, |links| {
+            links
+                .join(JoinType::InnerJoin, link_to_ticket())
+                .filter(ticket::Column::ArchivedAt.is_null())
+                .filter(rules::visible_to(actor))
+        })
         .all(db)
         .await?;
     if links.is_empty() {
@@ -187,6 +235,28 @@ pub async fn tickets_of_assets(
         |l| (l.asset_id, l.ticket_id),
         |t| t.id,
     ))
+}
+
+/// A link's two ids, which name it.
+fn link_key() -> Vec<ColumnRef> {
+    vec![
+        (ticket_asset::Entity, ticket_asset::Column::TicketId).into_column_ref(),
+        (ticket_asset::Entity, ticket_asset::Column::AssetId).into_column_ref(),
+    ]
+}
+
+fn link_to_asset() -> RelationDef {
+    ticket_asset::Entity::belongs_to(asset::Entity)
+        .from(ticket_asset::Column::AssetId)
+        .to(asset::Column::Id)
+        .into()
+}
+
+fn link_to_ticket() -> RelationDef {
+    ticket_asset::Entity::belongs_to(ticket::Entity)
+        .from(ticket_asset::Column::TicketId)
+        .to(ticket::Column::Id)
+        .into()
 }
 
 /// Distribute `items` (already in display order) over the link owners: `key` gives (owner, item id).

@@ -11,19 +11,22 @@ mod upload;
 pub use blobs::{collect, collect_forever, GRACE, RETENTION};
 pub use content::{clean_filename, content_disposition, detect_type, is_inline};
 pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
-pub use upload::{check, create, spool, spool_file, too_large, NewAttachment, Spooled};
+pub use upload::{
+    check, create, insert, spool, spool_file, stage, too_large, NewAttachment, Spooled, Staged,
+};
 
 use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::service::audit;
-use crate::service::{comments, tickets, users};
+use crate::service::{comments, tickets, users, Rank, Take};
 use crate::storage::{BlobStore, ByteStream};
 use chrono::Utc;
 use entity::{attachment, comment, ticket, user};
+use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef, Order};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
-    QueryOrder, Set,
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, IntoActiveModel,
+    JoinType, QueryFilter, QueryOrder, QuerySelect, RelationDef, Set,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -137,22 +140,25 @@ pub async fn list_visible(
     if t.archived_at.is_some() || !tickets::rules::can_see(actor, t) {
         return Err(AppError::not_found("ticket"));
     }
-    let mut found = readable_by_ticket(db, actor, &[t.id]).await?;
+    let mut found = readable_by_ticket(db, actor, &[t.id], Take::All).await?;
     let list = found.remove(&t.id).unwrap_or_default();
     with_uploaders(db, actor, list).await
 }
 
 /// The live attachments the actor may see of each of the tickets `ticket_ids`, oldest first, by ticket
-/// id; tickets without any (or that the actor cannot see) are absent. Three statements at most.
+/// id; tickets without any (or that the actor cannot see) are absent. Three statements at most; `take` may
+/// cut each ticket's list.
 pub async fn readable_by_ticket(
     db: &impl ConnectionTrait,
     actor: &Actor,
     ticket_ids: &[i32],
+    take: Take,
 ) -> AppResult<HashMap<i32, Vec<attachment::Model>>> {
     let rows = readable_rows(
         db,
         actor,
         attachment::Column::TicketId.is_in(ticket_ids.iter().copied()),
+        (take, attachment::Column::TicketId),
     )
     .await?;
     let mut out: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
@@ -163,16 +169,18 @@ pub async fn readable_by_ticket(
 }
 
 /// The live attachments the actor may see of each of the comments `comment_ids`, oldest first, by
-/// comment id. Three statements at most.
+/// comment id. Three statements at most; `take` may cut each comment's list.
 pub async fn readable_by_comment(
     db: &impl ConnectionTrait,
     actor: &Actor,
     comment_ids: &[i32],
+    take: Take,
 ) -> AppResult<HashMap<i32, Vec<attachment::Model>>> {
     let rows = readable_rows(
         db,
         actor,
         attachment::Column::CommentId.is_in(comment_ids.iter().copied()),
+        (take, attachment::Column::CommentId),
     )
     .await?;
     let mut out: HashMap<i32, Vec<attachment::Model>> = HashMap::new();
@@ -185,15 +193,27 @@ pub async fn readable_by_comment(
 }
 
 /// The live attachments matching `filter` that [`can_read`] lets the actor see, oldest first, judged with
-/// their tickets and comments as they are now.
+/// their tickets and comments as they are now; `take` cuts the list of each `parent`, counting only what
+/// the actor may see ([`readable_in_sql`]).
 async fn readable_rows(
     db: &impl ConnectionTrait,
     actor: &Actor,
     filter: sea_orm::sea_query::SimpleExpr,
+    (take, parent): (Take, attachment::Column),
 ) -> AppResult<Vec<attachment::Model>> {
-    let rows = attachment::Entity::find()
+    let select = attachment::Entity::find()
         .filter(filter)
-        .filter(attachment::Column::DeletedAt.is_null())
+        .filter(attachment::Column::DeletedAt.is_null());
+    let rank = Rank {
+        key: vec![(attachment::Entity, attachment::Column::Id).into_column_ref()],
+        parent: (attachment::Entity, parent).into_column_ref(),
+        order: vec![(
+            (attachment::Entity, attachment::Column::Id).into_column_ref(),
+            Order::Asc,
+        )],
+    };
+    let rows = take
+        .per_parent(select, rank, |all| readable_in_sql(all, actor))
         .order_by_asc(attachment::Column::Id)
         .all(db)
         .await?;
@@ -228,6 +248,38 @@ async fn readable_rows(
                 .is_some_and(|t| can_read(actor, t, a, c))
         })
         .collect())
+}
+
+/// `select` joined with the attachments' tickets and comments and restricted to what [`can_read`] lets the
+/// actor see, for cutting lists in SQL; the rows are judged again by [`can_read`] once read.
+fn readable_in_sql(
+    select: sea_orm::Select<attachment::Entity>,
+    actor: &Actor,
+) -> sea_orm::Select<attachment::Entity> {
+    let on_ticket: RelationDef = attachment::Entity::belongs_to(ticket::Entity)
+        .from(attachment::Column::TicketId)
+        .to(ticket::Column::Id)
+        .into();
+    let on_comment: RelationDef = attachment::Entity::belongs_to(comment::Entity)
+        .from(attachment::Column::CommentId)
+        .to(comment::Column::Id)
+        .into();
+    let comment_ok = Condition::any()
+        .add(attachment::Column::CommentId.is_null())
+        .add(
+            Condition::all()
+                .add(
+                    Expr::col((comment::Entity, comment::Column::TicketId))
+                        .equals((attachment::Entity, attachment::Column::TicketId)),
+                )
+                .add(comments::readable_by(actor)),
+        );
+    select
+        .join(JoinType::InnerJoin, on_ticket)
+        .join(JoinType::LeftJoin, on_comment)
+        .filter(Expr::col((ticket::Entity, ticket::Column::ArchivedAt)).is_null())
+        .filter(tickets::rules::visible_to(actor))
+        .filter(comment_ok)
 }
 
 /// The bytes of an attachment the actor may see (404 otherwise), from `storage`, with its row.

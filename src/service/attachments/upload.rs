@@ -4,15 +4,16 @@
 use super::content::{clean_filename, detect_type, HEAD_BYTES};
 use super::{blobs, is_internal};
 use crate::auth::Actor;
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
 use crate::service::{audit, comments, tickets, WriteDeps};
 use crate::storage::BlobStore;
 use bytes::Bytes;
 use chrono::Utc;
-use entity::attachment;
+use entity::{attachment, comment, ticket};
 use futures_util::{Stream, StreamExt};
-use sea_orm::{ActiveModelTrait, Set};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::io::{Seek, Write};
@@ -135,7 +136,8 @@ pub async fn create(
     input: NewAttachment,
     upload: Spooled,
 ) -> AppResult<attachment::Model> {
-    let filename = check(&input.filename, &upload)?;
+    // Bad input is a 400 before anything is looked up.
+    check(&input.filename, &upload)?;
     let db = &deps.db.conn;
     let t = tickets::get(db, actor, input.ticket_id).await?;
     let on_comment = match input.comment_id {
@@ -153,37 +155,76 @@ pub async fn create(
             Some(c)
         }
     };
-    let content_type = detect_type(&upload.head);
-    blobs::store(deps.db, storage, &upload).await?;
-    let internal = is_internal(on_comment.as_ref());
+    let staged = stage(deps.db, storage, input.filename, upload).await?;
     let txn = deps.db.begin_write().await?;
-    blobs::still_stored(&txn, &upload.sha256).await?;
+    let created = insert(&txn, actor, &t, on_comment.as_ref(), staged).await?;
+    events::attachment_added(&txn, deps.config, actor, &t, &created, on_comment.as_ref()).await?;
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// An upload whose name is checked and whose bytes are stored: what a transaction names with
+/// [`insert`].
+#[derive(Debug)]
+pub struct Staged {
+    filename: String,
+    content_type: String,
+    upload: Spooled,
+}
+
+/// Check an upload's name and size ([`check`]) and store its bytes, before the transaction that names
+/// them in `storage`.
+pub async fn stage(
+    db: &Db,
+    storage: &dyn BlobStore,
+    filename: String,
+    upload: Spooled,
+) -> AppResult<Staged> {
+    let filename = check(&filename, &upload)?;
+    let content_type = detect_type(&upload.head);
+    blobs::store(db, storage, &upload).await?;
+    Ok(Staged {
+        filename,
+        content_type,
+        upload,
+    })
+}
+
+/// In `txn`: the row of `staged` on `t` (on `on_comment`, already checked to be one of its comments that
+/// the actor may modify) and its audit record. Its events are the caller's: [`create`] announces it alone,
+/// a comment posted with files announces them with the comment.
+pub async fn insert(
+    txn: &impl ConnectionTrait,
+    actor: &Actor,
+    t: &ticket::Model,
+    on_comment: Option<&comment::Model>,
+    staged: Staged,
+) -> AppResult<attachment::Model> {
+    blobs::still_stored(txn, &staged.upload.sha256).await?;
     let created = attachment::ActiveModel {
         ticket_id: Set(t.id),
-        comment_id: Set(on_comment.as_ref().map(|c| c.id)),
-        filename: Set(filename),
-        content_type: Set(content_type),
-        size: Set(upload.size as i64),
-        sha256: Set(upload.sha256.clone()),
+        comment_id: Set(on_comment.map(|c| c.id)),
+        filename: Set(staged.filename),
+        content_type: Set(staged.content_type),
+        size: Set(staged.upload.size as i64),
+        sha256: Set(staged.upload.sha256.clone()),
         uploaded_by_id: Set(Some(actor.id())),
         created_at: Set(Utc::now()),
         deleted_at: Set(None),
         ..Default::default()
     }
-    .insert(&txn)
+    .insert(txn)
     .await?;
     audit::record(
-        &txn,
+        txn,
         audit::Entry::new(Some(actor.id()), "attachment", created.id, "create")
             .ticket(t.id)
-            .internal(internal)
+            .internal(is_internal(on_comment))
             .changes(json!({
                 "filename": [null, created.filename],
                 "size": [null, created.size],
             })),
     )
     .await?;
-    events::attachment_added(&txn, deps.config, actor, &t, &created, on_comment.as_ref()).await?;
-    txn.commit().await?;
     Ok(created)
 }

@@ -6,8 +6,9 @@ use crate::domain::CommentType;
 use crate::error::AppResult;
 use crate::service::tickets::rules;
 use crate::service::users;
+use crate::service::{Rank, Take};
 use entity::{comment, comment_edit, ticket, user};
-use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef, Order};
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, EntityTrait, JoinType, QueryFilter, QueryOrder,
     QuerySelect, RelationDef,
@@ -106,11 +107,12 @@ pub async fn live_by_ticket(
 /// The earlier versions of many comments that the actor may read, in one query, oldest edit first;
 /// every given comment gets an entry. A version whose text was internal (the comment was made public
 /// since) is left out for those who may not read internal comments; a comment the actor may not read
-/// (deleted, internal, on a ticket they cannot see) has none.
+/// (deleted, internal, on a ticket they cannot see) has none. `take` may cut each comment's list.
 pub async fn readable_edits(
     db: &impl ConnectionTrait,
     actor: &Actor,
     comment_ids: &[i32],
+    take: Take,
 ) -> AppResult<HashMap<i32, Vec<comment_edit::Model>>> {
     let mut out: HashMap<i32, Vec<comment_edit::Model>> =
         comment_ids.iter().map(|id| (*id, Vec::new())).collect();
@@ -133,7 +135,22 @@ pub async fn readable_edits(
     if let Some(kind) = type_readable(actor, previous) {
         select = select.filter(kind);
     }
-    let rows = select
+    let rank = Rank {
+        key: vec![(comment_edit::Entity, comment_edit::Column::Id).into_column_ref()],
+        parent: (comment_edit::Entity, comment_edit::Column::CommentId).into_column_ref(),
+        order: vec![
+            (
+                (comment_edit::Entity, comment_edit::Column::EditedAt).into_column_ref(),
+                Order::Asc,
+            ),
+            (
+                (comment_edit::Entity, comment_edit::Column::Id).into_column_ref(),
+                Order::Asc,
+            ),
+        ],
+    };
+    let rows = take
+        .per_parent(select, rank, |same| same)
         .order_by_asc(comment_edit::Column::EditedAt)
         .order_by_asc(comment_edit::Column::Id)
         .all(db)

@@ -8,7 +8,7 @@ mod write;
 pub(in crate::service) use batch::readable_by;
 pub use batch::{live_by_ticket, readable_edits, TicketComments};
 pub use counts::{recount, recount_all, visible_count};
-pub use write::{create, delete, edit, CommentPatch, NewComment};
+pub use write::{create, create_with_files, delete, edit, CommentPatch, NewComment};
 
 use crate::auth::Actor;
 use crate::domain::CommentType;

@@ -9,10 +9,10 @@ use crate::notify::live::LiveEvent;
 use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
 use crate::service::text;
-use crate::service::tickets;
-use crate::service::WriteDeps;
+use crate::service::{attachments, tickets, WriteDeps};
+use crate::storage::BlobStore;
 use chrono::Utc;
-use entity::{comment, comment_edit, ticket};
+use entity::{attachment, comment, comment_edit, ticket};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 use serde_json::json;
@@ -68,9 +68,52 @@ pub async fn create(
     ticket_id: i32,
     input: NewComment,
 ) -> AppResult<comment::Model> {
+    let (created, _) = create_and_attach(state, actor, ticket_id, input, None).await?;
+    Ok(created)
+}
+
+/// [`create`] with files posted together with the comment (each a client file name and its bytes): they
+/// hang on it and commit with it, and they are announced in the comment's one email
+/// ([`events::comment_created_with_files`]) rather than one email each. A bad file is a 400 on `file`
+/// before anything is written.
+/// The bytes go to `storage`.
+pub async fn create_with_files(
+    state: WriteDeps<'_>,
+    storage: &dyn BlobStore,
+    actor: &Actor,
+    ticket_id: i32,
+    input: NewComment,
+    files: Files,
+) -> AppResult<(comment::Model, Vec<attachment::Model>)> {
+    create_and_attach(state, actor, ticket_id, input, Some((storage, files))).await
+}
+
+/// Files posted with a comment: each a client file name and its spooled bytes.
+type Files = Vec<(String, attachments::Spooled)>;
+
+async fn create_and_attach(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    ticket_id: i32,
+    input: NewComment,
+    files: Option<(&dyn BlobStore, Files)>,
+) -> AppResult<(comment::Model, Vec<attachment::Model>)> {
+    let (storage, files) = match files {
+        Some((storage, files)) => (Some(storage), files),
+        None => (None, Vec::new()),
+    };
+    for (name, upload) in &files {
+        attachments::check(name, upload)?;
+    }
     let body = clean_body(&input.body)?;
     let t = tickets::get(&state.db.conn, actor, ticket_id).await?;
     check_internal_allowed(actor, &t, input.comment_type)?;
+    let mut staged = Vec::with_capacity(files.len());
+    if let Some(storage) = storage {
+        for (name, upload) in files {
+            staged.push(attachments::stage(state.db, storage, name, upload).await?);
+        }
+    }
     let is_internal = input.comment_type == CommentType::Internal;
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
@@ -110,7 +153,11 @@ pub async fn create(
             })),
     )
     .await?;
-    events::comment_created(&txn, state.config, actor, &t, &created).await?;
+    let mut attached = Vec::with_capacity(staged.len());
+    for file in staged {
+        attached.push(attachments::insert(&txn, actor, &t, Some(&created), file).await?);
+    }
+    events::comment_created_with_files(&txn, state.config, actor, &t, &created, &attached).await?;
     // Last, so that the ticket row it locks is held only until the commit: comments on one ticket
     // then write in parallel up to here.
     counts::on_created(&txn, t.id, created.comment_type).await?;
@@ -119,7 +166,7 @@ pub async fn create(
         .live
         .publish(state.db, LiveEvent::comment(t.id, created.id))
         .await;
-    Ok(created)
+    Ok((created, attached))
 }
 
 /// Edit a comment (its author, or staff/admin). Each real change keeps the previous text in the edit

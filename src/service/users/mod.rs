@@ -7,6 +7,7 @@ use crate::auth::password::hash_password;
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult, OnConstraint};
 use crate::service::text;
+use crate::service::Take;
 use chrono::Utc;
 use entity::{group, user, user_group};
 pub use recipients::{recipients, Recipient};
@@ -151,11 +152,9 @@ pub async fn search(
 }
 
 /// Every group, by name.
-pub async fn list_groups(db: &impl ConnectionTrait) -> AppResult<Vec<group::Model>> {
-    Ok(group::Entity::find()
-        .order_by_asc(group::Column::Name)
-        .all(db)
-        .await?)
+pub async fn list_groups(db: &impl ConnectionTrait, take: Take) -> AppResult<Vec<group::Model>> {
+    let select = group::Entity::find().order_by_asc(group::Column::Name);
+    Ok(take.limit(select).all(db).await?)
 }
 
 /// Whether a user with this id exists and is active.

@@ -10,9 +10,13 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::service::comments;
 use crate::service::tickets::rules;
+use crate::service::{Rank, Take};
 use entity::{audit_event, comment, comment_edit, group, ticket, user, user_group};
-use sea_orm::sea_query::{Expr, ExprTrait, Query, SelectStatement};
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::sea_query::{Expr, ExprTrait, IntoColumnRef, Order, Query, SelectStatement};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, JoinType, QueryFilter, QuerySelect,
+    RelationDef,
+};
 use std::collections::HashMap;
 
 /// Whether the actor sees everything of `user_id`: the team sees everyone, anyone sees themselves.
@@ -161,11 +165,12 @@ pub async fn get_visible(
 }
 
 /// The groups of each of `user_ids`, by name: of everyone for the team, of themselves for anyone
-/// else (others get an empty list). Every given user gets an entry.
+/// else (others get an empty list). Every given user gets an entry; `take` may cut each user's list.
 pub async fn groups_of(
     db: &impl ConnectionTrait,
     actor: &Actor,
     user_ids: &[i32],
+    take: Take,
 ) -> AppResult<HashMap<i32, Vec<group::Model>>> {
     let mut out: HashMap<i32, Vec<group::Model>> =
         user_ids.iter().map(|id| (*id, Vec::new())).collect();
@@ -177,8 +182,32 @@ pub async fn groups_of(
     if shown.is_empty() {
         return Ok(out);
     }
-    let links = user_group::Entity::find()
-        .filter(user_group::Column::UserId.is_in(shown))
+    let links = user_group::Entity::find().filter(user_group::Column::UserId.is_in(shown));
+    let rank = Rank {
+        key: vec![
+            (user_group::Entity, user_group::Column::UserId).into_column_ref(),
+            (user_group::Entity, user_group::Column::GroupId).into_column_ref(),
+        ],
+        parent: (user_group::Entity, user_group::Column::UserId).into_column_ref(),
+        order: vec![
+            (
+                (group::Entity, group::Column::Name).into_column_ref(),
+                Order::Asc,
+            ),
+            (
+                (group::Entity, group::Column::Id).into_column_ref(),
+                Order::Asc,
+            ),
+        ],
+    };
+    let to_group: RelationDef = user_group::Entity::belongs_to(group::Entity)
+        .from(user_group::Column::GroupId)
+        .to(group::Column::Id)
+        .into();
+    let links = take
+        .per_parent(links, rank, |links| {
+            links.join(JoinType::InnerJoin, to_group)
+        })
         .all(db)
         .await?;
     let groups: HashMap<i32, group::Model> = group::Entity::find()

@@ -7,8 +7,7 @@ use crate::domain::CommentType;
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
-use crate::service::attachments;
-use crate::service::{comments, users};
+use crate::service::{comments, users, Take};
 use crate::state::AppState;
 use crate::web::comments::web_date;
 use axum::body::Bytes;
@@ -57,7 +56,7 @@ pub async fn thread(
     let db = &state.db.conn;
     let found = comments::list_visible(db, &user.actor, t).await?;
     let ids: Vec<i32> = found.comments.iter().map(|c| c.id).collect();
-    let mut edits = comments::readable_edits(db, &user.actor, &ids).await?;
+    let mut edits = comments::readable_edits(db, &user.actor, &ids, Take::All).await?;
     let editors = edits.values().flatten().filter_map(|e| e.edited_by_id);
     let mut people = users::people(db, &user.actor, editors.collect::<Vec<_>>()).await?;
     people.extend(found.authors);
@@ -111,31 +110,18 @@ pub async fn add(
             CommentType::Public
         },
     };
-    let checked = file
-        .as_ref()
-        .map(|(name, spooled)| attachments::check(name, spooled))
-        .transpose();
-    let created = match checked {
-        Ok(_) => comments::create(state.write_deps(), &user.actor, ticket_id, input).await,
-        Err(err) => Err(err),
-    };
+    let files = file.into_iter().collect();
+    let created = comments::create_with_files(
+        state.write_deps(),
+        &*state.storage,
+        &user.actor,
+        ticket_id,
+        input,
+        files,
+    )
+    .await;
     match created {
-        Ok(created) => {
-            if let Some((filename, spooled)) = file {
-                let input = attachments::NewAttachment {
-                    ticket_id,
-                    comment_id: Some(created.id),
-                    filename,
-                };
-                attachments::create(
-                    state.write_deps(),
-                    &*state.storage,
-                    &user.actor,
-                    input,
-                    spooled,
-                )
-                .await?;
-            }
+        Ok((created, _)) => {
             let to = format!("/tickets/{ticket_id}/#comment-{}", created.id);
             Ok(Redirect::to(&to).into_response())
         }

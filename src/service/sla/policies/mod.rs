@@ -11,6 +11,7 @@ use crate::auth::Actor;
 use crate::db::Db;
 use crate::domain::TicketStatus;
 use crate::error::{AppError, AppResult};
+use crate::service::Take;
 use chrono::Duration;
 use entity::sla_policy;
 use hours::calendar_of;
@@ -127,12 +128,10 @@ fn require_admin(actor: &Actor) -> AppResult<()> {
 }
 
 /// Every policy, oldest first; administrators only.
-pub async fn list(db: &Db, actor: &Actor) -> AppResult<Vec<sla_policy::Model>> {
+pub async fn list(db: &Db, actor: &Actor, take: Take) -> AppResult<Vec<sla_policy::Model>> {
     require_admin(actor)?;
-    Ok(sla_policy::Entity::find()
-        .order_by_asc(sla_policy::Column::Id)
-        .all(&db.conn)
-        .await?)
+    let select = sla_policy::Entity::find().order_by_asc(sla_policy::Column::Id);
+    Ok(take.limit(select).all(&db.conn).await?)
 }
 
 /// A policy by id, for whoever may see something naming it (a ticket's clock names its policy).

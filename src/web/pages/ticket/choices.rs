@@ -63,7 +63,7 @@ pub(super) async fn edit_choices(
     }
     let mut groups = vec![none(t.assigned_group_id.is_none())];
     groups.extend(
-        users::list_groups(db)
+        users::list_groups(db, crate::service::Take::All)
             .await?
             .into_iter()
             .map(|g| choice(g.id.to_string(), g.name, t.assigned_group_id == Some(g.id))),

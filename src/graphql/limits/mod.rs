@@ -15,6 +15,9 @@
 //! These run in [`Checked`], the executor the HTTP handlers and the WebSocket use, not as a schema
 //! extension: any registered extension puts every field of every response through the extension
 //! chain, which cost a quarter of a 20-ticket list page's CPU.
+mod document;
+mod execute;
+
 use super::connection::MAX_PAGE;
 use super::context::RequestContext;
 use super::cost::{self, Price};
@@ -30,32 +33,12 @@ use async_graphql::{
     Response, ServerError, ServerResult, Value,
 };
 pub use budget::RateLimit;
+pub use document::{check_document, precheck};
+use execute::{dry_run, only_rate_limit};
 use moka::sync::Cache;
 use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-
-/// Arguments that size a page.
-const PAGE_ARGUMENTS: [&str; 2] = ["first", "last"];
-
-/// Check `request`'s document; the error answers the whole request. A document that does not parse
-/// passes: the schema reports that itself.
-pub fn precheck(request: &mut Request) -> ServerResult<()> {
-    let closed = request.introspection_mode == IntrospectionMode::Disabled;
-    let variables = std::mem::take(&mut request.variables);
-    let checked = match request.parsed_query() {
-        Ok(document) => check_document(document, &variables).and_then(|()| {
-            if closed {
-                check_no_introspection(document)
-            } else {
-                Ok(())
-            }
-        }),
-        Err(_) => Ok(()),
-    };
-    request.variables = variables;
-    checked
-}
 
 /// Estimated bytes of parsed documents kept ([`document_weight`]).
 const REMEMBERED_DOCUMENTS_BYTES: u64 = 8 << 20;
@@ -301,68 +284,6 @@ fn context(request: &Request) -> Option<&RequestContext> {
         .and_then(|ctx| ctx.downcast_ref::<RequestContext>())
 }
 
-/// Requests over HTTP come parsed ([`Checked::parse`]: the handler reads the operation first); the
-/// WebSocket's are parsed here.
-impl Executor for Checked {
-    async fn execute(&self, mut request: Request) -> Response {
-        let rate = match self.admit(&mut request).await {
-            Ok(rate) => rate,
-            Err(Refused(error, rate)) => {
-                let mut response = Response::from_errors(vec![error]);
-                if let Some(rate) = rate {
-                    budget::set_headers(&mut response.http_headers, &rate);
-                }
-                return response;
-            }
-        };
-        if let Some(rate) = rate {
-            request = request.data(rate);
-        }
-        let validated = Validated::of(&request);
-        let mut response =
-            if rate.is_some_and(|r| r.dry_run) || self.validated.contains_key(&validated) {
-                // A dry run keeps only `rateLimit` of its document: unused fragments and variables are not
-                // errors there.
-                self.fast.execute(request).await
-            } else {
-                let response = self.schema.execute(request).await;
-                // No errors at all: it passed validation (an error-free run of an invalid request is impossible).
-                if response.errors.is_empty() {
-                    self.validated.insert(validated, ());
-                }
-                response
-            };
-        if let Some(rate) = rate {
-            budget::set_headers(&mut response.http_headers, &rate);
-        }
-        response
-    }
-
-    fn execute_stream(
-        &self,
-        mut request: Request,
-        session_data: Option<Arc<Data>>,
-    ) -> BoxStream<'static, Response> {
-        // A subscription takes its cost when it starts, as a query would: what its selection could return
-        // for one event. The events that follow are not charged (each is read for its subscriber).
-        let this = self.clone();
-        stream::once(async move {
-            let admitted = match this.parse(&mut request) {
-                Ok(()) => this.admit(&mut request).await.map_err(|Refused(e, _)| e),
-                Err(error) => Err(error),
-            };
-            match admitted {
-                Ok(_) => Executor::execute_stream(&this.schema, request, session_data),
-                Err(error) => {
-                    stream::once(async move { Response::from_errors(vec![error]) }).boxed()
-                }
-            }
-        })
-        .flatten()
-        .boxed()
-    }
-}
-
 /// Why a request does not run, and the budget after it when it was charged.
 struct Refused(ServerError, Option<RateLimit>);
 
@@ -379,220 +300,6 @@ pub fn refusal(message: String, code: &str, figures: &[(&str, u64)]) -> ServerEr
     extensions.set("code", code);
     for (name, value) in figures {
         extensions.set(*name, *value);
-    }
-    error.extensions = Some(extensions);
-    error
-}
-
-/// Whether the operation selects `rateLimit(dryRun: true)` at its root.
-fn dry_run(request: &mut Request) -> bool {
-    let operation_name = request.operation_name.clone();
-    let variables = std::mem::take(&mut request.variables);
-    let found = selects_dry_run(request, operation_name.as_deref(), &variables);
-    request.variables = variables;
-    found
-}
-
-fn selects_dry_run(
-    request: &mut Request,
-    operation_name: Option<&str>,
-    variables: &async_graphql::Variables,
-) -> bool {
-    let Ok(document) = request.parsed_query() else {
-        return false;
-    };
-    let Some((_, operation)) = cost::operation(document, operation_name) else {
-        return false;
-    };
-    operation
-        .node
-        .selection_set
-        .node
-        .items
-        .iter()
-        .any(|item| match &item.node {
-            Selection::Field(field) if field.node.name.node == RATE_LIMIT_FIELD => field
-                .node
-                .get_argument("dryRun")
-                .and_then(|value| {
-                    value
-                        .node
-                        .clone()
-                        .into_const_with(|var| variables.get(&var).cloned().ok_or(()))
-                        .ok()
-                })
-                .is_some_and(|value| value == Value::Boolean(true)),
-            _ => false,
-        })
-}
-
-/// The root field that reports the budget.
-const RATE_LIMIT_FIELD: &str = "rateLimit";
-
-/// Keep only the root `rateLimit` and `__typename` fields of the request's operation: a dry run runs
-/// nothing else.
-fn only_rate_limit(request: &mut Request) {
-    let operation_name = request.operation_name.clone();
-    let Ok(document) = request.parsed_query() else {
-        return;
-    };
-    let mut document = document.clone();
-    let operation = match &mut document.operations {
-        DocumentOperations::Single(op) => Some(op),
-        DocumentOperations::Multiple(ops) => match operation_name.as_deref() {
-            Some(name) => ops.get_mut(name),
-            None => ops.values_mut().next(),
-        },
-    };
-    if let Some(operation) = operation {
-        operation.node.selection_set.node.items.retain(|item| {
-            matches!(&item.node, Selection::Field(f)
-                if f.node.name.node == RATE_LIMIT_FIELD || f.node.name.node == "__typename")
-        });
-    }
-    request.set_parsed_query(document);
-}
-
-/// Refuse a document that selects `__schema` or `__type` (both only exist on the query root).
-fn check_no_introspection(document: &ExecutableDocument) -> ServerResult<()> {
-    fn walk(
-        document: &ExecutableDocument,
-        set: &SelectionSet,
-        seen: &mut HashSet<Name>,
-    ) -> ServerResult<()> {
-        for item in &set.items {
-            match &item.node {
-                Selection::Field(field) => {
-                    let name = field.node.name.node.as_str();
-                    if name == "__schema" || name == "__type" {
-                        let mut error = ServerError::new(
-                            "introspection is only available to authenticated callers",
-                            Some(field.pos),
-                        );
-                        let mut extensions = ErrorExtensionValues::default();
-                        extensions.set("code", "UNAUTHENTICATED");
-                        error.extensions = Some(extensions);
-                        return Err(error);
-                    }
-                }
-                Selection::InlineFragment(fragment) => {
-                    walk(document, &fragment.node.selection_set.node, seen)?
-                }
-                Selection::FragmentSpread(spread) => {
-                    let name = &spread.node.fragment_name.node;
-                    if seen.insert(name.clone()) {
-                        if let Some(fragment) = document.fragments.get(name) {
-                            walk(document, &fragment.node.selection_set.node, seen)?;
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-    for (_, operation) in document.operations.iter() {
-        walk(
-            document,
-            &operation.node.selection_set.node,
-            &mut HashSet::new(),
-        )?;
-    }
-    Ok(())
-}
-
-/// Refuse the first out-of-range page size in `document`.
-pub fn check_document(
-    document: &ExecutableDocument,
-    variables: &async_graphql::Variables,
-) -> ServerResult<()> {
-    for (_, operation) in document.operations.iter() {
-        let mut values: HashMap<Name, Value> = operation
-            .node
-            .variable_definitions
-            .iter()
-            .filter_map(|d| {
-                let default = d.node.default_value.as_ref()?;
-                Some((d.node.name.node.clone(), default.node.clone()))
-            })
-            .collect();
-        for (name, value) in variables.iter() {
-            values.insert(name.clone(), value.clone());
-        }
-        let walk = Walk {
-            document,
-            values: &values,
-        };
-        walk.selection_set(&operation.node.selection_set.node, &mut HashSet::new())?;
-    }
-    Ok(())
-}
-
-struct Walk<'a> {
-    document: &'a ExecutableDocument,
-    values: &'a HashMap<Name, Value>,
-}
-
-impl Walk<'_> {
-    fn selection_set(&self, set: &SelectionSet, seen: &mut HashSet<Name>) -> ServerResult<()> {
-        for item in &set.items {
-            match &item.node {
-                Selection::Field(field) => {
-                    for (name, value) in &field.node.arguments {
-                        if PAGE_ARGUMENTS.contains(&name.node.as_str()) {
-                            // A variable without a value resolves to nothing: nothing to check.
-                            let resolved = value
-                                .node
-                                .clone()
-                                .into_const_with(|var| self.values.get(&var).cloned().ok_or(()))
-                                .ok();
-                            self.check(name, resolved, value.pos)?;
-                        }
-                    }
-                    self.selection_set(&field.node.selection_set.node, seen)?;
-                }
-                Selection::InlineFragment(fragment) => {
-                    self.selection_set(&fragment.node.selection_set.node, seen)?;
-                }
-                Selection::FragmentSpread(spread) => {
-                    let name = &spread.node.fragment_name.node;
-                    // A fragment is checked once; this also stops on (invalid) cyclic spreads.
-                    if seen.insert(name.clone()) {
-                        if let Some(fragment) = self.document.fragments.get(name) {
-                            self.selection_set(&fragment.node.selection_set.node, seen)?;
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Refuse `value` (already resolved against the variables) when it is out of range.
-    fn check(&self, name: &Positioned<Name>, value: Option<Value>, pos: Pos) -> ServerResult<()> {
-        let number = match value {
-            Some(Value::Number(n)) => n.as_i64(),
-            _ => None,
-        };
-        match number {
-            Some(n) if !(0..=i64::from(MAX_PAGE)).contains(&n) => {
-                Err(too_large(name.node.as_str(), n, pos))
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
-fn too_large(argument: &str, got: i64, pos: Pos) -> ServerError {
-    let mut error = ServerError::new(
-        format!("`{argument}` must be between 0 and {MAX_PAGE} (got {got})"),
-        Some(pos),
-    );
-    let mut extensions = ErrorExtensionValues::default();
-    extensions.set("code", "BAD_USER_INPUT");
-    // The same `fields` extension the resolvers' own check gives (see `AppError::field`).
-    let fields = serde_json::json!({ argument: [format!("must be between 0 and {MAX_PAGE}")] });
-    if let Ok(fields) = Value::from_json(fields) {
-        extensions.set("fields", fields);
     }
     error.extensions = Some(extensions);
     error

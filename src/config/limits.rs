@@ -1,0 +1,75 @@
+//! Limits on connections, logins and GraphQL operations.
+
+/// How long a connection may take over a request header or sit idle, and how many may be open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// `DESKGRAPH_HEADER_TIMEOUT_SECONDS` (default 10): from a request's first byte to its blank line.
+    pub header_timeout_seconds: u64,
+    /// `DESKGRAPH_IDLE_TIMEOUT_SECONDS` (default 60): a kept-alive connection with no request, or a
+    /// client that stops reading its response, is closed after this long.
+    pub idle_timeout_seconds: u64,
+    /// `DESKGRAPH_MAX_CONNECTIONS` (default 10000): connections open at once; more wait to be accepted.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_timeout_seconds: 10,
+            idle_timeout_seconds: 60,
+            max_connections: 10_000,
+        }
+    }
+}
+
+/// How many failed sign-ins are allowed before further attempts are refused (see `service::login_throttle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoginThrottle {
+    /// `DESKGRAPH_LOGIN_MAX_FAILURES`: failures per account in one window (default 5).
+    pub max_failures: u64,
+    /// `DESKGRAPH_LOGIN_MAX_FAILURES_PER_ADDRESS`: failures per client address in one window (default 20).
+    pub max_failures_per_address: u64,
+    /// `DESKGRAPH_LOGIN_WINDOW_SECONDS`: length of a counting window (default 900, at most 3600).
+    pub window_seconds: u64,
+}
+
+impl Default for LoginThrottle {
+    fn default() -> Self {
+        LoginThrottle {
+            max_failures: 5,
+            max_failures_per_address: 20,
+            window_seconds: 900,
+        }
+    }
+}
+
+/// GraphQL cost limits and budget (see docs/graphql.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphqlLimits {
+    /// `DESKGRAPH_GRAPHQL_MAX_NODES`: largest `nodeCount` an operation may have (default 50,000).
+    pub max_nodes: u64,
+    /// `DESKGRAPH_GRAPHQL_POINTS`: points per hour for each signed-in viewer (default 5,000).
+    pub points_authenticated: u64,
+    /// `DESKGRAPH_GRAPHQL_POINTS_ANONYMOUS`: points per hour for each anonymous client address (default 500).
+    pub points_anonymous: u64,
+    /// `DESKGRAPH_GRAPHQL_MAX_ROOT_FIELDS`: most root fields (aliases included) in one operation (default 50).
+    pub max_root_fields: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_RESPONSE_BYTES`: largest response body served (default 16 MiB).
+    pub max_response_bytes: usize,
+    /// `DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`: a `.graphql` file or a folder of them; when set, only these
+    /// documents run (allow-list mode).
+    pub trusted_documents: Option<std::path::PathBuf>,
+}
+
+impl Default for GraphqlLimits {
+    fn default() -> Self {
+        GraphqlLimits {
+            max_nodes: 50_000,
+            points_authenticated: 5_000,
+            points_anonymous: 500,
+            max_root_fields: 50,
+            max_response_bytes: 16 << 20,
+            trusted_documents: None,
+        }
+    }
+}
