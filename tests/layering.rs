@@ -14,7 +14,7 @@ const BELOW_DOORS: &[&str] = &[
     "src/counters",
     "src/domain.rs",
     "src/error.rs",
-    "src/config.rs",
+    "src/config",
     "src/sanitize.rs",
 ];
 const DOORS_AND_STATE: &[&str] = &[
