@@ -127,17 +127,7 @@ impl Model {
             OperationType::Mutation => "Mutation",
             OperationType::Subscription => "Subscription",
         };
-        let mut values: HashMap<Name, Value> = operation
-            .variable_definitions
-            .iter()
-            .filter_map(|d| {
-                let default = d.node.default_value.as_ref()?;
-                Some((d.node.name.node.clone(), default.node.clone()))
-            })
-            .collect();
-        for (name, value) in variables.iter() {
-            values.insert(name.clone(), value.clone());
-        }
+        let values = variable_values(operation, variables);
         let mut walk = Walk {
             model: self,
             document,
@@ -223,4 +213,23 @@ pub fn operation<'a>(
         }
         (DocumentOperations::Multiple(_), None) => None,
     }
+}
+
+/// The values of `operation`'s variables: the request's, else the declared defaults.
+pub fn variable_values(
+    operation: &OperationDefinition,
+    variables: &Variables,
+) -> HashMap<Name, Value> {
+    let mut values: HashMap<Name, Value> = operation
+        .variable_definitions
+        .iter()
+        .filter_map(|d| {
+            let default = d.node.default_value.as_ref()?;
+            Some((d.node.name.node.clone(), default.node.clone()))
+        })
+        .collect();
+    for (name, value) in variables.iter() {
+        values.insert(name.clone(), value.clone());
+    }
+    values
 }

@@ -76,18 +76,7 @@ pub fn check_document(
     variables: &async_graphql::Variables,
 ) -> ServerResult<()> {
     for (_, operation) in document.operations.iter() {
-        let mut values: HashMap<Name, Value> = operation
-            .node
-            .variable_definitions
-            .iter()
-            .filter_map(|d| {
-                let default = d.node.default_value.as_ref()?;
-                Some((d.node.name.node.clone(), default.node.clone()))
-            })
-            .collect();
-        for (name, value) in variables.iter() {
-            values.insert(name.clone(), value.clone());
-        }
+        let values = crate::graphql::cost::variable_values(&operation.node, variables);
         let walk = Walk {
             document,
             values: &values,
