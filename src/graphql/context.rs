@@ -1,4 +1,5 @@
 //! Per-request GraphQL data: the caller and a fresh set of loaders.
+use super::batches::Batches;
 use super::loaders::{DbLoader, ProjectKey};
 use super::viewer_loader::{UserKey, ViewerLoader};
 use crate::auth::middleware::Auth;
@@ -24,6 +25,8 @@ pub struct RequestContext {
     pub visible: DataLoader<ViewerLoader, Cache>,
     /// What this request's ticket pages read with their tickets, for plain answers (`plain/`) and the resolvers alike.
     pub page_records: Mutex<PageRecords>,
+    /// Where the loaders' batches run: in the request's task while [`Batches::drive`] runs it.
+    pub batches: Arc<Batches>,
 }
 
 /// People and projects read with ticket pages ([`super::prefetch::feed_refs`]). Plain
@@ -41,14 +44,10 @@ pub struct PageRecords {
 impl RequestContext {
     /// Context for one request.
     pub fn new(state: AppState, auth: Auth) -> Self {
-        let loader = DataLoader::with_cache(
-            DbLoader::new(state.db.conn.clone()),
-            tokio::spawn,
-            Cache::new(),
-        );
-        let visible = DataLoader::with_cache(
+        let batches = Arc::new(Batches::default());
+        let loader = batches.loader(DbLoader::new(state.db.conn.clone()), Cache::new());
+        let visible = batches.loader(
             ViewerLoader::new(state.db.conn.clone(), auth.actor()),
-            tokio::spawn,
             Cache::new(),
         );
         RequestContext {
@@ -57,6 +56,7 @@ impl RequestContext {
             loader,
             visible,
             page_records: Mutex::default(),
+            batches,
         }
     }
 

@@ -194,7 +194,8 @@ async fn run(
         request = request.disable_introspection();
     }
     let ctx = RequestContext::new(state.clone(), auth);
-    let response = schema.execute(request.data(ctx)).await;
+    let batches = ctx.batches.clone();
+    let response = batches.drive(schema.execute(request.data(ctx))).await;
     render(&state, headers, response)
 }
 

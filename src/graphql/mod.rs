@@ -1,5 +1,6 @@
 //! The GraphQL API: schema, per-request context, loaders and the `/graphql` endpoint.
 pub mod attachment_loader;
+pub mod batches;
 pub mod budget;
 pub mod comment_loader;
 pub mod connection;

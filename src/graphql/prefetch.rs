@@ -1,6 +1,6 @@
 //! Loads the relations a ticket page selects in one batch per kind, before the fields resolve.
-//! The loader would batch them anyway within its short delay, but on a busy machine the page's fields
-//! can take longer than that to start; priming the cache makes the statement count independent of timing.
+//! The loaders would batch them anyway ([`super::batches`]), one level of the selection at a time; primed,
+//! what the page's fields ask for is read with the page, in fewer round trips.
 use super::comment_loader::CommentEditsKey;
 use super::comment_loader::TicketCommentsKey;
 use super::context::{load_error, RequestContext};

@@ -8,6 +8,7 @@
 //! credentials cache) for every operation sent on the connection and, by `service::ticket_events`,
 //! for every subscription event, so a revoked or expired token or a deactivated account stops
 //! working on an open connection as it does over HTTP.
+use super::batches::Batches;
 use super::context::RequestContext;
 use super::limits::Checked;
 use crate::auth::authenticate_bearer;
@@ -76,8 +77,9 @@ struct Connection {
 }
 
 impl Connection {
-    /// `request` with this moment's viewer and the connection's credential, or why there is none.
-    async fn signed_in(&self, request: Request) -> Result<Request, ServerError> {
+    /// `request` with this moment's viewer and the connection's credential, or why there is none; and
+    /// where that viewer's loaders run their batches.
+    async fn signed_in(&self, request: Request) -> Result<(Request, Arc<Batches>), ServerError> {
         let token = self.credential.get().cloned().ok_or_else(|| {
             unauthenticated(AppError::Unauthenticated(
                 "connection not initialised".into(),
@@ -92,7 +94,8 @@ impl Connection {
         .await
         .map_err(unauthenticated)?;
         let ctx = RequestContext::new(self.state.clone(), Auth::Actor(actor));
-        Ok(request.data(ctx).data(Credential(token)))
+        let batches = ctx.batches.clone();
+        Ok((request.data(ctx).data(Credential(token)), batches))
     }
 }
 
@@ -108,7 +111,7 @@ fn unauthenticated(err: AppError) -> ServerError {
 impl Executor for Connection {
     async fn execute(&self, request: Request) -> Response {
         match self.signed_in(request).await {
-            Ok(request) => self.schema.execute(request).await,
+            Ok((request, batches)) => batches.drive(self.schema.execute(request)).await,
             Err(error) => Response::from_errors(vec![error]),
         }
     }
@@ -121,7 +124,8 @@ impl Executor for Connection {
         let this = self.clone();
         stream::once(async move {
             match this.signed_in(request).await {
-                Ok(request) => this.schema.execute_stream(request, session_data),
+                // Each event's fields are read with their own loaders (`TicketEvent`), which drive theirs.
+                Ok((request, _)) => this.schema.execute_stream(request, session_data),
                 Err(error) => {
                     stream::once(async move { Response::from_errors(vec![error]) }).boxed()
                 }

@@ -67,15 +67,15 @@ impl OutputType for TicketEvent {
             return resolve_container(ctx, &fields).await;
         };
         let mut data = Data::default();
-        data.insert(RequestContext::new(
-            started.state.clone(),
-            Auth::Actor(self.0.viewer.clone()),
-        ));
+        let event_ctx =
+            RequestContext::new(started.state.clone(), Auth::Actor(self.0.viewer.clone()));
+        let batches = event_ctx.batches.clone();
+        data.insert(event_ctx);
         // Data of the execution comes first when a resolver asks for its `RequestContext`.
         let ctx =
             ctx.query_env
                 .create_context(ctx.schema_env, ctx.path_node, ctx.item, Some(&data));
-        resolve_container(&ctx, &fields).await
+        batches.drive(resolve_container(&ctx, &fields)).await
     }
 }
 
