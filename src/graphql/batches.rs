@@ -9,8 +9,7 @@
 //! depends on its selection and its data, never on the machine's load.
 use async_graphql::dataloader::{CacheFactory, DataLoader};
 use futures_util::future::BoxFuture;
-use futures_util::stream::{FuturesUnordered, StreamExt};
-use futures_util::task::ArcWake;
+use futures_util::task::{ArcWake, AtomicWaker};
 use std::future::{poll_fn, Future};
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +33,9 @@ struct Queue {
     driven: bool,
     /// Batches started since the driver last looked.
     waiting: Vec<BoxFuture<'static, ()>>,
-    /// The driving task, woken when a batch starts.
+    /// Whether the driver is polling the request now: it looks at `waiting` right after.
+    polling: bool,
+    /// The driving task, for a batch started while it is not polling (not expected: fields ask while polled).
     waker: Option<Waker>,
 }
 
@@ -65,7 +66,12 @@ impl Batches {
             return;
         }
         queue.waiting.push(batch);
-        let waker = queue.waker.take();
+        // Polling, the driver looks once the request's poll ends; waking it would only poll it once more.
+        let waker = if queue.polling {
+            None
+        } else {
+            queue.waker.clone()
+        };
         drop(queue);
         if let Some(waker) = waker {
             waker.wake();
@@ -81,35 +87,40 @@ impl Batches {
             return work.await;
         };
         let mut work = pin!(work);
-        let mut running = FuturesUnordered::new();
+        let mut running: Vec<BoxFuture<'static, ()>> = Vec::new();
+        let nudge = Arc::new(Nudge::default());
+        let waker = futures_util::task::waker(nudge.clone());
         poll_fn(|cx| {
-            let nudge = Arc::new(Nudge {
-                woken: AtomicBool::new(false),
-                waker: cx.waker().clone(),
-            });
-            let waker = futures_util::task::waker(nudge.clone());
-            if let Poll::Ready(out) = work.as_mut().poll(&mut Context::from_waker(&waker)) {
-                return Poll::Ready(out);
+            nudge.waker.register(cx.waker());
+            nudge.woken.store(false, Ordering::Release);
+            running.append(&mut self.polling(true, cx.waker()));
+            let polled = work.as_mut().poll(&mut Context::from_waker(&waker));
+            running.append(&mut self.polling(false, cx.waker()));
+            if polled.is_ready() {
+                return polled;
             }
             if nudge.woken.load(Ordering::Acquire) {
                 // `work` gave way with more to do (a long list is polled in parts): every field that can ask
                 // asks before a batch starts. It is polled again at once.
                 return Poll::Pending;
             }
-            loop {
-                {
-                    let mut queue = self.lock();
-                    running.extend(queue.waiting.drain(..));
-                    queue.waker = Some(cx.waker().clone());
-                }
-                // A batch that finishes answers `work` through a channel, which wakes this task again.
-                while let Poll::Ready(Some(())) = running.poll_next_unpin(cx) {}
-                if self.lock().waiting.is_empty() {
-                    return Poll::Pending;
-                }
-            }
+            // Every batch that started is here now. A few run at once; each is polled in turn (a `FuturesUnordered` would wake this task after every
+            // round, and each wake polls the whole of `work` again). One that finishes answers `work`
+            // through a channel, which wakes this task.
+            running.retain_mut(|batch| batch.as_mut().poll(cx).is_pending());
+            Poll::Pending
         })
         .await
+    }
+
+    /// Note whether the driver is polling its request; the batches that started meanwhile.
+    fn polling(&self, now: bool, waker: &Waker) -> Vec<BoxFuture<'static, ()>> {
+        let mut queue = self.lock();
+        queue.polling = now;
+        if !queue.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            queue.waker = Some(waker.clone());
+        }
+        std::mem::take(&mut queue.waiting)
     }
 
     /// Mark the batches driven, unless they already are.
@@ -131,15 +142,16 @@ impl Batches {
 }
 
 /// Wakes the driver, noting that `work` was woken: while polled, that means it gave way with more to do.
+#[derive(Default)]
 struct Nudge {
     woken: AtomicBool,
-    waker: Waker,
+    waker: AtomicWaker,
 }
 
 impl ArcWake for Nudge {
     fn wake_by_ref(arc_self: &Arc<Self>) {
         arc_self.woken.store(true, Ordering::Release);
-        arc_self.waker.wake_by_ref();
+        arc_self.waker.wake();
     }
 }
 
@@ -151,6 +163,7 @@ impl Drop for Driving<'_> {
     fn drop(&mut self) {
         let mut queue = self.0.lock();
         queue.driven = false;
+        queue.polling = false;
         queue.waker = None;
         queue.waiting.clear();
     }
