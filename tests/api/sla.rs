@@ -271,6 +271,18 @@ async fn the_clock_is_set_at_creation_by_the_most_specific_policy(app: &TestApp)
         .get(&format!("/api/tickets/{low}/"), Some(&ann.token))
         .await;
     assert_eq!(low_detail.json["sla"], Value::Null, "{}", low_detail.json);
+    // The clock and its policy are one read: a detail with them costs what one without them costs.
+    let token = ann.token.as_str();
+    let statements = |path: String| async move {
+        let before = app.statements();
+        let got = app.get(&path, Some(token)).await;
+        assert_eq!(got.status, 200, "{}", got.json);
+        app.statements() - before
+    };
+    assert_eq!(
+        statements(format!("/api/tickets/{in_project}/")).await,
+        statements(format!("/api/tickets/{low}/")).await
+    );
 
     // The requester may raise her own ticket's priority (the rules allow it): the clock follows.
     let raised = app
