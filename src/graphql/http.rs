@@ -273,13 +273,20 @@ fn capped_json(response: &async_graphql::Response, max: usize) -> serde_json::Re
         bytes: Vec<u8>,
         max: usize,
     }
+    // serde_json writes a response in many small pieces, all through `write_all`: taken whole, as `Vec`'s own
+    // writer does, rather than through the default loop over `write`.
     impl std::io::Write for Capped {
+        #[inline]
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.write_all(buf).map(|()| buf.len())
+        }
+        #[inline]
+        fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
             if self.bytes.len() + buf.len() > self.max {
                 return Err(std::io::Error::other("response too large"));
             }
             self.bytes.extend_from_slice(buf);
-            Ok(buf.len())
+            Ok(())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
