@@ -104,9 +104,9 @@ impl Batches {
                 // asks before a batch starts. It is polled again at once.
                 return Poll::Pending;
             }
-            // Every batch that started is here now. A few run at once; each is polled in turn (a `FuturesUnordered` would wake this task after every
-            // round, and each wake polls the whole of `work` again). One that finishes answers `work`
-            // through a channel, which wakes this task.
+            // Every batch that started is here now. A few run at once; each is polled in turn (a
+            // `FuturesUnordered` would wake this task after every round, and each wake polls the whole of
+            // `work` again). One that finishes answers `work` through a channel, which wakes this task.
             running.retain_mut(|batch| batch.as_mut().poll(cx).is_pending());
             Poll::Pending
         })
