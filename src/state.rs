@@ -32,6 +32,8 @@ pub struct StateInner {
     pub db: Db,
     /// Ticket reads and what they remember (statements, list totals).
     pub ticket_reads: crate::service::tickets::TicketReads,
+    /// SLA policies by priority, remembered (cleared across instances when they change).
+    pub sla_policies: crate::service::sla::policies::KnownPolicies,
     /// Configuration.
     pub config: Arc<Config>,
     /// JWT keys.
@@ -71,6 +73,7 @@ impl AppState {
             db: &self.db,
             config: &self.config,
             live: &self.live,
+            policies: &self.sla_policies,
         }
     }
 
@@ -81,6 +84,7 @@ impl AppState {
             config: self.config.clone(),
             notifier: self.notifier.clone(),
             live: self.live.clone(),
+            policies: self.sla_policies.clone(),
         }
     }
 }
@@ -138,10 +142,13 @@ impl AppState {
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
         let storage = crate::storage::from_url(config.storage_url.as_deref(), &config.s3, &db)?;
-        let live = LiveBus::start(&db, &config.database_url, vec![auth_cache.listener()]).await?;
+        let sla_policies = crate::service::sla::policies::KnownPolicies::default();
+        let listeners = vec![auth_cache.listener(), sla_policies.listener()];
+        let live = LiveBus::start(&db, &config.database_url, listeners).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
         Ok(AppState(Arc::new(StateInner {
             ticket_reads,
+            sla_policies,
             auth_cache,
             trusted_documents,
             cost_model,

@@ -12,9 +12,7 @@ use chrono::{DateTime, Utc};
 use entity::api_token;
 use moka::sync::Cache;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, QueryFilter, Statement,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -182,17 +180,7 @@ impl AuthCache {
     /// Call after the change committed. Never fails the caller: the entries' lifetime bounds a lost notice.
     pub async fn changed(&self, db: &Db) {
         self.clear();
-        if db.backend() != DbBackend::Postgres {
-            return;
-        }
-        let stmt = Statement::from_sql_and_values(
-            DbBackend::Postgres,
-            "SELECT pg_notify($1, '')",
-            [CHANNEL.into()],
-        );
-        if let Err(err) = db.conn.execute_raw(stmt).await {
-            tracing::warn!(error = %err, "credential change not sent to other instances");
-        }
+        crate::db::listen::notify(db, CHANNEL, "credential change").await;
     }
 }
 

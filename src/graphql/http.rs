@@ -237,19 +237,19 @@ fn render(
             if let Some(object) = json.as_object_mut() {
                 object.remove("data");
             }
-            json.to_string().into_bytes()
+            Some(json.to_string().into_bytes())
         })
     } else {
         capped_json(&response, max)
     };
     let mut http = match body {
-        Ok(body) => (
+        Ok(Some(body)) => (
             status,
             [(header::CONTENT_TYPE, content_type(headers))],
             body,
         )
             .into_response(),
-        Err(err) if err.is_io() => {
+        Ok(None) => {
             let body = graphql_error_body(
                 &format!("the response would be larger than {max} bytes; ask for less"),
                 json!({"code": "RESPONSE_TOO_LARGE", "limit": max}),
@@ -267,37 +267,15 @@ fn render(
     http
 }
 
-/// `response` as JSON, or an I/O error as soon as it passes `max` bytes (it is not built further).
-fn capped_json(response: &async_graphql::Response, max: usize) -> serde_json::Result<Vec<u8>> {
-    struct Capped {
-        bytes: Vec<u8>,
-        max: usize,
-    }
-    // serde_json writes a response in many small pieces, all through `write_all`: taken whole, as `Vec`'s own
-    // writer does, rather than through the default loop over `write`.
-    impl std::io::Write for Capped {
-        #[inline]
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.write_all(buf).map(|()| buf.len())
-        }
-        #[inline]
-        fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-            if self.bytes.len() + buf.len() > self.max {
-                return Err(std::io::Error::other("response too large"));
-            }
-            self.bytes.extend_from_slice(buf);
-            Ok(())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut capped = Capped {
-        bytes: Vec::with_capacity(4096),
-        max,
-    };
-    serde_json::to_writer(&mut capped, response)?;
-    Ok(capped.bytes)
+/// `response` as JSON, or `None` when it is longer than `max` bytes. Written whole and measured after:
+/// the value tree it comes from is already held and larger than its JSON (and bounded by the node limit),
+/// while a writer that counts as it goes costs every response a slower path through serde_json.
+fn capped_json(
+    response: &async_graphql::Response,
+    max: usize,
+) -> serde_json::Result<Option<Vec<u8>>> {
+    let bytes = serde_json::to_vec(response)?;
+    Ok((bytes.len() <= max).then_some(bytes))
 }
 
 /// async-graphql's depth and complexity errors do not say what the limit is.

@@ -40,6 +40,8 @@ pub struct DeliveryDeps {
     pub notifier: Notifier,
     /// Where live events are published.
     pub live: LiveBus,
+    /// SLA policies by priority, remembered.
+    pub policies: crate::service::sla::policies::KnownPolicies,
 }
 
 impl DeliveryDeps {
@@ -48,6 +50,7 @@ impl DeliveryDeps {
             db: &self.db,
             config: &self.config,
             live: &self.live,
+            policies: &self.policies,
         }
     }
 }

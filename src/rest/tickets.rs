@@ -8,8 +8,8 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
+use crate::service::comments;
 use crate::service::tickets::{self, Joined, TicketOrder, TicketQuery};
-use crate::service::{comments, sla};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -89,17 +89,18 @@ async fn detail(
 ) -> AppResult<Response> {
     let (t, found) = state
         .ticket_reads
-        .one(&state.db, &actor, ticket_id(&id)?, Joined::REFS)
+        .one(&state.db, &actor, ticket_id(&id)?, Joined::DETAIL)
         .await?;
     let t = &t;
     let comments_count = u64::try_from(comments::visible_count(&actor, t)).unwrap_or(0);
-    let sla = sla::view(&state.db.conn, t).await?;
-    let listed = crate::service::attachments::list_visible(&state.db.conn, &actor, t).await?;
+    let sla = found.clocks.get(&t.id);
+    let listed =
+        crate::service::attachments::list_visible_of(&state.db.conn, &actor, t, &found).await?;
     let extras = TicketExtras {
         people: &found.people,
         project: t.project_id.and_then(|id| found.projects.get(&id)),
         comments_count,
-        sla: sla.as_ref(),
+        sla,
         attachments: crate::rest::attachments::items(&state, &actor, &listed),
     };
     // Serialised here, while the row it borrows from is alive.

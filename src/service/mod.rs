@@ -32,6 +32,8 @@ pub struct WriteDeps<'a> {
     pub config: &'a Config,
     /// Where live events for subscriptions are published.
     pub live: &'a LiveBus,
+    /// SLA policies by priority, remembered (the clocks of created and changed tickets).
+    pub policies: &'a sla::policies::KnownPolicies,
 }
 
 /// An offset page of a list, and whether its total is wanted (it costs a count).

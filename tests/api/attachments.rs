@@ -455,6 +455,18 @@ async fn soft_delete(app: &TestApp) {
     let mine = upload(app, &w.owner, t, None, "mine.txt", b"mine").await;
     let theirs = upload(app, &w.agent, t, None, "theirs.txt", b"theirs").await;
     let [mine, theirs] = [&mine, &theirs].map(|r| r.json["id"].as_i64().unwrap());
+    // A detail reads the attachments (with their comments' types and uploaders: three statements) only
+    // when the ticket has live ones; otherwise it is the ticket's one statement.
+    let detail_statements = || async {
+        let before = app.statements();
+        let got = app
+            .get(&format!("/api/tickets/{t}/"), Some(&w.agent.token))
+            .await;
+        assert_eq!(got.status, StatusCode::OK, "{}", got.text);
+        (app.statements() - before, ids(&got.json["attachments"]))
+    };
+    detail_statements().await;
+    assert_eq!(detail_statements().await, (4, vec![mine, theirs]));
     // Not the uploader, not staff: refused; cannot see it: 404.
     let resp = app
         .delete(&format!("/api/attachments/{theirs}/"), Some(&w.owner.token))
@@ -495,6 +507,7 @@ async fn soft_delete(app: &TestApp) {
         .get(&format!("/api/tickets/{t}/"), Some(&w.agent.token))
         .await;
     assert_eq!(history.json["attachments"], serde_json::json!([]));
+    assert_eq!(detail_statements().await, (1, vec![]));
 }
 db_test!(soft_delete);
 

@@ -199,3 +199,72 @@ async fn reclocking_runs_in_batches_of_bounded_size(app: &TestApp) {
     run_at(&app.state, Utc::now()).await;
     assert_eq!(clocked().await, n as u64);
 }
+
+db_test!(instances_remember_policies_until_one_changes);
+/// Creating and changing tickets takes the policies from memory, and a policy change reaches them at once:
+/// on this instance, and on PostgreSQL on another instance too (through its notice).
+async fn instances_remember_policies_until_one_changes(app: &TestApp) {
+    let admin = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let bob_a = actor(app, &bob).await;
+    let high = around_the_clock(app, &admin, "High", "HIGH", json!({})).await;
+    let state = &app.state;
+    let create = |title: &'static str| {
+        let bob_a = bob_a.clone();
+        async move {
+            let before = state.db.statement_count();
+            let t = tickets::create(state.write_deps(), &bob_a, titled(title, Priority::High))
+                .await
+                .unwrap();
+            (state.db.statement_count() - before, t.id)
+        }
+    };
+    let (first, _) = create("First").await;
+    let (remembered, _) = create("Second").await;
+    assert_eq!(remembered + 1, first, "the second create reads no policies");
+    assert_eq!(create("Third").await.0, remembered);
+    // A change here is seen by the next create here: it reads the policies again, and clocks by them.
+    edit_policy(app, &admin.token, high, json!({"resolutionMinutes": 480})).await;
+    let (after_edit, id) = create("Fourth").await;
+    assert_eq!(
+        after_edit, first,
+        "the policies are read again after a change"
+    );
+    let seen = sla_of(app, &bob.token, id).await;
+    assert_eq!(
+        at(&seen["sla"]["resolutionDueAt"]),
+        at(&seen["createdAt"]) + Duration::minutes(480)
+    );
+
+    if app.state.db.backend() != sea_orm::DbBackend::Postgres {
+        return;
+    }
+    // Another instance that remembers the policies forgets them when this one changes one.
+    let (second, _) = app.second_instance().await;
+    let on_second = |title: &'static str| {
+        let (second, bob_a) = (&second, bob_a.clone());
+        async move {
+            tickets::create(second.write_deps(), &bob_a, titled(title, Priority::High))
+                .await
+                .unwrap()
+                .id
+        }
+    };
+    on_second("Remembered there").await;
+    edit_policy(app, &admin.token, high, json!({"resolutionMinutes": 720})).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let id = on_second("Clocked there").await;
+        let seen = sla_of(app, &bob.token, id).await;
+        let due = at(&seen["sla"]["resolutionDueAt"]) - at(&seen["createdAt"]);
+        if due == Duration::minutes(720) {
+            break;
+        }
+        assert_eq!(due, Duration::minutes(480), "{seen}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second instance still clocks by the old policy"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

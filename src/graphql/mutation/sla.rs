@@ -157,7 +157,7 @@ impl SlaMutation {
             calendar: input.calendar.map(Into::into).unwrap_or_default(),
             pause_statuses: input.pause_statuses,
         };
-        let saved = policies::create(&req.state.db, &actor, new).await?;
+        let saved = policies::create(&req.state.db, &req.state.sla_policies, &actor, new).await?;
         Ok(CreateSlaPolicyPayload {
             sla_policy: SlaPolicy(saved),
         })
@@ -181,7 +181,8 @@ impl SlaMutation {
             calendar: input.calendar.map(Into::into),
             pause_statuses: input.pause_statuses,
         };
-        let saved = policies::update(&req.state.db, &actor, id, patch).await?;
+        let saved =
+            policies::update(&req.state.db, &req.state.sla_policies, &actor, id, patch).await?;
         Ok(UpdateSlaPolicyPayload {
             sla_policy: SlaPolicy(saved),
         })
@@ -195,7 +196,7 @@ impl SlaMutation {
     ) -> Result<DeleteSlaPolicyPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode(&input.id, "SlaPolicy", "id")?;
-        policies::delete(&req.state.db, &actor, id).await?;
+        policies::delete(&req.state.db, &req.state.sla_policies, &actor, id).await?;
         Ok(DeleteSlaPolicyPayload {
             deleted_sla_policy_id: input.id,
         })

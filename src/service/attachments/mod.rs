@@ -145,6 +145,20 @@ pub async fn list_visible(
     with_uploaders(db, actor, list).await
 }
 
+/// [`list_visible`] of a ticket read through `service::tickets` with `Joined::attachments`: no statement
+/// when the read found none.
+pub async fn list_visible_of(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    t: &ticket::Model,
+    read: &tickets::TicketPage,
+) -> AppResult<Listed> {
+    match &read.with_attachments {
+        Some(with) if !with.contains(&t.id) => Ok(Listed::default()),
+        _ => list_visible(db, actor, t).await,
+    }
+}
+
 /// The live attachments the actor may see of each of the tickets `ticket_ids`, oldest first, by ticket
 /// id; tickets without any (or that the actor cannot see) are absent. Three statements at most; `take` may
 /// cut each ticket's list.

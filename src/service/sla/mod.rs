@@ -13,7 +13,7 @@ pub mod reclock;
 mod view;
 
 pub use check::check;
-pub use view::{due_at_of_ticket, tickets_in, view, views, SlaState, SlaView};
+pub use view::{due_at_of_ticket, tickets_in, view_of, views, SlaState, SlaView};
 pub mod seeded;
 
 use crate::domain::{StatusCategory, Workflow};
@@ -144,11 +144,11 @@ fn check_row(
 /// The clock of a ticket being created and the checks it schedules, for the creating transaction to
 /// write (`policies` are the ones for the ticket's priority, read before it).
 pub fn on_created(
-    policies: Vec<Policy>,
+    policies: &[Policy],
     t: &ticket::Model,
 ) -> Option<(ticket_sla::Model, Vec<outbox_row::ActiveModel>)> {
     let policy = policies::matching(
-        &policies,
+        policies,
         t.priority.as_str(),
         t.project_id,
         t.assigned_group_id,
@@ -161,6 +161,7 @@ pub fn on_created(
 /// ticket that no policy matches keeps the clock it had, without a policy.
 pub async fn on_updated(
     db: &impl ConnectionTrait,
+    known: &policies::KnownPolicies,
     before: &ticket::Model,
     after: &ticket::Model,
     now: DateTime<Utc>,
@@ -172,7 +173,7 @@ pub async fn on_updated(
     if !moved {
         return Ok(());
     }
-    let policies = policies::for_priority(db, after.priority.as_str()).await?;
+    let policies = known.for_priority(db, after.priority.as_str()).await?;
     let current = ticket_sla::Entity::find_by_id(after.id).one(db).await?;
     let (_, checks) = recompute(db, &policies, after, current, now).await?;
     if let Some(insert) = outbox::insert_of(checks) {

@@ -72,12 +72,8 @@ pub async fn views(
         .collect())
 }
 
-/// The clock of one ticket the caller may see (see [`views`]).
-pub async fn view(db: &impl ConnectionTrait, t: &ticket::Model) -> AppResult<Option<SlaView>> {
-    Ok(views(db, [t.id]).await?.remove(&t.id))
-}
-
-fn view_of(row: ticket_sla::Model, policy: Option<sla_policy::Model>) -> SlaView {
+/// A stored clock and the policy that set it, as readers see them (for reads that joined them already).
+pub fn view_of(row: ticket_sla::Model, policy: Option<sla_policy::Model>) -> SlaView {
     let at_risk = (row.first_response_due_at.is_some()
         && row.first_response_at_risk_at.is_some()
         && row.first_response_breached_at.is_none())

@@ -120,10 +120,10 @@ pub async fn page(
     } else {
         TicketOrder::default()
     };
-    let db = &state.db.conn;
     let joined = Joined {
         people: Some(People::Records),
-        project: false,
+        sla: true,
+        ..Joined::NOTHING
     };
     let query = TicketQuery::new(
         &user.actor,
@@ -136,10 +136,8 @@ pub async fn page(
         .ticket_reads
         .page(&state.db, &user.actor, query)
         .await?;
-    let (items, people) = (found.tickets, found.people);
+    let (items, people, clocks) = (found.tickets, found.people, found.clocks);
     let count = found.total.unwrap_or_default();
-    // The listed tickets are the ones the viewer may see: their clocks come with them.
-    let clocks = crate::service::sla::views(db, items.iter().map(|t| t.id)).await?;
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
             .map(display_name)

@@ -1,6 +1,7 @@
 //! Adding, changing and deleting policies (administrators only); each change re-clocks the open tickets
 //! it may move, in the background.
 use super::hours::{calendar_of, hours_json, CalendarInput};
+use super::known::KnownPolicies;
 use super::{get, require_admin};
 use crate::auth::Actor;
 use crate::db::Db;
@@ -138,7 +139,12 @@ fn statuses_json(statuses: &[TicketStatus]) -> Value {
 
 /// Add a policy; administrators only. New tickets use it at once; the open tickets of its priority are
 /// re-clocked in the background, in batches (`reclock`).
-pub async fn create(db: &Db, actor: &Actor, input: NewPolicy) -> AppResult<sla_policy::Model> {
+pub async fn create(
+    db: &Db,
+    known: &KnownPolicies,
+    actor: &Actor,
+    input: NewPolicy,
+) -> AppResult<sla_policy::Model> {
     require_admin(actor)?;
     let conn = &db.conn;
     let name = clean_name(&input.name)?;
@@ -180,6 +186,7 @@ pub async fn create(db: &Db, actor: &Actor, input: NewPolicy) -> AppResult<sla_p
     )
     .await?;
     txn.commit().await?;
+    known.changed(db).await;
     Ok(saved)
 }
 
@@ -187,6 +194,7 @@ pub async fn create(db: &Db, actor: &Actor, input: NewPolicy) -> AppResult<sla_p
 /// the background, in batches (`reclock`).
 pub async fn update(
     db: &Db,
+    known: &KnownPolicies,
     actor: &Actor,
     id: i32,
     patch: PolicyPatch,
@@ -251,13 +259,14 @@ pub async fn update(
     )
     .await?;
     txn.commit().await?;
+    known.changed(db).await;
     Ok(saved)
 }
 
 /// Delete a policy; administrators only. The open tickets of its priority are re-clocked in the
 /// background: to another matching policy, or to no due times and no policy. Resolved and closed tickets
 /// keep their clocks, naming no policy.
-pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
+pub async fn delete(db: &Db, known: &KnownPolicies, actor: &Actor, id: i32) -> AppResult<()> {
     require_admin(actor)?;
     let txn = db.begin_write().await?;
     let current = get(&txn, id)
@@ -272,5 +281,6 @@ pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
     )
     .await?;
     txn.commit().await?;
+    known.changed(db).await;
     Ok(())
 }

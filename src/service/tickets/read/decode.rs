@@ -2,7 +2,8 @@
 use super::total::Total;
 use super::{Joined, People, TicketPage};
 use crate::error::AppResult;
-use entity::{project, ticket, user};
+use crate::service::sla;
+use entity::{project, sla_policy, ticket, ticket_sla, user};
 use sea_orm::sqlx::{self, Row as _};
 use sea_orm::{ActiveEnum, DbErr, QueryResult, TryGetable};
 
@@ -107,6 +108,36 @@ positional!(project::Model {
     archived_at,
 });
 
+positional!(ticket_sla::Model {
+    ticket_id,
+    policy_id,
+    paused_ms,
+    paused_since,
+    first_response_due_at,
+    resolution_due_at,
+    due_at,
+    first_response_at_risk_at,
+    resolution_at_risk_at,
+    first_response_breached_at,
+    resolution_breached_at,
+    updated_at,
+});
+positional!(sla_policy::Model {
+    id,
+    name,
+    priority,
+    project_id,
+    group_id,
+    first_response_minutes,
+    resolution_minutes,
+    time_zone,
+    hours,
+    holidays,
+    pause_statuses,
+    created_at,
+    updated_at,
+});
+
 pub(super) const TICKET_WIDTH: usize = <ticket::Model as Positional>::FIELDS.len();
 const USER_WIDTH: usize = <user::Model as Positional>::FIELDS.len();
 
@@ -129,6 +160,8 @@ struct Row {
     requester: Option<Person>,
     assignee: Option<Person>,
     project: Option<project::Model>,
+    clock: Option<(ticket_sla::Model, Option<sla_policy::Model>)>,
+    has_attachments: bool,
     total: Vec<Option<i64>>,
 }
 
@@ -170,11 +203,28 @@ impl Row {
         } else {
             None
         };
+        let clock = if joined_with.sla {
+            let clock = joined::<ticket_sla::Model>(res, at)?;
+            at += <ticket_sla::Model as Positional>::FIELDS.len();
+            let policy = joined::<sla_policy::Model>(res, at)?;
+            at += <sla_policy::Model as Positional>::FIELDS.len();
+            clock.map(|clock| (clock, policy))
+        } else {
+            None
+        };
+        let has_attachments = if joined_with.attachments {
+            at += 1;
+            i32::cell(res, at - 1)? != 0
+        } else {
+            false
+        };
         Ok(Row {
             ticket,
             requester,
             assignee,
             project,
+            clock,
+            has_attachments,
             total: (at..at + extras.total)
                 .map(|i| <Option<i64>>::cell(res, i))
                 .collect::<Result<_, _>>()?,
@@ -194,6 +244,7 @@ pub(super) fn decode(
     };
     let mut out = TicketPage {
         tickets: Vec::with_capacity(rows.len()),
+        with_attachments: joined.attachments.then(Vec::new),
         ..TicketPage::default()
     };
     for res in rows {
@@ -219,6 +270,15 @@ pub(super) fn decode(
         if let Some(project) = row.project {
             out.projects.insert(project.id, project);
         }
+        if let Some((clock, policy)) = row.clock {
+            out.clocks
+                .insert(clock.ticket_id, sla::view_of(clock, policy));
+        }
+        if row.has_attachments {
+            out.with_attachments
+                .get_or_insert_with(Vec::new)
+                .push(row.ticket.id);
+        }
         out.tickets.push(row.ticket);
     }
     Ok(out)
@@ -243,6 +303,14 @@ mod tests {
         assert_eq!(
             <project::Model as Positional>::FIELDS,
             names::<project::Column>()
+        );
+        assert_eq!(
+            <ticket_sla::Model as Positional>::FIELDS,
+            names::<ticket_sla::Column>()
+        );
+        assert_eq!(
+            <sla_policy::Model as Positional>::FIELDS,
+            names::<sla_policy::Column>()
         );
     }
 }

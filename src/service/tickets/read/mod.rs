@@ -19,6 +19,7 @@ pub use one::{get, get_by_number, get_including_archived};
 use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::AppResult;
+use crate::service::sla::SlaView;
 use crate::service::tickets::rules::Viewer;
 use crate::service::{users, PageRequest};
 use entity::{project, ticket, user};
@@ -41,6 +42,11 @@ pub struct Joined {
     pub people: Option<People>,
     /// The tickets' projects.
     pub project: bool,
+    /// The tickets' SLA clocks with their policies, in [`TicketPage::clocks`].
+    pub sla: bool,
+    /// Which tickets have live attachments, in [`TicketPage::with_attachments`] (whether the viewer may see
+    /// them is for `service::attachments` to say: a ticket not named there has nothing to read).
+    pub attachments: bool,
 }
 
 /// How much of the requesters and assignees a read brings.
@@ -57,16 +63,26 @@ impl Joined {
     pub const NOTHING: Joined = Joined {
         people: None,
         project: false,
+        sla: false,
+        attachments: false,
     };
     /// People and project, whole.
     pub const REFS: Joined = Joined {
         people: Some(People::Records),
         project: true,
+        sla: false,
+        attachments: false,
+    };
+    /// Everything a ticket's own page shows of it: people, project, clock and whether it has attachments.
+    pub const DETAIL: Joined = Joined {
+        sla: true,
+        attachments: true,
+        ..Joined::REFS
     };
     /// Usernames of requester and assignee only.
     pub const USERNAMES: Joined = Joined {
         people: Some(People::Usernames),
-        project: false,
+        ..Joined::NOTHING
     };
 }
 
@@ -115,6 +131,10 @@ pub struct TicketPage {
     pub usernames: crate::FastMap<i32, String>,
     /// Projects (archived ones included: tickets keep their project).
     pub projects: crate::FastMap<i32, project::Model>,
+    /// SLA clocks by ticket id, when read ([`Joined::sla`]); tickets no policy ever applied to are absent.
+    pub clocks: crate::FastMap<i32, SlaView>,
+    /// Tickets with live attachments, when asked ([`Joined::attachments`]; `None` when not).
+    pub with_attachments: Option<Vec<i32>>,
     /// The total of matching tickets, when one was asked for.
     pub total: Option<u64>,
 }

@@ -3,8 +3,8 @@
 use super::total::Total;
 use super::{Joined, People};
 use crate::service::PageRequest;
-use entity::{project, ticket, user};
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, IntoIden, JoinType};
+use entity::{attachment, project, sla_policy, ticket, ticket_sla, user};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, IntoIden, JoinType, Query};
 use sea_orm::{
     DbBackend, EntityTrait, Iterable, QuerySelect, QueryTrait, Select, Statement, Value,
 };
@@ -13,12 +13,15 @@ use sea_orm::{
 const REQUESTER: &str = "rq";
 const ASSIGNEE: &str = "asg";
 const PROJECT: &str = "prj";
+const CLOCK: &str = "clk";
+const POLICY: &str = "pol";
 
-/// Join `E` as `alias` on `alias.id = tickets.<on>` and select `columns` of it, in that order.
-fn join<E: EntityTrait>(
+/// Join `E` as `alias` on `alias.<key> = <to>` and select `columns` of it, in that order.
+fn join_on<E: EntityTrait>(
     mut select: Select<ticket::Entity>,
     alias: &str,
-    on: ticket::Column,
+    key: &str,
+    to: Expr,
     columns: impl IntoIterator<Item = E::Column>,
 ) -> Select<ticket::Entity> {
     let table = Alias::new(alias).into_iden();
@@ -27,12 +30,56 @@ fn join<E: EntityTrait>(
         JoinType::LeftJoin,
         E::default(),
         table.clone(),
-        Expr::col((table.clone(), Alias::new("id"))).equals((ticket::Entity, on)),
+        Expr::col((table.clone(), Alias::new(key))).eq(to),
     );
     for column in columns {
         query.expr(Expr::col((table.clone(), column)));
     }
     select
+}
+
+/// Join `E` as `alias` on `alias.id = tickets.<on>` and select `columns` of it, in that order.
+fn join<E: EntityTrait>(
+    select: Select<ticket::Entity>,
+    alias: &str,
+    on: ticket::Column,
+    columns: impl IntoIterator<Item = E::Column>,
+) -> Select<ticket::Entity> {
+    join_on::<E>(
+        select,
+        alias,
+        "id",
+        Expr::col((ticket::Entity, on)),
+        columns,
+    )
+}
+
+/// Join the ticket's clock and the clock's policy, whole.
+fn join_clock(select: Select<ticket::Entity>) -> Select<ticket::Entity> {
+    let ticket_id = Expr::col((ticket::Entity, ticket::Column::Id));
+    let select = join_on::<ticket_sla::Entity>(
+        select,
+        CLOCK,
+        "ticket_id",
+        ticket_id,
+        ticket_sla::Column::iter(),
+    );
+    let policy_id = Expr::col((Alias::new(CLOCK), ticket_sla::Column::PolicyId));
+    join_on::<sla_policy::Entity>(select, POLICY, "id", policy_id, sla_policy::Column::iter())
+}
+
+/// 1 when the ticket has a live attachment, 0 otherwise (an index probe on `attachments.ticket_id`).
+fn has_attachments() -> Expr {
+    let live = Query::select()
+        .expr(Expr::val(1))
+        .from(attachment::Entity)
+        .and_where(
+            Expr::col((attachment::Entity, attachment::Column::TicketId))
+                .equals((ticket::Entity, ticket::Column::Id)),
+        )
+        .and_where(Expr::col((attachment::Entity, attachment::Column::DeletedAt)).is_null())
+        .to_owned();
+    Expr::case(Expr::exists(live), 1).finally(0).into()
 }
 
 /// Join a user as `alias` on `tickets.<on>`, whole or only the username.
@@ -66,6 +113,12 @@ pub(super) fn statement(
     if joined.project {
         let columns = project::Column::iter();
         select = join::<project::Entity>(select, PROJECT, ticket::Column::ProjectId, columns);
+    }
+    if joined.sla {
+        select = join_clock(select);
+    }
+    if joined.attachments {
+        select = select.expr(has_attachments());
     }
     if let Some(total) = total {
         for column in total.columns() {

@@ -102,7 +102,7 @@ pub async fn create(
     )
     .await?;
     let priority = input.priority.unwrap_or(Priority::Medium);
-    let sla_policies = sla::policies::for_priority(db, priority.as_str()).await?;
+    let sla_policies = state.policies.for_priority(db, priority.as_str()).await?;
     let now = now_stored();
     let txn = state.db.begin_write().await?;
     let (number, id) = reserve(&txn).await?;
@@ -148,7 +148,7 @@ pub async fn create(
         ),
     ];
     let mut rows = announce.rows(&new)?;
-    if let Some((clock, checks)) = sla::on_created(sla_policies, &new) {
+    if let Some((clock, checks)) = sla::on_created(&sla_policies, &new) {
         rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());
         rows.extend(checks);
     }

@@ -140,7 +140,7 @@ pub async fn update(
     active.updated_at = Set(now);
     let saved = active.update(&txn).await?;
     counters::on_updated(&txn, before.status, saved.status).await?;
-    sla::on_updated(&txn, &before, &saved, now).await?;
+    sla::on_updated(&txn, state.policies, &before, &saved, now).await?;
     let action = if status_only {
         "status_change"
     } else {

@@ -14,7 +14,7 @@ use crate::sanitize::sanitize_html;
 use crate::service::attachments;
 use crate::service::comments::can_read_internal;
 use crate::service::tickets::{rules, Joined};
-use crate::service::{audit, sla, users};
+use crate::service::{audit, users};
 use crate::state::AppState;
 use crate::web::comments::web_date;
 use askama::Template;
@@ -126,8 +126,22 @@ pub async fn render_ticket(
     let actor = &user.actor;
     let (t, found) = state
         .ticket_reads
-        .one(&state.db, actor, id, Joined::REFS)
+        .one(&state.db, actor, id, Joined::DETAIL)
         .await?;
+    let listed = attachments::list_visible_of(db, actor, &t, &found).await?;
+    let sla = found.clocks.get(&t.id).map(|v| SlaBadges {
+        policy: v
+            .policy
+            .as_ref()
+            .map(|p| p.name.clone())
+            .unwrap_or_default(),
+        first_response: v.first_response_due_at.map(due_in),
+        resolution: v.resolution_due_at.map(due_in),
+        first_response_breached: v.first_response_breached_at.is_some(),
+        resolution_breached: v.resolution_breached_at.is_some(),
+        at_risk: v.at_risk,
+        paused: v.paused_since.is_some(),
+    });
     let people = found.people;
     let project = t.project_id.and_then(|id| found.projects.get(&id));
     let name = |id: Option<i32>| {
@@ -150,19 +164,6 @@ pub async fn render_ticket(
         .iter()
         .map(|p| choice(p.as_str().to_string(), label(p.as_str()), *p == t.priority))
         .collect();
-    let sla = sla::view(db, &t).await?.map(|v| SlaBadges {
-        policy: v
-            .policy
-            .as_ref()
-            .map(|p| p.name.clone())
-            .unwrap_or_default(),
-        first_response: v.first_response_due_at.map(due_in),
-        resolution: v.resolution_due_at.map(due_in),
-        first_response_breached: v.first_response_breached_at.is_some(),
-        resolution_breached: v.resolution_breached_at.is_some(),
-        at_risk: v.at_risk,
-        paused: v.paused_since.is_some(),
-    });
     let events = audit::ticket_history(db, actor, &t, 0, 200).await?;
     let authors: Vec<i32> = events.iter().filter_map(|e| e.actor_id).collect();
     let who = users::people(db, actor, authors).await?;
@@ -188,7 +189,6 @@ pub async fn render_ticket(
             },
         })
         .collect();
-    let listed = attachments::list_visible(db, actor, &t).await?;
     let mut files = upload::views(state, user, &listed);
     let mut comments = thread(state, user, &t).await?;
     for c in &mut comments {
