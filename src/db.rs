@@ -212,16 +212,7 @@ pub async fn insert_together<M: FromQueryResult>(
 ) -> AppResult<M> {
     let backend = db.get_database_backend();
     if backend == DbBackend::Postgres && !rest.is_empty() {
-        let mut with = WithClause::new();
-        for (i, insert) in rest.into_iter().enumerate() {
-            with.cte(
-                CommonTableExpression::new()
-                    .query(insert)
-                    .table_name(Alias::new(format!("w{i}")))
-                    .to_owned(),
-            );
-        }
-        let statement = backend.build(&main.with(with));
+        let statement = backend.build(&main.with(ctes(rest)));
         return M::find_by_statement(statement)
             .one(db)
             .await?
@@ -235,4 +226,38 @@ pub async fn insert_together<M: FromQueryResult>(
         db.execute(&insert).await?;
     }
     Ok(inserted)
+}
+
+/// Run one change's `inserts` (upserts included), in one statement on PostgreSQL (all but the last riding
+/// along as data-modifying CTEs, as in [`insert_together`]), one after the other on SQLite.
+pub async fn run_together(
+    db: &impl ConnectionTrait,
+    mut inserts: Vec<InsertStatement>,
+) -> AppResult<()> {
+    let backend = db.get_database_backend();
+    if backend == DbBackend::Postgres && inserts.len() > 1 {
+        if let Some(main) = inserts.pop() {
+            db.execute_raw(backend.build(&main.with(ctes(inserts))))
+                .await?;
+        }
+        return Ok(());
+    }
+    for insert in inserts {
+        db.execute(&insert).await?;
+    }
+    Ok(())
+}
+
+/// `inserts` as the CTEs `w0`, `w1`, … of one statement.
+fn ctes(inserts: Vec<InsertStatement>) -> WithClause {
+    let mut with = WithClause::new();
+    for (i, insert) in inserts.into_iter().enumerate() {
+        with.cte(
+            CommonTableExpression::new()
+                .query(insert)
+                .table_name(Alias::new(format!("w{i}")))
+                .to_owned(),
+        );
+    }
+    with
 }

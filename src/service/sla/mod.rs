@@ -23,9 +23,10 @@ use chrono::{DateTime, Duration, Utc};
 use clock::{Kind, Pauses, Standing, Target};
 use entity::{outbox as outbox_row, ticket, ticket_sla};
 use policies::Policy;
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, InsertStatement, OnConflict};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
+    ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, Iterable, QueryFilter, QueryTrait,
+    Set,
 };
 use serde::Serialize;
 
@@ -156,35 +157,32 @@ pub fn on_created(
     Some(next_clock(policy, t, None, t.created_at))
 }
 
-/// Bring the clock of `after` in step with a change from `before`, inside the change's transaction.
-/// Only a change of what matches a policy (priority, project, group) or of the status moves it; a
-/// ticket that no policy matches keeps the clock it had, without a policy.
+/// The statements bringing the clock of `after` in step with a change from `before`, for the change's
+/// transaction to run with its other writes (`crate::db::run_together`); `clock` is the stored clock, read
+/// with the locked row. Only a change of what matches a policy (priority, project, group) or of the
+/// status moves it; a ticket that no policy matches keeps the clock it had, without a policy.
 pub async fn on_updated(
     db: &impl ConnectionTrait,
     known: &policies::KnownPolicies,
     before: &ticket::Model,
     after: &ticket::Model,
+    clock: Option<ticket_sla::Model>,
     now: DateTime<Utc>,
-) -> AppResult<()> {
+) -> AppResult<Vec<InsertStatement>> {
     let moved = before.priority != after.priority
         || before.project_id != after.project_id
         || before.assigned_group_id != after.assigned_group_id
         || before.status != after.status;
     if !moved {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let policies = known.for_priority(db, after.priority.as_str()).await?;
-    let current = ticket_sla::Entity::find_by_id(after.id).one(db).await?;
-    let (_, checks) = recompute(db, &policies, after, current, now).await?;
-    if let Some(insert) = outbox::insert_of(checks) {
-        db.execute(&insert).await?;
-    }
-    Ok(())
+    let (write, checks) = recomputed(&policies, after, clock, now);
+    Ok(write.into_iter().chain(outbox::insert_of(checks)).collect())
 }
 
 /// Write the clock of `t` under the best match among `policies` (those of its priority), from its stored
 /// clock `current`, unless nothing in it changes; returns whether it changed and the checks to schedule.
-/// A ticket that no policy matches keeps the events it had, without a policy or due times.
 pub(super) async fn recompute(
     db: &impl ConnectionTrait,
     policies: &[Policy],
@@ -192,6 +190,23 @@ pub(super) async fn recompute(
     current: Option<ticket_sla::Model>,
     now: DateTime<Utc>,
 ) -> AppResult<(bool, Vec<outbox_row::ActiveModel>)> {
+    let (write, checks) = recomputed(policies, t, current, now);
+    let Some(write) = write else {
+        return Ok((false, checks));
+    };
+    db.execute(&write).await?;
+    Ok((true, checks))
+}
+
+/// The clock of `t` under the best match among `policies`, from its stored clock `current`: the write that
+/// stores it (none when nothing in it changes) and the checks to schedule. A ticket that no policy matches
+/// keeps the events it had, without a policy or due times.
+fn recomputed(
+    policies: &[Policy],
+    t: &ticket::Model,
+    current: Option<ticket_sla::Model>,
+    now: DateTime<Utc>,
+) -> (Option<InsertStatement>, Vec<outbox_row::ActiveModel>) {
     let policy = policies::matching(
         policies,
         t.priority.as_str(),
@@ -200,34 +215,37 @@ pub(super) async fn recompute(
     );
     let Some(policy) = policy else {
         let Some(current) = current.filter(|c| c.policy_id.is_some() || c.due_at.is_some()) else {
-            return Ok((false, Vec::new()));
+            return (None, Vec::new());
         };
-        let mut active = current.into_active_model();
-        active.policy_id = Set(None);
-        active.first_response_due_at = Set(None);
-        active.resolution_due_at = Set(None);
-        active.due_at = Set(None);
-        active.updated_at = Set(now);
-        active.update(db).await?;
-        return Ok((true, Vec::new()));
+        let next = ticket_sla::Model {
+            policy_id: None,
+            first_response_due_at: None,
+            resolution_due_at: None,
+            due_at: None,
+            updated_at: now,
+            ..current
+        };
+        return (Some(stored(next)), Vec::new());
     };
     // A clock that changes policy keeps its pause accounting and the events that happened.
     let (next, checks) = next_clock(policy, t, current.as_ref(), now);
     match current {
-        Some(current) if same_clock(&current, &next) => return Ok((false, Vec::new())),
-        Some(_) => {
-            // Every column is written: the row is recomputed whole.
-            let mut active = next.into_active_model().reset_all();
-            active.ticket_id = sea_orm::ActiveValue::Unchanged(t.id);
-            active.update(db).await?;
-        }
-        None => {
-            ticket_sla::Entity::insert(next.into_active_model())
-                .exec_without_returning(db)
-                .await?;
-        }
+        Some(current) if same_clock(&current, &next) => (None, Vec::new()),
+        _ => (Some(stored(next)), checks),
     }
-    Ok((true, checks))
+}
+
+/// The statement storing `clock` whole, whether the ticket had one or not.
+fn stored(clock: ticket_sla::Model) -> InsertStatement {
+    use ticket_sla::Column as C;
+    let columns = C::iter().filter(|c| !matches!(c, C::TicketId));
+    ticket_sla::Entity::insert(clock.into_active_model())
+        .on_conflict(
+            OnConflict::column(C::TicketId)
+                .update_columns(columns)
+                .to_owned(),
+        )
+        .into_query()
 }
 
 /// Whether two clocks differ in nothing but when they were written.

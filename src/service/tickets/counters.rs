@@ -94,18 +94,14 @@ pub async fn on_restored(db: &impl ConnectionTrait, t: &ticket::Model) -> AppRes
     adjust(db, written(membership(t, 1))).await
 }
 
-/// A live ticket changed, its status from `from` to `to` (call inside the updating transaction, after
-/// locking the ticket's row).
-pub async fn on_updated(
-    db: &impl ConnectionTrait,
-    from: TicketStatus,
-    to: TicketStatus,
-) -> AppResult<()> {
+/// The statement counting a change of a live ticket's status from `from` to `to`, for the updating
+/// transaction (after it locked the ticket's row) to run with its other writes (`crate::db::run_together`).
+pub fn on_updated(from: TicketStatus, to: TicketStatus) -> AppResult<Option<InsertStatement>> {
     let mut deltas = Vec::new();
     if from != to {
         deltas = vec![(status_scope(from), -1), (status_scope(to), 1)];
     }
-    adjust(db, written(deltas)).await
+    adjustment(written(deltas))
 }
 
 /// An SLA clock's state changed without a ticket write (an event happened, a first response stopped a

@@ -2,6 +2,7 @@
 use super::status::{apply_lifecycle, check_transition};
 use super::{check_group, check_project, check_user, clean_description, clean_title, TicketPatch};
 use crate::auth::Actor;
+use crate::db::run_together;
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
 use crate::notify::live::{LiveEvent, LiveKind};
@@ -9,8 +10,11 @@ use crate::service::audit::{self, Changes};
 use crate::service::tickets::{self, counters, rules};
 use crate::service::{sla, WriteDeps};
 use chrono::Utc;
-use entity::ticket;
-use sea_orm::{ActiveModelTrait, EntityTrait, QuerySelect, Set};
+use entity::{ticket, ticket_sla};
+use sea_orm::sea_query::LockType;
+use sea_orm::{
+    ActiveModelTrait, ConnectionTrait, EntityTrait, JoinType, QuerySelect, QueryTrait, Set,
+};
 
 fn check_patch_permission(
     actor: &Actor,
@@ -66,12 +70,10 @@ pub async fn update(
     }
     let txn = state.db.begin_write().await?;
     // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
-    // and the status counters move from the status the row really had.
-    let current = ticket::Entity::find_by_id(id)
-        .lock_exclusive()
-        .one(&txn)
+    // and the status counters move from the status the row really had; its SLA clock comes along.
+    let (current, clock) = locked_with_clock(&txn, id)
         .await?
-        .filter(|t| t.archived_at.is_none())
+        .filter(|(t, _)| t.archived_at.is_none())
         .ok_or_else(|| AppError::not_found("ticket"))?;
     let current_status = current.status;
     if let Some(next) = patch.status {
@@ -139,24 +141,41 @@ pub async fn update(
     active.closed_at = Set(next.closed_at);
     active.updated_at = Set(now);
     let saved = active.update(&txn).await?;
-    counters::on_updated(&txn, before.status, saved.status).await?;
-    sla::on_updated(&txn, state.policies, &before, &saved, now).await?;
     let action = if status_only {
         "status_change"
     } else {
         "update"
     };
-    audit::record(
-        &txn,
+    // The counters, the clock and its checks, and the audit record: one statement on PostgreSQL.
+    let mut writes: Vec<_> = counters::on_updated(before.status, saved.status)?
+        .into_iter()
+        .collect();
+    writes.extend(sla::on_updated(&txn, state.policies, &before, &saved, clock, now).await?);
+    writes.push(audit::insert_of(
         audit::Entry::new(Some(actor.id()), "ticket", id, action)
             .ticket(id)
             .changes(changes.into_value()),
-    )
-    .await?;
+    ));
+    run_together(&txn, writes).await?;
     events::ticket_changed(&txn, state.config, actor, &before, &saved).await?;
     txn.commit().await?;
     publish_change(state, &before, &saved).await;
     Ok(saved)
+}
+
+/// Ticket `id` with its SLA clock, the ticket's row locked (PostgreSQL; SQLite's writer holds the database).
+async fn locked_with_clock(
+    db: &impl ConnectionTrait,
+    id: i32,
+) -> AppResult<Option<(ticket::Model, Option<ticket_sla::Model>)>> {
+    let clock = ticket::Entity::belongs_to(ticket_sla::Entity)
+        .from(ticket::Column::Id)
+        .to(ticket_sla::Column::TicketId)
+        .into();
+    let mut select = ticket::Entity::find_by_id(id).join(JoinType::LeftJoin, clock);
+    // Only the ticket's row: PostgreSQL refuses to lock the nullable side of an outer join.
+    QueryTrait::query(&mut select).lock_with_tables(LockType::Update, [ticket::Entity]);
+    Ok(select.select_also(ticket_sla::Entity).one(db).await?)
 }
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
