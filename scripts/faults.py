@@ -9,6 +9,7 @@ Scenarios (each bounded in time, each on its own database and random port):
   webhook    a webhook endpoint that never answers, beside a working SMTP sink: every email goes out
   slow       crawling clients (half a header) are cut at the header timeout, others keep their latency
   documents  distinct GraphQL documents: RSS stays under the documented ceiling
+  logins     200 sign-ins at once: all answered, RSS under the ceiling (password checks are bounded)
   sqlite     the database file may not grow (a full disk): 503, nothing acknowledged lost, recovery
   redis      Redis dies mid-load and comes back: latency holds, budgets are shared again
   postgres   a private PostgreSQL cluster is killed under write load and started again: 503 while it is
@@ -36,13 +37,14 @@ SCENARIOS = {
     "webhook": (faults_delivery.scenario_webhook, 60),
     "slow": (faults_resources.scenario_slow, 90),
     "documents": (faults_resources.scenario_documents, 600),
+    "logins": (faults_resources.scenario_logins, 90),
     "sqlite": (faults_stores.scenario_sqlite, 90),
     "redis": (faults_stores.scenario_redis, 120),
     "postgres": (faults_postgres.scenario_postgres, 150),
     "instances": (faults_instances.scenario_instances, 150),
     "soak": (faults_resources.scenario_soak, None),
 }
-QUICK_SET = ["webhook", "slow", "documents", "sqlite", "redis", "postgres", "instances"]
+QUICK_SET = ["webhook", "slow", "documents", "logins", "sqlite", "redis", "postgres", "instances"]
 
 
 def main(names):

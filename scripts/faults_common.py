@@ -121,12 +121,15 @@ class Server:
         conn.close()
         return text
 
-    def rss_mb(self):
+    def rss_mb(self, field="VmRSS"):
         with open(f"/proc/{self.proc.pid}/status") as status:
             for line in status:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
         return 0.0
+
+    def peak_rss_mb(self):
+        return self.rss_mb("VmHWM")
 
     def stop(self):
         if self.proc.poll() is None:

@@ -1,5 +1,5 @@
-"""Resource scenarios of the fault suite (scripts/faults.py): crawling clients, distinct GraphQL documents
-and the long soak."""
+"""Resource scenarios of the fault suite (scripts/faults.py): crawling clients, distinct GraphQL documents,
+a flood of sign-ins and the long soak."""
 import os
 import random
 import resource
@@ -8,6 +8,10 @@ import threading
 import time
 
 from faults_common import QUICK, RSS_CEILING_MB, Server, check, latencies, percentile
+
+# The caches' ceiling, plus the working memory of the password threads (one per core, at most 4, 19 MiB
+# each) and what the allocator keeps of it.
+LOGINS_CEILING_MB = RSS_CEILING_MB + 100
 
 
 def scenario_slow():
@@ -78,6 +82,48 @@ def scenario_documents():
         top = max(peak)
         check(top < RSS_CEILING_MB, f"RSS peaked at {top:.0f} MB (ceiling {RSS_CEILING_MB} MB)")
         return f"{total} distinct documents: RSS {start_rss:.0f} MB at start, peak {top:.0f} MB"
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+# --- sign-ins at once ----------------------------------------------------------------------------
+
+def scenario_logins():
+    # Each password check takes argon2's 19 MiB: two hundred at once took over 1 GB before checks were bounded.
+    # The per-address throttle is lifted, as for many clients behind one proxy address.
+    wanted = 200
+    server = Server({"DESKGRAPH_LOGIN_MAX_FAILURES_PER_ADDRESS": "1000000"})
+    try:
+        start = server.peak_rss_mb()
+        peaks, took = [], []
+        for _ in range(2):
+            codes = {}
+            lock = threading.Lock()
+
+            def sign_in(i):
+                status, _ = server.request(
+                    "POST", "/api/auth/token/", {"username": f"nobody{i}", "password": "wrong guess"})
+                with lock:
+                    codes[status] = codes.get(status, 0) + 1
+
+            started = time.time()
+            threads = [threading.Thread(target=sign_in, args=(i,), daemon=True) for i in range(wanted)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+            took.append(time.time() - started)
+            check(codes == {401: wanted}, f"answers {codes}, wanted {wanted} × 401")
+            peaks.append(server.peak_rss_mb())
+        status, body = server.request(
+            "POST", "/api/auth/token/", {"username": "ann", "password": "ann-password-12"})
+        check(status == 200 and "token" in (body or {}), f"a real sign-in after the floods: {status} {body}")
+        # Bounded, not proportional to the flood: a second flood takes no more memory than the first.
+        check(peaks[0] < LOGINS_CEILING_MB, f"RSS peaked at {peaks[0]:.0f} MB (ceiling {LOGINS_CEILING_MB} MB)")
+        check(peaks[1] <= peaks[0] + 10, f"RSS peaked at {peaks[0]:.0f} MB, then {peaks[1]:.0f} MB")
+        return (f"{wanted} sign-ins at once, twice: all 401 within {max(took):.1f} s; RSS {start:.0f} MB at "
+                f"start, peaks {peaks[0]:.0f} and {peaks[1]:.0f} MB")
     finally:
         server.stop()
         server.cleanup()

@@ -122,7 +122,6 @@ impl AppState {
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
         let url_key = crate::service::attachments::UrlKey::new(&secret);
-        tokio::task::spawn_blocking(crate::auth::password::prepare_stand_in);
         let counters = match &config.redis_url {
             Some(url) => Counters::redis(
                 url,

@@ -1,21 +1,70 @@
 //! Password hashing with argon2; hashing runs off the async threads.
-use crate::auth::tokens::new_secret;
 use crate::error::{AppError, AppResult};
 use argon2::password_hash::{
     rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
 };
 use argon2::Argon2;
-use std::sync::LazyLock;
+use std::sync::{mpsc, Arc, LazyLock, Mutex};
 
-/// The hash of a random password, made once with the parameters of [`hash_password`]. A sign-in without a
-/// real hash to check (unknown or inactive user, no password set) is verified against it, so that it costs
-/// what a real one does and its timing does not tell whether the account exists.
-static STAND_IN: LazyLock<String> =
-    LazyLock::new(|| hash_password(&new_secret("")).unwrap_or_default());
+/// The hash of a random password nobody was told, made with the parameters of [`hash_password`] (a test
+/// checks they still are). A sign-in without a real hash to check (unknown or inactive user, no password
+/// set) is verified against it, so that it costs what a real one does and its timing does not tell whether
+/// the account exists; its answer is thrown away. A constant rather than made at start, since making it
+/// takes argon2's 19 MiB of working memory, which the process would keep as its peak.
+const STAND_IN: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$YmOesZUyuCkyRVgbmSkYwA$l+tjS4USMRIY19hH6nejFdvYVHkEt8gmcipq3MwYvhA";
 
-/// Make the stand-in hash now (start-up), so that the first sign-in of an unknown user does not pay for it.
-pub fn prepare_stand_in() {
-    LazyLock::force(&STAND_IN);
+/// Each hash or verification takes argon2's 19 MiB of working memory and tens of milliseconds of a core:
+/// they run on their own threads, one per core and at most 4, whatever the number of sign-ins in flight.
+/// A flood of them queues instead of taking the memory of hundreds (more at once would not finish sooner),
+/// and only these threads' allocators ever hold such blocks, so the memory they keep is bounded too.
+pub fn at_once() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The queue of the hashing threads, started on first use.
+static HASHING: LazyLock<Option<mpsc::Sender<Job>>> = LazyLock::new(|| {
+    let (send, receive) = mpsc::channel::<Job>();
+    let receive = Arc::new(Mutex::new(receive));
+    for i in 0..at_once() {
+        let receive = receive.clone();
+        let started = std::thread::Builder::new()
+            .name(format!("password-{i}"))
+            .spawn(move || loop {
+                let job = match receive.lock() {
+                    Ok(queue) => queue.recv(),
+                    Err(_) => return,
+                };
+                match job {
+                    Ok(job) => job(),
+                    Err(_) => return,
+                }
+            });
+        if let Err(err) = started {
+            tracing::error!(error = %err, "could not start a password thread");
+            return None;
+        }
+    }
+    Some(send)
+});
+
+/// Run `work` (hashing or verifying) on the hashing threads and wait for its answer.
+async fn bounded<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> AppResult<T> {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let _ = answer.send(work());
+    });
+    let queued = HASHING
+        .as_ref()
+        .is_some_and(|queue| queue.send(job).is_ok());
+    if !queued {
+        return Err(AppError::internal(anyhow::anyhow!(
+            "password threads unavailable"
+        )));
+    }
+    answered.await.map_err(AppError::internal)
 }
 
 /// Hash a password for storage.
@@ -38,7 +87,7 @@ pub fn verify_password(stored: &str, password: &str) -> bool {
     match PasswordHash::new(stored) {
         Ok(parsed) => verify(&parsed),
         Err(_) => {
-            if let Ok(stand_in) = PasswordHash::new(&STAND_IN) {
+            if let Ok(stand_in) = PasswordHash::new(STAND_IN) {
                 verify(&stand_in);
             }
             false
@@ -46,11 +95,17 @@ pub fn verify_password(stored: &str, password: &str) -> bool {
     }
 }
 
-/// Verify on the blocking pool so a burst of logins does not stall request handling.
+/// Verify on the blocking pool so a burst of logins does not stall request handling, at most
+/// [`at_once`] at a time.
 pub async fn verify_password_async(stored: String, password: String) -> bool {
-    tokio::task::spawn_blocking(move || verify_password(&stored, &password))
+    bounded(move || verify_password(&stored, &password))
         .await
         .unwrap_or(false)
+}
+
+/// [`hash_password`] on the blocking pool, at most [`at_once`] at a time.
+pub async fn hash_password_async(password: String) -> AppResult<String> {
+    bounded(move || hash_password(&password)).await?
 }
 
 #[cfg(test)]
@@ -68,11 +123,19 @@ mod tests {
 
     #[test]
     fn a_missing_hash_costs_a_verification() {
-        assert!(
-            PasswordHash::new(&STAND_IN).is_ok(),
-            "stand-in: {}",
-            *STAND_IN
-        );
+        // The stand-in costs what a stored hash costs: same algorithm, same parameters.
+        let stand_in = PasswordHash::new(STAND_IN).map_err(|e| e.to_string());
+        let fresh = hash_password("anything").map_err(|e| e.to_string());
+        let (Ok(stand_in), Ok(fresh)) = (stand_in, &fresh) else {
+            panic!("stand-in or fresh hash unreadable");
+        };
+        let fresh = PasswordHash::new(fresh).map_err(|e| e.to_string());
+        let Ok(fresh) = fresh else {
+            panic!("fresh hash unreadable");
+        };
+        assert_eq!(stand_in.algorithm, fresh.algorithm);
+        assert_eq!(stand_in.version, fresh.version);
+        assert_eq!(stand_in.params, fresh.params);
         // Nothing anyone types matches the stand-in's random password.
         assert!(!verify_password("", ""));
         assert!(!verify_password("not a hash", "not a hash"));

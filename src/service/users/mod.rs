@@ -3,7 +3,7 @@
 mod recipients;
 mod seen;
 
-use crate::auth::password::hash_password;
+use crate::auth::password::hash_password_async;
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult, OnConstraint};
 use crate::service::text;
@@ -49,10 +49,7 @@ pub async fn create_user(db: &impl ConnectionTrait, input: NewUser) -> AppResult
     if input.password.is_empty() {
         return Err(AppError::field("password", "must not be empty"));
     }
-    let password = input.password.clone();
-    let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
-        .await
-        .map_err(AppError::internal)??;
+    let password_hash = hash_password_async(input.password.clone()).await?;
     let created = user::ActiveModel {
         username: Set(username.clone()),
         full_name: Set(input.full_name.trim().to_string()),
