@@ -68,21 +68,23 @@ peak_rss_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
 
-# scenario NAME SYSTEM PID URL TOKEN METHOD BODY IDS (see bench/wrk.lua for BODY alternatives and IDS)
+# scenario NAME SYSTEM PID URL TOKEN METHOD BODY IDS TYPE (see bench/wrk.lua for BODY alternatives, `@file`
+# bodies, IDS and TYPE, the body's content type)
 scenario() {
   local name=$1 system=$2 pid=$3 url=$4 token=$5 method=${6:-GET} body=${7:-} ids=${8:-}
+  local type=${9:-application/json}
   if [ -n "${ONLY:-}" ] && [ "$system" != floor ] && ! [[ $name =~ $ONLY ]]; then return; fi
   local check first_body=${body%%||*}
   check=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" -H "Authorization: Bearer $token" \
-    -H 'Content-Type: application/json' ${first_body:+--data "$first_body"} "$url")
+    -H "Content-Type: $type" ${first_body:+--data-binary "$first_body"} "$url")
   case $check in 2*) ;; *) log "$name on $system answers $check; skipped"; return ;; esac
   wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" -s "$ROOT/bench/wrk.lua" "$url" -- "$token" "$method" "$body" "$ids" \
-    >/dev/null
+    "$type" >/dev/null
   local before=0 after=0
   [ "$system" != floor ] && before=$(statements)
   local line
   line=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$ROOT/bench/wrk.lua" "$url" \
-    -- "$token" "$method" "$body" "$ids" | sed -n 's/^RESULT //p')
+    -- "$token" "$method" "$body" "$ids" "$type" | sed -n 's/^RESULT //p')
   [ "$system" != floor ] && after=$(statements)
   local rss
   rss=$(peak_rss_mb "$pid")
@@ -165,6 +167,24 @@ run_system() { # BACKEND DATABASE_URL
   fi
   scenario update_ticket "$sys" "$pid" "$base/api/tickets/${open_ids%%,*}/" "$team_token" PATCH \
     '{"priority":"low"}||{"priority":"medium"}||{"priority":"high"}||{"priority":"critical"}' "$open_ids"
+  # Attachments, 1 MiB each (so req/s is MiB/s): uploads of one file (content-addressed, so after the first
+  # its bytes are received, hashed and typed, and the row written), and downloads of it.
+  local file_body="$OUT/upload-1mib.multipart" boundary=deskgraphbench
+  python3 - "$file_body" "$boundary" <<'PY'
+import hashlib, sys
+path, boundary = sys.argv[1], sys.argv[2]
+data = b"".join(hashlib.sha256(i.to_bytes(4, "big")).digest() for i in range(32768))
+head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bench.bin\"\r\n"
+        "Content-Type: application/octet-stream\r\n\r\n").encode()
+open(path, "wb").write(head + data + f"\r\n--{boundary}--\r\n".encode())
+PY
+  local type="multipart/form-data; boundary=$boundary" attachment
+  scenario upload_1mib "$sys" "$pid" "$base/api/tickets/$id/attachments/" "$team_token" POST "@$file_body" "" \
+    "$type"
+  attachment=$(curl -fs -H "Authorization: Bearer $team_token" -H "Content-Type: $type" \
+    --data-binary "@$file_body" "$base/api/tickets/$id/attachments/" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  scenario download_1mib "$sys" "$pid" "$base/api/attachments/$attachment/download/" "$team_token"
   if [ "$backend" = postgres ]; then
     log "EXPLAIN of the list page"
     psql -X "$url" >"$OUT/explain.txt" 2>&1 <<SQL || true

@@ -1,15 +1,24 @@
--- wrk script for bench/run.sh: `wrk ... -s bench/wrk.lua URL -- TOKEN METHOD BODY [IDS]`.
--- Sends the bearer token (the floor ignores it), an optional JSON body, and prints one JSON line.
+-- wrk script for bench/run.sh: `wrk ... -s bench/wrk.lua URL -- TOKEN METHOD BODY [IDS] [CONTENT_TYPE]`.
+-- Sends the bearer token (the floor ignores it), an optional body (JSON unless CONTENT_TYPE says otherwise;
+-- `@path` sends the file at path), and prints one JSON line.
 -- BODY may hold alternatives separated by `||`, and IDS a comma-separated list of ids: each request then
 -- takes a random alternative and puts a random id in place of the URL's last numeric path segment (so
 -- writes spread over many rows instead of queueing on one row's lock).
-local token, method, bodies, ids = "", "GET", {}, {}
+local token, method, bodies, ids, content_type = "", "GET", {}, {}, "application/json"
 
 function init(args)
   token = args[1] or ""
   method = args[2] or "GET"
-  for b in string.gmatch(args[3] or "", "([^|]+)") do table.insert(bodies, b) end
+  local body = args[3] or ""
+  if string.sub(body, 1, 1) == "@" then
+    local file = assert(io.open(string.sub(body, 2), "rb"))
+    table.insert(bodies, file:read("*a"))
+    file:close()
+  else
+    for b in string.gmatch(body, "([^|]+)") do table.insert(bodies, b) end
+  end
   for id in string.gmatch(args[4] or "", "([^,]+)") do table.insert(ids, id) end
+  if args[5] and args[5] ~= "" then content_type = args[5] end
   math.randomseed(os.time() + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 100000)
 end
 
@@ -18,7 +27,7 @@ function request()
   local body = nil
   if #bodies > 0 then
     body = bodies[math.random(#bodies)]
-    headers["Content-Type"] = "application/json"
+    headers["Content-Type"] = content_type
   end
   local path = nil
   if #ids > 0 then path = wrk.path:gsub("/%d+/$", "/" .. ids[math.random(#ids)] .. "/") end

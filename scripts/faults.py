@@ -10,6 +10,7 @@ Scenarios (each bounded in time, each on its own database and random port):
   slow       crawling clients (half a header) are cut at the header timeout, others keep their latency
   documents  distinct GraphQL documents: RSS stays under the documented ceiling
   logins     200 sign-ins at once: all answered, RSS under the ceiling (password checks are bounded)
+  upload     a 100 MiB attachment up and back down: the same bytes, RSS growth bounded (streaming)
   sqlite     the database file may not grow (a full disk): 503, nothing acknowledged lost, recovery
   redis      Redis dies mid-load and comes back: latency holds, budgets are shared again
   postgres   a private PostgreSQL cluster is killed under write load and started again: 503 while it is
@@ -20,14 +21,15 @@ Scenarios (each bounded in time, each on its own database and random port):
   soak       mixed reads and writes for FAULTS_SOAK_SECONDS (default 60), RSS sampled
 
 Only the Python standard library; the binary is FAULTS_BIN (scripts/faults.sh builds the release one). The
-scenarios live in faults_delivery, faults_resources, faults_stores, faults_postgres and faults_instances;
-the shared pieces in faults_common.
+scenarios live in faults_delivery, faults_files, faults_resources, faults_stores, faults_postgres and
+faults_instances; the shared pieces in faults_common.
 """
 import signal
 import sys
 import time
 
 import faults_delivery
+import faults_files
 import faults_instances
 import faults_postgres
 import faults_resources
@@ -38,13 +40,14 @@ SCENARIOS = {
     "slow": (faults_resources.scenario_slow, 90),
     "documents": (faults_resources.scenario_documents, 600),
     "logins": (faults_resources.scenario_logins, 90),
+    "upload": (faults_files.scenario_upload, 180),
     "sqlite": (faults_stores.scenario_sqlite, 90),
     "redis": (faults_stores.scenario_redis, 120),
     "postgres": (faults_postgres.scenario_postgres, 150),
     "instances": (faults_instances.scenario_instances, 150),
     "soak": (faults_resources.scenario_soak, None),
 }
-QUICK_SET = ["webhook", "slow", "documents", "logins", "sqlite", "redis", "postgres", "instances"]
+QUICK_SET = ["webhook", "slow", "documents", "logins", "upload", "sqlite", "redis", "postgres", "instances"]
 
 
 def main(names):

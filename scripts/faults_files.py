@@ -1,0 +1,100 @@
+"""The large-file scenario of the fault suite (scripts/faults.py): a 100 MiB attachment goes up and comes back
+over real sockets while the server's memory stays bounded by its chunks, not by the file."""
+import hashlib
+import json
+import threading
+import time
+
+from faults_common import Server, check
+
+MIB = 1 << 20
+# Streaming holds a chunk at a time; what the server may add to its resident memory for one large file.
+GROWTH_CEILING_MB = 40
+
+
+def chunks(size, seed=b"deskgraph"):
+    """`size` bytes of repeatable, incompressible-looking data, one MiB at a time."""
+    block = hashlib.sha256(seed).digest() * (MIB // 32)
+    sent = 0
+    while sent < size:
+        piece = block[: min(MIB, size - sent)]
+        # Vary each MiB, so the file is not one block repeated.
+        piece = hashlib.sha256(sent.to_bytes(8, "big")).digest() + piece[32:]
+        sent += len(piece)
+        yield piece
+
+
+def scenario_upload():
+    size = 100 * MIB
+    server = Server({"DESKGRAPH_MAX_UPLOAD_BYTES": str(size + MIB)})
+    peak = [0.0]
+    sampling = [True]
+
+    def sample():
+        while sampling[0]:
+            peak[0] = max(peak[0], server.rss_mb())
+            time.sleep(0.05)
+
+    try:
+        status, ticket = server.request("POST", "/api/tickets/", {"title": "big log"}, server.ann)
+        check(status == 201, f"ticket: {status} {ticket}")
+        start = server.rss_mb()
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+
+        boundary = "deskgraph-faults-boundary"
+        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.log\"\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n").encode()
+        tail = f"\r\n--{boundary}--\r\n".encode()
+        digest = hashlib.sha256()
+        started = time.time()
+        conn = server.connection()
+        conn.timeout = 120
+        conn.putrequest("POST", f"/api/tickets/{ticket['id']}/attachments/")
+        conn.putheader("Authorization", f"Bearer {server.ann}")
+        conn.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
+        conn.putheader("Content-Length", str(len(head) + size + len(tail)))
+        conn.endheaders()
+        conn.send(head)
+        for piece in chunks(size):
+            digest.update(piece)
+            conn.send(piece)
+        conn.send(tail)
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        up = time.time() - started
+        check(response.status == 201, f"upload: {response.status} {body[:300]!r}")
+        created = json.loads(body)
+        check(created.get("size") == size, f"stored size {created.get('size')}")
+
+        started = time.time()
+        conn = server.connection()
+        conn.timeout = 120
+        conn.request("GET", f"/api/attachments/{created['id']}/download/",
+                     headers={"Authorization": f"Bearer {server.ann}"})
+        response = conn.getresponse()
+        check(response.status == 200, f"download: {response.status}")
+        back = hashlib.sha256()
+        received = 0
+        while True:
+            piece = response.read(MIB)
+            if not piece:
+                break
+            back.update(piece)
+            received += len(piece)
+        conn.close()
+        down = time.time() - started
+        sampling[0] = False
+        sampler.join()
+        check(received == size and back.hexdigest() == digest.hexdigest(),
+              f"downloaded {received} bytes, same bytes: {back.hexdigest() == digest.hexdigest()}")
+        growth = peak[0] - start
+        check(growth < GROWTH_CEILING_MB,
+              f"RSS grew {growth:.0f} MB over a {size // MIB} MiB file (ceiling {GROWTH_CEILING_MB} MB)")
+        return (f"{size // MIB} MiB up in {up:.1f} s ({size / MIB / up:.0f} MiB/s), down in {down:.1f} s "
+                f"({size / MIB / down:.0f} MiB/s), same bytes; RSS {start:.0f} MB, peak {peak[0]:.0f} MB")
+    finally:
+        sampling[0] = False
+        server.stop()
+        server.cleanup()
