@@ -10,7 +10,8 @@ Scenarios (each bounded in time, each on its own database and random port):
   slow       crawling clients (half a header) are cut at the header timeout, others keep their latency
   documents  distinct GraphQL documents: RSS stays under the documented ceiling
   logins     200 sign-ins at once: all answered, RSS under the ceiling (password checks are bounded)
-  upload     a 100 MiB attachment up and back down: the same bytes, RSS growth bounded (streaming)
+  upload     a 100 MiB attachment up and back down: the same bytes, RSS growth bounded (streaming); a
+             GraphQL multipart upload from curl, served by its signed link
   sqlite     the database file may not grow (a full disk): 503, nothing acknowledged lost, recovery
   redis      Redis dies mid-load and comes back: latency holds, budgets are shared again
   postgres   a private PostgreSQL cluster is killed under write load and started again: 503 while it is
