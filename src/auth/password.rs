@@ -148,15 +148,15 @@ pub fn verify_password(stored: &str, password: &str) -> bool {
     }
 }
 
-/// Verify on the blocking pool so a burst of logins does not stall request handling, at most
-/// [`at_once`] at a time.
+/// Verify on the password threads, so a burst of logins neither stalls request handling nor runs more
+/// than [`at_once`] checks at a time.
 pub async fn verify_password_async(stored: String, password: String) -> bool {
     bounded(move || verify_password(&stored, &password))
         .await
         .unwrap_or(false)
 }
 
-/// [`hash_password`] on the blocking pool, at most [`at_once`] at a time.
+/// [`hash_password`] on the password threads (at most [`at_once`] at a time).
 pub async fn hash_password_async(password: String) -> AppResult<String> {
     bounded(move || hash_password(&password)).await?
 }

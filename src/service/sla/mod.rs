@@ -158,15 +158,14 @@ pub fn on_created(
 }
 
 /// The statements bringing the clock of `after` in step with a change from `before`, for the change's
-/// transaction to run with its other writes (`crate::db::run_together`); `clock` is the stored clock, read
-/// with the locked row. Only a change of what matches a policy (priority, project, group) or of the
-/// status moves it; a ticket that no policy matches keeps the clock it had, without a policy.
+/// transaction to run with its other writes (`crate::db::run_together`), after it locked the ticket's row.
+/// Only a change of what matches a policy (priority, project, group) or of the status moves it; a ticket
+/// that no policy matches keeps the clock it had, without a policy.
 pub async fn on_updated(
     db: &impl ConnectionTrait,
     known: &policies::KnownPolicies,
     before: &ticket::Model,
     after: &ticket::Model,
-    clock: Option<ticket_sla::Model>,
     now: DateTime<Utc>,
 ) -> AppResult<Vec<InsertStatement>> {
     let moved = before.priority != after.priority
@@ -177,6 +176,9 @@ pub async fn on_updated(
         return Ok(Vec::new());
     }
     let policies = known.for_priority(db, after.priority.as_str()).await?;
+    // Read after the ticket's lock, not joined to its locked read: a check that recorded a breach while this
+    // change waited for the lock is seen (PostgreSQL re-reads only the locked row of a join after a wait).
+    let clock = ticket_sla::Entity::find_by_id(after.id).one(db).await?;
     let (write, checks) = recomputed(&policies, after, clock, now);
     Ok(write.into_iter().chain(outbox::insert_of(checks)).collect())
 }

@@ -10,11 +10,8 @@ use crate::service::audit::{self, Changes};
 use crate::service::tickets::{self, counters, rules};
 use crate::service::{sla, WriteDeps};
 use chrono::Utc;
-use entity::{ticket, ticket_sla};
-use sea_orm::sea_query::LockType;
-use sea_orm::{
-    ActiveModelTrait, ConnectionTrait, EntityTrait, JoinType, QuerySelect, QueryTrait, Set,
-};
+use entity::ticket;
+use sea_orm::{ActiveModelTrait, EntityTrait, QuerySelect, Set};
 
 fn check_patch_permission(
     actor: &Actor,
@@ -70,10 +67,12 @@ pub async fn update(
     }
     let txn = state.db.begin_write().await?;
     // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
-    // and the status counters move from the status the row really had; its SLA clock comes along.
-    let (current, clock) = locked_with_clock(&txn, id)
+    // and the status counters move from the status the row really had.
+    let current = ticket::Entity::find_by_id(id)
+        .lock_exclusive()
+        .one(&txn)
         .await?
-        .filter(|(t, _)| t.archived_at.is_none())
+        .filter(|t| t.archived_at.is_none())
         .ok_or_else(|| AppError::not_found("ticket"))?;
     let current_status = current.status;
     if let Some(next) = patch.status {
@@ -150,7 +149,7 @@ pub async fn update(
     let mut writes: Vec<_> = counters::on_updated(before.status, saved.status)?
         .into_iter()
         .collect();
-    writes.extend(sla::on_updated(&txn, state.policies, &before, &saved, clock, now).await?);
+    writes.extend(sla::on_updated(&txn, state.policies, &before, &saved, now).await?);
     writes.push(audit::insert_of(
         audit::Entry::new(Some(actor.id()), "ticket", id, action)
             .ticket(id)
@@ -161,21 +160,6 @@ pub async fn update(
     txn.commit().await?;
     publish_change(state, &before, &saved).await;
     Ok(saved)
-}
-
-/// Ticket `id` with its SLA clock, the ticket's row locked (PostgreSQL; SQLite's writer holds the database).
-async fn locked_with_clock(
-    db: &impl ConnectionTrait,
-    id: i32,
-) -> AppResult<Option<(ticket::Model, Option<ticket_sla::Model>)>> {
-    let clock = ticket::Entity::belongs_to(ticket_sla::Entity)
-        .from(ticket::Column::Id)
-        .to(ticket_sla::Column::TicketId)
-        .into();
-    let mut select = ticket::Entity::find_by_id(id).join(JoinType::LeftJoin, clock);
-    // Only the ticket's row: PostgreSQL refuses to lock the nullable side of an outer join.
-    QueryTrait::query(&mut select).lock_with_tables(LockType::Update, [ticket::Entity]);
-    Ok(select.select_also(ticket_sla::Entity).one(db).await?)
 }
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
