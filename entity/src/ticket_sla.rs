@@ -18,6 +18,8 @@ pub struct Model {
     pub first_response_breached_at: Option<DateTimeUtc>,
     pub resolution_breached_at: Option<DateTimeUtc>,
     pub updated_at: DateTimeUtc,
+    /// The instant (ms) of the clock's one pending check; `None` when no event is ahead.
+    pub check_at_ms: Option<i64>,
 }
 
 /// Relations are resolved by the service, not through SeaORM joins.

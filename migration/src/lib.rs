@@ -17,6 +17,7 @@ mod m20261126_000020_create_sla;
 mod m20261126_000021_create_attachments;
 mod m20261127_000022_ticket_comment_counts;
 mod m20261127_000023_blob_states;
+mod m20261127_000024_sla_check_chain;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000021_create_attachments::Migration),
             Box::new(m20261127_000022_ticket_comment_counts::Migration),
             Box::new(m20261127_000023_blob_states::Migration),
+            Box::new(m20261127_000024_sla_check_chain::Migration),
         ]
     }
 }

@@ -67,6 +67,7 @@ mod s3_support;
 mod seed;
 mod shutdown;
 mod sla;
+mod sla_checks;
 mod sla_reclock;
 mod storage_faults;
 mod stored_values;

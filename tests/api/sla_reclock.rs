@@ -2,7 +2,7 @@
 //! policy gives open tickets a clock, a changed one moves their due times (and schedules their breach
 //! checks), a deleted one leaves them to another policy or none. Resolved tickets keep their clocks.
 use crate::db_test;
-use crate::events_support::{actor, state_with, Mode, Receiver};
+use crate::events_support::{actor, hooked, Mode, Receiver};
 use crate::helpers::TestApp;
 use crate::sla::{around_the_clock, at, run_at, sla_hits, sla_of};
 use chrono::{Duration, Utc};
@@ -50,10 +50,7 @@ fn titled(title: &str, priority: Priority) -> NewTicket {
 db_test!(policy_edits_reclock_open_tickets);
 async fn policy_edits_reclock_open_tickets(app: &TestApp) {
     let receiver = Receiver::start(Mode::Ok).await;
-    let (state, _mailer) = state_with(app, |c| {
-        c.webhook_url = Some(receiver.url.clone());
-        c.webhook_secret = "s3cret".to_string();
-    });
+    let state = hooked(app, &receiver);
     let admin = app.admin("root").await;
     let bob = app.agent("bob").await;
     let bob_a = actor(app, &bob).await;

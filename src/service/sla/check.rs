@@ -2,31 +2,39 @@
 //! record, webhooks and emails.
 use super::clock::{self, Kind, Pauses, Target};
 use super::policies::{self, Policy};
-use super::standing;
+use super::{check_row, happened_mut, ms_of, next_check, pending, standing};
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
 use crate::notify::live::{LiveEvent, LiveKind};
+use crate::notify::outbox;
 use crate::service::audit;
 use crate::service::tickets::counters;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Duration, Utc};
 use entity::{sla_event, ticket, ticket_sla};
-use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, QuerySelect, Set};
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
+    IntoActiveModel, QueryFilter, QuerySelect, Set,
+};
 use serde::Deserialize;
 use serde_json::json;
 
-/// A scheduled check's row payload, as read back.
+/// A scheduled check's row payload, as read back. `at` names the check its clock waits for; rows queued
+/// before checks were chained have none and look at their own event only.
 #[derive(Debug, Deserialize)]
 struct CheckRow {
     ticket_id: i32,
     target: String,
     kind: String,
+    at: Option<i64>,
 }
 
-/// Run a scheduled check at `now`: when the event is due and has not happened, record it once (a unique
-/// key decides between instances racing), with its audit record, webhooks and emails, in one transaction.
-/// Returns whether this call recorded it.
+/// Run a scheduled check at `now`: record every event of the ticket whose instant has come and that has
+/// not happened, once each (a unique key decides between instances racing), with its audit record,
+/// webhooks and emails, and schedule the check for the next event, all in one transaction. A check its
+/// clock no longer waits for (the due times moved, and a check for the new ones was scheduled) does
+/// nothing. Returns whether this call recorded an event.
 pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppResult<bool> {
     let Ok(row) = serde_json::from_str::<CheckRow>(payload) else {
         return Err(AppError::internal(anyhow::anyhow!("unreadable SLA check")));
@@ -35,27 +43,18 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
         return Err(AppError::internal(anyhow::anyhow!("unknown SLA check")));
     };
     let txn = deps.db.begin_write().await?;
-    let Some(t) = ticket::Entity::find_by_id(row.ticket_id)
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .filter(|t| t.archived_at.is_none())
-    else {
-        txn.commit().await?;
-        return Ok(false);
-    };
-    let Some(clock) = ticket_sla::Entity::find_by_id(t.id).one(&txn).await? else {
-        txn.commit().await?;
-        return Ok(false);
-    };
-    let policy = match clock.policy_id {
-        Some(id) => policies::get(&txn, id)
-            .await?
-            .map(Policy::from_row)
-            .transpose()?,
-        None => None,
-    };
-    let Some(policy) = policy else {
+    let Some((t, clock, policy)) = clocked(&txn, row.ticket_id).await? else {
+        if let Some(at) = row.at {
+            // The chain ends here (archived ticket, policy gone): the clock's next recompute queues a check
+            // again even if its first instant ahead is this one.
+            use ticket_sla::Column as C;
+            ticket_sla::Entity::update_many()
+                .col_expr(C::CheckAtMs, Expr::value(Option::<i64>::None))
+                .filter(C::TicketId.eq(row.ticket_id))
+                .filter(C::CheckAtMs.eq(at))
+                .exec(&txn)
+                .await?;
+        }
         txn.commit().await?;
         return Ok(false);
     };
@@ -70,19 +69,98 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
         pauses,
         standing(&t),
     );
-    let Some(at) = dues.of(target, kind).filter(|at| *at <= now) else {
-        txn.commit().await?;
-        return Ok(false);
+    let due: Vec<(Target, Kind, DateTime<Utc>)> = match row.at {
+        Some(at) if clock.check_at_ms != Some(at) => Vec::new(),
+        Some(_) => pending(&dues, &clock)
+            .into_iter()
+            .filter(|&(_, _, at)| at <= now)
+            .collect(),
+        None => dues
+            .of(target, kind)
+            .filter(|at| *at <= now)
+            .map(|at| (target, kind, at))
+            .into_iter()
+            .collect(),
     };
-    // A check that comes late (the workers were down) does not warn of a breach that already happened.
-    let superseded = kind == Kind::AtRisk
-        && dues
-            .of(target, Kind::Breached)
-            .is_some_and(|due| due <= now);
-    if superseded {
-        txn.commit().await?;
-        return Ok(false);
+    let chained = row.at.is_some_and(|at| clock.check_at_ms == Some(at));
+    let mut next = clock.clone();
+    let mut recorded = false;
+    for (target, kind, at) in due {
+        // A check that comes late (the workers were down) does not warn of a breach that already happened.
+        let superseded = kind == Kind::AtRisk
+            && dues
+                .of(target, Kind::Breached)
+                .is_some_and(|due| due <= now);
+        if superseded || !record(&txn, deps, &t, target, kind, at, now).await? {
+            continue;
+        }
+        *happened_mut(&mut next, target, kind) = Some(now);
+        recorded = true;
     }
+    if chained {
+        let following = next_check(&dues, &next, Some(now));
+        next.check_at_ms = following.map(|(_, _, at)| ms_of(at));
+        if let Some(insert) = outbox::insert_of(
+            following
+                .map(|(target, kind, at)| check_row(t.id, target, kind, at))
+                .into_iter()
+                .collect(),
+        ) {
+            txn.execute(&insert).await?;
+        }
+    }
+    if next != clock {
+        next.updated_at = now;
+        next.into_active_model().reset_all().update(&txn).await?;
+    }
+    if recorded {
+        counters::on_clock_moved(&txn).await?;
+    }
+    txn.commit().await?;
+    if recorded {
+        deps.live
+            .publish(deps.db, LiveEvent::new(LiveKind::SlaChanged, t.id))
+            .await;
+    }
+    Ok(recorded)
+}
+
+/// The live ticket `id` locked for the check, its clock and the clock's policy; `None` when any is gone.
+async fn clocked(
+    txn: &DatabaseTransaction,
+    id: i32,
+) -> AppResult<Option<(ticket::Model, ticket_sla::Model, Policy)>> {
+    let Some(t) = ticket::Entity::find_by_id(id)
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .filter(|t| t.archived_at.is_none())
+    else {
+        return Ok(None);
+    };
+    let Some(clock) = ticket_sla::Entity::find_by_id(t.id).one(txn).await? else {
+        return Ok(None);
+    };
+    let Some(policy_id) = clock.policy_id else {
+        return Ok(None);
+    };
+    let Some(policy) = policies::get(txn, policy_id).await? else {
+        return Ok(None);
+    };
+    Ok(Some((t, clock, Policy::from_row(policy)?)))
+}
+
+/// Record that `kind` of `target` happened to `t` (its instant was `at`), with its audit record, webhooks
+/// and emails, unless it was recorded already; returns whether this call recorded it.
+async fn record(
+    txn: &DatabaseTransaction,
+    deps: WriteDeps<'_>,
+    t: &ticket::Model,
+    target: Target,
+    kind: Kind,
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> AppResult<bool> {
     let insert = sla_event::Entity::insert(sla_event::ActiveModel {
         ticket_id: Set(t.id),
         target: Set(target.as_str().to_string()),
@@ -99,36 +177,20 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
         .do_nothing()
         .to_owned(),
     )
-    .exec_without_returning(&txn)
+    .exec_without_returning(txn)
     .await?;
     if insert == 0 {
-        txn.commit().await?;
         return Ok(false);
     }
-    let mut active = clock.into_active_model();
-    let column = match (target, kind) {
-        (Target::FirstResponse, Kind::AtRisk) => &mut active.first_response_at_risk_at,
-        (Target::FirstResponse, Kind::Breached) => &mut active.first_response_breached_at,
-        (Target::Resolution, Kind::AtRisk) => &mut active.resolution_at_risk_at,
-        (Target::Resolution, Kind::Breached) => &mut active.resolution_breached_at,
-    };
-    *column = Set(Some(now));
-    active.updated_at = Set(now);
-    active.update(&txn).await?;
-    counters::on_clock_moved(&txn).await?;
     let field = format!("sla_{}_{}", target.as_str(), kind.as_str());
     audit::record(
-        &txn,
+        txn,
         audit::Entry::new(None, "ticket", t.id, sla_action(kind))
             .ticket(t.id)
             .changes(json!({ field: [null, at] })),
     )
     .await?;
-    events::sla_event(&txn, deps.config, &t, target, kind, at).await?;
-    txn.commit().await?;
-    deps.live
-        .publish(deps.db, LiveEvent::new(LiveKind::SlaChanged, t.id))
-        .await;
+    events::sla_event(txn, deps.config, t, target, kind, at).await?;
     Ok(true)
 }
 

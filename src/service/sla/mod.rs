@@ -1,10 +1,12 @@
 //! Service levels: policies (`policies`), business-hours arithmetic (`calendar`), the per-ticket clock
 //! (`clock`), and keeping each ticket's clock in step with its changes, in the change's transaction.
 //!
-//! Breaches are found without scanning: whenever a clock's due time moves, an outbox row of kind
-//! [`KIND_CHECK`] is written due at the at-risk and breach instants. The delivery worker hands such rows to
-//! [`check`], which looks again (the ticket may have been answered, paused or resolved since) and, the
-//! first time only, records the event and queues its webhooks and emails.
+//! Breaches are found without scanning: each clock has one outbox row of kind [`KIND_CHECK`], due at its
+//! first at-risk or breach instant still ahead (`ticket_slas.check_at_ms` names it). The delivery worker
+//! hands it to [`check`], which looks again (the ticket may have been answered, paused or resolved since),
+//! records what has come due, the first time only, with its webhooks and emails, and queues the check for
+//! the next instant. When a change moves the first instant, a check for the new one is queued and the old
+//! one, no longer its clock's, does nothing when it comes.
 pub mod calendar;
 mod check;
 pub mod clock;
@@ -20,7 +22,7 @@ use crate::domain::{StatusCategory, Workflow};
 use crate::error::AppResult;
 use crate::notify::outbox;
 use chrono::{DateTime, Duration, Utc};
-use clock::{Kind, Pauses, Standing, Target};
+use clock::{Dues, Kind, Pauses, Standing, Target};
 use entity::{outbox as outbox_row, ticket, ticket_sla};
 use policies::Policy;
 use sea_orm::sea_query::{Expr, InsertStatement, OnConflict};
@@ -33,12 +35,14 @@ use serde::Serialize;
 /// Outbox row kind of a scheduled SLA check.
 pub const KIND_CHECK: &str = "sla_check";
 
-/// What a scheduled check looks at.
+/// What a scheduled check looks at: the event due first when it was scheduled, and its instant (`at`, ms),
+/// which names the check its clock is waiting for (`ticket_slas.check_at_ms`).
 #[derive(Debug, Clone, Copy, Serialize)]
 struct CheckPayload {
     ticket_id: i32,
     target: &'static str,
     kind: &'static str,
+    at: i64,
 }
 
 fn is_stopped(policy: &Policy, t: &ticket::Model) -> bool {
@@ -57,7 +61,8 @@ fn ms_of(t: DateTime<Utc>) -> i64 {
 }
 
 /// The stored clock of `t` under `policy` at `now`, from its previous state `before` (none for a new
-/// ticket), and the checks to schedule: one per event whose instant moved and has not happened yet.
+/// ticket), and the check to schedule: one for the first event ahead, unless the clock already waits for
+/// a check at that instant.
 fn next_clock(
     policy: &Policy,
     t: &ticket::Model,
@@ -76,34 +81,7 @@ fn next_clock(
         pauses,
         standing(t),
     );
-    let happened = |target: Target, kind: Kind| {
-        before.and_then(|b| match (target, kind) {
-            (Target::FirstResponse, Kind::AtRisk) => b.first_response_at_risk_at,
-            (Target::FirstResponse, Kind::Breached) => b.first_response_breached_at,
-            (Target::Resolution, Kind::AtRisk) => b.resolution_at_risk_at,
-            (Target::Resolution, Kind::Breached) => b.resolution_breached_at,
-        })
-    };
-    let old_due = |target: Target| {
-        before.and_then(|b| match target {
-            Target::FirstResponse => b.first_response_due_at,
-            Target::Resolution => b.resolution_due_at,
-        })
-    };
-    let mut checks = Vec::new();
-    for target in Target::ALL {
-        let due = dues.of(target, Kind::Breached);
-        if due.is_none() || due == old_due(target) {
-            continue;
-        }
-        for kind in [Kind::AtRisk, Kind::Breached] {
-            let (Some(at), None) = (dues.of(target, kind), happened(target, kind)) else {
-                continue;
-            };
-            checks.push(check_row(t.id, target, kind, at));
-        }
-    }
-    let row = ticket_sla::Model {
+    let mut row = ticket_sla::Model {
         ticket_id: t.id,
         policy_id: Some(policy.row.id),
         paused_ms: pauses.paused.num_milliseconds(),
@@ -111,13 +89,83 @@ fn next_clock(
         first_response_due_at: dues.first_response,
         resolution_due_at: dues.resolution,
         due_at: dues.next(),
-        first_response_at_risk_at: happened(Target::FirstResponse, Kind::AtRisk),
-        resolution_at_risk_at: happened(Target::Resolution, Kind::AtRisk),
-        first_response_breached_at: happened(Target::FirstResponse, Kind::Breached),
-        resolution_breached_at: happened(Target::Resolution, Kind::Breached),
+        first_response_at_risk_at: None,
+        resolution_at_risk_at: None,
+        first_response_breached_at: None,
+        resolution_breached_at: None,
         updated_at: now,
+        check_at_ms: None,
+    };
+    if let Some(before) = before {
+        for (target, kind) in EVENTS {
+            *happened_mut(&mut row, target, kind) = happened(before, target, kind);
+        }
+    }
+    // One check per clock: a new one only when the first event ahead moved; the one already queued for the
+    // same instant serves otherwise.
+    let next = next_check(&dues, &row, None);
+    row.check_at_ms = next.map(|(_, _, at)| ms_of(at));
+    let checks = match next {
+        Some((target, kind, at)) if row.check_at_ms != before.and_then(|b| b.check_at_ms) => {
+            vec![check_row(t.id, target, kind, at)]
+        }
+        _ => Vec::new(),
     };
     (row, checks)
+}
+
+/// Every event a clock can record.
+const EVENTS: [(Target, Kind); 4] = [
+    (Target::FirstResponse, Kind::AtRisk),
+    (Target::FirstResponse, Kind::Breached),
+    (Target::Resolution, Kind::AtRisk),
+    (Target::Resolution, Kind::Breached),
+];
+
+/// When `kind` of `target` happened to `clock`, if it did.
+fn happened(clock: &ticket_sla::Model, target: Target, kind: Kind) -> Option<DateTime<Utc>> {
+    match (target, kind) {
+        (Target::FirstResponse, Kind::AtRisk) => clock.first_response_at_risk_at,
+        (Target::FirstResponse, Kind::Breached) => clock.first_response_breached_at,
+        (Target::Resolution, Kind::AtRisk) => clock.resolution_at_risk_at,
+        (Target::Resolution, Kind::Breached) => clock.resolution_breached_at,
+    }
+}
+
+/// Where `clock` keeps when `kind` of `target` happened.
+fn happened_mut(
+    clock: &mut ticket_sla::Model,
+    target: Target,
+    kind: Kind,
+) -> &mut Option<DateTime<Utc>> {
+    match (target, kind) {
+        (Target::FirstResponse, Kind::AtRisk) => &mut clock.first_response_at_risk_at,
+        (Target::FirstResponse, Kind::Breached) => &mut clock.first_response_breached_at,
+        (Target::Resolution, Kind::AtRisk) => &mut clock.resolution_at_risk_at,
+        (Target::Resolution, Kind::Breached) => &mut clock.resolution_breached_at,
+    }
+}
+
+/// The events of `clock` that have not happened, with their instants under `dues`, earliest first.
+fn pending(dues: &Dues, clock: &ticket_sla::Model) -> Vec<(Target, Kind, DateTime<Utc>)> {
+    let mut events: Vec<_> = EVENTS
+        .into_iter()
+        .filter(|&(target, kind)| happened(clock, target, kind).is_none())
+        .filter_map(|(target, kind)| Some((target, kind, dues.of(target, kind)?)))
+        .collect();
+    events.sort_by_key(|&(_, _, at)| at);
+    events
+}
+
+/// The check to schedule: the first pending event of `clock`, or the first after `after`.
+fn next_check(
+    dues: &Dues,
+    clock: &ticket_sla::Model,
+    after: Option<DateTime<Utc>>,
+) -> Option<(Target, Kind, DateTime<Utc>)> {
+    pending(dues, clock)
+        .into_iter()
+        .find(|&(_, _, at)| after.is_none_or(|after| at > after))
 }
 
 fn check_row(
@@ -130,6 +178,7 @@ fn check_row(
         ticket_id,
         target: target.as_str(),
         kind: kind.as_str(),
+        at: ms_of(at),
     };
     let mut row = outbox::row(
         KIND_CHECK,
@@ -225,6 +274,7 @@ fn recomputed(
             resolution_due_at: None,
             due_at: None,
             updated_at: now,
+            check_at_ms: None,
             ..current
         };
         return (Some(stored(next)), Vec::new());

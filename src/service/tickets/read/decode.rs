@@ -121,6 +121,7 @@ positional!(ticket_sla::Model {
     first_response_breached_at,
     resolution_breached_at,
     updated_at,
+    check_at_ms,
 });
 positional!(sla_policy::Model {
     id,
