@@ -50,14 +50,16 @@ lines = [
     f"Date: {meta['date']} · machine: {meta['machine']} · {meta['tickets']} tickets · load: {meta['load']} · "
     f"command: `{meta['command']}`",
     "",
-    "| scenario | system | req/s | × floor | p50 ms | p99 ms | peak RSS MB | SQL/req | errors |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| scenario | system | req/s | × floor | p50 ms | p99 ms | peak RSS MB | SQL/req | server CPU ms/req | "
+    "PostgreSQL CPU ms/req | errors |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 ]
 for r in rows:
     lines.append(
         f"| {r['scenario']} | {r['system']} | {r['rps']:.0f} | {fmt(r['floor_ratio'], '.2f')} | "
         f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['peak_rss_mb']:.1f} | "
-        f"{fmt(r.get('statements_per_request'), '.2f')} | {r['non2xx'] + r['socket_errors']} |"
+        f"{fmt(r.get('statements_per_request'), '.2f')} | {fmt(r.get('server_cpu_ms'), '.3f')} | "
+        f"{fmt(r.get('db_cpu_ms'), '.3f')} | {r['non2xx'] + r['socket_errors']} |"
     )
 open(os.path.join(out_dir, "results.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

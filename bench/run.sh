@@ -65,6 +65,11 @@ statements() { curl -fs "http://127.0.0.1:$DG_PORT/metrics" | awk '/^db_statemen
 
 peak_rss_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 
+# CPU time in clock ticks: of process $1, and of every PostgreSQL process (its pooled backends live through
+# a scenario). Per request, they are steadier than requests per second on a shared machine.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+pg_ticks() { cat /proc/[0-9]*/stat 2>/dev/null | awk '$2 == "(postgres)" {t += $14 + $15} END {print t + 0}'; }
+
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
 
@@ -80,19 +85,24 @@ scenario() {
   case $check in 2*) ;; *) log "$name on $system answers $check; skipped"; return ;; esac
   wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" -s "$ROOT/bench/wrk.lua" "$url" -- "$token" "$method" "$body" "$ids" \
     "$type" >/dev/null
-  local before=0 after=0
+  local before=0 after=0 cpu0 cpu1 pg0 pg1
   [ "$system" != floor ] && before=$(statements)
+  cpu0=$(cpu_ticks "$pid") pg0=$(pg_ticks)
   local line
   line=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$ROOT/bench/wrk.lua" "$url" \
     -- "$token" "$method" "$body" "$ids" "$type" | sed -n 's/^RESULT //p')
+  cpu1=$(cpu_ticks "$pid") pg1=$(pg_ticks)
   [ "$system" != floor ] && after=$(statements)
   local rss
   rss=$(peak_rss_mb "$pid")
-  python3 - "$name" "$system" "$line" "$before" "$after" "$rss" >>"$RESULTS" <<'PY'
+  python3 - "$name" "$system" "$line" "$before" "$after" "$rss" "$((cpu1 - cpu0))" "$((pg1 - pg0))" \
+    "$(getconf CLK_TCK)" >>"$RESULTS" <<'PY'
 import json, sys
-name, system, line, before, after, rss = sys.argv[1:]
+name, system, line, before, after, rss, cpu, pg, hz = sys.argv[1:]
 r = json.loads(line)
 r.update(scenario=name, system=system, rps=r["requests"] / r["seconds"], peak_rss_mb=float(rss))
+per_request_ms = 1000.0 / float(hz) / max(r["requests"], 1)
+r.update(server_cpu_ms=int(cpu) * per_request_ms, db_cpu_ms=int(pg) * per_request_ms)
 if system != "floor" and before and after:
     r["statements_per_request"] = (float(after) - float(before)) / max(r["requests"], 1)
 print(json.dumps(r))
@@ -181,10 +191,12 @@ PY
   local type="multipart/form-data; boundary=$boundary" attachment
   scenario upload_1mib "$sys" "$pid" "$base/api/tickets/$id/attachments/" "$team_token" POST "@$file_body" "" \
     "$type"
-  attachment=$(curl -fs -H "Authorization: Bearer $team_token" -H "Content-Type: $type" \
-    --data-binary "@$file_body" "$base/api/tickets/$id/attachments/" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-  scenario download_1mib "$sys" "$pid" "$base/api/attachments/$attachment/download/" "$team_token"
+  if [ -z "${ONLY:-}" ] || [[ download_1mib =~ $ONLY ]]; then
+    attachment=$(curl -fs -H "Authorization: Bearer $team_token" -H "Content-Type: $type" \
+      --data-binary "@$file_body" "$base/api/tickets/$id/attachments/" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+    scenario download_1mib "$sys" "$pid" "$base/api/attachments/$attachment/download/" "$team_token"
+  fi
   if [ "$backend" = postgres ]; then
     log "EXPLAIN of the list page"
     psql -X "$url" >"$OUT/explain.txt" 2>&1 <<SQL || true

@@ -224,9 +224,9 @@ fn make_ticket(
     prefix: &str,
     number: i64,
     position: f64,
-    open_share: Option<f64>,
-) -> ticket::ActiveModel {
-    let status = status(rng, open_share);
+    options: &SeedOptions,
+) -> (ticket::ActiveModel, Vec<entity::comment::ActiveModel>) {
+    let status = status(rng, options.open_share);
     let created = world.start + Duration::seconds((position * world.span_seconds as f64) as i64);
     let updated = created + Duration::minutes(rng.gen_range(0..72 * 60));
     let assignee = (status != TicketStatus::New && rng.gen_bool(0.8))
@@ -238,7 +238,17 @@ fn make_ticket(
     let thing = pick(rng, THINGS);
     let problem = pick(rng, PROBLEMS);
     let place = pick(rng, PLACES);
-    ticket::ActiveModel {
+    let requester = skewed(rng, &world.requesters);
+    let planned = comments::plan(
+        rng,
+        world,
+        options.comments_per_ticket,
+        requester,
+        assignee,
+        created,
+    );
+    let counts = (planned.public, planned.rows.len() as i64);
+    let row = ticket::ActiveModel {
         number: Set(number),
         ticket_number: Set(format_ticket_number(prefix, number)),
         title: Set(format!("{thing} {problem} {place}")),
@@ -249,7 +259,7 @@ fn make_ticket(
         )),
         status: Set(status),
         priority: Set(weighted(rng, PRIORITIES)),
-        requester_id: Set(skewed(rng, &world.requesters)),
+        requester_id: Set(requester),
         assignee_id: Set(assignee),
         assigned_group_id: Set(None),
         project_id: Set(project),
@@ -261,8 +271,11 @@ fn make_ticket(
         closed_at: Set((status == TicketStatus::Closed).then_some(updated)),
         archived_at: Set(archived.then_some(updated)),
         archived_by_id: Set(archived.then(|| world.agents[0])),
+        public_comment_count: Set(counts.0),
+        all_comment_count: Set(counts.1),
         ..Default::default()
-    }
+    };
+    (row, planned.rows)
 }
 
 /// Fill the database; `state` must be migrated. Safe on a non-empty database (usernames get a fresh
@@ -327,7 +340,7 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
         let batch = TICKETS_PER_TXN.min(options.tickets - done);
         let txn = state.db.begin_write().await?;
         let first = reserve_numbers(&txn, batch).await?;
-        let rows: Vec<ticket::ActiveModel> = (0..batch)
+        let (rows, planned): (Vec<ticket::ActiveModel>, Vec<_>) = (0..batch)
             .map(|i| {
                 let position = (done + i) as f64 / options.tickets as f64;
                 make_ticket(
@@ -336,18 +349,16 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
                     &prefix,
                     first + i as i64,
                     position,
-                    options.open_share,
+                    options,
                 )
             })
-            .collect();
+            .unzip();
         for chunk in rows.chunks(ROWS_PER_INSERT) {
             ticket::Entity::insert_many(chunk.to_vec())
                 .exec(&txn)
                 .await?;
         }
-        if options.comments_per_ticket > 0 {
-            comments += comments::insert(&txn, &mut rng, &world, options, first, batch).await?;
-        }
+        comments += comments::insert(&txn, first, planned).await?;
         if !policies.is_empty() {
             sla::clocks(&txn, &policies, first, batch, Utc::now()).await?;
         }
@@ -355,9 +366,6 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
         done += batch;
     }
     counters::rebuild(db)
-        .await
-        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
-    crate::service::comments::recount_all(db)
         .await
         .map_err(|e| anyhow::anyhow!(e.to_string()))?;
     if db.get_database_backend() == DbBackend::Postgres {

@@ -42,6 +42,23 @@ async fn seeded_data_reads_back_and_numbers_continue(app: &TestApp) {
     );
     assert_eq!(scalar(app, "SELECT max(number) FROM tickets").await, 62);
     assert!(scalar(app, "SELECT count(*) FROM comments").await > 0);
+    // Each ticket was written with its comment counts (not updated after: that doubles every index).
+    let miscounted = scalar(
+        app,
+        "SELECT count(*) FROM tickets t WHERE public_comment_count <> (SELECT count(*) FROM comments c \
+         WHERE c.ticket_id = t.id AND c.comment_type = 'public') \
+         OR all_comment_count <> (SELECT count(*) FROM comments c WHERE c.ticket_id = t.id)",
+    )
+    .await;
+    assert_eq!(miscounted, 0);
+    assert!(
+        scalar(
+            app,
+            "SELECT count(*) FROM tickets WHERE public_comment_count > 0"
+        )
+        .await
+            > 0
+    );
 
     // Every seeded row is one the service can serve: the whole list, over REST and GraphQL.
     let live = scalar(

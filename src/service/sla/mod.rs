@@ -68,7 +68,7 @@ fn next_clock(
     t: &ticket::Model,
     before: Option<&ticket_sla::Model>,
     now: DateTime<Utc>,
-) -> (ticket_sla::Model, Vec<outbox_row::ActiveModel>) {
+) -> (ticket_sla::Model, Option<Check>) {
     let pauses = Pauses {
         paused: Duration::milliseconds(before.map_or(0, |b| b.paused_ms)),
         since: before.and_then(|b| b.paused_since),
@@ -105,14 +105,12 @@ fn next_clock(
     // same instant serves otherwise.
     let next = next_check(&dues, &row, None);
     row.check_at_ms = next.map(|(_, _, at)| ms_of(at));
-    let checks = match next {
-        Some((target, kind, at)) if row.check_at_ms != before.and_then(|b| b.check_at_ms) => {
-            vec![check_row(t.id, target, kind, at)]
-        }
-        _ => Vec::new(),
-    };
-    (row, checks)
+    let check = next.filter(|_| row.check_at_ms != before.and_then(|b| b.check_at_ms));
+    (row, check)
 }
+
+/// The event a check is queued for: its target, kind and instant.
+type Check = (Target, Kind, DateTime<Utc>);
 
 /// Every event a clock can record.
 const EVENTS: [(Target, Kind); 4] = [
@@ -191,19 +189,39 @@ fn check_row(
     row
 }
 
-/// The clock of a ticket being created and the checks it schedules, for the creating transaction to
-/// write (`policies` are the ones for the ticket's priority, read before it).
-pub fn on_created(
-    policies: &[Policy],
-    t: &ticket::Model,
-) -> Option<(ticket_sla::Model, Vec<outbox_row::ActiveModel>)> {
+/// A new ticket's clock, computed before the ticket has its id: the create computes it before it takes the
+/// ticket number, whose lock every create waits on.
+#[derive(Debug)]
+pub struct NewClock {
+    clock: ticket_sla::Model,
+    check: Option<Check>,
+}
+
+impl NewClock {
+    /// The clock's row and its check's, for the ticket that got `id`.
+    pub fn rows(self, id: i32) -> (ticket_sla::Model, Vec<outbox_row::ActiveModel>) {
+        let check = self
+            .check
+            .map(|(target, kind, at)| check_row(id, target, kind, at));
+        let clock = ticket_sla::Model {
+            ticket_id: id,
+            ..self.clock
+        };
+        (clock, check.into_iter().collect())
+    }
+}
+
+/// The clock of ticket `t` being created, if a policy matches it (`policies` are the ones for its
+/// priority, read before). Only its id may change before it is stored ([`NewClock::rows`]).
+pub fn on_created(policies: &[Policy], t: &ticket::Model) -> Option<NewClock> {
     let policy = policies::matching(
         policies,
         t.priority.as_str(),
         t.project_id,
         t.assigned_group_id,
     )?;
-    Some(next_clock(policy, t, None, t.created_at))
+    let (clock, check) = next_clock(policy, t, None, t.created_at);
+    Some(NewClock { clock, check })
 }
 
 /// The statements bringing the clock of `after` in step with a change from `before`, for the change's
@@ -280,10 +298,13 @@ fn recomputed(
         return (Some(stored(next)), Vec::new());
     };
     // A clock that changes policy keeps its pause accounting and the events that happened.
-    let (next, checks) = next_clock(policy, t, current.as_ref(), now);
+    let (next, check) = next_clock(policy, t, current.as_ref(), now);
     match current {
         Some(current) if same_clock(&current, &next) => (None, Vec::new()),
-        _ => (Some(stored(next)), checks),
+        _ => {
+            let checks = check.map(|(target, kind, at)| check_row(t.id, target, kind, at));
+            (Some(stored(next)), checks.into_iter().collect())
+        }
     }
 }
 

@@ -104,12 +104,11 @@ pub async fn create(
     let priority = input.priority.unwrap_or(Priority::Medium);
     let sla_policies = state.policies.for_priority(db, priority.as_str()).await?;
     let now = now_stored();
-    let txn = state.db.begin_write().await?;
-    let (number, id) = reserve(&txn).await?;
-    let new = ticket::Model {
-        id,
-        number,
-        ticket_number: format_ticket_number(&state.config.ticket_prefix, number),
+    let mut new = ticket::Model {
+        // Set once the number is taken, below.
+        id: 0,
+        number: 0,
+        ticket_number: String::new(),
         title,
         description,
         status: TicketStatus::New,
@@ -129,6 +128,14 @@ pub async fn create(
         public_comment_count: 0,
         all_comment_count: 0,
     };
+    // Everything that does not need the id or the number is done before taking them: every create waits
+    // on the number's lock until this one commits.
+    let clock = sla::on_created(&sla_policies, &new);
+    let txn = state.db.begin_write().await?;
+    let (number, id) = reserve(&txn).await?;
+    new.id = id;
+    new.number = number;
+    new.ticket_number = format_ticket_number(&state.config.ticket_prefix, number);
     let changes = json!({
         "ticket_number": [null, new.ticket_number],
         "title": [null, new.title],
@@ -148,7 +155,7 @@ pub async fn create(
         ),
     ];
     let mut rows = announce.rows(&new)?;
-    if let Some((clock, checks)) = sla::on_created(&sla_policies, &new) {
+    if let Some((clock, checks)) = clock.map(|c| c.rows(id)) {
         rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());
         rows.extend(checks);
     }
