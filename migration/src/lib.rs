@@ -18,6 +18,7 @@ mod m20261126_000021_create_attachments;
 mod m20261127_000022_ticket_comment_counts;
 mod m20261127_000023_blob_states;
 mod m20261127_000024_sla_check_chain;
+mod m20261127_000025_outbox_without_event_index;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -41,6 +42,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000022_ticket_comment_counts::Migration),
             Box::new(m20261127_000023_blob_states::Migration),
             Box::new(m20261127_000024_sla_check_chain::Migration),
+            Box::new(m20261127_000025_outbox_without_event_index::Migration),
         ]
     }
 }
