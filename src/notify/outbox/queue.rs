@@ -67,6 +67,9 @@ pub async fn claim(
 }
 
 /// [`claim`], leaving out the rows of the destinations in `skip` (busy here, or with an open circuit).
+/// Rows are taken in the order they came due (queue order for rows due at once), along the
+/// `(status, due_at_ms)` index: rows due later (scheduled SLA checks, one per open ticket) are never read,
+/// where an order by id alone read past every one of them on each claim.
 pub async fn claim_except(
     db: &impl ConnectionTrait,
     now: i64,
@@ -85,12 +88,12 @@ pub async fn claim_except(
         DbBackend::Postgres => format!(
             "UPDATE outbox SET locked_until_ms = $1 WHERE id IN (SELECT id FROM outbox \
              WHERE status = 'pending' AND due_at_ms <= $2 AND locked_until_ms <= $3{except} \
-             ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id"
+             ORDER BY due_at_ms, id LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id"
         ),
         _ => format!(
             "UPDATE outbox SET locked_until_ms = ? WHERE id IN (SELECT id FROM outbox \
              WHERE status = 'pending' AND due_at_ms <= ? AND locked_until_ms <= ?{except} \
-             ORDER BY id LIMIT ?) RETURNING id"
+             ORDER BY due_at_ms, id LIMIT ?) RETURNING id"
         ),
     };
     let stmt = Statement::from_sql_and_values(
@@ -107,6 +110,7 @@ pub async fn claim_except(
     }
     Ok(outbox::Entity::find()
         .filter(outbox::Column::Id.is_in(ids))
+        .order_by_asc(outbox::Column::DueAtMs)
         .order_by_asc(outbox::Column::Id)
         .all(db)
         .await?)
