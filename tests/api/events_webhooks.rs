@@ -256,3 +256,28 @@ async fn concurrent_workers_deliver_each_event_once(app: &TestApp) {
     assert_eq!(ids.len(), 12);
     assert_eq!(receiver.hits().len(), 12);
 }
+
+db_test!(a_claim_takes_rows_in_the_order_they_came_due_and_none_ahead);
+async fn a_claim_takes_rows_in_the_order_they_came_due_and_none_ahead(app: &TestApp) {
+    let now = queue::now_ms();
+    // Queued in this order: one due in an hour (as a scheduled SLA check), one due a second ago, one due
+    // five seconds ago.
+    let dues = [now + 3_600_000, now - 1_000, now - 5_000];
+    for (i, due) in dues.into_iter().enumerate() {
+        let mut row = queue::row(
+            queue::KIND_EMAIL,
+            &format!("claim-order-{i}"),
+            "ticket.created",
+            None,
+            "{}".to_string(),
+        );
+        row.due_at_ms = sea_orm::Set(due);
+        let insert = queue::insert_of(vec![row]).unwrap();
+        app.state.db.conn.execute(&insert).await.unwrap();
+    }
+    let claimed = queue::claim(&app.state.db.conn, now, now + 60_000, 10)
+        .await
+        .unwrap();
+    let order: Vec<&str> = claimed.iter().map(|r| r.event_id.as_str()).collect();
+    assert_eq!(order, vec!["claim-order-2", "claim-order-1"]);
+}
