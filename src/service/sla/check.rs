@@ -2,7 +2,7 @@
 //! record, webhooks and emails.
 use super::clock::{self, Kind, Pauses, Target};
 use super::policies::{self, Policy};
-use super::{check_row, happened_mut, ms_of, next_check, pending, standing};
+use super::{check_row, happened_mut, ms_of, next_check, pending, standing, Check};
 use crate::error::{AppError, AppResult};
 use crate::notify::events;
 use crate::notify::live::{LiveEvent, LiveKind};
@@ -69,12 +69,15 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
         pauses,
         standing(&t),
     );
-    let due: Vec<(Target, Kind, DateTime<Utc>)> = match row.at {
-        Some(at) if clock.check_at_ms != Some(at) => Vec::new(),
-        Some(_) => pending(&dues, &clock)
+    // The check its clock waits for takes every event come due; one queued before checks were chained, its
+    // own event; any other is stale.
+    let chained = row.at.is_some_and(|at| clock.check_at_ms == Some(at));
+    let due: Vec<Check> = match row.at {
+        Some(_) if chained => pending(&dues, &clock)
             .into_iter()
             .filter(|&(_, _, at)| at <= now)
             .collect(),
+        Some(_) => Vec::new(),
         None => dues
             .of(target, kind)
             .filter(|at| *at <= now)
@@ -82,7 +85,6 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
             .into_iter()
             .collect(),
     };
-    let chained = row.at.is_some_and(|at| clock.check_at_ms == Some(at));
     let mut next = clock.clone();
     let mut recorded = false;
     for (target, kind, at) in due {

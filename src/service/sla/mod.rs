@@ -145,7 +145,7 @@ fn happened_mut(
 }
 
 /// The events of `clock` that have not happened, with their instants under `dues`, earliest first.
-fn pending(dues: &Dues, clock: &ticket_sla::Model) -> Vec<(Target, Kind, DateTime<Utc>)> {
+fn pending(dues: &Dues, clock: &ticket_sla::Model) -> Vec<Check> {
     let mut events: Vec<_> = EVENTS
         .into_iter()
         .filter(|&(target, kind)| happened(clock, target, kind).is_none())
@@ -160,7 +160,7 @@ fn next_check(
     dues: &Dues,
     clock: &ticket_sla::Model,
     after: Option<DateTime<Utc>>,
-) -> Option<(Target, Kind, DateTime<Utc>)> {
+) -> Option<Check> {
     pending(dues, clock)
         .into_iter()
         .find(|&(_, _, at)| after.is_none_or(|after| at > after))

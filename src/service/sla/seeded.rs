@@ -36,7 +36,8 @@ pub fn clock(
     );
     let mut checks = Vec::new();
     row.check_at_ms = None;
-    for (target, kind, at) in pending(&dues, &row.clone()) {
+    let events = pending(&dues, &row);
+    for (target, kind, at) in events {
         if at > now {
             checks.push(check_row(t.id, target, kind, at));
             row.check_at_ms = Some(ms_of(at));
