@@ -1,14 +1,12 @@
 //! Liveness, readiness and the metrics endpoint.
 use crate::error::AppError;
 use crate::http::client_ip;
-use crate::notify::outbox::Backlog;
+use crate::notify::outbox::{self, Backlog};
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use entity::outbox;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -165,16 +163,16 @@ pub async fn metrics(State(state): State<AppState>, req: Request) -> Response {
         _ => state.db.conn.get_sqlite_connection_pool().size(),
     };
     metrics::gauge!("db_pool_connections").set(f64::from(pool_size));
-    // The backlog is read at scrape time; an unreachable database leaves the last value.
-    let pending = outbox::Entity::find()
-        .filter(outbox::Column::Status.eq(crate::notify::outbox::PENDING))
-        .count(&state.db.conn)
-        .await;
-    if let Ok(pending) = pending {
-        metrics::gauge!("outbox_pending_messages").set(pending as f64);
-    }
-    if let Ok(backlog) = crate::notify::outbox::backlog(&state.db.conn).await {
+    // The backlog is read at scrape time; an unreachable database leaves the last value. Rows due
+    // later (scheduled SLA checks) are reported apart: they are not waiting on anything.
+    let now = outbox::now_ms();
+    if let Ok(backlog) = outbox::backlog(&state.db.conn, now).await {
+        let due: i64 = backlog.iter().map(|b| b.pending).sum();
+        metrics::gauge!("outbox_pending_messages").set(due as f64);
         destination_gauges(&backlog);
+    }
+    if let Ok(scheduled) = outbox::scheduled(&state.db.conn, now).await {
+        metrics::gauge!("outbox_scheduled_messages").set(scheduled as f64);
     }
     // SQL statements run since start: the benchmark divides its delta by requests served.
     metrics::counter!("db_statements_total").absolute(state.db.statement_count());

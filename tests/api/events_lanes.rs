@@ -62,7 +62,9 @@ async fn hanging_webhook_does_not_hold_back_email(app: &TestApp) {
     let sink = SmtpSink::start().await;
     let state = configured(app, receiver.url.clone(), sink.url.clone());
     file_twenty(app, &state).await;
-    let backlog = queue::backlog(&app.state.db.conn).await.unwrap();
+    let backlog = queue::backlog(&app.state.db.conn, queue::now_ms())
+        .await
+        .unwrap();
     let pending: Vec<(Destination, i64)> =
         backlog.iter().map(|b| (b.destination, b.pending)).collect();
     assert_eq!(
@@ -99,7 +101,9 @@ async fn hanging_webhook_does_not_hold_back_email(app: &TestApp) {
         .iter()
         .filter(|r| r.kind == "email")
         .all(|r| r.status == "delivered"));
-    let backlog = queue::backlog(&app.state.db.conn).await.unwrap();
+    let backlog = queue::backlog(&app.state.db.conn, queue::now_ms())
+        .await
+        .unwrap();
     assert_eq!(backlog.len(), 1);
     assert_eq!(
         (backlog[0].destination, backlog[0].pending),

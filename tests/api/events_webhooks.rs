@@ -281,3 +281,43 @@ async fn a_claim_takes_rows_in_the_order_they_came_due_and_none_ahead(app: &Test
     let order: Vec<&str> = claimed.iter().map(|r| r.event_id.as_str()).collect();
     assert_eq!(order, vec!["claim-order-2", "claim-order-1"]);
 }
+
+db_test!(the_backlog_counts_rows_that_are_due_and_reports_scheduled_checks_apart);
+async fn the_backlog_counts_rows_that_are_due_and_reports_scheduled_checks_apart(app: &TestApp) {
+    let now = queue::now_ms();
+    // An email due now, a webhook call due five seconds ago, and an SLA check an hour ahead.
+    let rows = [
+        (queue::KIND_EMAIL, None, now),
+        (queue::KIND_WEBHOOK, None, now - 5_000),
+        (deskgraph::service::sla::KIND_CHECK, None, now + 3_600_000),
+    ];
+    for (i, (kind, webhook, due)) in rows.into_iter().enumerate() {
+        let mut row = queue::row(kind, &format!("backlog-{i}"), "x", webhook, "{}".into());
+        row.due_at_ms = sea_orm::Set(due);
+        let insert = queue::insert_of(vec![row]).unwrap();
+        app.state.db.conn.execute(&insert).await.unwrap();
+    }
+    let backlog = queue::backlog(&app.state.db.conn, now).await.unwrap();
+    let summary: Vec<(queue::Destination, i64, i64)> = backlog
+        .iter()
+        .map(|b| (b.destination, b.pending, b.oldest.timestamp_millis()))
+        .collect();
+    // The check is not waiting on anything; the webhook call has waited since it came due.
+    assert_eq!(
+        summary,
+        vec![
+            (queue::Destination::Email, 1, now),
+            (queue::Destination::Webhook(0), 1, now - 5_000),
+        ]
+    );
+    assert_eq!(queue::scheduled(&app.state.db.conn, now).await.unwrap(), 1);
+    // An hour on, the check is due and counts as backlog of its own destination.
+    let later = now + 3_600_000;
+    let backlog = queue::backlog(&app.state.db.conn, later).await.unwrap();
+    assert_eq!(backlog.len(), 3);
+    assert_eq!(backlog[2].destination, queue::Destination::Other);
+    assert_eq!(
+        queue::scheduled(&app.state.db.conn, later).await.unwrap(),
+        0
+    );
+}

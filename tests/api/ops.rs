@@ -128,6 +128,8 @@ async fn metrics_count_routes_operations_and_backlog(app: &TestApp) {
         .count(&app.state.db.conn)
         .await
         .unwrap();
+    let scheduled = sample(text, "outbox_scheduled_messages");
+    assert!(scheduled.is_some(), "{text}");
     assert!(
         pending >= 1,
         "creating a ticket with a webhook queues a delivery"

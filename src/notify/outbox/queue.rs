@@ -26,9 +26,14 @@ pub enum Destination {
 impl Destination {
     /// The destination of `row`.
     pub fn of(row: &outbox::Model) -> Self {
-        match row.kind.as_str() {
+        Self::of_parts(&row.kind, row.webhook_id)
+    }
+
+    /// The destination of a row of `kind` for `webhook_id`.
+    pub fn of_parts(kind: &str, webhook_id: Option<i32>) -> Self {
+        match kind {
             KIND_EMAIL => Destination::Email,
-            KIND_WEBHOOK => Destination::Webhook(row.webhook_id.unwrap_or(0)),
+            KIND_WEBHOOK => Destination::Webhook(webhook_id.unwrap_or(0)),
             _ => Destination::Other,
         }
     }
@@ -130,56 +135,61 @@ pub async fn release(db: &impl ConnectionTrait, rows: &[outbox::Model]) -> AppRe
     Ok(())
 }
 
-/// Pending rows of one destination: how many, and when the oldest was written.
+/// Due rows of one destination: how many, and since when the longest-waiting one has been due.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Backlog {
     /// The destination.
     pub destination: Destination,
-    /// Pending rows.
+    /// Pending rows already due.
     pub pending: i64,
-    /// Creation time of the oldest pending row.
+    /// When the longest-waiting of them came due.
     pub oldest: chrono::DateTime<Utc>,
 }
 
-/// The pending rows per destination, for `/metrics`.
-pub async fn backlog(db: &impl ConnectionTrait) -> AppResult<Vec<Backlog>> {
+/// The rows due by `now` (milliseconds) and not yet delivered, per destination, for `/metrics`.
+///
+/// Rows due later (a scheduled SLA check per open ticket) are not a backlog: they are counted by
+/// [`scheduled`]. A row's wait is measured from when it came due, so a check queued a week ahead
+/// that came due a second ago has waited a second. Retried rows keep their `due_at_ms`, so their
+/// wait includes the failed attempts.
+pub async fn backlog(db: &impl ConnectionTrait, now: i64) -> AppResult<Vec<Backlog>> {
     use sea_orm::QuerySelect;
     let groups: Vec<(String, Option<i32>, i64, i64)> = outbox::Entity::find()
         .select_only()
         .column(outbox::Column::Kind)
         .column(outbox::Column::WebhookId)
         .column_as(outbox::Column::Id.count(), "pending")
-        .column_as(outbox::Column::Id.min(), "oldest_id")
+        .column_as(outbox::Column::DueAtMs.min(), "oldest_due")
         .filter(outbox::Column::Status.eq(PENDING))
+        .filter(outbox::Column::DueAtMs.lte(now))
         .group_by(outbox::Column::Kind)
         .group_by(outbox::Column::WebhookId)
         .into_tuple()
         .all(db)
         .await?;
-    if groups.is_empty() {
-        return Ok(Vec::new());
-    }
-    // Ids grow with time, so each group's smallest id is its oldest row.
-    let oldest = outbox::Entity::find()
-        .filter(outbox::Column::Id.is_in(groups.iter().map(|g| g.3)))
-        .all(db)
-        .await?;
     let mut by_destination: std::collections::BTreeMap<Destination, Backlog> = Default::default();
-    for row in oldest {
-        let Some(group) = groups.iter().find(|g| g.3 == row.id) else {
-            continue;
-        };
-        let entry = by_destination
-            .entry(Destination::of(&row))
-            .or_insert(Backlog {
-                destination: Destination::of(&row),
-                pending: 0,
-                oldest: row.created_at,
-            });
-        entry.pending += group.2;
-        entry.oldest = entry.oldest.min(row.created_at);
+    for (kind, webhook_id, pending, oldest_due) in groups {
+        let destination = Destination::of_parts(&kind, webhook_id);
+        let oldest = chrono::DateTime::from_timestamp_millis(oldest_due).unwrap_or_else(Utc::now);
+        let entry = by_destination.entry(destination).or_insert(Backlog {
+            destination,
+            pending: 0,
+            oldest,
+        });
+        entry.pending += pending;
+        entry.oldest = entry.oldest.min(oldest);
     }
     Ok(by_destination.into_values().collect())
+}
+
+/// Pending rows due after `now` (milliseconds): the scheduled SLA checks, waiting for their time.
+pub async fn scheduled(db: &impl ConnectionTrait, now: i64) -> AppResult<u64> {
+    use sea_orm::PaginatorTrait;
+    Ok(outbox::Entity::find()
+        .filter(outbox::Column::Status.eq(PENDING))
+        .filter(outbox::Column::DueAtMs.gt(now))
+        .count(db)
+        .await?)
 }
 
 /// How one attempt ended.
