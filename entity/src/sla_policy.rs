@@ -1,4 +1,5 @@
 //! An SLA policy: which tickets it matches, its targets, its business-hours calendar and pause statuses.
+use crate::values::Priority;
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -8,7 +9,7 @@ pub struct Model {
     #[sea_orm(primary_key)]
     pub id: i32,
     pub name: String,
-    pub priority: String,
+    pub priority: Priority,
     pub project_id: Option<i32>,
     pub group_id: Option<i32>,
     pub first_response_minutes: i32,

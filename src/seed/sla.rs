@@ -29,7 +29,7 @@ pub(super) async fn policies(db: &impl ConnectionTrait, run: u32) -> anyhow::Res
     for (priority, first, resolution) in TARGETS {
         let row = sla_policy::ActiveModel {
             name: Set(format!("Seeded {} {run}", priority.as_str())),
-            priority: Set(priority.as_str().to_string()),
+            priority: Set(*priority),
             project_id: Set(None),
             group_id: Set(None),
             first_response_minutes: Set(*first),

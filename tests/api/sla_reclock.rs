@@ -259,7 +259,7 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
     // Remembered entries live 10 s: on a loaded machine they are read again first, so that what is
     // counted is the update's own work.
     let remember = || async {
-        for priority in ["high", "low"] {
+        for priority in [Priority::High, Priority::Low] {
             state
                 .sla_policies
                 .for_priority(&state.db.conn, priority)

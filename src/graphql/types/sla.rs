@@ -100,8 +100,7 @@ impl SlaPolicy {
 
     /// The priority it matches.
     async fn priority(&self) -> Result<Priority> {
-        // `sla_policies.priority` is still a text column: a stored value outside the set is our fault.
-        Ok(Priority::parse(&self.0.priority).map_err(crate::error::AppError::internal)?)
+        Ok(self.0.priority)
     }
 
     /// The project it is restricted to (administrators only; null for everyone else).

@@ -214,12 +214,7 @@ impl NewClock {
 /// The clock of ticket `t` being created, if a policy matches it (`policies` are the ones for its
 /// priority, read before). Only its id may change before it is stored ([`NewClock::rows`]).
 pub fn on_created(policies: &[Policy], t: &ticket::Model) -> Option<NewClock> {
-    let policy = policies::matching(
-        policies,
-        t.priority.as_str(),
-        t.project_id,
-        t.assigned_group_id,
-    )?;
+    let policy = policies::matching(policies, t.priority, t.project_id, t.assigned_group_id)?;
     let (clock, check) = next_clock(policy, t, None, t.created_at);
     Some(NewClock { clock, check })
 }
@@ -242,7 +237,7 @@ pub async fn on_updated(
     if !moved {
         return Ok(Vec::new());
     }
-    let policies = known.for_priority(db, after.priority.as_str()).await?;
+    let policies = known.for_priority(db, after.priority).await?;
     // Read after the ticket's lock, not joined to its locked read: a check that recorded a breach while this
     // change waited for the lock is seen (PostgreSQL re-reads only the locked row of a join after a wait).
     let clock = ticket_sla::Entity::find_by_id(after.id).one(db).await?;
@@ -276,12 +271,7 @@ fn recomputed(
     current: Option<ticket_sla::Model>,
     now: DateTime<Utc>,
 ) -> (Option<InsertStatement>, Vec<outbox_row::ActiveModel>) {
-    let policy = policies::matching(
-        policies,
-        t.priority.as_str(),
-        t.project_id,
-        t.assigned_group_id,
-    );
+    let policy = policies::matching(policies, t.priority, t.project_id, t.assigned_group_id);
     let Some(policy) = policy else {
         let Some(current) = current.filter(|c| c.policy_id.is_some() || c.due_at.is_some()) else {
             return (None, Vec::new());

@@ -7,7 +7,7 @@
 //! costs many short transactions, never one long one, and a crash resumes at the batch it stopped in.
 use super::{policies, recompute};
 use crate::db::Db;
-use crate::domain::{StatusCategory, TicketStatus, Workflow};
+use crate::domain::{Priority, StatusCategory, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveBus, LiveEvent, LiveKind};
 use crate::notify::outbox;
@@ -27,7 +27,7 @@ pub const BATCH: u64 = 100;
 /// What a batch re-clocks: open tickets of `priorities` with an id above `after`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Batch {
-    priorities: Vec<String>,
+    priorities: Vec<Priority>,
     after: i32,
 }
 
@@ -46,10 +46,10 @@ fn row_of(batch: &Batch) -> AppResult<entity::outbox::ActiveModel> {
 /// of those priorities (so the work is queued exactly when the change commits).
 pub async fn schedule(
     db: &impl ConnectionTrait,
-    priorities: impl IntoIterator<Item = String>,
+    priorities: impl IntoIterator<Item = Priority>,
 ) -> AppResult<()> {
-    let mut priorities: Vec<String> = priorities.into_iter().collect();
-    priorities.sort();
+    let mut priorities: Vec<Priority> = priorities.into_iter().collect();
+    priorities.sort_by_key(|p| p.as_str());
     priorities.dedup();
     let batch = Batch {
         priorities,

@@ -15,12 +15,7 @@ pub fn clock(
     t: &ticket::Model,
     now: DateTime<Utc>,
 ) -> Option<(ticket_sla::Model, Vec<outbox_row::ActiveModel>)> {
-    let policy = policies::matching(
-        policies,
-        t.priority.as_str(),
-        t.project_id,
-        t.assigned_group_id,
-    )?;
+    let policy = policies::matching(policies, t.priority, t.project_id, t.assigned_group_id)?;
     let (mut row, _) = next_clock(policy, t, None, now);
     let pauses = Pauses {
         paused: Duration::zero(),

@@ -9,6 +9,7 @@
 use super::{for_priority, Policy};
 use crate::db::listen::{Heard, Listener};
 use crate::db::Db;
+use crate::domain::Priority;
 use crate::error::AppResult;
 use moka::sync::Cache;
 use sea_orm::ConnectionTrait;
@@ -28,7 +29,7 @@ pub const LIFETIME: Duration = Duration::from_secs(10);
 /// the entries: the generation is taken before the read, and an entry read in an older one is dropped.
 #[derive(Clone, Debug)]
 pub struct KnownPolicies {
-    by_priority: Cache<String, Arc<Vec<Policy>>>,
+    by_priority: Cache<Priority, Arc<Vec<Policy>>>,
     generation: Arc<AtomicU64>,
 }
 
@@ -50,16 +51,16 @@ impl KnownPolicies {
     pub async fn for_priority(
         &self,
         db: &impl ConnectionTrait,
-        priority: &str,
+        priority: Priority,
     ) -> AppResult<Arc<Vec<Policy>>> {
-        if let Some(known) = self.by_priority.get(priority) {
+        if let Some(known) = self.by_priority.get(&priority) {
             return Ok(known);
         }
         let seen = self.generation.load(Ordering::SeqCst);
         let read = Arc::new(for_priority(db, priority).await?);
-        self.by_priority.insert(priority.to_string(), read.clone());
+        self.by_priority.insert(priority, read.clone());
         if self.generation.load(Ordering::SeqCst) != seen {
-            self.by_priority.invalidate(priority);
+            self.by_priority.invalidate(&priority);
         }
         Ok(read)
     }

@@ -11,7 +11,7 @@ use super::calendar::Calendar;
 use super::clock::Targets;
 use crate::auth::Actor;
 use crate::db::Db;
-use crate::domain::TicketStatus;
+use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::service::Take;
 use chrono::Duration;
@@ -60,7 +60,12 @@ impl Policy {
     }
 
     /// How specific the match is (project counts more than group), or `None` when it does not match.
-    fn specificity(&self, priority: &str, project: Option<i32>, group: Option<i32>) -> Option<u8> {
+    fn specificity(
+        &self,
+        priority: Priority,
+        project: Option<i32>,
+        group: Option<i32>,
+    ) -> Option<u8> {
         if self.row.priority != priority {
             return None;
         }
@@ -82,14 +87,14 @@ impl Policy {
 }
 
 /// The policies for `priority`, oldest first.
-pub async fn for_priority(db: &impl ConnectionTrait, priority: &str) -> AppResult<Vec<Policy>> {
-    for_priorities(db, [priority.to_string()]).await
+pub async fn for_priority(db: &impl ConnectionTrait, priority: Priority) -> AppResult<Vec<Policy>> {
+    for_priorities(db, [priority]).await
 }
 
 /// The policies for any of `priorities`, oldest first.
 pub async fn for_priorities(
     db: &impl ConnectionTrait,
-    priorities: impl IntoIterator<Item = String>,
+    priorities: impl IntoIterator<Item = Priority>,
 ) -> AppResult<Vec<Policy>> {
     sla_policy::Entity::find()
         .filter(sla_policy::Column::Priority.is_in(priorities))
@@ -102,12 +107,12 @@ pub async fn for_priorities(
 }
 
 /// The most specific of `policies` matching a ticket's priority, project and group (the oldest on a tie).
-pub fn matching<'a>(
-    policies: &'a [Policy],
-    priority: &str,
+pub fn matching(
+    policies: &[Policy],
+    priority: Priority,
     project: Option<i32>,
     group: Option<i32>,
-) -> Option<&'a Policy> {
+) -> Option<&Policy> {
     let mut best: Option<(u8, &Policy)> = None;
     for p in policies {
         if let Some(score) = p.specificity(priority, project, group) {

@@ -160,7 +160,7 @@ pub async fn create(
     let now = Utc::now();
     let row = sla_policy::ActiveModel {
         name: Set(name),
-        priority: Set(priority.as_str().to_string()),
+        priority: Set(priority),
         project_id: Set(input.project_id),
         group_id: Set(input.group_id),
         first_response_minutes: Set(first),
@@ -178,7 +178,7 @@ pub async fn create(
     };
     let txn = db.begin_write().await?;
     let saved = row.insert(&txn).await?;
-    crate::service::sla::reclock::schedule(&txn, [saved.priority.clone()]).await?;
+    crate::service::sla::reclock::schedule(&txn, [saved.priority]).await?;
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", saved.id, "create")
@@ -211,7 +211,7 @@ pub async fn update(
         active.name = Set(name);
     }
     if let Some(p) = patch.priority {
-        active.priority = Set(p.as_str().to_string());
+        active.priority = Set(p);
     }
     let project_id = patch.project_id.unwrap_or(current.project_id);
     let group_id = patch.group_id.unwrap_or(current.group_id);
@@ -246,11 +246,7 @@ pub async fn update(
         ..saved.clone()
     } != current;
     if clocks_move {
-        crate::service::sla::reclock::schedule(
-            &txn,
-            [current.priority.clone(), saved.priority.clone()],
-        )
-        .await?;
+        crate::service::sla::reclock::schedule(&txn, [current.priority, saved.priority]).await?;
     }
     crate::service::audit::record(
         &txn,
@@ -273,7 +269,7 @@ pub async fn delete(db: &Db, known: &KnownPolicies, actor: &Actor, id: i32) -> A
         .await?
         .ok_or_else(|| AppError::not_found("SLA policy"))?;
     sla_policy::Entity::delete_by_id(id).exec(&txn).await?;
-    crate::service::sla::reclock::schedule(&txn, [current.priority.clone()]).await?;
+    crate::service::sla::reclock::schedule(&txn, [current.priority]).await?;
     crate::service::audit::record(
         &txn,
         crate::service::audit::Entry::new(Some(actor.id()), "sla_policy", id, "delete")

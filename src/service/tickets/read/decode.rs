@@ -126,7 +126,7 @@ positional!(ticket_sla::Model {
 positional!(sla_policy::Model {
     id,
     name,
-    priority,
+    priority as stored,
     project_id,
     group_id,
     first_response_minutes,

@@ -102,7 +102,7 @@ pub async fn create(
     )
     .await?;
     let priority = input.priority.unwrap_or(Priority::Medium);
-    let sla_policies = state.policies.for_priority(db, priority.as_str()).await?;
+    let sla_policies = state.policies.for_priority(db, priority).await?;
     let now = now_stored();
     let mut new = ticket::Model {
         // Set once the number is taken, below.
