@@ -122,11 +122,13 @@ async fn lane(
     clock: Option<i64>,
 ) -> AppResult<usize> {
     let circuits = &deps.notifier.circuits;
+    let mut delivered = Delivered::default();
     for (done, item) in rows.iter().enumerate() {
         let now = clock.unwrap_or_else(outbox::now_ms);
         if circuits.is_open(destination, now)
             || now + deps.config.delivery_timeout_ms + LEASE_MARGIN_MS > lease_until_ms
         {
+            delivered.record(&deps).await?;
             outbox::release(&deps.db.conn, &rows[done..]).await?;
             return Ok(done);
         }
@@ -142,9 +144,44 @@ async fn lane(
         if let Outcome::Retry(reason) | Outcome::GiveUp(reason) = &outcome {
             tracing::warn!(outbox_id = item.id, event = %item.event, destination = %destination.label(), attempt = item.attempts + 1, %reason, "delivery failed");
         }
-        outbox::finish(&deps.db.conn, &deps.config, item, &outcome).await?;
+        if outcome == Outcome::Delivered {
+            delivered.push(&deps, item.id).await?;
+        } else {
+            outbox::finish(&deps.db.conn, &deps.config, item, &outcome).await?;
+        }
     }
+    delivered.record(&deps).await?;
     Ok(rows.len())
+}
+
+/// A lane's delivered rows not yet recorded: recorded together, in one statement, when the lane ends or
+/// gives rows back, or once the oldest has waited [`RECORD_WITHIN`]. Until then a crash sends them again,
+/// which at-least-once delivery allows (receivers deduplicate on the event id).
+#[derive(Default)]
+struct Delivered {
+    ids: Vec<i64>,
+    since: Option<std::time::Instant>,
+}
+
+/// How long a delivered row may wait to be recorded while its lane goes on.
+const RECORD_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Delivered {
+    async fn push(&mut self, deps: &DeliveryDeps, id: i64) -> AppResult<()> {
+        self.ids.push(id);
+        let since = *self.since.get_or_insert_with(std::time::Instant::now);
+        if since.elapsed() >= RECORD_WITHIN {
+            self.record(deps).await?;
+        }
+        Ok(())
+    }
+
+    async fn record(&mut self, deps: &DeliveryDeps) -> AppResult<()> {
+        outbox::finish_delivered(&deps.db.conn, &self.ids).await?;
+        self.ids.clear();
+        self.since = None;
+        Ok(())
+    }
 }
 
 /// Deliver the rows that are due now, once each, every destination in its own lane; returns how many

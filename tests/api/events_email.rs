@@ -3,7 +3,7 @@ use crate::db_test;
 use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::domain::TicketStatus;
-use deskgraph::notify::{events, worker};
+use deskgraph::notify::{events, outbox as queue, worker};
 use deskgraph::service::tickets::{self, NewTicket, TicketPatch};
 use deskgraph::state::AppState;
 
@@ -264,4 +264,83 @@ async fn unreachable_smtp_server_is_retried(app: &TestApp) {
     assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
     let rows = outbox_rows(app).await;
     assert_eq!((rows[0].status.as_str(), rows[0].attempts), ("failed", 2));
+}
+
+db_test!(a_retried_email_keeps_when_it_came_due_and_waits_out_its_backoff);
+async fn a_retried_email_keeps_when_it_came_due_and_waits_out_its_backoff(app: &TestApp) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let state = state_configured(app, |c| {
+        c.smtp_url = Some(format!("smtp://127.0.0.1:{port}"));
+        c.outbox_backoff_ms = 60_000;
+    });
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let ticket = NewTicket {
+        title: "Phone".into(),
+        requester_id: Some(ann.id),
+        ..Default::default()
+    };
+    create_ticket(&state, &actor(app, &bob).await, ticket).await;
+    let queued = outbox_rows(app).await.remove(0);
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
+    let tried = outbox_rows(app).await.remove(0);
+    assert_eq!((tried.status.as_str(), tried.attempts), ("pending", 1));
+    // Still due since it was queued; the backoff (at least half of a minute) holds it back.
+    assert_eq!(tried.due_at_ms, queued.due_at_ms);
+    assert!(
+        tried.locked_until_ms >= queued.due_at_ms + 30_000,
+        "{tried:?}"
+    );
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 0);
+    // A destination that is failing shows in the backlog, waiting since the row first came due.
+    let now = queue::now_ms();
+    let backlog = queue::backlog(&app.state.db.conn, now).await.unwrap();
+    assert_eq!(backlog.len(), 1, "{backlog:?}");
+    assert_eq!(
+        (backlog[0].pending, backlog[0].oldest.timestamp_millis()),
+        (1, queued.due_at_ms)
+    );
+    // Once the backoff is over, it is tried again.
+    let later = now + 61_000;
+    assert_eq!(
+        worker::run_once_at(&state.delivery_deps(), later)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(outbox_rows(app).await[0].attempts, 2);
+}
+
+db_test!(a_run_of_deliveries_is_recorded_in_one_statement);
+async fn a_run_of_deliveries_is_recorded_in_one_statement(app: &TestApp) {
+    let (state, mailer) = state_with(app, |_| {});
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let bob = actor(app, &bob).await;
+    for i in 0..20 {
+        let ticket = NewTicket {
+            title: format!("Phone {i}"),
+            requester_id: Some(ann.id),
+            ..Default::default()
+        };
+        create_ticket(&state, &bob, ticket).await;
+    }
+    let before = app.statements();
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 20);
+    // One statement leases and reads the rows, one records them all delivered.
+    assert_eq!(app.statements() - before, 2);
+    assert_eq!(mailer.sent().len(), 20);
+    let rows = outbox_rows(app).await;
+    assert_eq!(rows.len(), 20);
+    assert!(
+        rows.iter()
+            .all(
+                |r| (r.status.as_str(), r.attempts, r.locked_until_ms) == ("delivered", 1, 0)
+                    && r.delivered_at.is_some()
+            ),
+        "{rows:?}"
+    );
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 0);
 }

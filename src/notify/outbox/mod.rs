@@ -13,8 +13,8 @@ use sea_orm::{
 
 mod queue;
 pub use queue::{
-    backlog, backoff_ms, claim, claim_except, finish, release, scheduled, Backlog, Destination,
-    Outcome,
+    backlog, backoff_ms, claim, claim_except, finish, finish_delivered, release, scheduled,
+    Backlog, Destination, Outcome,
 };
 
 /// Row kind of a webhook call.

@@ -8,7 +8,7 @@ use entity::outbox;
 use rand::Rng;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, Statement,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, Statement,
 };
 
 /// Where a row goes; the worker delivers each destination in its own lane, so one that is slow or down
@@ -89,16 +89,17 @@ pub async fn claim_except(
         let any: Vec<String> = skip.iter().map(Destination::condition).collect();
         format!(" AND NOT ({})", any.join(" OR "))
     };
+    // One statement leases the rows and returns them; the lease is what makes them this worker's.
     let sql = match backend {
         DbBackend::Postgres => format!(
             "UPDATE outbox SET locked_until_ms = $1 WHERE id IN (SELECT id FROM outbox \
              WHERE status = 'pending' AND due_at_ms <= $2 AND locked_until_ms <= $3{except} \
-             ORDER BY due_at_ms, id LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id"
+             ORDER BY due_at_ms, id LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING *"
         ),
         _ => format!(
             "UPDATE outbox SET locked_until_ms = ? WHERE id IN (SELECT id FROM outbox \
              WHERE status = 'pending' AND due_at_ms <= ? AND locked_until_ms <= ?{except} \
-             ORDER BY due_at_ms, id LIMIT ?) RETURNING id"
+             ORDER BY due_at_ms, id LIMIT ?) RETURNING *"
         ),
     };
     let stmt = Statement::from_sql_and_values(
@@ -106,19 +107,10 @@ pub async fn claim_except(
         sql,
         [lease_until_ms.into(), now.into(), now.into(), limit.into()],
     );
-    let mut ids = Vec::new();
-    for row in db.query_all_raw(stmt).await? {
-        ids.push(row.try_get_by_index::<i64>(0)?);
-    }
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(outbox::Entity::find()
-        .filter(outbox::Column::Id.is_in(ids))
-        .order_by_asc(outbox::Column::DueAtMs)
-        .order_by_asc(outbox::Column::Id)
-        .all(db)
-        .await?)
+    let mut rows = outbox::Model::find_by_statement(stmt).all(db).await?;
+    // RETURNING promises no order.
+    rows.sort_by_key(|r| (r.due_at_ms, r.id));
+    Ok(rows)
 }
 
 /// Give leased rows back without an attempt, so any worker may take them at once.
@@ -150,8 +142,8 @@ pub struct Backlog {
 ///
 /// Rows due later (a scheduled SLA check per open ticket) are not a backlog: they are counted by
 /// [`scheduled`]. A row's wait is measured from when it came due, so a check queued a week ahead
-/// that came due a second ago has waited a second. Retried rows keep their `due_at_ms`, so their
-/// wait includes the failed attempts.
+/// that came due a second ago has waited a second. Retried rows keep their `due_at_ms` (their backoff
+/// is a lease), so their wait includes the failed attempts.
 pub async fn backlog(db: &impl ConnectionTrait, now: i64) -> AppResult<Vec<Backlog>> {
     use sea_orm::QuerySelect;
     let groups: Vec<(String, Option<i32>, i64, i64)> = outbox::Entity::find()
@@ -215,6 +207,9 @@ pub fn backoff_ms(base_ms: i64, attempts: i32) -> i64 {
 }
 
 /// Record the outcome of one attempt on `row`. Guarded on `pending`, so a row is finished once.
+///
+/// A retry keeps the row's `due_at_ms` (when it first came due, which orders the queue and measures the
+/// backlog) and waits out its backoff on the lease, `locked_until_ms`.
 pub async fn finish(
     db: &impl ConnectionTrait,
     config: &Config,
@@ -224,11 +219,11 @@ pub async fn finish(
     let attempts = row.attempts + 1;
     let update = outbox::Entity::update_many()
         .col_expr(outbox::Column::Attempts, Expr::value(attempts))
-        .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
         .filter(outbox::Column::Id.eq(row.id))
         .filter(outbox::Column::Status.eq(PENDING));
     let update = match outcome {
         Outcome::Delivered => update
+            .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
             .col_expr(outbox::Column::Status, Expr::value(DELIVERED))
             .col_expr(outbox::Column::DeliveredAt, Expr::value(Utc::now()))
             .col_expr(
@@ -237,14 +232,40 @@ pub async fn finish(
             ),
         Outcome::Retry(error) if attempts < config.outbox_max_attempts => update
             .col_expr(
-                outbox::Column::DueAtMs,
+                outbox::Column::LockedUntilMs,
                 Expr::value(now_ms() + backoff_ms(config.outbox_backoff_ms, attempts)),
             )
             .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
         Outcome::Retry(error) | Outcome::GiveUp(error) => update
+            .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
             .col_expr(outbox::Column::Status, Expr::value(FAILED))
             .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
     };
     update.exec(db).await?;
+    Ok(())
+}
+
+/// Record the rows of `ids` as delivered, in one statement: what [`finish`] records for
+/// [`Outcome::Delivered`], for a lane's run of successes.
+pub async fn finish_delivered(db: &impl ConnectionTrait, ids: &[i64]) -> AppResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    outbox::Entity::update_many()
+        .col_expr(
+            outbox::Column::Attempts,
+            sea_orm::sea_query::ExprTrait::add(Expr::col(outbox::Column::Attempts), 1),
+        )
+        .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
+        .col_expr(outbox::Column::Status, Expr::value(DELIVERED))
+        .col_expr(outbox::Column::DeliveredAt, Expr::value(Utc::now()))
+        .col_expr(
+            outbox::Column::LastError,
+            Expr::value(Option::<String>::None),
+        )
+        .filter(outbox::Column::Id.is_in(ids.iter().copied()))
+        .filter(outbox::Column::Status.eq(PENDING))
+        .exec(db)
+        .await?;
     Ok(())
 }
