@@ -1,0 +1,191 @@
+//! Demo data for a first run: a small team, requesters, projects, tickets in every status, comments of
+//! both kinds and assets. Seeded only into an empty database.
+use crate::auth::{load_actor, Actor};
+use crate::domain::{AssetStatus, AssetType};
+use crate::service::{assets, projects, tokens, users};
+use crate::state::AppState;
+use anyhow::Context;
+use entity::user;
+use sea_orm::{EntityTrait, PaginatorTrait};
+use std::net::SocketAddr;
+
+mod people;
+mod tickets;
+use people::{demo_password, USERS};
+
+/// Seed when the database has no users, then print each login with a fresh API token.
+pub async fn seed_and_print(state: &AppState, bind: SocketAddr) -> anyhow::Result<()> {
+    let empty = user::Entity::find().count(&state.db.conn).await? == 0;
+    if empty {
+        seed(state)
+            .await
+            .map_err(|e| anyhow::anyhow!("seeding demo data failed: {e}"))?;
+    }
+    println!();
+    println!("deskgraph demo: http://{bind}/graphql (GraphiQL in a browser), REST under http://{bind}/api/");
+    println!("{:<8} {:<14} {:<28} API token", "login", "password", "role");
+    for demo in USERS {
+        let Some(found) = users::find_by_username(&state.db.conn, demo.username)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+        else {
+            continue;
+        };
+        tokens::revoke_by_name(&state.db, &state.auth_cache, found.id, "demo")
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let issued = tokens::create(&state.db, None, found.id, "demo", Some(30))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        println!(
+            "{:<8} {:<14} {:<28} {}",
+            demo.username,
+            demo_password(demo.username),
+            demo.role,
+            issued.secret
+        );
+    }
+    let token_hint = "<token from the table>";
+    println!();
+    println!("Try: curl -s -H 'Authorization: Bearer {token_hint}' http://{bind}/api/tickets/");
+    println!("     curl -s -H 'Authorization: Bearer {token_hint}' -H 'Content-Type: application/json' \\");
+    println!("          -d '{{\"query\":\"{{ me {{ username }} }}\"}}' http://{bind}/graphql");
+    if !empty {
+        println!("(database already had data: nothing seeded; demo tokens were re-issued)");
+    }
+    println!();
+    Ok(())
+}
+
+async fn actor(state: &AppState, username: &str) -> anyhow::Result<Actor> {
+    let found = users::find_by_username(&state.db.conn, username)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .with_context(|| format!("demo user {username} missing"))?;
+    load_actor(&state.db.conn, found.id)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .context("demo user inactive")
+}
+
+async fn seed(state: &AppState) -> anyhow::Result<()> {
+    let db = &state.db.conn;
+    for demo in USERS {
+        users::create_user(
+            db,
+            users::NewUser {
+                username: demo.username.to_string(),
+                password: demo_password(demo.username),
+                full_name: demo.full_name.to_string(),
+                email: Some(format!("{}@example.com", demo.username)),
+                is_staff: demo.staff,
+                is_superuser: demo.superuser,
+                groups: demo.groups.iter().map(|g| g.to_string()).collect(),
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let admin = actor(state, "admin").await?;
+    let alice = actor(state, "alice").await?;
+    let bob = actor(state, "bob").await?;
+    let carol = actor(state, "carol").await?;
+    let dave = actor(state, "dave").await?;
+    let mut project_ids = Vec::new();
+    for (name, description) in [
+        (
+            "Office Move 2026",
+            "Moving the Berlin office to the new building",
+        ),
+        ("Laptop Refresh", "Replacing laptops older than four years"),
+        ("Email Migration", "Moving mailboxes to the new provider"),
+    ] {
+        let input = projects::NewProject {
+            name: name.into(),
+            description: Some(description.into()),
+        };
+        project_ids.push(
+            projects::create(&state.db, &admin, input)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .id,
+        );
+    }
+    let network_group = users::ensure_group(db, "Network Team")
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    tickets::open(
+        state,
+        &alice,
+        &bob,
+        &carol,
+        &dave,
+        &project_ids,
+        network_group.id,
+    )
+    .await?;
+    for (name, kind, status, location, owner, serial) in [
+        (
+            "ThinkPad T14 #1042",
+            "hardware",
+            "in_use",
+            "Berlin, desk 3.12",
+            Some(carol.id()),
+            "PF-3K2M9",
+        ),
+        (
+            "MacBook Pro 14 #2201",
+            "hardware",
+            "in_stock",
+            "IT store room",
+            None,
+            "C02FX1ZQ",
+        ),
+        (
+            "Office 365 E3 licence",
+            "license",
+            "in_use",
+            "",
+            Some(dave.id()),
+            "O365-E3-0042",
+        ),
+        (
+            "Cisco Catalyst 9200 switch",
+            "network",
+            "in_use",
+            "Server room rack 2",
+            None,
+            "FOC2231X0AB",
+        ),
+        (
+            "Dell U2723QE monitor",
+            "peripheral",
+            "in_repair",
+            "Vendor RMA",
+            Some(carol.id()),
+            "CN-0H0F-7412",
+        ),
+        (
+            "iPhone 15 #77",
+            "mobile",
+            "lost",
+            "",
+            Some(dave.id()),
+            "F2LZK9Q1N0",
+        ),
+    ] {
+        let input = assets::NewAsset {
+            name: name.into(),
+            asset_type: AssetType::parse(kind).map_err(|e| anyhow::anyhow!("{e}"))?,
+            status: Some(AssetStatus::parse(status).map_err(|e| anyhow::anyhow!("{e}"))?),
+            location: Some(location.into()),
+            owner_id: owner,
+            description: None,
+            serial_number: Some(serial.into()),
+        };
+        assets::create(&state.db, &admin, input)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok(())
+}
