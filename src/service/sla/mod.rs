@@ -10,6 +10,7 @@
 pub mod calendar;
 mod check;
 pub mod clock;
+mod events;
 pub mod policies;
 pub mod reclock;
 mod view;
@@ -18,32 +19,22 @@ pub use check::check;
 pub use view::{due_at_of_ticket, tickets_in, view_of, views, SlaState, SlaView};
 pub mod seeded;
 
+use events::{check_row, happened, happened_mut, ms_of, next_check, pending, Check, EVENTS};
+
 use crate::domain::{StatusCategory, Workflow};
 use crate::error::AppResult;
 use crate::notify::outbox;
 use chrono::{DateTime, Duration, Utc};
-use clock::{Dues, Kind, Pauses, Standing, Target};
+use clock::{Pauses, Standing};
 use entity::{outbox as outbox_row, ticket, ticket_sla};
 use policies::Policy;
 use sea_orm::sea_query::{Expr, InsertStatement, OnConflict};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, Iterable, QueryFilter, QueryTrait,
-    Set,
 };
-use serde::Serialize;
 
 /// Outbox row kind of a scheduled SLA check.
 pub const KIND_CHECK: &str = "sla_check";
-
-/// What a scheduled check looks at: the event due first when it was scheduled, and its instant (`at`, ms),
-/// which names the check its clock is waiting for (`ticket_slas.check_at_ms`).
-#[derive(Debug, Clone, Copy, Serialize)]
-struct CheckPayload {
-    ticket_id: i32,
-    target: &'static str,
-    kind: &'static str,
-    at: i64,
-}
 
 fn is_stopped(policy: &Policy, t: &ticket::Model) -> bool {
     t.status.category() == StatusCategory::Done || policy.pause_statuses.contains(&t.status)
@@ -54,10 +45,6 @@ fn standing(t: &ticket::Model) -> Standing {
         responded: t.first_responded_at.is_some(),
         resolved: t.resolved_at.is_some() || t.status.category() == StatusCategory::Done,
     }
-}
-
-fn ms_of(t: DateTime<Utc>) -> i64 {
-    t.timestamp_millis()
 }
 
 /// The stored clock of `t` under `policy` at `now`, from its previous state `before` (none for a new
@@ -107,86 +94,6 @@ fn next_clock(
     row.check_at_ms = next.map(|(_, _, at)| ms_of(at));
     let check = next.filter(|_| row.check_at_ms != before.and_then(|b| b.check_at_ms));
     (row, check)
-}
-
-/// The event a check is queued for: its target, kind and instant.
-type Check = (Target, Kind, DateTime<Utc>);
-
-/// Every event a clock can record.
-const EVENTS: [(Target, Kind); 4] = [
-    (Target::FirstResponse, Kind::AtRisk),
-    (Target::FirstResponse, Kind::Breached),
-    (Target::Resolution, Kind::AtRisk),
-    (Target::Resolution, Kind::Breached),
-];
-
-/// When `kind` of `target` happened to `clock`, if it did.
-fn happened(clock: &ticket_sla::Model, target: Target, kind: Kind) -> Option<DateTime<Utc>> {
-    match (target, kind) {
-        (Target::FirstResponse, Kind::AtRisk) => clock.first_response_at_risk_at,
-        (Target::FirstResponse, Kind::Breached) => clock.first_response_breached_at,
-        (Target::Resolution, Kind::AtRisk) => clock.resolution_at_risk_at,
-        (Target::Resolution, Kind::Breached) => clock.resolution_breached_at,
-    }
-}
-
-/// Where `clock` keeps when `kind` of `target` happened.
-fn happened_mut(
-    clock: &mut ticket_sla::Model,
-    target: Target,
-    kind: Kind,
-) -> &mut Option<DateTime<Utc>> {
-    match (target, kind) {
-        (Target::FirstResponse, Kind::AtRisk) => &mut clock.first_response_at_risk_at,
-        (Target::FirstResponse, Kind::Breached) => &mut clock.first_response_breached_at,
-        (Target::Resolution, Kind::AtRisk) => &mut clock.resolution_at_risk_at,
-        (Target::Resolution, Kind::Breached) => &mut clock.resolution_breached_at,
-    }
-}
-
-/// The events of `clock` that have not happened, with their instants under `dues`, earliest first.
-fn pending(dues: &Dues, clock: &ticket_sla::Model) -> Vec<Check> {
-    let mut events: Vec<_> = EVENTS
-        .into_iter()
-        .filter(|&(target, kind)| happened(clock, target, kind).is_none())
-        .filter_map(|(target, kind)| Some((target, kind, dues.of(target, kind)?)))
-        .collect();
-    events.sort_by_key(|&(_, _, at)| at);
-    events
-}
-
-/// The check to schedule: the first pending event of `clock`, or the first after `after`.
-fn next_check(
-    dues: &Dues,
-    clock: &ticket_sla::Model,
-    after: Option<DateTime<Utc>>,
-) -> Option<Check> {
-    pending(dues, clock)
-        .into_iter()
-        .find(|&(_, _, at)| after.is_none_or(|after| at > after))
-}
-
-fn check_row(
-    ticket_id: i32,
-    target: Target,
-    kind: Kind,
-    at: DateTime<Utc>,
-) -> outbox_row::ActiveModel {
-    let payload = CheckPayload {
-        ticket_id,
-        target: target.as_str(),
-        kind: kind.as_str(),
-        at: ms_of(at),
-    };
-    let mut row = outbox::row(
-        KIND_CHECK,
-        &outbox::new_event_id(),
-        kind.event(),
-        None,
-        serde_json::to_string(&payload).unwrap_or_default(),
-    );
-    row.due_at_ms = Set(ms_of(at));
-    row
 }
 
 /// A new ticket's clock, computed before the ticket has its id: the create computes it before it takes the
