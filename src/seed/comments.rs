@@ -1,6 +1,6 @@
 //! Seeded comments: a few per ticket, alternating requester and agent, about a quarter internal.
+use super::tickets::{pick, World, PROBLEMS, THINGS};
 use super::ROWS_PER_INSERT;
-use super::{pick, World, PROBLEMS, THINGS};
 use crate::domain::CommentType;
 use chrono::{DateTime, Duration, Utc};
 use entity::{comment, ticket};
