@@ -13,7 +13,7 @@ const BELOW_DOORS: &[&str] = &[
     "src/storage",
     "src/counters",
     "src/domain.rs",
-    "src/error.rs",
+    "src/error",
     "src/config",
     "src/sanitize.rs",
 ];
@@ -125,12 +125,12 @@ fn one_listen_connection_in_the_database_layer() {
 }
 
 #[test]
-fn error_bodies_are_rendered_in_error_rs() {
+fn error_bodies_are_rendered_in_the_error_module() {
     let mut offences = naming(&["src"], &["\"errors\":", "\"success\": false"]);
-    offences.retain(|line| !line.starts_with("src/error.rs:"));
+    offences.retain(|line| !line.starts_with("src/error/"));
     assert!(
         offences.is_empty(),
-        "every door's error body comes from src/error.rs:\n{}",
+        "every door's error body comes from src/error/:\n{}",
         offences.join("\n")
     );
 }
