@@ -222,14 +222,7 @@ pub async fn finish(
         .filter(outbox::Column::Id.eq(row.id))
         .filter(outbox::Column::Status.eq(PENDING));
     let update = match outcome {
-        Outcome::Delivered => update
-            .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
-            .col_expr(outbox::Column::Status, Expr::value(DELIVERED))
-            .col_expr(outbox::Column::DeliveredAt, Expr::value(Utc::now()))
-            .col_expr(
-                outbox::Column::LastError,
-                Expr::value(Option::<String>::None),
-            ),
+        Outcome::Delivered => return finish_delivered(db, &[row.id]).await,
         Outcome::Retry(error) if attempts < config.outbox_max_attempts => update
             .col_expr(
                 outbox::Column::LockedUntilMs,
@@ -245,8 +238,7 @@ pub async fn finish(
     Ok(())
 }
 
-/// Record the rows of `ids` as delivered, in one statement: what [`finish`] records for
-/// [`Outcome::Delivered`], for a lane's run of successes.
+/// Record the rows of `ids` as delivered, in one statement: a lane's run of successes, or [`finish`]'s one.
 pub async fn finish_delivered(db: &impl ConnectionTrait, ids: &[i64]) -> AppResult<()> {
     if ids.is_empty() {
         return Ok(());
