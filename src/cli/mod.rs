@@ -48,33 +48,7 @@ pub enum Command {
     /// committed copy that the schema drift test compares with.
     Schema,
     /// Fill the database with bulk test data (benchmarks, load tests), then exit.
-    Seed {
-        /// Tickets to create.
-        #[arg(long)]
-        tickets: u64,
-        /// Requesters to create (plus a tenth as many agents).
-        #[arg(long, default_value_t = 1000)]
-        users: u64,
-        /// Projects to create.
-        #[arg(long, default_value_t = 20)]
-        projects: u64,
-        /// Average comments per ticket.
-        #[arg(long, default_value_t = 3)]
-        comments_per_ticket: u64,
-        /// Password of every seeded user.
-        #[arg(long, default_value = "seed-password")]
-        password: String,
-        /// Random seed (same seed, same data shape).
-        #[arg(long, default_value_t = 42)]
-        random_seed: u64,
-        /// Share of tickets left open, 0 to 1 (e.g. 0.1: a tenth open, the rest resolved or closed);
-        /// without it about two thirds are open.
-        #[arg(long)]
-        open_share: Option<f64>,
-        /// Also add one SLA policy per priority (office hours, Europe/Berlin) and clock the tickets.
-        #[arg(long)]
-        sla_policies: bool,
-    },
+    Seed(crate::seed::SeedOptions),
     /// Seed demo data on an empty database, print the ways in, then serve.
     Demo {
         /// Address to listen on.
@@ -234,27 +208,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             print!("{}", crate::graphql::sdl());
             Ok(())
         }
-        Command::Seed {
-            tickets,
-            users,
-            projects,
-            comments_per_ticket,
-            password,
-            random_seed,
-            open_share,
-            sla_policies,
-        } => {
+        Command::Seed(options) => {
             let state = AppState::init(config).await?;
-            let options = crate::seed::SeedOptions {
-                tickets,
-                users,
-                projects,
-                comments_per_ticket,
-                password,
-                random_seed,
-                open_share,
-                sla_policies,
-            };
             let report = crate::seed::seed(&state, &options).await?;
             println!(
                 "seeded {} tickets, {} comments, {} users in {:.1}s",

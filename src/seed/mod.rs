@@ -23,25 +23,33 @@ use sea_orm::{
 };
 use std::time::Instant;
 
-/// How much to create.
-#[derive(Debug, Clone)]
+/// How much to create; also the arguments of `deskgraph seed`.
+#[derive(Debug, Clone, clap::Args)]
 pub struct SeedOptions {
-    /// Tickets.
+    /// Tickets to create.
+    #[arg(long)]
     pub tickets: u64,
-    /// Requesters (plain users); a tenth as many agents (staff) are added, at least two.
+    /// Requesters to create (plus a tenth as many agents, at least two).
+    #[arg(long, default_value_t = 1000)]
     pub users: u64,
-    /// Projects.
+    /// Projects to create.
+    #[arg(long, default_value_t = 20)]
     pub projects: u64,
     /// Average comments per ticket (0 to twice this, about a quarter internal).
+    #[arg(long, default_value_t = 3)]
     pub comments_per_ticket: u64,
-    /// Password every seeded user gets.
+    /// Password of every seeded user.
+    #[arg(long, default_value = "seed-password")]
     pub password: String,
-    /// Random seed, for reproducible data.
+    /// Random seed (same seed, same data shape).
+    #[arg(long, default_value_t = 42)]
     pub random_seed: u64,
-    /// Share of tickets left in an open status (the rest resolved or closed); `None` keeps the usual
-    /// mix (about two thirds open).
+    /// Share of tickets left open, 0 to 1 (e.g. 0.1: a tenth open, the rest resolved or closed);
+    /// without it about two thirds are open.
+    #[arg(long)]
     pub open_share: Option<f64>,
-    /// Add one SLA policy per priority (office hours) and give every ticket it matches its clock.
+    /// Also add one SLA policy per priority (office hours, Europe/Berlin) and clock the tickets.
+    #[arg(long)]
     pub sla_policies: bool,
 }
 
