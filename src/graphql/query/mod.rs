@@ -4,6 +4,7 @@ pub mod audit;
 pub mod projects;
 pub mod rate;
 pub mod sla;
+mod ticket_inputs;
 pub mod tickets;
 pub mod viewer;
 pub mod webhooks;

@@ -10,6 +10,7 @@
 mod decode;
 mod filter;
 mod one;
+mod positional;
 mod statement;
 mod total;
 
