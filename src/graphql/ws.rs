@@ -29,6 +29,12 @@ use std::sync::{Arc, OnceLock};
 pub struct Credential(pub Arc<str>);
 
 /// `GET /graphql/ws`: upgrade to a GraphQL WebSocket.
+#[utoipa::path(get, path = "/graphql/ws", tag = "graphql", operation_id = "graphqlWebSocket",
+    summary = "GraphQL subscriptions over WebSocket (`graphql-transport-ws`); the token goes in `connection_init`.",
+    responses(
+        (status = 101, description = "Switching protocols"),
+        (status = 400, description = "Not a WebSocket upgrade request"),
+    ))]
 pub async fn graphql_ws(
     Extension(schema): Extension<Checked>,
     State(state): State<AppState>,

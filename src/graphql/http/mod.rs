@@ -23,6 +23,16 @@ use answer::{accepts, render, request_error};
 /// Multipart is a content type a cross-site HTML form may send without a preflight, so a multipart request
 /// must also carry `apollo-require-preflight` or `x-apollo-operation-name` (as Apollo Server asks), headers a
 /// form cannot set.
+#[utoipa::path(post, path = "/graphql", tag = "graphql", operation_id = "graphqlPost",
+    summary = "Run a GraphQL operation; see `schema.graphql`.",
+    request_body = crate::rest::openapi::request_bodies::GraphqlRequest,
+    responses(
+        (status = 200, description = "GraphQL response (errors inside)", body = serde_json::Value),
+        (status = 400, description = "A body that is not a GraphQL request, or a parse/validation failure under `application/graphql-response+json`", body = serde_json::Value),
+        (status = 415, description = "A body that is not `application/json`", body = serde_json::Value),
+        (status = 429, description = "Over the viewer's hourly GraphQL points (docs/graphql.md): `RATE_LIMITED` with `resetAt` and `retryAfter`, and `Retry-After`", body = serde_json::Value),
+    ),
+    security((), ("bearer" = [])))]
 pub async fn graphql_post(
     Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
@@ -122,6 +132,20 @@ impl IntoResponse for BadRequest {
 }
 
 /// `GET /graphql?query=…`: queries only; a browser without a query gets GraphiQL.
+#[utoipa::path(get, path = "/graphql", tag = "graphql", operation_id = "graphqlGet",
+    summary = "Run a GraphQL query (or serve GraphiQL to browsers); see `schema.graphql`.",
+    params(
+        ("query" = Option<String>, Query, description = "The document (queries only)."),
+        ("variables" = Option<String>, Query, description = "Variables as JSON."),
+        ("operationName" = Option<String>, Query, description = "Operation to run."),
+    ),
+    responses(
+        (status = 200, description = "GraphQL response (errors inside), or GraphiQL for `Accept: text/html`", body = serde_json::Value),
+        (status = 400, description = "A request that is not valid GraphQL over HTTP (bad variables, or a parse/validation failure under `application/graphql-response+json`)", body = serde_json::Value),
+        (status = 405, description = "A mutation over GET", body = serde_json::Value),
+        (status = 429, description = "Over the viewer's hourly GraphQL points (docs/graphql.md): `RATE_LIMITED` with `resetAt` and `retryAfter`, and `Retry-After`", body = serde_json::Value),
+    ),
+    security((), ("bearer" = [])))]
 pub async fn graphql_get(
     Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,

@@ -4,23 +4,20 @@
 //! beside their handlers; the standard error responses are added by `standard_errors`.
 mod aliases;
 pub mod error_bodies;
-pub mod graphql_paths;
-pub mod html_pages;
 pub mod request_bodies;
 mod standard_errors;
 pub mod values;
 
 use crate::state::AppState;
-use crate::{http, rest, web};
+use crate::{graphql, http, rest, web};
 use aliases::Aliases;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use graphql_paths as gql;
-use html_pages as pages;
 use standard_errors::StandardErrors;
 use utoipa::OpenApi;
+use web::pages;
 
 /// The document's source: every documented operation and schema.
 #[derive(OpenApi)]
@@ -46,10 +43,10 @@ use utoipa::OpenApi;
         web::session::login, web::session::logout, web::comments::list, web::comments::add,
         web::comments::edit, web::comments::delete,
         http::health::healthz, http::health::readyz, http::health::metrics,
-        gql::graphql_get, gql::graphql_post, gql::graphql_ws,
-        pages::page_login, pages::page_queue, pages::page_new_ticket, pages::page_create_ticket,
-        pages::page_ticket, pages::page_change_status, pages::page_edit_ticket,
-        pages::page_add_comment, pages::page_delete_comment, pages::static_file,
+        graphql::http::graphql_get, graphql::http::graphql_post, graphql::ws::graphql_ws,
+        pages::login::page, pages::queue::page, pages::new_ticket::page, pages::new_ticket::submit,
+        pages::ticket::page, pages::ticket::edit::change_status, pages::ticket::edit::edit,
+        pages::thread::add, pages::thread::delete, pages::assets::serve,
     ),
     components(schemas(
         error_bodies::Error, error_bodies::RateLimitError, error_bodies::RetryDetails,

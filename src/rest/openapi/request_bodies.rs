@@ -1,7 +1,6 @@
 //! Schemas of the JSON request bodies. The handlers read these bodies field by field (`rest::fields`), to
 //! tell a missing field from a null one and to answer each bad field with its own message, so no serde
 //! type exists for them; these types are their one written description.
-#![allow(dead_code)]
 use super::values;
 use serde::Serialize;
 use utoipa::ToSchema;

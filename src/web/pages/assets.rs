@@ -22,6 +22,10 @@ pub fn version() -> &'static str {
 }
 
 /// `GET /static/<file>`: `app.css` or `app.js`.
+#[utoipa::path(get, path = "/static/{file}", tag = "pages", operation_id = "staticFile",
+    summary = "Stylesheet and script of the pages, compiled into the binary.",
+    params(("file" = String, Path, description = "`app.css` or `app.js`")),
+    responses((status = 200, description = "The file (cached for a year)", body = String)))]
 pub async fn serve(Path(file): Path<String>) -> Response {
     let (body, kind) = match file.as_str() {
         "app.css" => (APP_CSS, "text/css; charset=utf-8"),

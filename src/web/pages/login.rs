@@ -91,6 +91,10 @@ fn render(
 }
 
 /// `GET /accounts/login/`: the form, or straight on when already signed in.
+#[utoipa::path(get, path = "/accounts/login/", tag = "pages", operation_id = "pageLogin",
+    summary = "Sign-in page (also sets the pre-session `csrftoken` cookie used by the form).",
+    params(("next" = Option<String>, Query, description = "Local path to return to after signing in")),
+    responses((status = 200, description = "HTML form", content_type = "text/html", body = String)))]
 pub async fn page(
     State(state): State<AppState>,
     Query(query): Query<LoginQuery>,

@@ -67,6 +67,10 @@ fn form_page(
 }
 
 /// The empty form.
+#[utoipa::path(get, path = "/tickets/new/", tag = "pages", operation_id = "pageNewTicket",
+    summary = "New-ticket form.",
+    responses((status = 200, description = "HTML form", content_type = "text/html", body = String)),
+    security(("session" = [])))]
 pub async fn page(user: PageUser) -> Response {
     html(
         StatusCode::OK,
@@ -75,6 +79,14 @@ pub async fn page(user: PageUser) -> Response {
 }
 
 /// Create the ticket and open it, or show the form again with the errors.
+#[utoipa::path(post, path = "/tickets/new/", tag = "pages", operation_id = "pageCreateTicket",
+    summary = "Create a ticket from the form; redirects to it, or re-renders the form with field errors.",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Created: redirect to the ticket page"),
+        (status = 400, description = "The form again, with errors next to the fields", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
 pub async fn submit(
     State(state): State<AppState>,
     user: PageUser,

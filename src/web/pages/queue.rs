@@ -84,6 +84,20 @@ fn choices(all: &[(&'static str, String)], current: &str) -> Vec<Choice> {
 }
 
 /// The queue page.
+#[utoipa::path(get, path = "/tickets/", tag = "pages", operation_id = "pageQueue",
+    summary = "Ticket queue with the REST list's filters and paging.",
+    params(
+        ("q" = Option<String>, Query, description = "Search"),
+        ("status" = Option<String>, Query, description = "Status"),
+        ("priority" = Option<String>, Query, description = "Priority"),
+        ("assigned" = Option<String>, Query, description = "`me`, `any`, `none` or a user id"),
+        ("page" = Option<u64>, Query, description = "Page, from 1"),
+    ),
+    responses(
+        (status = 200, description = "HTML page", content_type = "text/html", body = String),
+        (status = 303, description = "Not signed in: redirect to the sign-in page"),
+    ),
+    security(("session" = [])))]
 pub async fn page(
     State(state): State<AppState>,
     user: PageUser,

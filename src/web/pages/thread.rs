@@ -93,6 +93,12 @@ pub async fn thread(
 
 /// `POST /tickets/<id>/comments/new/` (form): add a comment and go back to it, or show the form again
 /// with the reason next to the field.
+#[utoipa::path(post, path = "/tickets/{id}/comments/new/", tag = "pages", operation_id = "pageAddComment",
+    summary = "Add a comment from the ticket page without JavaScript.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the ticket page")),
+    security(("session" = [], "csrf" = [])))]
 pub async fn add(
     State(state): State<AppState>,
     Path(ticket_id): Path<String>,
@@ -155,6 +161,12 @@ pub fn field_message(err: &AppError, field: &str) -> String {
 }
 
 /// `POST /tickets/comments/<id>/delete/` (form): soft delete, then back to the ticket.
+#[utoipa::path(post, path = "/tickets/comments/{comment_id}/delete/", tag = "pages", operation_id = "pageDeleteComment",
+    summary = "Delete a comment from the ticket page without JavaScript.",
+    params(("comment_id" = i32, Path, description = "Comment id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the ticket page")),
+    security(("session" = [], "csrf" = [])))]
 pub async fn delete(
     State(state): State<AppState>,
     Path(comment_id): Path<String>,

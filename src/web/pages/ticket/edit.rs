@@ -10,6 +10,12 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 
 /// `POST /tickets/<id>/status/` (form, `status=<value>`): move the ticket and show it again.
+#[utoipa::path(post, path = "/tickets/{id}/status/", tag = "pages", operation_id = "pageChangeStatus",
+    summary = "Change a ticket's status from its page.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the ticket page")),
+    security(("session" = [], "csrf" = [])))]
 pub async fn change_status(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -41,6 +47,16 @@ fn optional_id(field: &str, text: &str) -> PageResult<Option<i32>> {
 /// `POST /tickets/<id>/edit/` (form): change what the form sends — title, description, priority, due date,
 /// project, assignee, group, any subset (the "assign to me" button sends only the assignee). Only fields that
 /// differ from the ticket go to the service, which decides what this viewer may change.
+#[utoipa::path(post, path = "/tickets/{id}/edit/", tag = "pages", operation_id = "pageEditTicket",
+    summary = "Change a ticket's fields from its page (any of title, description, priority, due date, project, assignee,\ngroup; \"Assign to me\" sends only the assignee). Only fields that differ are changed, under the REST rules.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Back to the ticket page"),
+        (status = 400, description = "A bad value: error page", content_type = "text/html", body = String),
+        (status = 403, description = "A field the user may not change, or no CSRF token: error page", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
 pub async fn edit(
     State(state): State<AppState>,
     Path(id): Path<String>,

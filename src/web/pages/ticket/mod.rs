@@ -1,7 +1,7 @@
 //! `GET /tickets/<id>/`: the ticket page (fields, status buttons for the allowed moves, the comment
 //! thread and its form); its forms post to `edit`, the edit form's options come from `choices`.
 mod choices;
-mod edit;
+pub mod edit;
 
 pub use edit::{change_status, edit};
 
@@ -231,6 +231,11 @@ pub async fn render_ticket(
 }
 
 /// The ticket page.
+#[utoipa::path(get, path = "/tickets/{id}/", tag = "pages", operation_id = "pageTicket",
+    summary = "Ticket page: fields, allowed status moves and the comment thread.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
 pub async fn page(
     State(state): State<AppState>,
     Path(id): Path<String>,
