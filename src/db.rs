@@ -1,4 +1,5 @@
 //! Connecting to SQLite or PostgreSQL, migrating, write transactions and statement counting.
+pub mod generation;
 pub mod listen;
 
 use crate::error::{AppError, AppResult};

@@ -6,6 +6,7 @@
 //! made outside the service (SQL by hand, the CLI against SQLite while a server runs) are seen within
 //! the configured lifetime (`DESKGRAPH_AUTH_CACHE_SECONDS`, default 10; 0 turns the cache off).
 use super::Actor;
+use crate::db::generation::Generation;
 use crate::db::listen::{Heard, Listener};
 use crate::db::Db;
 use chrono::{DateTime, Utc};
@@ -13,7 +14,6 @@ use entity::api_token;
 use moka::sync::Cache;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -75,7 +75,7 @@ impl CachedToken {
 pub struct AuthCache {
     tokens: Option<Cache<String, CachedToken>>,
     actors: Option<Cache<i32, Arc<Actor>>>,
-    generation: Arc<AtomicU64>,
+    generation: Generation,
     ttl: Duration,
 }
 
@@ -96,7 +96,7 @@ impl AuthCache {
             return AuthCache {
                 tokens: None,
                 actors: None,
-                generation: Arc::default(),
+                generation: Generation::default(),
                 ttl,
             };
         }
@@ -113,7 +113,7 @@ impl AuthCache {
                     .time_to_live(ttl)
                     .build(),
             ),
-            generation: Arc::default(),
+            generation: Generation::default(),
             ttl,
         }
     }
@@ -125,7 +125,7 @@ impl AuthCache {
 
     /// The current generation: take it before reading credentials from the database.
     pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::SeqCst)
+        self.generation.now()
     }
 
     /// The token stored under this secret hash, if cached.
@@ -136,13 +136,7 @@ impl AuthCache {
     /// Remember what a token hash resolved to, as read in generation `seen`.
     pub fn put_token(&self, seen: u64, hash: String, token: CachedToken) {
         if let Some(tokens) = &self.tokens {
-            if self.generation() == seen {
-                tokens.insert(hash.clone(), token);
-                // A change that cleared the cache between the check and the insert must not be outlived.
-                if self.generation() != seen {
-                    tokens.invalidate(&hash);
-                }
-            }
+            self.generation.put(tokens, seen, hash, token);
         }
     }
 
@@ -154,20 +148,13 @@ impl AuthCache {
     /// Remember an actor, as loaded in generation `seen`.
     pub fn put_actor(&self, seen: u64, actor: Arc<Actor>) {
         if let Some(actors) = &self.actors {
-            if self.generation() == seen {
-                let id = actor.id();
-                actors.insert(id, actor);
-                if self.generation() != seen {
-                    actors.invalidate(&id);
-                }
-            }
+            self.generation.put(actors, seen, actor.id(), actor);
         }
     }
 
     /// Forget everything on this instance (credentials changed; such changes are rare).
     pub fn clear(&self) {
-        // First the generation, so a reader storing concurrently either sees it or is taken back.
-        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.generation.advance();
         if let Some(tokens) = &self.tokens {
             tokens.invalidate_all();
         }

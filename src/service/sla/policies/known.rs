@@ -7,13 +7,13 @@
 //! was read with is no different from one clocked just before the change: the change's re-clocking
 //! (`reclock`) brings open tickets in step.
 use super::{for_priority, Policy};
+use crate::db::generation::Generation;
 use crate::db::listen::{Heard, Listener};
 use crate::db::Db;
 use crate::domain::Priority;
 use crate::error::AppResult;
 use moka::sync::Cache;
 use sea_orm::ConnectionTrait;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,7 +30,7 @@ pub const LIFETIME: Duration = Duration::from_secs(10);
 #[derive(Clone, Debug)]
 pub struct KnownPolicies {
     by_priority: Cache<Priority, Arc<Vec<Policy>>>,
-    generation: Arc<AtomicU64>,
+    generation: Generation,
 }
 
 impl Default for KnownPolicies {
@@ -41,7 +41,7 @@ impl Default for KnownPolicies {
                 .max_capacity(16)
                 .time_to_live(LIFETIME)
                 .build(),
-            generation: Arc::default(),
+            generation: Generation::default(),
         }
     }
 }
@@ -56,19 +56,16 @@ impl KnownPolicies {
         if let Some(known) = self.by_priority.get(&priority) {
             return Ok(known);
         }
-        let seen = self.generation.load(Ordering::SeqCst);
+        let seen = self.generation.now();
         let read = Arc::new(for_priority(db, priority).await?);
-        self.by_priority.insert(priority, read.clone());
-        if self.generation.load(Ordering::SeqCst) != seen {
-            self.by_priority.invalidate(&priority);
-        }
+        self.generation
+            .put(&self.by_priority, seen, priority, read.clone());
         Ok(read)
     }
 
     /// Forget every policy on this instance.
     pub fn clear(&self) {
-        // First the generation, so a reader storing concurrently either sees it or is taken back.
-        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.generation.advance();
         self.by_priority.invalidate_all();
     }
 
