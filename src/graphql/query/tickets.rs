@@ -28,7 +28,7 @@ pub struct TicketEdge {
 
 /// A page of tickets; `totalCount` costs a count query and runs only when selected.
 pub struct TicketConnection {
-    rows: Vec<entity::ticket::Model>,
+    nodes: Vec<Ticket>,
     offset: u64,
     page_info: PageInfo,
     actor: Arc<Actor>,
@@ -40,19 +40,19 @@ pub struct TicketConnection {
 impl TicketConnection {
     /// Edges with cursors.
     async fn edges(&self) -> Vec<TicketEdge> {
-        self.rows
+        self.nodes
             .iter()
             .enumerate()
             .map(|(i, t)| TicketEdge {
                 cursor: cursor(self.offset + i as u64),
-                node: Ticket(t.clone()),
+                node: Ticket(t.0.clone()),
             })
             .collect()
     }
 
     /// The tickets of this page.
-    async fn nodes(&self) -> Vec<Ticket> {
-        self.rows.iter().cloned().map(Ticket).collect()
+    async fn nodes(&self) -> &[Ticket] {
+        &self.nodes
     }
 
     /// Paging state.
@@ -189,7 +189,7 @@ pub async fn ticket_connection(
     Ok(TicketConnection {
         page_info: page_info(page, rows.len(), more),
         offset: page.offset,
-        rows,
+        nodes: rows.into_iter().map(Ticket).collect(),
         actor,
         filter,
         total,
