@@ -111,7 +111,15 @@ impl From<AppError> for async_graphql::Error {
         let code = err.graphql_code();
         gql = gql.extend_with(|_, ext| {
             ext.set("code", code);
-            if let AppError::Validation { fields, .. } | AppError::Conflict { fields, .. } = &err {
+            let named_fields = match &err {
+                AppError::Validation { fields, .. } | AppError::Conflict { fields, .. } => {
+                    Some(fields)
+                }
+                // A refusal names fields only when it is about them.
+                AppError::Forbidden { fields, .. } if !fields.is_empty() => Some(fields),
+                _ => None,
+            };
+            if let Some(fields) = named_fields {
                 let named: FieldErrors = fields
                     .iter()
                     .map(|(field, messages)| (graphql_field_name(field), messages.clone()))

@@ -21,9 +21,14 @@ pub enum AppError {
     /// No or invalid credentials.
     #[error("{0}")]
     Unauthenticated(String),
-    /// Authenticated, but not allowed.
-    #[error("{0}")]
-    Forbidden(String),
+    /// Authenticated, but not allowed; `fields` names the fields refused, when the refusal is about them.
+    #[error("{message}")]
+    Forbidden {
+        /// Human summary.
+        message: String,
+        /// Field → messages (empty when the refusal is not about a field).
+        fields: FieldErrors,
+    },
     /// The record does not exist or the caller may not know it exists.
     #[error("{0}")]
     NotFound(String),
@@ -102,7 +107,27 @@ impl AppError {
 
     /// A forbidden error.
     pub fn forbidden(message: impl Into<String>) -> Self {
-        AppError::Forbidden(message.into())
+        AppError::Forbidden {
+            message: message.into(),
+            fields: FieldErrors::new(),
+        }
+    }
+
+    /// A forbidden error about one field the caller may not set.
+    pub fn forbidden_field(field: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        AppError::forbidden_fields(format!("{field}: {message}"), &[field], &message)
+    }
+
+    /// A forbidden error naming the `fields` the caller may not set, each with `each`.
+    pub fn forbidden_fields(message: impl Into<String>, fields: &[&str], each: &str) -> Self {
+        AppError::Forbidden {
+            message: message.into(),
+            fields: fields
+                .iter()
+                .map(|field| (field.to_string(), vec![each.to_string()]))
+                .collect(),
+        }
     }
 
     /// Wrap any internal failure.
@@ -114,7 +139,7 @@ impl AppError {
     pub fn status(&self) -> StatusCode {
         match self {
             AppError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
-            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::Forbidden { .. } => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Validation { .. } | AppError::InvalidTransition { .. } => {
                 StatusCode::BAD_REQUEST
@@ -132,7 +157,7 @@ impl AppError {
     pub fn code(&self) -> &'static str {
         match self {
             AppError::Unauthenticated(_) => "unauthenticated",
-            AppError::Forbidden(_) => "forbidden",
+            AppError::Forbidden { .. } => "forbidden",
             AppError::NotFound(_) => "not_found",
             AppError::Validation { .. } => "validation_error",
             AppError::InvalidTransition { .. } => "invalid_transition",
@@ -150,7 +175,7 @@ impl AppError {
     pub fn graphql_code(&self) -> &'static str {
         match self {
             AppError::Unauthenticated(_) => "UNAUTHENTICATED",
-            AppError::Forbidden(_) => "FORBIDDEN",
+            AppError::Forbidden { .. } => "FORBIDDEN",
             AppError::NotFound(_) => "NOT_FOUND",
             AppError::Validation { .. }
             | AppError::Conflict { .. }
@@ -170,9 +195,9 @@ impl AppError {
     /// The `details` object of the REST body.
     pub fn details(&self) -> Value {
         match self {
-            AppError::Validation { fields, .. } | AppError::Conflict { fields, .. } => {
-                fields_json(fields)
-            }
+            AppError::Validation { fields, .. }
+            | AppError::Conflict { fields, .. }
+            | AppError::Forbidden { fields, .. } => fields_json(fields),
             AppError::InvalidTransition { allowed, .. } => json!({ "allowed": allowed }),
             AppError::RateLimited { retry_after } => json!({ "retry_after": retry_after }),
             _ => Value::Object(Map::new()),

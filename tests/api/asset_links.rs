@@ -41,8 +41,7 @@ async fn new_ticket(
     requester: &Actor,
     assignee: Option<i32>,
 ) -> entity::ticket::Model {
-    tickets::create(
-        app.state.write_deps(),
+    app.open_for(
         requester,
         NewTicket {
             title: "Broken screen".into(),
@@ -51,7 +50,6 @@ async fn new_ticket(
         },
     )
     .await
-    .unwrap()
 }
 
 fn names<T>(items: Option<&Vec<T>>, name: impl Fn(&T) -> String) -> Vec<String> {
@@ -144,7 +142,7 @@ async fn who_may_link(app: &TestApp) {
 
     let requester = assets::link_asset(&app.state.db, &rita, ticket.id, ritas.id).await;
     assert!(
-        matches!(requester, Err(AppError::Forbidden(_))),
+        matches!(requester, Err(AppError::Forbidden { .. })),
         "{requester:?}"
     );
     let outsider = assets::link_asset(&app.state.db, &stranger, ticket.id, walters.id).await;
@@ -170,7 +168,10 @@ async fn who_may_link(app: &TestApp) {
         "{no_ticket:?}"
     );
     let unlink = assets::unlink_asset(&app.state.db, &rita, ticket.id, walters.id).await;
-    assert!(matches!(unlink, Err(AppError::Forbidden(_))), "{unlink:?}");
+    assert!(
+        matches!(unlink, Err(AppError::Forbidden { .. })),
+        "{unlink:?}"
+    );
 
     assets::archive(&app.state.db, &agent, walters.id)
         .await

@@ -112,12 +112,14 @@ pub async fn plant(app: &TestApp) -> Canary {
     let agent = app.agent("agent").await;
     let assignee = app.user("assignee").await;
     let team = actor(app, &agent).await;
+    // Only the team assigns: the agent opens it for the requester.
     let ticket = tickets::create(
         state.write_deps(),
-        &actor(app, &requester).await,
+        &team,
         NewTicket {
             title: "Printer queue stuck".into(),
             assignee_id: Some(assignee.id),
+            requester_id: Some(requester.id),
             ..Default::default()
         },
     )

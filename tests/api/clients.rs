@@ -6,8 +6,9 @@ use crate::helpers::{TestApp, TestResponse, TestUser};
 use axum::http::{Method, StatusCode};
 use chrono::Utc;
 use deskgraph::auth::{load_actor, Actor};
-use entity::{comment, project};
-use sea_orm::{ActiveModelTrait, Set};
+use deskgraph::service::tickets::{self, NewTicket};
+use entity::{comment, project, ticket, user};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{json, Value};
 
 /// Requests made as one user (with their API token) or as no one.
@@ -39,6 +40,34 @@ impl TestApp {
         load_actor(&self.state.db.conn, user.id)
             .await
             .unwrap()
+            .unwrap()
+    }
+
+    /// The desk's own agent (`desk`, created on first use), who opens the tickets that come assigned: only
+    /// the team assigns.
+    pub async fn desk(&self) -> Actor {
+        let db = &self.state.db.conn;
+        let found = user::Entity::find()
+            .filter(user::Column::Username.eq("desk"))
+            .one(db)
+            .await
+            .unwrap();
+        let id = match found {
+            Some(desk) => desk.id,
+            None => self.agent("desk").await.id,
+        };
+        load_actor(db, id).await.unwrap().unwrap()
+    }
+
+    /// Open `input` for `requester` as the team does: the desk's agent opens it with `requester` as its
+    /// requester, so it may come assigned.
+    pub async fn open_for(&self, requester: &Actor, input: NewTicket) -> ticket::Model {
+        let input = NewTicket {
+            requester_id: Some(requester.id()),
+            ..input
+        };
+        tickets::create(self.state.write_deps(), &self.desk().await, input)
+            .await
             .unwrap()
     }
 

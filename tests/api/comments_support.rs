@@ -22,7 +22,7 @@ pub struct World {
 
 pub use crate::clients::actor;
 
-/// A ticket of `owner`, assigned to a plain user and to the non-team group Facilities.
+/// A ticket of `owner`, opened by an agent, assigned to a plain user and to the non-team group Facilities.
 pub async fn world(app: &TestApp) -> World {
     let owner = app.user("owner").await;
     let other = app.user("other").await;
@@ -36,13 +36,15 @@ pub async fn world(app: &TestApp) -> World {
     let facilities = users::ensure_group(&app.state.db.conn, "Facilities")
         .await
         .unwrap();
+    // Only the team assigns: an agent opens it for the owner.
     let ticket = tickets::create(
         app.state.write_deps(),
-        &actor(app, &owner).await,
+        &actor(app, &agent).await,
         tickets::NewTicket {
             title: "Printer on fire".into(),
             assignee_id: Some(assignee.id),
             assigned_group_id: Some(facilities.id),
+            requester_id: Some(owner.id),
             ..Default::default()
         },
     )

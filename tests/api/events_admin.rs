@@ -30,12 +30,12 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
     )
     .await;
     assert!(
-        matches!(refused, Err(AppError::Forbidden(_))),
+        matches!(refused, Err(AppError::Forbidden { .. })),
         "{refused:?}"
     );
     assert!(matches!(
         webhooks::list(&app.state.db, &agent, Take::All).await,
-        Err(AppError::Forbidden(_))
+        Err(AppError::Forbidden { .. })
     ));
     let created = webhooks::create(
         &app.state.db,
@@ -47,11 +47,11 @@ async fn only_admins_manage_webhooks(app: &TestApp) {
     .unwrap();
     assert!(matches!(
         webhooks::delete(&app.state.db, &agent, created.id).await,
-        Err(AppError::Forbidden(_))
+        Err(AppError::Forbidden { .. })
     ));
     assert!(matches!(
         webhooks::deliveries(&app.state.db, &agent, None, 10).await,
-        Err(AppError::Forbidden(_))
+        Err(AppError::Forbidden { .. })
     ));
     for bad in ["ftp://example.com/h", "not a url", "http://"] {
         let result = webhooks::create(
@@ -145,6 +145,6 @@ async fn stored_endpoint_gets_only_the_events_it_wants_and_can_redeliver(app: &T
     );
     assert!(matches!(
         webhooks::redeliver(&state.db, &agent, log[0].id).await,
-        Err(AppError::Forbidden(_))
+        Err(AppError::Forbidden { .. })
     ));
 }

@@ -51,13 +51,15 @@ async fn comments_send_webhooks_and_mail_those_who_may_read_them(app: &TestApp) 
         actor(app, &sam).await,
         actor(app, &bob).await,
     );
+    // Only the team assigns: bob opens it for ann.
     let t = create_ticket(
         &state,
-        &ann_a,
+        &bob_a,
         NewTicket {
             title: "Door stuck".into(),
             assignee_id: Some(sam.id),
             assigned_group_id: Some(facilities.id),
+            requester_id: Some(ann.id),
             ..Default::default()
         },
     )

@@ -190,12 +190,13 @@ async fn audit_log_is_for_admins_only(app: &TestApp) {
     let log = &data(&body)["auditEvents"];
     assert_eq!(log["nodes"][0]["entityType"], "comment");
     assert_eq!(log["nodes"][0]["entityId"], c.id);
-    let filter = json!({"filter": {"entityType": "ticket", "action": "create", "actorId": gid("User", w.owner.id)}});
+    // The world's ticket was opened by the agent, for its owner.
+    let filter = json!({"filter": {"entityType": "ticket", "action": "create", "actorId": gid("User", w.agent.id)}});
     let body = app.graphql(Some(&w.admin.token), LOG, filter).await;
     assert_eq!(
         data(&body)["auditEvents"],
         json!({"totalCount": 1, "nodes": [
-            {"action": "create", "entityType": "ticket", "entityId": w.ticket.id, "actor": {"username": "owner"}}
+            {"action": "create", "entityType": "ticket", "entityId": w.ticket.id, "actor": {"username": "agent"}}
         ]})
     );
     let filter = json!({"filter": {"entityType": "comment", "entityId": c.id}});

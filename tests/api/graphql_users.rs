@@ -2,7 +2,7 @@
 //! themselves whole and, of the people on tickets they can see, only the name (never an account
 //! they are not connected to, whatever door they knock on).
 use crate::db_test;
-use crate::graphql_support::{data, first_code, gid, ticket_as};
+use crate::graphql_support::{data, first_code, gid};
 use crate::helpers::{TestApp, TestUser};
 use deskgraph::domain::CommentType;
 use deskgraph::service::tickets::NewTicket;
@@ -40,16 +40,16 @@ async fn node_shows_a_non_team_viewer_only_people_connected_to_their_tickets(app
     let helper = app.user_with("helper", &["Agents"], true, false).await;
     let commenter = app.agent("commenter").await;
     let lurker = app.agent("lurker").await;
-    let ticket = ticket_as(
-        app,
-        &rita,
-        NewTicket {
-            title: "Badge does not open the door".into(),
-            assignee_id: Some(helper.id),
-            ..Default::default()
-        },
-    )
-    .await;
+    let ticket = app
+        .open_for(
+            &app.actor(&rita).await,
+            NewTicket {
+                title: "Badge does not open the door".into(),
+                assignee_id: Some(helper.id),
+                ..Default::default()
+            },
+        )
+        .await;
     crate::comments_support::add(
         app,
         &commenter,

@@ -75,6 +75,7 @@ mod subscription_viewer;
 mod subscriptions;
 mod subscriptions_support;
 mod ticket_totals;
+mod tickets_assignment;
 mod tickets_list;
 mod tickets_rest;
 mod tickets_visibility;

@@ -445,11 +445,12 @@ async fn a_breach_is_announced_once_at_its_time_even_with_two_workers(app: &Test
     let ann_a = actor(app, &ann).await;
     let t = tickets::create(
         state.write_deps(),
-        &ann_a,
+        &actor(app, &bob).await,
         NewTicket {
             title: "Server room hot".into(),
             priority: Some(Priority::High),
             assignee_id: Some(cat.id),
+            requester_id: Some(ann_a.id()),
             ..Default::default()
         },
     )

@@ -50,11 +50,12 @@ async fn high(
     around_the_clock(app, admin, "High", "HIGH", json!({})).await;
     tickets::create(
         state.write_deps(),
-        &actor(app, requester).await,
+        &app.desk().await,
         NewTicket {
             title: "Printer on fire".into(),
             priority: Some(Priority::High),
             assignee_id,
+            requester_id: Some(requester.id),
             ..Default::default()
         },
     )

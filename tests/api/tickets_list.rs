@@ -210,8 +210,8 @@ async fn list_names_people_in_constant_queries(app: &TestApp) {
     for (i, p) in people.iter().enumerate() {
         create_ticket(
             app,
-            p,
-            json!({"title": format!("t{i}"), "assigned_to": agent.id}),
+            &agent,
+            json!({"title": format!("t{i}"), "assigned_to": agent.id, "requester": p.id}),
         )
         .await;
     }

@@ -42,12 +42,12 @@ async fn create_and_read_shapes(app: &TestApp) {
     let carol = app.agent("carol").await;
     let proj = app.project("Network").await;
     let resp = app
-        .as_user(&alice)
+        .as_user(&carol)
         .post(
             "/api/tickets/",
             json!({"title": "  Printer on fire ", "description": "<p>Help</p><script>x()</script>",
                    "priority": "high", "project": proj.id, "assigned_to": carol.id,
-                   "due_date": "2026-12-01", "unknown": true}),
+                   "due_date": "2026-12-01", "unknown": true, "requester": alice.id}),
         )
         .await;
     assert_eq!(resp.status, StatusCode::CREATED, "{}", resp.text);
@@ -115,6 +115,7 @@ db_test!(create_and_read_shapes);
 async fn create_errors_name_their_fields(app: &TestApp) {
     let alice = app.user("alice").await;
     let bob = app.user("bob").await;
+    let agent = app.agent("carol").await;
     let missing = app
         .as_user(&alice)
         .post("/api/tickets/", json!({"priority": "high"}))
@@ -148,7 +149,7 @@ async fn create_errors_name_their_fields(app: &TestApp) {
     assert_error(&blank, StatusCode::BAD_REQUEST, "validation_error");
     assert!(blank.json["details"]["title"].is_array());
     let ghost = app
-        .as_user(&alice)
+        .as_user(&agent)
         .post("/api/tickets/", json!({"title": "x", "assigned_to": 9999}))
         .await;
     assert_error(&ghost, StatusCode::BAD_REQUEST, "validation_error");
@@ -164,7 +165,6 @@ async fn create_errors_name_their_fields(app: &TestApp) {
         .post("/api/tickets/", json!({"title": "x", "requester": bob.id}))
         .await;
     assert_error(&for_bob, StatusCode::FORBIDDEN, "forbidden");
-    let agent = app.agent("carol").await;
     let made = create_ticket(
         app,
         &agent,
@@ -201,8 +201,8 @@ async fn update_shapes_and_errors(app: &TestApp) {
     let alice = app.user("alice").await;
     let t = create_ticket(
         app,
-        &alice,
-        json!({"title": "Old", "assigned_to": agent.id, "due_date": "2026-12-01"}),
+        &agent,
+        json!({"title": "Old", "assigned_to": agent.id, "due_date": "2026-12-01", "requester": alice.id}),
     )
     .await;
     let path = path_of(&t);

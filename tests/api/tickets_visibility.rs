@@ -125,8 +125,8 @@ async fn comments_count_follows_comment_visibility(app: &TestApp) {
     let agent = app.agent("carol").await;
     let t = create_ticket(
         app,
-        &alice,
-        json!({"title": "Chatty", "assigned_to": dan.id}),
+        &agent,
+        json!({"title": "Chatty", "assigned_to": dan.id, "requester": alice.id}),
     )
     .await;
     let id = t["id"].as_i64().unwrap() as i32;

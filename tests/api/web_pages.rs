@@ -140,9 +140,7 @@ async fn queue_filters_and_pages(app: &TestApp) {
         make("Laptop is slow", Priority::Low, None),
         make("VPN drops", Priority::High, None),
     ] {
-        tickets::create(app.state.write_deps(), &owner_actor, input)
-            .await
-            .unwrap();
+        app.open_for(&owner_actor, input).await;
     }
     let theirs = make("Stranger's secret <b>plan</b>", Priority::Medium, None);
     tickets::create(app.state.write_deps(), &actor(app, &stranger).await, theirs)

@@ -51,6 +51,27 @@ fn now_stored() -> chrono::DateTime<Utc> {
         .unwrap_or(now)
 }
 
+/// Only the team assigns: a requester naming an assignee or a group is refused before anything about them is
+/// read, so the answer says nothing about the account or group named (docs/decisions.md).
+fn check_assignment_allowed(actor: &Actor, input: &NewTicket) -> AppResult<()> {
+    if actor.is_team() {
+        return Ok(());
+    }
+    if input.assignee_id.is_some() {
+        return Err(AppError::forbidden_field(
+            "assigned_to",
+            "only team members may assign tickets",
+        ));
+    }
+    if input.assigned_group_id.is_some() {
+        return Err(AppError::forbidden_field(
+            "assigned_group",
+            "only team members may assign tickets",
+        ));
+    }
+    Ok(())
+}
+
 /// Create a ticket (status `new`) with its number, counters, audit record and outbox rows, all
 /// written in one statement on PostgreSQL while the number is locked.
 pub async fn create(
@@ -58,6 +79,7 @@ pub async fn create(
     actor: &Actor,
     input: NewTicket,
 ) -> AppResult<ticket::Model> {
+    check_assignment_allowed(actor, &input)?;
     let title = clean_title(&input.title)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     let db = &state.db.conn;

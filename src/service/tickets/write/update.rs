@@ -32,10 +32,14 @@ fn check_patch_permission(
     if refused.is_empty() {
         Ok(())
     } else {
-        Err(AppError::forbidden(format!(
-            "requesters may only change title, description and priority (not {})",
-            refused.join(", ")
-        )))
+        Err(AppError::forbidden_fields(
+            format!(
+                "requesters may only change title, description and priority (not {})",
+                refused.join(", ")
+            ),
+            &refused,
+            "requesters may not change this field",
+        ))
     }
 }
 
