@@ -54,6 +54,17 @@ impl Memory {
         slot.1
     }
 
+    /// Subtract `amount` in the window holding `now` (never below zero; nothing in another window).
+    pub fn subtract(&self, key: &str, amount: u64, window: Window, now: u64) {
+        let Some(slot) = self.slots.get(key) else {
+            return;
+        };
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.0 == window.index(now) {
+            slot.1 = slot.1.saturating_sub(amount);
+        }
+    }
+
     /// The count in the window holding `now`.
     pub fn get(&self, key: &str, window: Window, now: u64) -> u64 {
         let Some(slot) = self.slots.get(key) else {

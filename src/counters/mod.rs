@@ -122,6 +122,17 @@ impl Counters {
         }
     }
 
+    /// Give back `amount` of what [`Counters::take`] added to `key` in the window holding `now` (the
+    /// `now` of that take: nothing is given back to a later window).
+    pub async fn give_back(&self, key: &str, amount: u64, window: Window, now: u64) {
+        if let Some(shared) = &self.redis {
+            if shared.subtract(key, amount, window, now).await.is_some() {
+                return;
+            }
+        }
+        self.memory.subtract(key, amount, window, now);
+    }
+
     /// Forget `key`'s count in the window holding `now`.
     pub async fn reset(&self, key: &str, window: Window, now: u64) {
         if let Some(shared) = &self.redis {

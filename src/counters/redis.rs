@@ -80,6 +80,27 @@ impl Shared {
         reply.map(|(count,)| count)
     }
 
+    /// Subtract `amount`, never below zero (a count taken in memory while Redis was away may not be
+    /// there); the key names its window, so a later window is never touched. `None` when Redis is away.
+    pub async fn subtract(&self, key: &str, amount: u64, window: Window, now: u64) -> Option<u64> {
+        const SUBTRACT: &str = "local v = tonumber(redis.call('GET', KEYS[1]) or '0') \
+            local n = math.max(v - tonumber(ARGV[1]), 0) \
+            if v > 0 then redis.call('SET', KEYS[1], n, 'KEEPTTL') end \
+            return n";
+        let redis_key = self.key(key, window, now);
+        let mut conn = self.0.manager.clone();
+        self.call(async move {
+            ::redis::cmd("EVAL")
+                .arg(SUBTRACT)
+                .arg(1)
+                .arg(&redis_key)
+                .arg(amount)
+                .query_async(&mut conn)
+                .await
+        })
+        .await
+    }
+
     /// The count, or `None` when Redis is away.
     pub async fn get(&self, key: &str, window: Window, now: u64) -> Option<u64> {
         let redis_key = self.key(key, window, now);

@@ -5,10 +5,11 @@
 //! also marks the next window as locked, so that a lock lasts from that failure to the end of the following
 //! window (between one and two windows) rather than until a boundary that may be a second away.
 //!
-//! An account's attempt is reserved (counted) before its password is checked and the count is cleared when it
-//! succeeds: concurrent attempts cannot all pass a check made before any of them failed. An address's count
-//! is read first and added to only on failure, so that the sign-ins that succeed from one address (an office)
-//! never lock it; the request rate limit bounds how many attempts one address has in flight.
+//! An attempt is reserved (counted) against both its account and its address before its password is
+//! checked, each with one atomic increment that also judges the new count (in memory or in Redis):
+//! concurrent attempts cannot all pass a check made before any of them failed, so a burst from one address
+//! has at most its limit of passwords checked. A success clears the account's count and gives the address
+//! its one back, so that the sign-ins that succeed from one address (an office) never lock it.
 use crate::config::LoginThrottle;
 use crate::counters::address_key;
 use crate::counters::{now, Counters, Window};
@@ -24,6 +25,8 @@ pub struct Attempt<'a> {
     account: Keys,
     address: Option<Keys>,
     client: Option<IpAddr>,
+    /// When the attempt was reserved: a success gives the address's count back in that window.
+    at: u64,
 }
 
 /// A subject's failure count and its lock for the next window.
@@ -56,10 +59,6 @@ pub async fn admit<'a>(
     let account = Keys::new("account", &hex::encode(Sha256::digest(username.as_bytes())));
     let address = client.map(|ip| Keys::new("address", &address_key(ip)));
     if let Some(address) = &address {
-        let failures = counters.count(&address.failures, window, now).await;
-        if failures >= limits.max_failures_per_address {
-            return Err(refused("address", window, now, true));
-        }
         if counters.count(&address.lock, window, now).await > 0 {
             return Err(refused("address", window, now, false));
         }
@@ -67,10 +66,25 @@ pub async fn admit<'a>(
     if counters.count(&account.lock, window, now).await > 0 {
         return Err(refused("account", window, now, false));
     }
+    if let Some(address) = &address {
+        let reserved = counters
+            .take(
+                &address.failures,
+                1,
+                limits.max_failures_per_address,
+                window,
+                now,
+            )
+            .await;
+        if !reserved.allowed {
+            return Err(refused("address", window, now, true));
+        }
+    }
     let reserved = counters
         .take(&account.failures, 1, limits.max_failures, window, now)
         .await;
     if !reserved.allowed {
+        // The address's reservation stands: a refused attempt still counts against where it came from.
         return Err(refused("account", window, now, true));
     }
     Ok(Attempt {
@@ -79,16 +93,23 @@ pub async fn admit<'a>(
         account,
         address,
         client,
+        at: now,
     })
 }
 
 impl Attempt<'_> {
-    /// The password was right: the account's failures are forgotten (the address's are not).
+    /// The password was right: the account's failures are forgotten, and the address gets back the one
+    /// this attempt reserved (its earlier failures stand).
     pub async fn succeeded(self) {
         let window = Window(self.limits.window_seconds);
         self.counters
             .reset(&self.account.failures, window, now())
             .await;
+        if let Some(address) = &self.address {
+            self.counters
+                .give_back(&address.failures, 1, window, self.at)
+                .await;
+        }
     }
 
     /// The password was wrong (or the account unknown or inactive): the account's count stands, the
@@ -105,17 +126,9 @@ impl Attempt<'_> {
                 .await;
         }
         if let Some(address) = &self.address {
-            let counted = self
-                .counters
-                .take(
-                    &address.failures,
-                    1,
-                    self.limits.max_failures_per_address,
-                    window,
-                    now,
-                )
-                .await;
-            if counted.remaining == 0 {
+            // Counted when the attempt was reserved.
+            let counted = self.counters.count(&address.failures, window, now).await;
+            if counted >= self.limits.max_failures_per_address {
                 self.lock_next_window(address, "address", window, now).await;
             }
         }

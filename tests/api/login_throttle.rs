@@ -245,3 +245,56 @@ db_test!(
     unknown_and_inactive_users_take_as_long_as_real_ones,
     no_lockout
 );
+
+fn address_limit_of_twenty(config: &mut Config) {
+    config.login_throttle.max_failures_per_address = 20;
+    config.login_throttle.max_failures = 5;
+}
+
+/// 100 sign-ins at once from one address, each for another account: the address's count is taken before
+/// any password is checked, so at most its limit are checked (refused as wrong) and the rest are locked out.
+async fn a_burst_from_one_address_checks_at_most_its_limit(app: &TestApp) {
+    let names: Vec<String> = (0..100).map(|i| format!("burst-{i}")).collect();
+    let attempts = names.iter().map(|name| {
+        sign_in_via(
+            app,
+            None,
+            Door::Rest,
+            Some("198.51.100.20:5000"),
+            name,
+            "guess",
+        )
+    });
+    let outcomes = futures_util::future::join_all(attempts).await;
+    let checked = outcomes.iter().filter(|o| **o == Outcome::Refused).count();
+    let locked = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Locked(_)))
+        .count();
+    assert!(checked <= 20, "{checked} passwords checked: {outcomes:?}");
+    assert!(checked >= 1, "{outcomes:?}");
+    assert_eq!(checked + locked, 100, "{outcomes:?}");
+}
+db_test!(
+    a_burst_from_one_address_checks_at_most_its_limit,
+    address_limit_of_twenty
+);
+
+fn shared_redis_twenty(config: &mut Config) {
+    shared_redis(config);
+    address_limit_of_twenty(config);
+}
+
+/// The same burst, counted in Redis.
+mod a_burst_from_one_address_checks_at_most_its_limit_in_redis {
+    use crate::limits_rate::skip_without_redis;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        if skip_without_redis().await {
+            return;
+        }
+        let app = crate::helpers::TestApp::sqlite_with(super::shared_redis_twenty).await;
+        super::a_burst_from_one_address_checks_at_most_its_limit(&app).await;
+    }
+}
