@@ -18,6 +18,8 @@ pub struct Model {
     pub edited_at: Option<DateTimeUtc>,
     pub edited_by_id: Option<i32>,
     pub edit_count: i32,
+    /// Edits whose earlier version was public: what a viewer who may not read internal text is told of.
+    pub public_edit_count: i32,
     pub is_deleted: bool,
     pub deleted_at: Option<DateTimeUtc>,
     pub deleted_by_id: Option<i32>,

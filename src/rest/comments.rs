@@ -121,10 +121,11 @@ pub async fn update(
     if patch.body.is_none() && patch.comment_type.is_none() {
         return Err(AppError::bad_request("send content, comment_type, or both"));
     }
-    comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
+    let (_, t) = comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
     let updated = comments::edit(state.write_deps(), &actor, comment_id, patch)
         .await
         .map_err(as_content)?;
+    let updated = comments::seen_by(&actor, &t, updated);
     let history = comments::readable_edits(db, &actor, &[updated.id], Take::All)
         .await?
         .remove(&updated.id)

@@ -67,6 +67,7 @@ pub(super) fn plan(
             edited_at: Set(None),
             edited_by_id: Set(None),
             edit_count: Set(0),
+            public_edit_count: Set(0),
             is_deleted: Set(false),
             deleted_at: Set(None),
             deleted_by_id: Set(None),

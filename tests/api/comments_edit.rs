@@ -188,3 +188,69 @@ async fn each_change_is_audited_with_its_visibility(app: &TestApp) {
     assert_eq!(events[2].changes, json!({"body": ["hello", "hello!"]}));
 }
 db_test!(each_change_is_audited_with_its_visibility);
+
+/// A note edited while internal and then made public: the requester reads it, but none of its edits (each
+/// earlier version was internal), so every door tells them of no edit at all; the team sees all three.
+async fn edit_counts_count_only_the_versions_the_viewer_may_see(app: &TestApp) {
+    use crate::graphql_support::gid;
+    let w = world(app).await;
+    let t = w.ticket.id;
+    let c = add(app, &w.agent, t, "<p>draft</p>", CommentType::Internal).await;
+    let path = format!("/api/tickets/{t}/comments/{}/", c.id);
+    for body in [
+        json!({"content": "<p>draft 2</p>"}),
+        json!({"content": "<p>answer</p>"}),
+        json!({"comment_type": "public"}),
+    ] {
+        let resp = app.patch(&path, Some(&w.staff.token), body).await;
+        assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    }
+    let query = r#"query($id: ID!) { node(id: $id) { ... on Comment { editCount isEdited editedAt
+        editedBy { username } edits { previousBody } } } }"#;
+    for (who, count) in [(&w.owner, 0), (&w.agent, 3)] {
+        let list = app
+            .get(&format!("/api/tickets/{t}/comments/"), Some(&who.token))
+            .await;
+        assert_eq!(list.json[0]["edit_count"], count, "{}", list.text);
+        let node = app
+            .graphql(
+                Some(&who.token),
+                query,
+                json!({ "id": gid("Comment", c.id) }),
+            )
+            .await;
+        let node = &node["data"]["node"];
+        assert_eq!(node["editCount"], count, "{node}");
+        assert_eq!(node["isEdited"], count > 0, "{node}");
+        assert_eq!(
+            node["edits"].as_array().unwrap().len(),
+            count as usize,
+            "{node}"
+        );
+        assert_eq!(node["editedAt"].is_null(), count == 0, "{node}");
+        assert_eq!(node["editedBy"].is_null(), count == 0, "{node}");
+        let browser = crate::comments_support::login(app, who).await;
+        let web = browser.get(app, &format!("/tickets/{t}/comments/")).await;
+        assert_eq!(
+            web.json["comments"][0]["is_edited"],
+            count > 0,
+            "{}",
+            web.text
+        );
+        assert_eq!(web.json["comments"][0]["edited_at"].is_null(), count == 0);
+    }
+    // An edit the requester can see counts for them from then on.
+    let resp = app
+        .patch(
+            &path,
+            Some(&w.staff.token),
+            json!({"content": "<p>final</p>"}),
+        )
+        .await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    let list = app
+        .get(&format!("/api/tickets/{t}/comments/"), Some(&w.owner.token))
+        .await;
+    assert_eq!(list.json[0]["edit_count"], 1, "{}", list.text);
+}
+db_test!(edit_counts_count_only_the_versions_the_viewer_may_see);

@@ -152,6 +152,7 @@ pub fn comment_on(t: &ticket::Model, id: i32, body: &str, internal: bool) -> com
         edited_at: None,
         edited_by_id: None,
         edit_count: 0,
+        public_edit_count: 0,
         is_deleted: false,
         deleted_at: None,
         deleted_by_id: None,

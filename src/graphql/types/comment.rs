@@ -31,6 +31,11 @@ impl Comment {
 }
 
 impl Comment {
+    /// Whether `actor` may see any of its edits ([`comments::seen_by`]).
+    fn edits_seen(&self, actor: &crate::auth::Actor) -> bool {
+        comments::visible_edit_count(actor, &self.ticket, &self.comment) > 0
+    }
+
     fn fields(&self) -> CommentFields<'_> {
         CommentFields(self)
     }
@@ -89,14 +94,14 @@ fields! {
     commentType: CommentType = |c| c.comment.comment_type;
     /// Whether only the team, the assignee and the assigned group may read it.
     isInternal: bool = |c| c.comment.comment_type == CommentType::Internal;
-    /// Whether it was edited at least once.
-    isEdited: bool = |c| c.comment.edit_count > 0;
-    /// How many times it was edited.
-    editCount: i32 = |c| c.comment.edit_count;
-    /// Last edit.
-    editedAt: Option<DateTime<Utc>> = |c| c.comment.edited_at;
-    /// Who edited it last.
-    editedBy: Option<User> = |c| UserOf(c.comment.edited_by_id);
+    /// Whether it was edited at least once, counting only the edits the viewer may see.
+    isEdited: bool = |c, actor| comments::visible_edit_count(actor, &c.ticket, &c.comment) > 0;
+    /// How many times it was edited: the versions the viewer may see (`edits`, uncut).
+    editCount: i32 = |c, actor| comments::visible_edit_count(actor, &c.ticket, &c.comment);
+    /// Last edit (null when the viewer may see none of its edits).
+    editedAt: Option<DateTime<Utc>> = |c, actor| c.edits_seen(actor).then_some(c.comment.edited_at).flatten();
+    /// Who edited it last (null when the viewer may see none of its edits).
+    editedBy: Option<User> = |c, actor| UserOf(c.edits_seen(actor).then_some(c.comment.edited_by_id).flatten());
     /// Earlier versions, oldest first; versions that were internal are left out for viewers who
     /// may not read internal comments.
     async fn edits(&self, ctx: &Context<'_>) -> Result<Vec<CommentEdit>> {

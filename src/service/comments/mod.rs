@@ -36,8 +36,31 @@ pub fn can_modify(actor: &Actor, c: &comment::Model) -> bool {
     c.author_id == Some(actor.id()) || actor.is_staff_or_admin()
 }
 
+/// How many edits of `c` the actor is told of: every one when they may read internal text on `t`,
+/// otherwise only those whose earlier version was public (the versions [`readable_edits`] gives them).
+pub fn visible_edit_count(actor: &Actor, t: &ticket::Model, c: &comment::Model) -> i32 {
+    if can_read_internal(actor, t) {
+        c.edit_count
+    } else {
+        c.public_edit_count
+    }
+}
+
+/// `c` as the actor may be shown it: its edit count is [`visible_edit_count`], and a comment whose every
+/// edit is hidden from them does not say when or by whom it was edited. Only for display: writes work on
+/// the stored row.
+pub fn seen_by(actor: &Actor, t: &ticket::Model, mut c: comment::Model) -> comment::Model {
+    c.edit_count = visible_edit_count(actor, t, &c);
+    if c.edit_count == 0 {
+        c.edited_at = None;
+        c.edited_by_id = None;
+    }
+    c
+}
+
 /// The live (not deleted) comments of a ticket the actor can see, oldest first, with their authors,
-/// without the internal ones when the actor may not read them. 404 when the actor cannot see `t`.
+/// without the internal ones when the actor may not read them, each [`seen_by`] the actor. 404 when the
+/// actor cannot see `t`.
 pub async fn list_visible(
     db: &impl ConnectionTrait,
     actor: &Actor,
@@ -46,8 +69,16 @@ pub async fn list_visible(
     if t.archived_at.is_some() || !rules::can_see(actor, t) {
         return Err(AppError::not_found("ticket"));
     }
-    let mut found = live_by_ticket(db, actor, &[t.id]).await?;
-    Ok(found.remove(&t.id).unwrap_or_default())
+    let mut found = live_by_ticket(db, actor, &[t.id])
+        .await?
+        .remove(&t.id)
+        .unwrap_or_default();
+    found.comments = found
+        .comments
+        .into_iter()
+        .map(|c| seen_by(actor, t, c))
+        .collect();
+    Ok(found)
 }
 
 /// A live comment the actor may read, with its ticket; 404 for anything else (missing, deleted, on

@@ -125,6 +125,7 @@ async fn create_and_attach(
         created_at: Set(now),
         updated_at: Set(now),
         edit_count: Set(0),
+        public_edit_count: Set(0),
         is_deleted: Set(false),
         ..Default::default()
     }
@@ -216,6 +217,8 @@ pub async fn edit(
     .insert(&txn)
     .await?;
     let edit_count = current.edit_count + 1;
+    let public_edit_count =
+        current.public_edit_count + i32::from(current.comment_type == CommentType::Public);
     let current_type = current.comment_type;
     let mut active = current.into_active_model();
     active.body = Set(new_body);
@@ -224,6 +227,7 @@ pub async fn edit(
     active.edited_at = Set(Some(now));
     active.edited_by_id = Set(Some(actor.id()));
     active.edit_count = Set(edit_count);
+    active.public_edit_count = Set(public_edit_count);
     let updated = active.update(&txn).await?;
     audit::record(
         &txn,
