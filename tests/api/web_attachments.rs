@@ -146,3 +146,44 @@ async fn forms_carry_files(app: &TestApp) {
     assert!(!page.text.contains("<p>NOT-ADDED</p>"));
 }
 db_test!(forms_carry_files);
+
+/// A forged multipart post is refused on its first part: the server answers while the client is still
+/// sending, so a file behind it is never read (a body that never ends would otherwise hang the request).
+async fn forged_uploads_are_refused_before_the_file_is_read(app: &TestApp) {
+    use crate::attachments_support::BOUNDARY;
+    use axum::body::Body;
+    use axum::http::{Method, Request};
+    use futures_util::stream::{self, StreamExt};
+    let w = world(app).await;
+    let owner = login(app, &w.owner).await;
+    for (first, value) in [("csrfmiddlewaretoken", "0000"), ("title", "Forged")] {
+        let head = format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{first}\"\r\n\r\n{value}\r\n\
+             --{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n\
+             Content-Type: application/octet-stream\r\n\r\n"
+        );
+        let endless =
+            stream::once(async move { Ok::<_, std::io::Error>(bytes::Bytes::from(head)) })
+                .chain(stream::pending());
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri("/tickets/new/")
+            .header(header::COOKIE, owner.cookies())
+            .header(
+                header::CONTENT_TYPE,
+                format!("multipart/form-data; boundary={BOUNDARY}"),
+            )
+            .body(Body::from_stream(endless))
+            .unwrap();
+        let resp = tokio::time::timeout(std::time::Duration::from_secs(10), app.send(request))
+            .await
+            .expect("the forged post was read to its end instead of refused");
+        assert_eq!(resp.status, StatusCode::FORBIDDEN, "{}", resp.text);
+    }
+    assert!(attachment::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .is_empty());
+}
+db_test!(forged_uploads_are_refused_before_the_file_is_read);

@@ -1,10 +1,11 @@
 //! Form posts that may carry a file (`enctype="multipart/form-data"`, the new-ticket and comment forms), read
-//! without JavaScript: text fields as a form, the one `file` part spooled as an upload. The CSRF token is
-//! checked as for any form. And the attachments as pages show them.
+//! without JavaScript: text fields as a form, the one `file` part spooled as an upload. The CSRF token must
+//! be the first part, and is checked before the rest of the body is read. And the attachments as pages show them.
 use super::{Form, PageResult, PageUser};
 use crate::error::AppError;
 use crate::service::attachments::{self, Listed, Spooled};
 use crate::state::AppState;
+use axum::extract::multipart::Field;
 use axum::extract::{FromRequest, Multipart, Request};
 use axum::http::header;
 use http_body_util::BodyExt;
@@ -55,9 +56,18 @@ impl PageUser {
         let mut parts = Multipart::from_request(req, state)
             .await
             .map_err(|_| AppError::bad_request("malformed multipart form"))?;
+        // The token is checked before anything else of the body is read: the forms put it first (browsers
+        // send parts in the form's order), so a forged post is refused before a byte of its file is spooled.
+        let token = match parts.next_field().await.map_err(AppError::from)? {
+            Some(field) if field.name() == Some(super::FORM_CSRF_FIELD) => {
+                read_text(field, super::FORM_CSRF_FIELD).await?
+            }
+            _ => String::new(),
+        };
+        crate::web::session::check_csrf(Some(&token), &self.csrf)?;
         let mut fields: HashMap<String, String> = HashMap::new();
         let mut file = None;
-        while let Some(mut field) = parts.next_field().await.map_err(AppError::from)? {
+        while let Some(field) = parts.next_field().await.map_err(AppError::from)? {
             let name = field.name().unwrap_or_default().to_string();
             if name == "file" {
                 let filename = field.file_name().unwrap_or_default().to_string();
@@ -68,23 +78,28 @@ impl PageUser {
                 }
                 continue;
             }
-            let mut text = Vec::new();
-            while let Some(piece) = field.chunk().await.map_err(AppError::from)? {
-                text.extend_from_slice(&piece);
-                if text.len() > MAX_TEXT_FIELD {
-                    return Err(
-                        AppError::PayloadTooLarge(format!("the field {name} is too long")).into(),
-                    );
-                }
-            }
-            fields
-                .entry(name)
-                .or_insert_with(|| String::from_utf8_lossy(&text).into_owned());
+            let text = read_text(field, &name).await?;
+            fields.entry(name).or_insert(text);
         }
-        let form = Form(fields);
-        crate::web::session::check_csrf(Some(form.get(super::FORM_CSRF_FIELD)), &self.csrf)?;
-        Ok(Posted { form, file })
+        Ok(Posted {
+            form: Form(fields),
+            file,
+        })
     }
+}
+
+/// A text part of a multipart form, at most [`MAX_TEXT_FIELD`] bytes.
+async fn read_text(mut field: Field<'_>, name: &str) -> Result<String, AppError> {
+    let mut text = Vec::new();
+    while let Some(piece) = field.chunk().await.map_err(AppError::from)? {
+        text.extend_from_slice(&piece);
+        if text.len() > MAX_TEXT_FIELD {
+            return Err(AppError::PayloadTooLarge(format!(
+                "the field {name} is too long"
+            )));
+        }
+    }
+    Ok(String::from_utf8_lossy(&text).into_owned())
 }
 
 /// An attachment as a page shows it.
