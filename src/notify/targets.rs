@@ -5,7 +5,9 @@
 //! Always refused: unspecified, link-local (169.254.0.0/16 and fe80::/10, where cloud metadata lives),
 //! multicast, broadcast and reserved addresses. Refused unless `DESKGRAPH_WEBHOOK_ALLOW_PRIVATE` is set
 //! (on-premises receivers): loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and shared
-//! (100.64/10) addresses. IPv6 forms that embed an IPv4 address are judged by that address.
+//! (100.64/10) addresses. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is judged as its IPv4 address; every
+//! other IPv6 form that carries or translates to an IPv4 address (translated, compatible, NAT64, Teredo,
+//! 6to4) is refused.
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -37,34 +39,48 @@ fn class_v4(ip: Ipv4Addr) -> Class {
     }
 }
 
+/// IPv6 prefixes that carry or translate to an IPv4 address, as (first groups, prefix length): the
+/// IPv4-translated `::ffff:0:0:0/96`, the deprecated IPv4-compatible `::/96`, NAT64's `64:ff9b::/96` and
+/// `64:ff9b:1::/48`, Teredo's `2001::/32` and 6to4's `2002::/16`. Which IPv4 host a gateway turns one into
+/// is the gateway's business, so none of them is ever a target.
+const TRANSLATED: [([u16; 6], u32); 6] = [
+    ([0, 0, 0, 0, 0xffff, 0], 96),
+    ([0, 0, 0, 0, 0, 0], 96),
+    ([0x64, 0xff9b, 0, 0, 0, 0], 96),
+    ([0x64, 0xff9b, 1, 0, 0, 0], 48),
+    ([0x2001, 0, 0, 0, 0, 0], 32),
+    ([0x2002, 0, 0, 0, 0, 0], 16),
+];
+
+fn translated(ip: Ipv6Addr) -> bool {
+    let bits = u128::from(ip);
+    TRANSLATED.iter().any(|(groups, len)| {
+        let mut prefix = [0u16; 8];
+        prefix[..6].copy_from_slice(groups);
+        let prefix = u128::from(Ipv6Addr::from(prefix));
+        let mask = u128::MAX << (128 - len);
+        bits & mask == prefix & mask
+    })
+}
+
 fn class_v6(ip: Ipv6Addr) -> Class {
     let segments = ip.segments();
-    // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), 64:ff9b::a.b.c.d (NAT64).
-    let embedded = ip.to_ipv4_mapped().or_else(|| {
-        let nat64 = segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
-        let compatible = segments[..6] == [0; 6] && segments[6] != 0;
-        (nat64 || compatible).then(|| {
-            let [.., a, b, c, d] = ip.octets();
-            Ipv4Addr::new(a, b, c, d)
-        })
-    });
-    if let Some(v4) = embedded {
+    // ::ffff:a.b.c.d is how a dual-stack socket spells an IPv4 address: judged as that address.
+    if let Some(v4) = ip.to_ipv4_mapped() {
         return class_v4(v4);
     }
     if ip.is_unspecified() {
         Class::Never("an unspecified address")
+    } else if ip.is_loopback() {
+        Class::Private("a loopback address")
+    } else if translated(ip) {
+        Class::Never("an IPv4-translated address")
     } else if (segments[0] & 0xffc0) == 0xfe80 || (segments[0] & 0xffc0) == 0xfec0 {
         Class::Never("a link-local address")
     } else if ip.is_multicast() {
         Class::Never("a multicast or reserved address")
-    } else if ip.is_loopback() {
-        Class::Private("a loopback address")
     } else if (segments[0] & 0xfe00) == 0xfc00 {
         Class::Private("a private address")
-    } else if segments[0] == 0x2002 {
-        // 6to4 carries an IPv4 address in its second and third groups.
-        let [_, _, a, b, c, d, ..] = ip.octets();
-        class_v4(Ipv4Addr::new(a, b, c, d))
     } else {
         Class::Public
     }
@@ -205,7 +221,14 @@ mod tests {
             "::ffff:10.0.0.1",
             "::127.0.0.1",
             "64:ff9b::a9fe:a9fe",
+            "64:ff9b::808:808",
+            "64:ff9b:1::a00:1",
+            "::ffff:0:7f00:1",
+            "::ffff:0:808:808",
+            "::808:808",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
             "2002:a00:1::",
+            "2002:808:808::1",
         ] {
             assert!(refused(ip, false), "{ip} passed");
         }
@@ -249,6 +272,8 @@ mod tests {
         let check = |u: &str| url::Url::parse(u).map(|u| check_url(&u, false));
         assert!(matches!(check("http://127.0.0.1:8080/h"), Ok(Err(_))));
         assert!(matches!(check("http://[::ffff:7f00:1]/h"), Ok(Err(_))));
+        assert!(matches!(check("http://[::ffff:0:7f00:1]/h"), Ok(Err(_))));
+        assert!(matches!(check("http://[64:ff9b::7f00:1]/h"), Ok(Err(_))));
         assert!(matches!(check("http://0x7f000001/h"), Ok(Err(_))));
         assert!(matches!(check("http://2130706433/h"), Ok(Err(_))));
         assert!(matches!(check("http://LOCALHOST./h"), Ok(Err(_))));
