@@ -118,13 +118,27 @@ pub(super) async fn open(
                 description: Some(description.to_string()),
                 priority: Some(*priority),
                 project_id: project.map(|i| project_ids[i]),
-                assignee_id: assignee.map(|a| a.id()),
-                assigned_group_id: network.then_some(network_group),
                 ..Default::default()
             },
         )
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+        // Only the team assigns: the agent who works it takes it (alice routes the group-only ones).
+        if assignee.is_some() || *network {
+            let patch = TicketPatch {
+                assignee_id: assignee.map(|a| Some(a.id())),
+                assigned_group_id: network.then_some(Some(network_group)),
+                ..Default::default()
+            };
+            tickets::update(
+                state.write_deps(),
+                assignee.unwrap_or(alice),
+                created.id,
+                patch,
+            )
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         add_comment(
             state,
             created.id,

@@ -145,3 +145,32 @@ async fn seeded_open_share_with_sla_clocks(app: &TestApp) {
         .starts_with("Seeded "));
 }
 db_test!(seeded_open_share_with_sla_clocks);
+
+/// `deskgraph demo` seeds its world through the same services as every door, rules included: its tickets
+/// come out in every status, assigned by the team, and a requester reads their own.
+async fn the_demo_seeds_through_the_services(app: &TestApp) {
+    let bind: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+    deskgraph::demo::seed_and_print(&app.state, bind)
+        .await
+        .unwrap();
+    assert_eq!(scalar(app, "SELECT count(*) FROM tickets").await, 8);
+    assert_eq!(
+        scalar(app, "SELECT count(DISTINCT status) FROM tickets").await,
+        7,
+        "every status"
+    );
+    assert!(
+        scalar(
+            app,
+            "SELECT count(*) FROM tickets WHERE assignee_id IS NOT NULL"
+        )
+        .await
+            >= 2
+    );
+    // Run again on the seeded database, it seeds nothing more and still prints its ways in.
+    deskgraph::demo::seed_and_print(&app.state, bind)
+        .await
+        .unwrap();
+    assert_eq!(scalar(app, "SELECT count(*) FROM tickets").await, 8);
+}
+db_test!(the_demo_seeds_through_the_services);
