@@ -42,6 +42,28 @@ impl Auth {
     }
 }
 
+impl Auth {
+    /// For doors that also serve a signed-in browser (GraphQL, from GraphiQL): a request without an
+    /// Authorization header is its web session's user when it also sends that session's CSRF token in
+    /// `X-CSRFToken`, a header a page of another site can neither read nor set. The cookie alone stays
+    /// anonymous; a wrong token is refused rather than ignored.
+    pub fn or_session(self, session: Option<&WebSession>, headers: &HeaderMap) -> Auth {
+        let (Auth::Anonymous, Some(session)) = (&self, session) else {
+            return self;
+        };
+        let Some(sent) = headers.get(session::CSRF_HEADER) else {
+            return self;
+        };
+        let sent = sent.to_str().unwrap_or_default();
+        let expected = &session.record.csrf_token;
+        if !expected.is_empty() && super::tokens::constant_time_eq(sent, expected) {
+            Auth::Actor(session.actor.clone())
+        } else {
+            Auth::Invalid("CSRF token missing or incorrect".into())
+        }
+    }
+}
+
 /// A live web session sent as the session cookie, on a request without an Authorization header.
 ///
 /// It authenticates nothing by itself: REST and GraphQL still see [`Auth::Anonymous`] (a cookie must not

@@ -159,7 +159,7 @@ fn security_headers(response: &mut Response) {
         HeaderValue::from_static("nosniff"),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    // JSON needs no scripts, styles or frames; GraphiQL's HTML page loads its own from a CDN, so it is left out.
+    // JSON needs no scripts, styles or frames; HTML pages (GraphiQL's too) set their own policy.
     let is_html = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -13,7 +13,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-const CHROMIUM_FLAGS: [&str; 8] = [
+const CHROMIUM_FLAGS: [&str; 9] = [
+    // No host but this one resolves: a page that needs the internet fails here as it would offline.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
     "--headless",
     "--no-sandbox",
     "--disable-gpu",

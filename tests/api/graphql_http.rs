@@ -64,6 +64,8 @@ async fn get_runs_queries_but_refuses_mutations(app: &TestApp) {
 }
 db_test!(get_runs_queries_but_refuses_mutations);
 
+/// GraphiQL comes whole from the service: the page names no other host, carries the pages' strict policy
+/// (no inline script, nothing from elsewhere), and every script and stylesheet it links is served.
 async fn browsers_get_graphiql(app: &TestApp) {
     let page = app
         .send(get("/graphql", None, "text/html,application/xhtml+xml"))
@@ -73,9 +75,95 @@ async fn browsers_get_graphiql(app: &TestApp) {
         .to_str()
         .unwrap()
         .starts_with("text/html"));
-    assert!(page.text.contains("graphiql"), "{}", page.text);
+    assert_eq!(
+        page.headers[header::CONTENT_SECURITY_POLICY],
+        deskgraph::web::pages::graphiql::GRAPHIQL_POLICY
+    );
+    assert!(deskgraph::web::pages::graphiql::GRAPHIQL_POLICY.contains("script-src 'self';"));
+    assert!(page.text.contains("id=\"graphiql\""), "{}", page.text);
+    assert!(page.text.contains("Not signed in"), "{}", page.text);
+    assert!(!page.text.contains("http://") && !page.text.contains("https://"));
+    assert!(
+        !page.text.contains("<script>"),
+        "no inline script: {}",
+        page.text
+    );
+    let linked: Vec<&str> = page
+        .text
+        .split(['"', '\''])
+        .filter(|part| part.starts_with("/static/graphiql/"))
+        .collect();
+    assert_eq!(linked.len(), 6, "{linked:?}");
+    for path in linked {
+        let file = app.get(path, None).await;
+        assert_eq!(file.status, StatusCode::OK, "{path}");
+        let kind = file.headers[header::CONTENT_TYPE].to_str().unwrap();
+        assert!(
+            kind.starts_with("text/javascript") || kind.starts_with("text/css"),
+            "{path}: {kind}"
+        );
+        assert!(!file.text.is_empty(), "{path}");
+    }
+    let missing = app.get("/static/graphiql/nothing.js", None).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
 db_test!(browsers_get_graphiql);
+
+/// A signed-in browser's GraphiQL runs as its user with the session cookie and the session's CSRF token in
+/// `X-CSRFToken`; the cookie alone (all a page of another site can make a browser send) is anonymous, and a
+/// wrong token is refused, so no other site can run a mutation with the session.
+async fn graphiql_rides_the_session_with_its_csrf_token(app: &TestApp) {
+    use serde_json::json;
+    let rita = app.user("rita").await;
+    let browser = crate::comments_support::login(app, &rita).await;
+    let mut page = get("/graphql", None, "text/html");
+    page.headers_mut()
+        .insert(header::COOKIE, browser.cookies().parse().unwrap());
+    let page = app.send(page).await;
+    assert!(page.text.contains("Signed in as"), "{}", page.text);
+    let post = |csrf: Option<&str>, query: &str| {
+        let mut builder = Request::post("/graphql")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::COOKIE, browser.cookies());
+        if let Some(csrf) = csrf {
+            builder = builder.header("x-csrftoken", csrf);
+        }
+        builder
+            .body(Body::from(json!({ "query": query }).to_string()))
+            .unwrap()
+    };
+    let me = app
+        .send(post(Some(&browser.csrf), "{ me { username } }"))
+        .await;
+    assert_eq!(me.json["data"]["me"]["username"], "rita", "{}", me.text);
+    let create =
+        r#"mutation { createTicket(input: {title: "From another site"}) { ticket { id } } }"#;
+    for csrf in [None, Some("0000"), Some("")] {
+        let refused = app.send(post(csrf, create)).await;
+        assert_eq!(
+            refused.json["errors"][0]["extensions"]["code"], "UNAUTHENTICATED",
+            "{csrf:?}: {}",
+            refused.text
+        );
+    }
+    let mine = app.as_user(&rita).get("/api/tickets/").await;
+    assert_eq!(mine.json["count"], 0, "{}", mine.text);
+    let made = app.send(post(Some(&browser.csrf), create)).await;
+    assert!(
+        made.json["data"]["createTicket"]["ticket"]["id"].is_string(),
+        "{}",
+        made.text
+    );
+    // A bearer token wins over the session: the request is the token's user.
+    let sam = app.user("sam").await;
+    let mut both = post(Some(&browser.csrf), "{ me { username } }");
+    both.headers_mut().insert(
+        header::AUTHORIZATION,
+        format!("Bearer {}", sam.token).parse().unwrap(),
+    );
+    assert_eq!(app.send(both).await.json["data"]["me"]["username"], "sam");
+}
+db_test!(graphiql_rides_the_session_with_its_csrf_token);
 
 async fn a_body_that_is_not_graphql_gets_a_graphql_error(app: &TestApp) {
     let request = Request::post("/graphql")

@@ -15,6 +15,7 @@ mod auth;
 mod bad_input;
 mod browser;
 mod browser_attachments;
+mod browser_graphiql;
 mod browser_sla;
 mod canary;
 mod canary_support;

@@ -2,15 +2,14 @@
 use super::context::RequestContext;
 use super::limits::Checked;
 use super::multipart_cap::FrontCap;
-use crate::auth::middleware::Auth;
+use crate::auth::middleware::{Auth, WebSession};
 use crate::http::client_ip::ClientAddress;
 use crate::state::AppState;
-use async_graphql::http::GraphiQLSource;
 use async_graphql::parser::types::{DocumentOperations, OperationType};
 use async_graphql::{Executor, ParseRequestError};
 use axum::extract::{Extension, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -36,11 +35,13 @@ use answer::{accepts, render, request_error};
 pub async fn graphql_post(
     Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
+    session: Option<Extension<WebSession>>,
     State(state): State<AppState>,
     client: ClientAddress,
     headers: HeaderMap,
     body: axum::body::Body,
 ) -> Response {
+    let auth = auth.or_session(session.as_deref(), &headers);
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -149,6 +150,7 @@ impl IntoResponse for BadRequest {
 pub async fn graphql_get(
     Extension(schema): Extension<Checked>,
     Extension(auth): Extension<Auth>,
+    session: Option<Extension<WebSession>>,
     State(state): State<AppState>,
     client: ClientAddress,
     headers: HeaderMap,
@@ -156,9 +158,17 @@ pub async fn graphql_get(
 ) -> Response {
     let raw = raw.unwrap_or_default();
     if raw.is_empty() && accepts(&headers, "text/html") {
-        // GraphiQL loads its scripts from a CDN; acceptable for a developer tool.
-        return Html(GraphiQLSource::build().endpoint("/graphql").finish()).into_response();
+        let user = session.as_ref().map(|s| {
+            let user = &s.actor.user;
+            if user.full_name.trim().is_empty() {
+                user.username.clone()
+            } else {
+                user.full_name.clone()
+            }
+        });
+        return crate::web::pages::graphiql::page(user);
     }
+    let auth = auth.or_session(session.as_deref(), &headers);
     let mut request = match async_graphql::http::parse_query_string(&raw) {
         Ok(request) => request.data(client),
         Err(err) => return request_error(&headers, StatusCode::BAD_REQUEST, &err.to_string()),

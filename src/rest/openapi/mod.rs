@@ -46,7 +46,7 @@ use web::pages;
         graphql::http::graphql_get, graphql::http::graphql_post, graphql::ws::graphql_ws,
         pages::login::page, pages::queue::page, pages::new_ticket::page, pages::new_ticket::submit,
         pages::ticket::page, pages::ticket::edit::change_status, pages::ticket::edit::edit,
-        pages::thread::add, pages::thread::delete, pages::assets::serve,
+        pages::thread::add, pages::thread::delete, pages::assets::serve, pages::assets::serve_graphiql,
     ),
     components(schemas(
         error_bodies::Error, error_bodies::RateLimitError, error_bodies::RetryDetails,

@@ -32,6 +32,23 @@ pub async fn serve(Path(file): Path<String>) -> Response {
         "app.js" => (APP_JS, "text/javascript; charset=utf-8"),
         _ => return crate::error::AppError::not_found("file").into_response(),
     };
+    cached(body, kind)
+}
+
+/// `GET /static/graphiql/<file>`: the vendored GraphiQL and React builds, and the script that starts them.
+#[utoipa::path(get, path = "/static/graphiql/{file}", tag = "pages", operation_id = "graphiqlFile",
+    summary = "GraphiQL's scripts and styles, compiled into the binary (no outside host).",
+    params(("file" = String, Path, description = "A file of `static/graphiql/`")),
+    responses((status = 200, description = "The file (cached for a year)", body = String)))]
+pub async fn serve_graphiql(Path(file): Path<String>) -> Response {
+    match super::graphiql::file(&file) {
+        Some((body, kind)) => cached(body, kind),
+        None => crate::error::AppError::not_found("file").into_response(),
+    }
+}
+
+/// `body` as `kind`, cached for a year (its URL carries a content hash).
+fn cached(body: &'static str, kind: &'static str) -> Response {
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));

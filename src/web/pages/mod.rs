@@ -2,6 +2,7 @@
 //! comment thread, and the new-ticket form. Templates are compiled in (askama, escaped by default);
 //! CSS and JavaScript are served from the binary under `/static/`.
 pub mod assets;
+pub mod graphiql;
 pub mod login;
 pub mod new_ticket;
 pub mod queue;
@@ -46,6 +47,7 @@ pub fn router() -> Router<AppState> {
             post(thread::add).layer(DefaultBodyLimit::disable()),
         )
         .route("/static/{file}", get(assets::serve))
+        .route("/static/graphiql/{file}", get(assets::serve_graphiql))
 }
 
 /// What every page's frame shows: who is signed in, and the CSRF token its forms carry.
