@@ -67,6 +67,17 @@ impl From<StateInner> for AppState {
 }
 
 impl AppState {
+    /// The handles managing accounts, groups and passwords needs ([`crate::service::users::PeopleDeps`]).
+    pub fn people_deps(&self) -> crate::service::users::PeopleDeps<'_> {
+        crate::service::users::PeopleDeps {
+            db: &self.db,
+            auth_cache: &self.auth_cache,
+            min_password_length: self.config.accounts.password_min_length,
+            reset_ttl_minutes: self.config.accounts.password_reset_minutes,
+            public_url: self.config.accounts.public_url.as_deref(),
+        }
+    }
+
     /// The handles a write that announces itself needs ([`crate::service::WriteDeps`]).
     pub fn write_deps(&self) -> crate::service::WriteDeps<'_> {
         crate::service::WriteDeps {

@@ -11,6 +11,7 @@ pub mod comment_edit;
 pub mod counter;
 pub mod group;
 pub mod outbox;
+pub mod password_reset;
 pub mod project;
 pub mod setting;
 pub mod sla_event;

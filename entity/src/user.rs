@@ -16,6 +16,10 @@ pub struct Model {
     pub is_superuser: bool,
     pub is_active: bool,
     pub created_at: DateTimeUtc,
+    /// The last successful sign-in (any door).
+    pub last_login_at: Option<DateTimeUtc>,
+    /// Access tokens (JWTs) issued before this are refused: set on deactivation and on a new password.
+    pub credentials_changed_at: Option<DateTimeUtc>,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

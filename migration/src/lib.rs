@@ -20,6 +20,7 @@ mod m20261127_000023_blob_states;
 mod m20261127_000024_sla_check_chain;
 mod m20261127_000025_outbox_without_event_index;
 mod m20261128_000026_comment_public_edit_count;
+mod m20261128_000027_accounts;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -45,6 +46,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000024_sla_check_chain::Migration),
             Box::new(m20261127_000025_outbox_without_event_index::Migration),
             Box::new(m20261128_000026_comment_public_edit_count::Migration),
+            Box::new(m20261128_000027_accounts::Migration),
         ]
     }
 }

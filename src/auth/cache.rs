@@ -77,6 +77,9 @@ pub struct AuthCache {
     actors: Option<Cache<i32, Arc<Actor>>>,
     generation: Generation,
     ttl: Duration,
+    /// Ticks on every [`AuthCache::clear`], so that long-lived holders of a credential (subscriptions)
+    /// check it again at once rather than at their next timer.
+    cleared: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl AuthCache {
@@ -92,12 +95,14 @@ impl AuthCache {
 
     /// A cache whose entries live `ttl` at most; a zero `ttl` caches nothing.
     pub fn new(ttl: Duration) -> Self {
+        let cleared = Arc::new(tokio::sync::watch::Sender::new(0));
         if ttl.is_zero() {
             return AuthCache {
                 tokens: None,
                 actors: None,
                 generation: Generation::default(),
                 ttl,
+                cleared,
             };
         }
         AuthCache {
@@ -115,7 +120,13 @@ impl AuthCache {
             ),
             generation: Generation::default(),
             ttl,
+            cleared,
         }
+    }
+
+    /// A receiver that sees a change each time credentials change on any instance (as this one hears it).
+    pub fn watch_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.cleared.subscribe()
     }
 
     /// How long an entry lives at most (`DESKGRAPH_AUTH_CACHE_SECONDS`).
@@ -160,6 +171,8 @@ impl AuthCache {
         }
         if let Some(actors) = &self.actors {
             actors.invalidate_all();
+            // Last: whoever wakes up reads the cleared caches.
+            self.cleared.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 

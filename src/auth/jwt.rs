@@ -10,6 +10,10 @@ struct Claims {
     iat: i64,
     exp: i64,
     typ: String,
+    /// `iat` to the millisecond: a token issued just before the account's credentials changed is told
+    /// apart from one issued just after, within the same second (absent in tokens of older releases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    iat_ms: Option<i64>,
 }
 
 /// Signing and verification keys, built once from the secret.
@@ -51,14 +55,15 @@ impl JwtKeys {
             iat: now.timestamp(),
             exp: expires_at.timestamp(),
             typ: "access".to_string(),
+            iat_ms: Some(now.timestamp_millis()),
         };
         let token = encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(|e| AppError::internal(anyhow::anyhow!("jwt encode: {e}")))?;
         Ok((token, expires_at))
     }
 
-    /// The user id of a valid, unexpired token.
-    pub fn verify(&self, token: &str) -> AppResult<i32> {
+    /// The user id of a valid, unexpired token, and when it was issued (epoch milliseconds).
+    pub fn verify(&self, token: &str) -> AppResult<(i32, i64)> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
@@ -72,10 +77,16 @@ impl JwtKeys {
         if data.claims.typ != "access" {
             return Err(AppError::Unauthenticated("invalid token".to_string()));
         }
-        data.claims
+        let user_id = data
+            .claims
             .sub
             .parse()
-            .map_err(|_| AppError::Unauthenticated("invalid token".to_string()))
+            .map_err(|_| AppError::Unauthenticated("invalid token".to_string()))?;
+        let issued = data
+            .claims
+            .iat_ms
+            .unwrap_or_else(|| data.claims.iat.saturating_mul(1000));
+        Ok((user_id, issued))
     }
 }
 
@@ -87,7 +98,7 @@ mod tests {
     fn round_trip_and_expiry() -> AppResult<()> {
         let keys = JwtKeys::new("0123456789abcdef0123", 60);
         let (token, _) = keys.issue(7)?;
-        assert_eq!(keys.verify(&token)?, 7);
+        assert_eq!(keys.verify(&token)?.0, 7);
         let (old, _) = keys.issue_at(7, Utc::now() - chrono::Duration::seconds(120))?;
         assert!(
             matches!(keys.verify(&old), Err(AppError::Unauthenticated(m)) if m == "token expired")

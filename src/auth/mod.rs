@@ -102,6 +102,8 @@ pub async fn authenticate_bearer(
 ) -> AppResult<Arc<Actor>> {
     let unauthenticated = |m: &str| AppError::Unauthenticated(m.to_string());
     let generation = auth_cache.generation();
+    // When a JWT was issued: one issued before the account's credentials last changed is refused.
+    let mut issued_at = None;
     let user_id = if token.starts_with(tokens::API_TOKEN_PREFIX) {
         let hash = tokens::hash_secret(token);
         let record = match auth_cache.token(&hash) {
@@ -132,17 +134,31 @@ pub async fn authenticate_bearer(
         record.touch(&db.conn, now).await?;
         record.user_id
     } else if token.split('.').count() == 3 {
-        jwt.verify(token)?
+        let (user_id, iat) = jwt.verify(token)?;
+        issued_at = Some(iat);
+        user_id
     } else {
         return Err(unauthenticated("invalid token"));
     };
-    if let Some(actor) = auth_cache.actor(user_id) {
-        return Ok(actor);
+    let actor = match auth_cache.actor(user_id) {
+        Some(actor) => actor,
+        None => {
+            let actor = load_actor(&db.conn, user_id)
+                .await?
+                .map(Arc::new)
+                .ok_or_else(|| unauthenticated("user inactive or deleted"))?;
+            auth_cache.put_actor(generation, actor.clone());
+            actor
+        }
+    };
+    let changed = actor
+        .user
+        .credentials_changed_at
+        .map(|at| at.timestamp_millis());
+    if let (Some(iat), Some(changed)) = (issued_at, changed) {
+        if iat < changed {
+            return Err(unauthenticated("token revoked"));
+        }
     }
-    let actor = load_actor(&db.conn, user_id)
-        .await?
-        .map(Arc::new)
-        .ok_or_else(|| unauthenticated("user inactive or deleted"))?;
-    auth_cache.put_actor(generation, actor.clone());
     Ok(actor)
 }

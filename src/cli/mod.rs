@@ -6,6 +6,7 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 
+mod people;
 mod serve;
 pub use serve::serve;
 use serve::shutdown_signal;
@@ -37,6 +38,12 @@ pub enum Command {
         /// User action.
         #[command(subcommand)]
         action: UserCommand,
+    },
+    /// Manage groups.
+    Group {
+        /// Group action.
+        #[command(subcommand)]
+        action: GroupCommand,
     },
     /// Manage API tokens.
     Token {
@@ -83,6 +90,94 @@ pub enum UserCommand {
         #[arg(long = "group")]
         groups: Vec<String>,
     },
+    /// List accounts (deactivated ones too), with their state and role.
+    List {
+        /// Only active (true) or deactivated (false) accounts.
+        #[arg(long)]
+        active: Option<bool>,
+        /// Only accounts of this role: requester, agent or admin.
+        #[arg(long)]
+        role: Option<String>,
+        /// Only members of this group (by name).
+        #[arg(long)]
+        group: Option<String>,
+        /// User name, full name or email containing this.
+        #[arg(long)]
+        q: Option<String>,
+    },
+    /// Change an account's name, email or flags.
+    Update {
+        /// Login name.
+        username: String,
+        /// New display name.
+        #[arg(long)]
+        full_name: Option<String>,
+        /// New email (an empty value clears it).
+        #[arg(long)]
+        email: Option<String>,
+        /// Staff flag.
+        #[arg(long)]
+        staff: Option<bool>,
+        /// Superuser flag.
+        #[arg(long)]
+        superuser: Option<bool>,
+    },
+    /// Deactivate an account: its sessions, tokens and subscriptions stop at once, everywhere.
+    Deactivate {
+        /// Login name.
+        username: String,
+    },
+    /// Reactivate an account (its earlier sessions and tokens stay ended).
+    Reactivate {
+        /// Login name.
+        username: String,
+    },
+    /// Set an account's password (read from standard input when --password is not given).
+    SetPassword {
+        /// Login name.
+        username: String,
+        /// The new password.
+        #[arg(long)]
+        password: Option<String>,
+    },
+}
+
+/// `deskgraph group …`
+#[derive(Debug, Subcommand)]
+pub enum GroupCommand {
+    /// List groups with their members.
+    List,
+    /// Create a group.
+    Create {
+        /// Name.
+        name: String,
+    },
+    /// Rename a group.
+    Rename {
+        /// Current name.
+        name: String,
+        /// New name.
+        new_name: String,
+    },
+    /// Delete a group (refused while open tickets are assigned to it).
+    Delete {
+        /// Name.
+        name: String,
+    },
+    /// Add an account to a group.
+    Add {
+        /// Group name.
+        name: String,
+        /// Login name.
+        username: String,
+    },
+    /// Remove an account from a group.
+    Remove {
+        /// Group name.
+        name: String,
+        /// Login name.
+        username: String,
+    },
 }
 
 /// `deskgraph token …`
@@ -98,6 +193,11 @@ pub enum TokenCommand {
         /// Lifetime in days (none: never expires).
         #[arg(long)]
         expires_days: Option<i64>,
+    },
+    /// List a user's tokens (never their secrets).
+    List {
+        /// Owner's username.
+        username: String,
     },
     /// Revoke the user's active tokens with this name.
     Revoke {
@@ -130,36 +230,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("migrations applied");
             Ok(())
         }
-        Command::User {
-            action:
-                UserCommand::Create {
-                    username,
-                    password,
-                    full_name,
-                    email,
-                    staff,
-                    superuser,
-                    groups,
-                },
-        } => {
-            let state = AppState::init(config).await?;
-            let input = users::NewUser {
-                username,
-                password,
-                full_name: full_name.unwrap_or_default(),
-                email,
-                is_staff: staff,
-                is_superuser: superuser,
-                groups,
-            };
-            let txn = state.db.begin_write().await?;
-            let user = users::create_user(&txn, input)
-                .await
-                .map_err(|e| anyhow::anyhow!(e.to_string()))?;
-            txn.commit().await?;
-            println!("created user {} (id {})", user.username, user.id);
-            Ok(())
-        }
+        Command::User { action } => people::user(config, action).await,
+        Command::Group { action } => people::group(config, action).await,
+        Command::Token {
+            action: TokenCommand::List { username },
+        } => people::tokens(config, &username).await,
         Command::Token {
             action:
                 TokenCommand::Create {
@@ -231,7 +306,10 @@ fn default_bind() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 8080))
 }
 
-async fn find_user(state: &AppState, username: &str) -> anyhow::Result<entity::user::Model> {
+pub(crate) async fn find_user(
+    state: &AppState,
+    username: &str,
+) -> anyhow::Result<entity::user::Model> {
     users::find_by_username(&state.db.conn, username)
         .await
         .map_err(|e| anyhow::anyhow!(e.to_string()))?

@@ -158,6 +158,29 @@ impl Config {
                 window_seconds: number(&get, "DESKGRAPH_LOGIN_WINDOW_SECONDS", 900, 60, 3600)?
                     as u64,
             },
+            accounts: AccountSettings {
+                password_min_length: number(&get, "DESKGRAPH_PASSWORD_MIN_LENGTH", 8, 1, 1024)?
+                    as usize,
+                password_reset_minutes: number(
+                    &get,
+                    "DESKGRAPH_PASSWORD_RESET_MINUTES",
+                    60,
+                    5,
+                    7 * 24 * 60,
+                )? as u64,
+                public_url: match get("DESKGRAPH_PUBLIC_URL") {
+                    None => None,
+                    Some(raw) => {
+                        let parsed = url::Url::parse(raw.trim()).map_err(|e| {
+                            anyhow::anyhow!("DESKGRAPH_PUBLIC_URL must be an http(s) URL: {e}")
+                        })?;
+                        if !matches!(parsed.scheme(), "http" | "https") {
+                            bail!("DESKGRAPH_PUBLIC_URL must be an http(s) URL");
+                        }
+                        Some(raw.trim().trim_end_matches('/').to_string())
+                    }
+                },
+            },
             graphql: GraphqlLimits {
                 max_nodes: number(&get, "DESKGRAPH_GRAPHQL_MAX_NODES", 50_000, 1, 100_000_000)?
                     as u64,

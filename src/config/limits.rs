@@ -22,6 +22,28 @@ impl Default for ConnectionLimits {
     }
 }
 
+/// Passwords and the links that reset them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountSettings {
+    /// `DESKGRAPH_PASSWORD_MIN_LENGTH`: shortest password accepted when one is set (default 8).
+    pub password_min_length: usize,
+    /// `DESKGRAPH_PASSWORD_RESET_MINUTES`: how long an emailed reset link works (default 60).
+    pub password_reset_minutes: u64,
+    /// `DESKGRAPH_PUBLIC_URL`: the web interface as reached from outside (`https://desk.example.com`), for
+    /// links in emails; unset, emails carry paths only.
+    pub public_url: Option<String>,
+}
+
+impl Default for AccountSettings {
+    fn default() -> Self {
+        AccountSettings {
+            password_min_length: 8,
+            password_reset_minutes: 60,
+            public_url: None,
+        }
+    }
+}
+
 /// How many failed sign-ins are allowed before further attempts are refused (see `service::login_throttle`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoginThrottle {

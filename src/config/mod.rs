@@ -6,7 +6,7 @@ mod s3;
 #[cfg(test)]
 mod tests;
 
-pub use limits::{ConnectionLimits, GraphqlLimits, LoginThrottle};
+pub use limits::{AccountSettings, ConnectionLimits, GraphqlLimits, LoginThrottle};
 pub use s3::S3Settings;
 
 /// Log output format.
@@ -93,6 +93,8 @@ pub struct Config {
     pub delivery_timeout_ms: i64,
     /// Failed sign-ins allowed per account and per client address (`DESKGRAPH_LOGIN_*`).
     pub login_throttle: LoginThrottle,
+    /// Passwords and reset links (`DESKGRAPH_PASSWORD_*`, `DESKGRAPH_PUBLIC_URL`).
+    pub accounts: AccountSettings,
     /// What one GraphQL request may ask for, and the hourly points budget (`DESKGRAPH_GRAPHQL_*`).
     pub graphql: GraphqlLimits,
     /// `DESKGRAPH_SECURE_COOKIES`: `auto` (default), `true` or `false`.
@@ -165,6 +167,7 @@ impl Config {
             outbox_backoff_ms: 0,
             delivery_timeout_ms: 2000,
             login_throttle: LoginThrottle::default(),
+            accounts: AccountSettings::default(),
             graphql: GraphqlLimits::default(),
             secure_cookies: SecureCookies::Auto,
             hsts_seconds: 0,

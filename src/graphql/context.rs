@@ -13,6 +13,10 @@ use std::sync::{Arc, Mutex};
 /// The loaders' per-request cache, with the same hasher as [`crate::FastMap`].
 pub type Cache = HashMapCache<foldhash::fast::RandomState>;
 
+/// The web session a request came through (GraphiQL in a signed-in browser), when it authenticated it.
+#[derive(Clone, Debug)]
+pub struct SessionSecret(pub String);
+
 /// What every resolver may read about the current request.
 pub struct RequestContext {
     /// Shared state.

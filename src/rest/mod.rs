@@ -7,6 +7,7 @@ pub mod fields;
 pub mod json;
 pub mod openapi;
 pub mod path;
+pub mod people;
 pub mod projects;
 pub mod shapes;
 pub mod tickets;
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         )
         .merge(tickets::router())
         .merge(attachments::router())
+        .merge(people::router())
         .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",

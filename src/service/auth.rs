@@ -11,6 +11,8 @@ use crate::service::text;
 use crate::service::users::find_by_username;
 use chrono::{DateTime, Utc};
 use entity::user;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::net::IpAddr;
 
 /// A successful sign-in.
@@ -57,8 +59,15 @@ pub async fn check_credentials(
         .unwrap_or_default();
     let matches = verify_password_async(stored, credentials.password.to_string()).await;
     match user {
-        Some(user) if matches => {
+        Some(mut user) if matches => {
             attempt.succeeded().await;
+            let now = Utc::now();
+            user::Entity::update_many()
+                .col_expr(user::Column::LastLoginAt, Expr::value(now))
+                .filter(user::Column::Id.eq(user.id))
+                .exec(&db.conn)
+                .await?;
+            user.last_login_at = Some(now);
             Ok(user)
         }
         _ => {

@@ -91,6 +91,7 @@ pub async fn follow(
         ticket_id,
         receiver,
         recheck: tokio::time::interval_at(tokio::time::Instant::now() + period, period),
+        changes: auth_cache.watch_changes(),
         ended: false,
     };
     Ok(futures_util::stream::unfold(follower, |mut f| async move {
@@ -105,6 +106,18 @@ fn recheck_period(auth_cache_seconds: u64) -> Duration {
     Duration::from_secs(auth_cache_seconds.clamp(1, 60))
 }
 
+/// The next moment to check the credential: the timer, or a change of credentials heard from any
+/// instance. A closed change channel leaves the timer.
+async fn recheck(
+    timer: &mut tokio::time::Interval,
+    changes: &mut tokio::sync::watch::Receiver<u64>,
+) {
+    tokio::select! {
+        _ = timer.tick() => {}
+        Ok(()) = changes.changed() => {}
+    }
+}
+
 struct Follower {
     db: Db,
     auth_cache: AuthCache,
@@ -114,6 +127,8 @@ struct Follower {
     receiver: broadcast::Receiver<LiveEvent>,
     /// Ticks between events, so that a subscription nobody writes to still ends when its credential does.
     recheck: tokio::time::Interval,
+    /// Credentials changed somewhere (a deactivation, a revoked token): check at once.
+    changes: tokio::sync::watch::Receiver<u64>,
     ended: bool,
 }
 
@@ -132,7 +147,7 @@ impl Follower {
         loop {
             let received = tokio::select! {
                 received = self.receiver.recv() => received,
-                _ = self.recheck.tick() => {
+                _ = recheck(&mut self.recheck, &mut self.changes) => {
                     match self.resolve().await {
                         Err(err @ AppError::Unauthenticated(_)) => {
                             self.ended = true;

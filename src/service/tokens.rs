@@ -73,8 +73,26 @@ pub async fn list_for(
     actor: &Actor,
     take: Take,
 ) -> AppResult<Vec<api_token::Model>> {
+    list_of(db, actor.id(), take).await
+}
+
+/// The tokens of account `user_id`, newest first, for an administrator (never their secrets).
+pub async fn list_of_account(
+    db: &impl ConnectionTrait,
+    _admin: &crate::service::users::Admin,
+    user_id: i32,
+    take: Take,
+) -> AppResult<Vec<api_token::Model>> {
+    list_of(db, user_id, take).await
+}
+
+async fn list_of(
+    db: &impl ConnectionTrait,
+    user_id: i32,
+    take: Take,
+) -> AppResult<Vec<api_token::Model>> {
     let select = api_token::Entity::find()
-        .filter(api_token::Column::UserId.eq(actor.id()))
+        .filter(api_token::Column::UserId.eq(user_id))
         .order_by_desc(api_token::Column::CreatedAt)
         .order_by_desc(api_token::Column::Id);
     Ok(take.limit(select).all(db).await?)

@@ -63,6 +63,7 @@ mod openapi;
 mod openapi_shapes;
 mod ops;
 mod ops_access;
+mod people;
 mod projects;
 mod s3_support;
 mod seed;

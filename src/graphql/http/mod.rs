@@ -1,5 +1,5 @@
 //! GraphQL over HTTP: POST and GET (queries only), GraphiQL for browsers, and error codes on every error.
-use super::context::RequestContext;
+use super::context::{RequestContext, SessionSecret};
 use super::limits::Checked;
 use super::multipart_cap::FrontCap;
 use crate::auth::middleware::{Auth, WebSession};
@@ -41,7 +41,7 @@ pub async fn graphql_post(
     headers: HeaderMap,
     body: axum::body::Body,
 ) -> Response {
-    let auth = auth.or_session(session.as_deref(), &headers);
+    let (auth, secret) = session_auth(auth, session.as_deref(), &headers);
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -96,8 +96,27 @@ pub async fn graphql_post(
         }
         Err(err) => return BadRequest(err).into_response(),
     };
-    let request = request.data(client);
+    let mut request = request.data(client);
+    if let Some(secret) = secret {
+        request = request.data(secret);
+    }
     execute(&schema, state, auth, &headers, request).await
+}
+
+/// The request's credentials: its bearer token, or its web session when it also sends the session's CSRF
+/// token ([`Auth::or_session`]); in that case also the session, so that changing one's password keeps it.
+fn session_auth(
+    auth: Auth,
+    session: Option<&WebSession>,
+    headers: &HeaderMap,
+) -> (Auth, Option<SessionSecret>) {
+    let anonymous = matches!(auth, Auth::Anonymous);
+    let auth = auth.or_session(session, headers);
+    let secret = match (anonymous, &auth, session) {
+        (true, Auth::Actor(_), Some(session)) => Some(SessionSecret(session.secret.clone())),
+        _ => None,
+    };
+    (auth, secret)
 }
 
 /// Files one GraphQL multipart request may carry.
@@ -168,9 +187,12 @@ pub async fn graphql_get(
         });
         return crate::web::pages::graphiql::page(user);
     }
-    let auth = auth.or_session(session.as_deref(), &headers);
+    let (auth, secret) = session_auth(auth, session.as_deref(), &headers);
     let mut request = match async_graphql::http::parse_query_string(&raw) {
-        Ok(request) => request.data(client),
+        Ok(request) => match secret {
+            Some(secret) => request.data(client).data(secret),
+            None => request.data(client),
+        },
         Err(err) => return request_error(&headers, StatusCode::BAD_REQUEST, &err.to_string()),
     };
     if let Err(error) = schema.parse(&mut request) {

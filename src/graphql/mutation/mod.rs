@@ -3,6 +3,7 @@ pub mod account;
 pub mod assets;
 pub mod attachments;
 pub mod comments;
+pub mod people;
 pub mod projects;
 pub mod sla;
 pub mod tickets;
@@ -15,6 +16,7 @@ use async_graphql::MergedObject;
 #[graphql(name = "Mutation")]
 pub struct MutationRoot(
     account::AccountMutation,
+    people::PeopleMutation,
     tickets::TicketMutation,
     webhooks::WebhookMutation,
     sla::SlaMutation,

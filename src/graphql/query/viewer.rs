@@ -3,9 +3,45 @@ use crate::error::AppError;
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::viewer;
 use crate::graphql::cost::LIST_MAX;
+use crate::graphql::ids;
 use crate::graphql::types::{node, ApiToken, Group, Node, User};
+use crate::service::users::{accounts, Admin};
 use crate::service::{tokens, users, Take};
-use async_graphql::{Context, ErrorExtensions, Object, Result, SimpleObject, ID};
+use async_graphql::{
+    Context, Enum, ErrorExtensions, InputObject, Object, Result, SimpleObject, ID,
+};
+
+/// What an account is, for filtering the directory.
+#[derive(Enum, Clone, Copy, PartialEq, Eq)]
+pub enum UserRole {
+    /// Not a team member.
+    Requester,
+    /// A team member who is not an administrator.
+    Agent,
+    /// A superuser or a member of Administrators.
+    Admin,
+}
+
+impl From<UserRole> for accounts::Role {
+    fn from(role: UserRole) -> Self {
+        match role {
+            UserRole::Requester => accounts::Role::Requester,
+            UserRole::Agent => accounts::Role::Agent,
+            UserRole::Admin => accounts::Role::Admin,
+        }
+    }
+}
+
+/// Which accounts `users` lists (administrators only).
+#[derive(InputObject)]
+pub struct UserFilter {
+    /// Only active (true) or only deactivated (false) accounts.
+    active: Option<bool>,
+    /// Only accounts of this role.
+    role: Option<UserRole>,
+    /// Only members of this group.
+    group_id: Option<ID>,
+}
 
 /// Queries about the viewer and the directory.
 #[derive(Default)]
@@ -67,10 +103,13 @@ impl ViewerQuery {
     }
 
     /// The user directory (team members only): active users whose username or name contains `query`.
+    /// With `filter` (administrators only), every account, deactivated ones included, filtered by state,
+    /// role and group, and `query` also matches emails.
     async fn users(
         &self,
         ctx: &Context<'_>,
         query: Option<String>,
+        filter: Option<UserFilter>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<UserConnection> {
@@ -86,8 +125,27 @@ impl ViewerQuery {
         };
         let page = slice(window, None);
         let db = &req.state.db.conn;
-        let (mut rows, total) =
-            users::search(db, &actor, query.as_deref(), page.offset, page.limit + 1).await?;
+        let (mut rows, total) = match filter {
+            None => {
+                users::search(db, &actor, query.as_deref(), page.offset, page.limit + 1).await?
+            }
+            Some(filter) => {
+                let filter = accounts::AccountFilter {
+                    active: filter.active,
+                    role: filter.role.map(Into::into),
+                    group_id: ids::decode_opt(filter.group_id.as_ref(), "Group", "groupId")?,
+                    q: query,
+                };
+                accounts::list(
+                    db,
+                    &Admin::of(&actor)?,
+                    &filter,
+                    page.offset,
+                    page.limit + 1,
+                )
+                .await?
+            }
+        };
         let more = rows.len() as u64 > page.limit;
         rows.truncate(page.limit as usize);
         let info = page_info(page, rows.len(), more);

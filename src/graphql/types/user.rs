@@ -2,6 +2,7 @@
 use crate::graphql::ids;
 use crate::graphql::plain::{fields, GroupsOf};
 use async_graphql::ID;
+use chrono::{DateTime, Utc};
 use entity::{group, user};
 
 /// A person who signs in, as the viewer may see them: the record comes from a service read that
@@ -24,6 +25,10 @@ fields! {
     isStaff: bool = |u| u.0.is_staff;
     /// Groups the user belongs to, by name; empty unless the viewer is a team member or the user themself.
     groups: Vec<Group> = |u| GroupsOf(u.0.id);
+    /// Whether the account may sign in; null unless the viewer is an administrator.
+    isActive: Option<bool> = |u, actor| actor.is_admin().then_some(u.0.is_active);
+    /// The last successful sign-in; null unless the viewer is an administrator (or never signed in).
+    lastLoginAt: Option<DateTime<Utc>> = |u, actor| u.0.last_login_at.filter(|_| actor.is_admin());
 }
 
 /// A named group of users.

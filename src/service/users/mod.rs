@@ -1,5 +1,9 @@
 //! Users and groups: creation (CLI and demo), sign-in lookup and the team's user directory; what a
-//! viewer may see of other people lives in `seen`, who notifications reach in `recipients`.
+//! viewer may see of other people lives in `seen`, who notifications reach in `recipients`. Accounts,
+//! groups and passwords as admins and users manage them live in `accounts`, `groups` and `passwords`.
+pub mod accounts;
+pub mod groups;
+pub mod passwords;
 mod recipients;
 mod seen;
 
@@ -17,6 +21,56 @@ use sea_orm::{
     QueryFilter, QueryOrder, QuerySelect, Set,
 };
 pub use seen::{get_visible, groups_of, people, seen_by};
+
+/// Who manages accounts and groups: an administrator through a door ([`Admin::of`]), or the operator at
+/// the command line ([`Admin::command_line`]). Holding one is the permission; audit records name the
+/// administrator (none for the command line).
+#[derive(Debug, Clone, Copy)]
+pub struct Admin {
+    /// The administrator's user id (`None`: the command line).
+    pub id: Option<i32>,
+    /// Whether they may grant or remove superuser rights.
+    pub superuser: bool,
+}
+
+impl Admin {
+    /// `actor`, when they are an administrator (403 otherwise).
+    pub fn of(actor: &Actor) -> AppResult<Admin> {
+        if actor.is_admin() {
+            Ok(Admin {
+                id: Some(actor.id()),
+                superuser: actor.user.is_superuser,
+            })
+        } else {
+            Err(AppError::forbidden(
+                "only administrators may manage accounts and groups",
+            ))
+        }
+    }
+
+    /// The operator running `deskgraph user …` or `deskgraph group …` on the server.
+    pub fn command_line() -> Admin {
+        Admin {
+            id: None,
+            superuser: true,
+        }
+    }
+}
+
+/// What managing people needs beside a connection.
+#[derive(Clone, Copy)]
+pub struct PeopleDeps<'a> {
+    /// The database (write transactions).
+    pub db: &'a crate::db::Db,
+    /// Credentials cached on this and (through it) every instance: cleared when an account changes.
+    pub auth_cache: &'a crate::auth::cache::AuthCache,
+    /// Shortest password accepted (`DESKGRAPH_PASSWORD_MIN_LENGTH`).
+    pub min_password_length: usize,
+    /// How long a reset link works (`DESKGRAPH_PASSWORD_RESET_MINUTES`).
+    pub reset_ttl_minutes: u64,
+    /// Where the web interface is reached from outside (`DESKGRAPH_PUBLIC_URL`), for links in emails.
+    pub public_url: Option<&'a str>,
+}
 
 /// Fields for a new user.
 #[derive(Debug, Clone, Default)]

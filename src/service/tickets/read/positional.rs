@@ -96,6 +96,8 @@ positional!(user::Model {
     is_superuser,
     is_active,
     created_at,
+    last_login_at,
+    credentials_changed_at,
 });
 positional!(project::Model {
     id,
