@@ -81,6 +81,7 @@ mod tickets_assignment;
 mod tickets_list;
 mod tickets_rest;
 mod tickets_visibility;
+mod web_admin;
 mod web_attachments;
 mod web_comments;
 mod web_login;

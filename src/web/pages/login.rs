@@ -57,7 +57,7 @@ fn safe_next(next: &str) -> String {
 }
 
 /// The CSRF token the browser already holds, if it looks like one of ours.
-fn held_token(headers: &HeaderMap) -> Option<String> {
+pub(super) fn held_token(headers: &HeaderMap) -> Option<String> {
     cookie(headers, CSRF_COOKIE)
         .filter(|t| t.len() == 64 && t.chars().all(|c| c.is_ascii_hexdigit()))
 }
@@ -70,17 +70,28 @@ fn render(
     next: &str,
     error: Option<String>,
 ) -> Response {
+    with_form_token(headers, |token| {
+        let page = LoginPage {
+            layout: Layout::anonymous(token),
+            username: username.to_string(),
+            next: safe_next(next),
+            error,
+        };
+        html(status, &page)
+    })
+}
+
+/// A page for a signed-out visitor with a form, rendered by `render` with the CSRF token the form carries:
+/// the one the browser holds, or a fresh one handed out as the readable `csrftoken` cookie (double submit).
+pub(super) fn with_form_token(
+    headers: &HeaderMap,
+    render: impl FnOnce(String) -> Response,
+) -> Response {
     let (token, fresh) = match held_token(headers) {
         Some(token) => (token, false),
         None => (new_secret(""), true),
     };
-    let page = LoginPage {
-        layout: Layout::anonymous(token.clone()),
-        username: username.to_string(),
-        next: safe_next(next),
-        error,
-    };
-    let mut response = html(status, &page);
+    let mut response = render(token.clone());
     if fresh {
         let value = set_cookie(CSRF_COOKIE, &token, FORM_TOKEN_SECONDS, false);
         if let Ok(value) = HeaderValue::from_str(&value) {
@@ -88,6 +99,12 @@ fn render(
         }
     }
     response
+}
+
+/// Whether a signed-out visitor's form carries the token their browser holds.
+pub(super) fn form_token_ok(headers: &HeaderMap, form: &Form) -> bool {
+    let sent = form.get(FORM_CSRF_FIELD);
+    held_token(headers).is_some_and(|held| constant_time_eq(sent, &held))
 }
 
 /// `GET /accounts/login/`: the form, or straight on when already signed in.
@@ -118,9 +135,7 @@ pub async fn submit(
     let form = Form::parse(body);
     let username = form.get("username").trim().to_string();
     let next = form.get("next").to_string();
-    let sent = form.get(FORM_CSRF_FIELD);
-    let token_ok = held_token(headers).is_some_and(|held| constant_time_eq(sent, &held));
-    if !token_ok {
+    if !form_token_ok(headers, &form) {
         let error = "The form expired or was not sent by this site. Please try again.";
         return render(
             headers,

@@ -1,11 +1,14 @@
 //! Server-rendered pages of the web interface: sign-in, the ticket queue, the ticket page with its
 //! comment thread, and the new-ticket form. Templates are compiled in (askama, escaped by default);
 //! CSS and JavaScript are served from the binary under `/static/`.
+pub mod admin;
 pub mod assets;
 pub mod graphiql;
 pub mod login;
 pub mod new_ticket;
 pub mod queue;
+pub mod reset;
+pub mod settings;
 pub mod thread;
 pub mod ticket;
 pub mod upload;
@@ -46,6 +49,44 @@ pub fn router() -> Router<AppState> {
             "/tickets/{id}/comments/new/",
             post(thread::add).layer(DefaultBodyLimit::disable()),
         )
+        .route("/settings/", get(settings::page))
+        .route("/settings/password/", post(settings::change_password))
+        .route("/settings/tokens/", post(settings::create_token))
+        .route(
+            "/settings/tokens/{id}/revoke/",
+            post(settings::revoke_token),
+        )
+        .route("/admin/", get(admin::home))
+        .route(
+            "/admin/users/",
+            get(admin::users_page).post(admin::create_user),
+        )
+        .route(
+            "/admin/users/{id}/",
+            get(admin::user_page).post(admin::update_user),
+        )
+        .route("/admin/users/{id}/deactivate/", post(admin::deactivate))
+        .route("/admin/users/{id}/reactivate/", post(admin::reactivate))
+        .route("/admin/users/{id}/password/", post(admin::set_password))
+        .route(
+            "/admin/groups/",
+            get(admin::groups_page).post(admin::create_group),
+        )
+        .route("/admin/groups/{id}/rename/", post(admin::rename_group))
+        .route("/admin/groups/{id}/delete/", post(admin::delete_group))
+        .route("/admin/groups/{id}/members/", post(admin::add_member))
+        .route(
+            "/admin/groups/{id}/members/{user_id}/remove/",
+            post(admin::remove_member),
+        )
+        .route(
+            "/accounts/password-reset/",
+            get(reset::request_page).post(reset::request_link),
+        )
+        .route(
+            "/accounts/password-reset/{token}/",
+            get(reset::token_page).post(reset::set_password),
+        )
         .route("/static/{file}", get(assets::serve))
         .route("/static/graphiql/{file}", get(assets::serve_graphiql))
 }
@@ -58,6 +99,8 @@ pub struct Layout {
     pub csrf: String,
     /// `?v=` suffix that busts the long-lived cache of the stylesheet and script.
     pub version: &'static str,
+    /// Whether the navigation offers the administration pages.
+    pub is_admin: bool,
 }
 
 impl Layout {
@@ -67,6 +110,7 @@ impl Layout {
             user: Some(display_name(&user.actor.user)),
             csrf: user.csrf.clone(),
             version: assets::version(),
+            is_admin: user.actor.is_admin(),
         }
     }
 
@@ -76,6 +120,7 @@ impl Layout {
             user: None,
             csrf,
             version: assets::version(),
+            is_admin: false,
         }
     }
 }
@@ -199,6 +244,8 @@ pub struct PageUser {
     pub actor: Arc<Actor>,
     /// The session's CSRF token, for the page's forms.
     pub csrf: String,
+    /// The session cookie's secret (a password change keeps this session signed in).
+    pub session: String,
 }
 
 impl FromRequestParts<AppState> for PageUser {
@@ -211,9 +258,10 @@ impl FromRequestParts<AppState> for PageUser {
             .map(|p| p.as_str().to_string())
             .unwrap_or_else(|| "/tickets/".into());
         match signed_in(state, &parts.headers).await? {
-            Some((actor, session, _)) => Ok(PageUser {
+            Some((actor, session, secret)) => Ok(PageUser {
                 actor: Arc::new(actor),
                 csrf: session.csrf_token,
+                session: secret,
             }),
             None => Err(PageError::SignIn(here)),
         }

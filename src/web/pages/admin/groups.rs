@@ -1,0 +1,210 @@
+//! `/admin/groups/`: every group with its members; create, rename and delete groups, add and remove members.
+use super::messages;
+use crate::error::AppError;
+use crate::rest::comments::path_id;
+use crate::service::users::{self, accounts, groups, Admin};
+use crate::service::Take;
+use crate::state::AppState;
+use crate::web::pages::{display_name, html, Layout, PageResult, PageUser};
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
+
+/// A group as the page shows it.
+pub struct GroupCard {
+    id: i32,
+    name: String,
+    team: bool,
+    /// (user id, display name).
+    members: Vec<(i32, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "admin_groups.html")]
+struct GroupsPage {
+    layout: Layout,
+    section: &'static str,
+    flash: Option<String>,
+    form_error: String,
+    groups: Vec<GroupCard>,
+}
+
+async fn groups_of_desk(state: &AppState, user: &PageUser) -> PageResult<GroupsPage> {
+    let admin = Admin::of(&user.actor)?;
+    let db = &state.db.conn;
+    let mut cards = Vec::new();
+    for g in users::list_groups(db, Take::All).await? {
+        let filter = accounts::AccountFilter {
+            group_id: Some(g.id),
+            ..Default::default()
+        };
+        let (members, _) = accounts::list(db, &admin, &filter, 0, 500).await?;
+        cards.push(GroupCard {
+            team: g.name == crate::auth::AGENTS_GROUP
+                || g.name == crate::auth::ADMINISTRATORS_GROUP,
+            id: g.id,
+            name: g.name,
+            members: members.iter().map(|u| (u.id, display_name(u))).collect(),
+        });
+    }
+    Ok(GroupsPage {
+        layout: Layout::for_user(user),
+        section: "groups",
+        flash: None,
+        form_error: String::new(),
+        groups: cards,
+    })
+}
+
+/// What a redirect back to the page says.
+#[derive(Deserialize)]
+pub struct Done {
+    done: Option<String>,
+}
+
+/// `GET /admin/groups/`.
+#[utoipa::path(get, path = "/admin/groups/", tag = "pages", operation_id = "pageAdminGroups",
+    summary = "Groups and their members (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn groups_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Query(done): Query<Done>,
+) -> PageResult<Response> {
+    let mut page = groups_of_desk(&state, &user).await?;
+    page.flash = done.done.map(|d| match d.as_str() {
+        "created" => "Group created.".to_string(),
+        "deleted" => "Group deleted.".to_string(),
+        _ => "Saved.".to_string(),
+    });
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// The outcome of a group form: back to the page, or the page with the mistake's message.
+async fn outcome<T>(
+    state: &AppState,
+    user: &PageUser,
+    done: &str,
+    result: Result<T, AppError>,
+) -> PageResult<Response> {
+    match result {
+        Ok(_) => Ok(Redirect::to(&format!("/admin/groups/?done={done}")).into_response()),
+        Err(err) => {
+            let Some((message, _)) = messages(&err) else {
+                return Err(err.into());
+            };
+            let mut page = groups_of_desk(state, user).await?;
+            page.form_error = message;
+            Ok(html(err.status(), &page))
+        }
+    }
+}
+
+/// `POST /admin/groups/` (form: `name`).
+#[utoipa::path(post, path = "/admin/groups/", tag = "pages", operation_id = "pageAdminCreateGroup",
+    summary = "Create a group (administrators only).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the groups"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn create_group(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let admin = Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let result = groups::create(state.people_deps(), &admin, form.get("name")).await;
+    outcome(&state, &user, "created", result).await
+}
+
+/// `POST /admin/groups/<id>/rename/` (form: `name`).
+#[utoipa::path(post, path = "/admin/groups/{id}/rename/", tag = "pages", operation_id = "pageAdminRenameGroup",
+    summary = "Rename a group (administrators only).",
+    params(("id" = i32, Path, description = "Group id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the groups"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn rename_group(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "group")?;
+    let admin = Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let result = groups::rename(state.people_deps(), &admin, id, form.get("name")).await;
+    outcome(&state, &user, "saved", result).await
+}
+
+/// `POST /admin/groups/<id>/delete/`.
+#[utoipa::path(post, path = "/admin/groups/{id}/delete/", tag = "pages", operation_id = "pageAdminDeleteGroup",
+    summary = "Delete a group (administrators only; refused while open tickets are assigned to it).",
+    params(("id" = i32, Path, description = "Group id")),
+    responses((status = 303, description = "Back to the groups"), (status = 409, description = "The page with the reason", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn delete_group(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "group")?;
+    let admin = Admin::of(&user.actor)?;
+    user.form(&body)?;
+    let result = groups::delete(state.people_deps(), &admin, id).await;
+    outcome(&state, &user, "deleted", result).await
+}
+
+/// `POST /admin/groups/<id>/members/` (form: `username`).
+#[utoipa::path(post, path = "/admin/groups/{id}/members/", tag = "pages", operation_id = "pageAdminAddMember",
+    summary = "Add an account to a group by user name (administrators only).",
+    params(("id" = i32, Path, description = "Group id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the groups"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn add_member(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "group")?;
+    let admin = Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let username = form.get("username").trim();
+    let result = match users::find_by_username(&state.db.conn, username).await? {
+        Some(found) => groups::add_member(state.people_deps(), &admin, id, found.id)
+            .await
+            .map(|_| ()),
+        None => Err(AppError::field(
+            "user",
+            format!("no user named {username:?}"),
+        )),
+    };
+    outcome(&state, &user, "saved", result).await
+}
+
+/// `POST /admin/groups/<id>/members/<user_id>/remove/`.
+#[utoipa::path(post, path = "/admin/groups/{id}/members/{user_id}/remove/", tag = "pages", operation_id = "pageAdminRemoveMember",
+    summary = "Remove an account from a group (administrators only).",
+    params(("id" = i32, Path, description = "Group id"), ("user_id" = i32, Path, description = "User id")),
+    responses((status = 303, description = "Back to the groups"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn remove_member(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path((id, user_id)): Path<(String, String)>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "group")?;
+    let user_id = path_id(&user_id, "user")?;
+    let admin = Admin::of(&user.actor)?;
+    user.form(&body)?;
+    let result = groups::remove_member(state.people_deps(), &admin, id, user_id).await;
+    outcome(&state, &user, "saved", result).await
+}

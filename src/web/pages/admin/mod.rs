@@ -1,0 +1,59 @@
+//! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts
+//! and groups, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! and the command line.
+pub mod groups;
+pub mod users;
+
+pub use groups::{
+    add_member, create_group, delete_group, groups_page, remove_member, rename_group,
+};
+pub use users::{
+    create_user, deactivate, reactivate, set_password, update_user, user_page, users_page,
+};
+
+use super::{PageResult, PageUser};
+use crate::service::users::Admin;
+use axum::response::{IntoResponse, Redirect, Response};
+
+/// `GET /admin/`: the people list.
+#[utoipa::path(get, path = "/admin/", tag = "pages", operation_id = "pageAdmin",
+    summary = "Administration (administrators only): leads to the people list.",
+    responses((status = 303, description = "To /admin/users/"), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn home(user: PageUser) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    Ok(Redirect::to("/admin/users/").into_response())
+}
+
+/// An option of a filter's drop-down.
+pub struct Choice {
+    value: String,
+    label: String,
+    selected: bool,
+}
+
+/// A checkbox of a group in a form.
+pub struct GroupChoice {
+    id: i32,
+    name: String,
+    checked: bool,
+}
+
+/// Every value of the repeated field `name` of a form body.
+fn all_values(body: &[u8], name: &str) -> Vec<String> {
+    url::form_urlencoded::parse(body)
+        .filter(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+        .collect()
+}
+
+/// The first message of a validation or conflict error, and its fields.
+fn messages(err: &crate::error::AppError) -> Option<(String, crate::error::FieldErrors)> {
+    match err {
+        crate::error::AppError::Validation { message, fields }
+        | crate::error::AppError::Conflict { message, fields } => {
+            Some((message.clone(), fields.clone()))
+        }
+        _ => None,
+    }
+}
