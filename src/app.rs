@@ -18,6 +18,7 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub fn router(state: AppState) -> Router {
     let _ = metrics::handle();
     let routes = Router::new()
+        .route("/", get(crate::web::pages::home))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
@@ -40,8 +41,20 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-async fn not_found(uri: Uri) -> Response {
-    error_response(uri.path(), AppError::NotFound("no such path".into()))
+/// An unknown path: a browser asking for a page gets the HTML 404 page with the navigation; API clients,
+/// and every path under `/api/` and `/graphql`, get their door's JSON body.
+async fn not_found(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    uri: Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let err = AppError::NotFound("no such path".into());
+    let path = uri.path();
+    let api = path.starts_with("/api/") || path.starts_with("/graphql");
+    if !api && crate::web::pages::wants_html(&headers) {
+        return crate::web::pages::error_page(&state, &headers, err).await;
+    }
+    error_response(path, err)
 }
 
 /// A known path with a method it does not answer: 405 with the error body and the usual `Allow` header.

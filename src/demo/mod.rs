@@ -1,8 +1,9 @@
 //! Demo data for a first run: a small team, requesters, projects, tickets in every status, comments of
 //! both kinds and assets. Seeded only into an empty database.
 use crate::auth::{load_actor, Actor};
+use crate::domain::Priority;
 use crate::domain::{AssetStatus, AssetType};
-use crate::service::{assets, projects, tokens, users};
+use crate::service::{assets, projects, sla, tokens, users};
 use crate::state::AppState;
 use anyhow::Context;
 use entity::user;
@@ -22,7 +23,8 @@ pub async fn seed_and_print(state: &AppState, bind: SocketAddr) -> anyhow::Resul
             .map_err(|e| anyhow::anyhow!("seeding demo data failed: {e}"))?;
     }
     println!();
-    println!("deskgraph demo: http://{bind}/graphql (GraphiQL in a browser), REST under http://{bind}/api/");
+    println!("deskgraph demo: sign in at http://{bind}/ with a login below");
+    println!("  GraphQL (GraphiQL in a browser): http://{bind}/graphql   REST: http://{bind}/api/");
     println!("{:<8} {:<14} {:<28} API token", "login", "password", "role");
     for demo in USERS {
         let Some(found) = users::find_by_username(&state.db.conn, demo.username)
@@ -110,6 +112,24 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?
                 .id,
         );
+    }
+    // Service levels first, so the demo tickets' clocks run from their creation.
+    for (name, priority, first, resolution) in [
+        ("Critical: 30 min / 4 h", Priority::Critical, 30, 240),
+        ("High: 1 h / 8 h", Priority::High, 60, 480),
+        ("Medium: 4 h / 2 days", Priority::Medium, 240, 2 * 1440),
+        ("Low: 1 day / 5 days", Priority::Low, 1440, 5 * 1440),
+    ] {
+        let input = sla::policies::NewPolicy {
+            name: name.into(),
+            priority: Some(priority),
+            first_response_minutes: first,
+            resolution_minutes: resolution,
+            ..Default::default()
+        };
+        sla::policies::create(&state.db, &state.sla_policies, &admin, input)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     let network_group = users::ensure_group(db, "Network Team")
         .await

@@ -167,6 +167,9 @@ async fn the_demo_seeds_through_the_services(app: &TestApp) {
         .await
             >= 2
     );
+    // It ships service levels, so SLA badges show from the start.
+    assert_eq!(scalar(app, "SELECT count(*) FROM sla_policies").await, 4);
+    assert!(scalar(app, "SELECT count(*) FROM ticket_slas").await >= 4);
     // Run again on the seeded database, it seeds nothing more and still prints its ways in.
     deskgraph::demo::seed_and_print(&app.state, bind)
         .await

@@ -393,3 +393,52 @@ async fn static_assets_are_served_with_long_caching(app: &TestApp) {
     );
 }
 db_test!(static_assets_are_served_with_long_caching);
+
+/// `/` leads a browser in: to the queue when signed in, to the sign-in page otherwise. An unknown path is
+/// an HTML 404 page with the navigation for a browser, and the JSON body for API clients.
+async fn the_landing_and_unknown_paths_speak_to_browsers(app: &TestApp) {
+    let anon = page(app, "/", None).await;
+    assert_eq!(location(&anon), "/accounts/login/");
+    let agent = app.agent("agnes").await;
+    let browser = crate::comments_support::login(app, &agent).await;
+    assert_eq!(location(&browser.page(app, "/").await), "/tickets/");
+
+    let html_request = |cookies: Option<String>| {
+        let mut builder = axum::http::Request::get("/no/such/page").header(
+            axum::http::header::ACCEPT,
+            "text/html,application/xhtml+xml",
+        );
+        if let Some(c) = cookies {
+            builder = builder.header(axum::http::header::COOKIE, c);
+        }
+        builder.body(axum::body::Body::empty()).unwrap()
+    };
+    let missing = app.send(html_request(Some(browser.cookies()))).await;
+    assert_eq!(missing.status, 404);
+    assert!(missing.headers[axum::http::header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    assert!(
+        missing.text.contains("href=\"/tickets/new/\""),
+        "navigation: {}",
+        missing.text
+    );
+    let anonymous = app.send(html_request(None)).await;
+    assert_eq!(anonymous.status, 404);
+    assert!(anonymous.text.contains("<html"), "{}", anonymous.text);
+    // API clients, and API paths even from a browser, keep the JSON body.
+    let json = app.get("/no/such/page", None).await;
+    assert_eq!(json.status, 404);
+    assert_eq!(json.json["code"], "not_found", "{}", json.text);
+    let api = app
+        .send(
+            axum::http::Request::get("/api/nothing/")
+                .header(axum::http::header::ACCEPT, "text/html")
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(api.json["code"], "not_found", "{}", api.text);
+}
+db_test!(the_landing_and_unknown_paths_speak_to_browsers);

@@ -19,9 +19,9 @@ use crate::auth::Actor;
 use crate::error::{AppError, LoggedCause};
 use crate::state::AppState;
 use askama::Template;
-use axum::extract::{DefaultBodyLimit, FromRequestParts};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -209,6 +209,45 @@ impl IntoResponse for PageError {
             }
         }
     }
+}
+
+/// `GET /`: a signed-in browser goes to the queue, anyone else to the sign-in page.
+#[utoipa::path(get, path = "/", tag = "pages", operation_id = "pageHome",
+    summary = "The way in: to the queue when signed in, to the sign-in page otherwise.",
+    responses((status = 303, description = "To `/tickets/` or `/accounts/login/`")))]
+pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    match signed_in(&state, &headers).await {
+        Ok(Some(_)) => Redirect::to("/tickets/").into_response(),
+        _ => Redirect::to("/accounts/login/").into_response(),
+    }
+}
+
+/// Whether the request asks for HTML (a browser navigating), rather than JSON.
+pub fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// `err` as an error page, with the navigation of the signed-in user when there is one.
+pub async fn error_page(state: &AppState, headers: &HeaderMap, err: AppError) -> Response {
+    let layout = match signed_in(state, headers).await {
+        Ok(Some((actor, session, _))) => Layout {
+            user: Some(display_name(&actor.user)),
+            csrf: session.csrf_token,
+            version: assets::version(),
+            is_admin: actor.is_admin(),
+        },
+        _ => Layout::anonymous(String::new()),
+    };
+    let status = err.status();
+    let page = ErrorPage {
+        layout,
+        title: status.canonical_reason().unwrap_or("Error").to_string(),
+        message: err.public_message(),
+    };
+    html(status, &page)
 }
 
 /// A rendered page with the page headers (CSP, no caching of personal pages).
