@@ -442,3 +442,60 @@ async fn the_landing_and_unknown_paths_speak_to_browsers(app: &TestApp) {
     assert_eq!(api.json["code"], "not_found", "{}", api.text);
 }
 db_test!(the_landing_and_unknown_paths_speak_to_browsers);
+
+/// The assignee picker lists the team; anyone else active is assigned by user name.
+async fn the_assignee_picker_lists_the_team_and_finds_others_by_name(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    app.agent("bob").await;
+    let rita = app.user("rita").await;
+    let carl = app.user("carl").await;
+    let t = app
+        .as_user(&rita)
+        .create_ticket(serde_json::json!({"title": "Printer"}))
+        .await;
+    let id = t["id"].as_i64().unwrap();
+    let browser = crate::comments_support::login(app, &agent).await;
+    let shown = browser.page(app, &format!("/tickets/{id}/")).await;
+    let picker = shown
+        .text
+        .split("id=\"edit-assignee\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</select>").next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        picker.contains("Bob Example") && picker.contains("Agnes Example"),
+        "{picker}"
+    );
+    assert!(
+        !picker.contains("Carl Example") && !picker.contains("Rita Example"),
+        "{picker}"
+    );
+    let assigned = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[("assigned_username", "Carl")],
+        )
+        .await;
+    assert_eq!(location(&assigned), format!("/tickets/{id}/"));
+    let detail = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{id}/"))
+        .await;
+    assert_eq!(detail.json["assigned_to"]["id"], carl.id, "{}", detail.text);
+    let unknown = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[("assigned_username", "nobody")],
+        )
+        .await;
+    assert_eq!(unknown.status, 400, "{}", unknown.text);
+    assert!(
+        unknown.text.contains("no active user named"),
+        "{}",
+        unknown.text
+    );
+}
+db_test!(the_assignee_picker_lists_the_team_and_finds_others_by_name);

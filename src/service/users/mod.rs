@@ -202,6 +202,44 @@ pub async fn search(
     ))
 }
 
+/// The active team members, by user name (at most `limit`): who assignee pickers offer first; anyone else
+/// active is assigned by name ([`find_assignable`]). Team members only.
+pub async fn team_members(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    limit: u64,
+) -> AppResult<Vec<user::Model>> {
+    if !actor.is_team() {
+        return Err(AppError::forbidden("only team members may list users"));
+    }
+    let found = user::Entity::find()
+        .filter(user::Column::IsActive.eq(true))
+        .filter(groups::role_condition(accounts::Role::Requester).not())
+        .order_by_asc(user::Column::Username)
+        .limit(limit)
+        .all(db)
+        .await?;
+    Ok(found.into_iter().map(|u| seen_by(actor, u)).collect())
+}
+
+/// The active account named `username` (any letter case), for assigning by name; team members only.
+pub async fn find_assignable(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    username: &str,
+) -> AppResult<Option<user::Model>> {
+    if !actor.is_team() {
+        return Err(AppError::forbidden("only team members may assign tickets"));
+    }
+    let lower = Expr::expr(Func::lower(Expr::col(user::Column::Username)));
+    Ok(user::Entity::find()
+        .filter(lower.eq(username.trim().to_lowercase()))
+        .filter(user::Column::IsActive.eq(true))
+        .one(db)
+        .await?
+        .map(|u| seen_by(actor, u)))
+}
+
 /// Every group, by name.
 pub async fn list_groups(db: &impl ConnectionTrait, take: Take) -> AppResult<Vec<group::Model>> {
     let select = group::Entity::find().order_by_asc(group::Column::Name);

@@ -39,12 +39,19 @@ pub(super) async fn edit_choices(
             .map(|p| choice(p.id.to_string(), p.name, t.project_id == Some(p.id))),
     );
     let mut people = vec![none(t.assignee_id.is_none())];
-    // Team members list people; an assignee outside the team can still take the ticket themselves.
-    let listed = if actor.is_team() {
-        users::search(db, actor, None, 0, 200).await?.0
+    // Team members list the team (anyone else active is assigned by name, `assigned_username`); an
+    // assignee outside the team can still take the ticket themselves.
+    let mut listed = if actor.is_team() {
+        users::team_members(db, actor, 200).await?
     } else {
         Vec::new()
     };
+    if let Some(current) = t
+        .assignee_id
+        .filter(|id| !listed.iter().any(|u| u.id == *id))
+    {
+        listed.extend(users::people(db, actor, [current]).await?.into_values());
+    }
     let mut ids: Vec<i32> = listed.iter().map(|u| u.id).collect();
     people.extend(listed.iter().map(|u| {
         choice(

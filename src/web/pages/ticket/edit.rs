@@ -3,6 +3,7 @@ use crate::domain::{Priority, TicketStatus};
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::service::tickets::{self, TicketPatch};
+use crate::service::users;
 use crate::state::AppState;
 use crate::web::pages::{PageResult, PageUser};
 use axum::body::Bytes;
@@ -77,6 +78,24 @@ pub async fn edit(
     let id_field = |name: &str, field: &str| -> PageResult<Option<Option<i32>>> {
         form.opt(name).map(|v| optional_id(field, v)).transpose()
     };
+    // A user name typed beside the picker wins over the picker (the team only; anyone else active).
+    let by_name = form
+        .opt("assigned_username")
+        .map(str::trim)
+        .filter(|n| !n.is_empty());
+    let assignee = match by_name {
+        Some(name) => match users::find_assignable(&state.db.conn, &user.actor, name).await? {
+            Some(found) => Some(Some(found.id)),
+            None => {
+                return Err(AppError::field(
+                    "assigned_to",
+                    format!("no active user named {name:?}"),
+                )
+                .into())
+            }
+        },
+        None => id_field("assigned_to", "assigned_to")?,
+    };
     let patch = TicketPatch {
         title: changed(form.opt("title").map(str::to_string), &t.title),
         description: changed(form.opt("description").map(str::to_string), &t.description),
@@ -86,7 +105,7 @@ pub async fn edit(
         ),
         status: None,
         project_id: changed(id_field("project", "project")?, &t.project_id),
-        assignee_id: changed(id_field("assigned_to", "assigned_to")?, &t.assignee_id),
+        assignee_id: changed(assignee, &t.assignee_id),
         assigned_group_id: changed(
             id_field("assigned_group", "assigned_group")?,
             &t.assigned_group_id,

@@ -85,6 +85,8 @@ struct TicketPage {
     draft: CommentDraft,
     /// Team, assignee or group: every field.
     can_edit_all: bool,
+    /// A team member: may assign anyone active, by name too.
+    viewer_is_team: bool,
     /// The requester's own fields (title, description, priority).
     can_edit_own: bool,
     assigned_to_me: bool,
@@ -216,6 +218,7 @@ pub async fn render_ticket(
         can_internal: can_read_internal(actor, &t),
         draft,
         can_edit_all,
+        viewer_is_team: user.actor.is_team(),
         can_edit_own: rules::can_update(actor, &t),
         assigned_to_me: t.assignee_id == Some(actor.id()),
         viewer_id: actor.id(),
