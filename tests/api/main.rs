@@ -14,6 +14,7 @@ mod attachments_support;
 mod auth;
 mod bad_input;
 mod browser;
+mod browser_admin;
 mod browser_attachments;
 mod browser_graphiql;
 mod browser_sla;
