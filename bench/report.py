@@ -4,6 +4,7 @@ import datetime
 import json
 import os
 import platform
+import subprocess
 import sys
 
 results_path, out_dir, tickets, load = sys.argv[1:5]
@@ -32,7 +33,20 @@ try:
             break
 except OSError:
     pass
+def commit():
+    """The commit measured (with `+changes` when the tree differs from it)."""
+    try:
+        here = os.path.dirname(os.path.abspath(__file__))
+        run = lambda *args: subprocess.run(["git", "-C", here, *args], capture_output=True, text=True)
+        head = run("rev-parse", "--short", "HEAD").stdout.strip()
+        dirty = run("status", "--porcelain", "--untracked-files=no").stdout.strip()
+        return head + ("+changes" if dirty else "") if head else "unknown"
+    except OSError:
+        return "unknown"
+
+
 meta = {
+    "commit": commit(),
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     "machine": f"{os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}",
     "tickets": int(tickets),
@@ -47,7 +61,7 @@ def fmt(v, spec):
 
 
 lines = [
-    f"Date: {meta['date']} · machine: {meta['machine']} · {meta['tickets']} tickets · load: {meta['load']} · "
+    f"Commit: `{meta['commit']}` · date: {meta['date']} · machine: {meta['machine']} · {meta['tickets']} tickets · load: {meta['load']} · "
     f"command: `{meta['command']}`",
     "",
     "| scenario | system | req/s | × floor | p50 ms | p99 ms | peak RSS MB | SQL/req | server CPU ms/req | "

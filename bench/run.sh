@@ -44,6 +44,8 @@ cleanup() {
 trap cleanup EXIT
 
 log() { echo "[bench] $*" >&2; }
+# Never end silently: a step that fails says which one and why before `set -e` ends the run.
+trap 'log "stopped: line $LINENO failed (exit $?): $BASH_COMMAND"' ERR
 
 if ! command -v wrk >/dev/null; then
   log "installing wrk"
@@ -68,7 +70,8 @@ peak_rss_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 # CPU time in clock ticks: of process $1, and of every PostgreSQL process (its pooled backends live through
 # a scenario). Per request, they are steadier than requests per second on a shared machine.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-pg_ticks() { cat /proc/[0-9]*/stat 2>/dev/null | awk '$2 == "(postgres)" {t += $14 + $15} END {print t + 0}'; }
+# A process that exits while the files are read makes `cat` fail; that must not end the run (pipefail).
+pg_ticks() { { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk '$2 == "(postgres)" {t += $14 + $15} END {print t + 0}'; }
 
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
@@ -90,7 +93,11 @@ scenario() {
   cpu0=$(cpu_ticks "$pid") pg0=$(pg_ticks)
   local line
   line=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$ROOT/bench/wrk.lua" "$url" \
-    -- "$token" "$method" "$body" "$ids" "$type" | sed -n 's/^RESULT //p')
+    -- "$token" "$method" "$body" "$ids" "$type" 2>"$OUT/wrk-$name-$system.err" | sed -n 's/^RESULT //p' || true)
+  if [ -z "$line" ]; then
+    log "$name on $system: wrk printed no RESULT line (see $OUT/wrk-$name-$system.err); scenario skipped"
+    return
+  fi
   cpu1=$(cpu_ticks "$pid") pg1=$(pg_ticks)
   [ "$system" != floor ] && after=$(statements)
   local rss
