@@ -1,6 +1,7 @@
 //! The audit trail: one record per change, written in the change's own transaction; reading it
 //! (ticket history, the administrators' log) lives in `read`.
 mod read;
+pub mod story;
 
 use crate::error::AppResult;
 use chrono::Utc;

@@ -499,3 +499,64 @@ async fn the_assignee_picker_lists_the_team_and_finds_others_by_name(app: &TestA
     );
 }
 db_test!(the_assignee_picker_lists_the_team_and_finds_others_by_name);
+
+/// The history reads as sentences with names; a requester's leaves out the internal notes and the service
+/// level records that the team's shows.
+async fn history_is_told_in_words_and_keeps_the_teams_entries_to_the_team(app: &TestApp) {
+    let w = crate::comments_support::world(app).await;
+    let t = w.ticket.id;
+    crate::comments_support::add(
+        app,
+        &w.agent,
+        t,
+        "<p>note</p>",
+        deskgraph::domain::CommentType::Internal,
+    )
+    .await;
+    app.as_user(&w.agent)
+        .patch(
+            &format!("/api/tickets/{t}/"),
+            serde_json::json!({"priority": "high", "status": "in_progress"}),
+        )
+        .await;
+    // A missed target, as the SLA check records it.
+    deskgraph::service::audit::record(
+        &app.state.db.conn,
+        deskgraph::service::audit::Entry::new(None, "ticket", t, "sla_breached")
+            .ticket(t)
+            .changes(
+                serde_json::json!({"sla_first_response_breached": [null, "2026-11-28T04:47:10Z"]}),
+            ),
+    )
+    .await
+    .unwrap();
+    let history = |text: &str| {
+        text.split("id=\"history\"")
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let agent = crate::comments_support::login(app, &w.agent).await;
+    let seen = history(&agent.page(app, &format!("/tickets/{t}/")).await.text);
+    for sentence in [
+        "You opened this ticket",
+        "You assigned this to Assignee Example",
+        "You assigned this to the group Facilities",
+        "You added an internal note",
+        "You raised the priority from Medium to High",
+        "You moved this from New to In progress",
+        "First response target missed",
+        "just now</time>",
+    ] {
+        assert!(seen.contains(sentence), "{sentence}: {seen}");
+    }
+    let owner = crate::comments_support::login(app, &w.owner).await;
+    let theirs = history(&owner.page(app, &format!("/tickets/{t}/")).await.text);
+    assert!(
+        theirs.contains("Agent Example raised the priority"),
+        "{theirs}"
+    );
+    assert!(!theirs.contains("internal note"), "{theirs}");
+    assert!(!theirs.contains("target missed"), "{theirs}");
+}
+db_test!(history_is_told_in_words_and_keeps_the_teams_entries_to_the_team);

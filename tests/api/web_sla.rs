@@ -67,10 +67,12 @@ async fn an_agent_works_a_ticket_from_its_page(app: &TestApp) {
     let resp = agent.page(app, &path).await;
     assert!(resp.text.contains("id=\"history\""));
     assert!(
-        resp.text.contains("Priority: medium → critical"),
+        resp.text
+            .contains("You raised the priority from Medium to Critical · <time"),
         "{}",
         resp.text
     );
+    assert!(!resp.text.contains("priority: ["), "no raw change records");
     assert!(!resp.text.contains("id=\"assign-to-me\""), "already mine");
 }
 

@@ -14,6 +14,9 @@ use sea_orm::{
     QueryOrder, QuerySelect, Select,
 };
 
+/// The actions of service-level records, which only the team reads in a ticket's history.
+const SLA_ACTIONS: [&str; 2] = ["sla_at_risk", "sla_breached"];
+
 /// Narrows the administrators' audit log; every field given must match.
 #[derive(Debug, Clone, Default)]
 pub struct AuditFilter {
@@ -32,7 +35,7 @@ pub struct AuditFilter {
 /// Entries about internal comments are hidden from those who may not read them: entries flagged
 /// internal when written, and every entry about a comment that is internal now (its earlier, public
 /// entries may hold the text it was hidden for). Entries linking or unlinking an asset are shown only
-/// to those who may see that asset.
+/// to those who may see that asset, and service-level entries (at risk, breached) only to the team.
 fn history_of(
     actor: &Actor,
     t: &ticket::Model,
@@ -43,6 +46,8 @@ fn history_of(
     }
     let mut select = audit_event::Entity::find().filter(audit_event::Column::TicketId.eq(t.id));
     if !actor.is_team() {
+        // Service level internals (targets at risk or missed) are the team's.
+        select = select.filter(audit_event::Column::Action.is_not_in(SLA_ACTIONS));
         let visible_assets = Query::select()
             .column(asset::Column::Id)
             .from(asset::Entity)

@@ -2,6 +2,7 @@
 //! thread and its form); its forms post to `edit`, the edit form's options come from `choices`.
 mod choices;
 pub mod edit;
+mod history;
 
 pub use edit::{change_status, edit};
 
@@ -14,7 +15,6 @@ use crate::sanitize::sanitize_html;
 use crate::service::attachments;
 use crate::service::comments::can_read_internal;
 use crate::service::tickets::{rules, Joined};
-use crate::service::{audit, users};
 use crate::state::AppState;
 use crate::web::comments::web_date;
 use askama::Template;
@@ -22,6 +22,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use choices::{choice, edit_choices, Choice};
+use history::HistoryLine;
 
 /// What the add-comment form shows again after a refused post.
 #[derive(Default)]
@@ -49,14 +50,6 @@ struct SlaBadges {
     resolution_breached: bool,
     at_risk: bool,
     paused: bool,
-}
-
-/// One line of the ticket's history.
-struct HistoryLine {
-    at: String,
-    who: String,
-    action: String,
-    changes: String,
 }
 
 #[derive(Template)]
@@ -166,31 +159,7 @@ pub async fn render_ticket(
         .iter()
         .map(|p| choice(p.as_str().to_string(), label(p.as_str()), *p == t.priority))
         .collect();
-    let events = audit::ticket_history(db, actor, &t, 0, 200).await?;
-    let authors: Vec<i32> = events.iter().filter_map(|e| e.actor_id).collect();
-    let who = users::people(db, actor, authors).await?;
-    let history = events
-        .into_iter()
-        .map(|e| HistoryLine {
-            at: web_date(&e.created_at),
-            who: e
-                .actor_id
-                .and_then(|id| who.get(&id))
-                .map(display_name)
-                .unwrap_or_else(|| "The service".to_string()),
-            // Comment texts stay in the thread, where deleting one removes it.
-            action: if e.entity_type == "ticket" {
-                label(&e.action)
-            } else {
-                label(&format!("{} {}", e.entity_type, e.action))
-            },
-            changes: if e.entity_type == "ticket" {
-                history_text(&e.changes)
-            } else {
-                String::new()
-            },
-        })
-        .collect();
+    let history = history::lines(db, actor, &t).await?;
     let mut files = upload::views(state, user, &listed);
     let mut comments = thread(state, user, &t).await?;
     for c in &mut comments {
@@ -246,29 +215,4 @@ pub async fn page(
 ) -> PageResult<Response> {
     let id = path_id(&id, "ticket")?;
     render_ticket(&state, &user, id, CommentDraft::default(), StatusCode::OK).await
-}
-
-/// `field: old → new` lines of an audit record, for the history tab.
-fn history_text(changes: &serde_json::Value) -> String {
-    let Some(map) = changes.as_object() else {
-        return String::new();
-    };
-    let show = |v: &serde_json::Value| match v {
-        serde_json::Value::Null => "none".to_string(),
-        serde_json::Value::String(s) => {
-            let mut s = s.clone();
-            if s.chars().count() > 80 {
-                s = s.chars().take(80).collect::<String>() + "…";
-            }
-            s
-        }
-        other => other.to_string(),
-    };
-    map.iter()
-        .map(|(field, pair)| match pair.as_array().map(Vec::as_slice) {
-            Some([old, new]) => format!("{}: {} → {}", label(field), show(old), show(new)),
-            _ => format!("{}: {}", label(field), show(pair)),
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
