@@ -560,3 +560,34 @@ async fn history_is_told_in_words_and_keeps_the_teams_entries_to_the_team(app: &
     assert!(!theirs.contains("target missed"), "{theirs}");
 }
 db_test!(history_is_told_in_words_and_keeps_the_teams_entries_to_the_team);
+
+/// A requester's queue is their own world: no agent views, no assignee filter; the team's has them.
+async fn requesters_see_their_own_queue(app: &TestApp) {
+    let rita = app.user("rita").await;
+    let agent = app.agent("agnes").await;
+    let requester = crate::comments_support::login(app, &rita).await;
+    let theirs = requester.page(app, "/tickets/").await.text;
+    assert!(theirs.contains("My requests"), "{theirs}");
+    for agent_only in [
+        "My groups",
+        "Unassigned",
+        "Breaching soon",
+        "id=\"assigned\"",
+    ] {
+        assert!(!theirs.contains(agent_only), "{agent_only}: {theirs}");
+    }
+    // Asking for an agent view by hand shows the requester's own list.
+    let asked = requester.page(app, "/tickets/?view=unassigned").await;
+    assert_eq!(asked.status, 200);
+    let team = crate::comments_support::login(app, &agent).await;
+    let ours = team.page(app, "/tickets/").await.text;
+    for view in [
+        "My groups",
+        "Unassigned",
+        "Breaching soon",
+        "id=\"assigned\"",
+    ] {
+        assert!(ours.contains(view), "{view}: {ours}");
+    }
+}
+db_test!(requesters_see_their_own_queue);

@@ -54,10 +54,15 @@ const VIEWS: [(&str, &str); 5] = [
     ("breaching", "Breaching soon"),
 ];
 
+/// What a requester's queue offers: the tickets they may see (their own requests, and any they were given).
+const REQUESTER_VIEWS: [(&str, &str); 1] = [("", "My requests")];
+
 #[derive(Template)]
 #[template(path = "queue.html")]
 struct QueuePage {
     layout: Layout,
+    /// A team member: the agent views and the assignee filter.
+    team: bool,
     views: Vec<View>,
     view: String,
     by_due: bool,
@@ -110,7 +115,10 @@ pub async fn page(
             .map(|(_, v)| v.into_owned())
             .unwrap_or_default()
     };
-    let view = VIEWS
+    // Requesters see their own world: their requests, no agent views, no assignee filter.
+    let team = user.actor.is_team();
+    let offered: &[(&str, &str)] = if team { &VIEWS } else { &REQUESTER_VIEWS };
+    let view = offered
         .iter()
         .map(|(v, _)| *v)
         .find(|v| *v == wanted("view"))
@@ -210,7 +218,7 @@ pub async fn page(
         extra.push_str("&sort=due");
     }
     let link = |page: u64| params.link_at("/tickets/", page) + &extra;
-    let views = VIEWS
+    let views = offered
         .iter()
         .map(|(value, label)| View {
             value,
@@ -220,6 +228,7 @@ pub async fn page(
         .collect();
     let page = QueuePage {
         layout: Layout::for_user(&user),
+        team,
         views,
         view: view.to_string(),
         by_due,
