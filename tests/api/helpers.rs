@@ -13,6 +13,90 @@ use sea_orm::{ConnectionTrait, Database, Statement};
 use serde_json::Value;
 use tower::ServiceExt;
 
+/// A short hash of every migration's source: a migrated template is reused only while it is the same.
+fn migrations_hash() -> String {
+    use sha2::{Digest, Sha256};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migration/src");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut digest = Sha256::new();
+    for file in files {
+        digest.update(file.file_name().unwrap().to_string_lossy().as_bytes());
+        digest.update(std::fs::read(&file).unwrap());
+    }
+    hex::encode(&digest.finalize()[..6])
+}
+
+/// A migrated SQLite database for this test process to copy (migrating each test's own took a third of a
+/// second).
+async fn sqlite_template() -> &'static std::path::Path {
+    static TEMPLATE: tokio::sync::OnceCell<(tempfile::TempDir, std::path::PathBuf)> =
+        tokio::sync::OnceCell::const_new();
+    let (_, path) = TEMPLATE
+        .get_or_init(|| async {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("template.db");
+            let db = Db::connect(&format!("sqlite://{}?mode=rwc", path.display()), 1)
+                .await
+                .unwrap();
+            db.migrate().await.unwrap();
+            // Closing checkpoints the write-ahead log into the file that is copied.
+            db.conn.close().await.unwrap();
+            (dir, path)
+        })
+        .await;
+    path
+}
+
+/// The name of a migrated PostgreSQL database that test databases are created from (`CREATE DATABASE …
+/// TEMPLATE`), made once for every process that runs the same migrations; test processes running at once
+/// take turns through an advisory lock.
+async fn postgres_template(base: &str) -> String {
+    static TEMPLATE: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    TEMPLATE
+        .get_or_init(|| async {
+            let name = format!("dg_template_{}", migrations_hash());
+            // One connection: the advisory lock belongs to the session that takes it.
+            let mut options = sea_orm::ConnectOptions::new(format!("{base}/postgres"));
+            options.max_connections(1).min_connections(1);
+            let admin = Database::connect(options).await.unwrap();
+            let backend = admin.get_database_backend();
+            let run = |sql: String| admin.execute_raw(Statement::from_string(backend, sql));
+            run("SELECT pg_advisory_lock(74031)".into()).await.unwrap();
+            let exists = admin
+                .query_one_raw(Statement::from_string(
+                    backend,
+                    format!("SELECT 1 FROM pg_database WHERE datname = '{name}'"),
+                ))
+                .await
+                .unwrap()
+                .is_some();
+            if !exists {
+                let building = format!("{name}_building");
+                run(format!("DROP DATABASE IF EXISTS {building} WITH (FORCE)"))
+                    .await
+                    .unwrap();
+                run(format!("CREATE DATABASE {building}")).await.unwrap();
+                let db = Db::connect(&format!("{base}/{building}"), 1).await.unwrap();
+                db.migrate().await.unwrap();
+                db.conn.close().await.unwrap();
+                run(format!("ALTER DATABASE {building} RENAME TO {name}"))
+                    .await
+                    .unwrap();
+            }
+            run("SELECT pg_advisory_unlock(74031)".into())
+                .await
+                .unwrap();
+            admin.close().await.ok();
+            name
+        })
+        .await
+        .clone()
+}
+
 /// Runs an async test body `fn(TestApp)` on SQLite, and on PostgreSQL when configured.
 #[macro_export]
 macro_rules! db_test {
@@ -97,10 +181,13 @@ impl TestApp {
         TestApp::sqlite_with(|_| {}).await
     }
 
-    /// A fresh SQLite database, with the test configuration changed by `configure`.
+    /// A fresh SQLite database, with the test configuration changed by `configure`: a copy of one migrated
+    /// per test process.
     pub async fn sqlite_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+        let file = dir.path().join("test.db");
+        std::fs::copy(sqlite_template().await, &file).unwrap();
+        let url = format!("sqlite://{}?mode=rwc", file.display());
         let mut app = TestApp::with_url(&url, configure).await;
         app._dir = Some(dir);
         app
@@ -125,15 +212,26 @@ impl TestApp {
             return None;
         };
         let base = base.trim_end_matches('/').to_string();
+        let template = postgres_template(&base).await;
         let name = format!("dg_test_{}", rand::random::<u64>());
         let admin = Database::connect(format!("{base}/postgres")).await.unwrap();
-        admin
-            .execute_raw(Statement::from_string(
-                admin.get_database_backend(),
-                format!("CREATE DATABASE {name}"),
-            ))
-            .await
-            .unwrap();
+        // A template may not be copied while anyone is connected to it: the session that built it can
+        // take a moment to go.
+        for attempt in 0.. {
+            let created = admin
+                .execute_raw(Statement::from_string(
+                    admin.get_database_backend(),
+                    format!("CREATE DATABASE {name} TEMPLATE {template}"),
+                ))
+                .await;
+            match created {
+                Ok(_) => break,
+                Err(err) if attempt < 100 && err.to_string().contains("being accessed") => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err(err) => panic!("creating {name} from {template}: {err}"),
+            }
+        }
         admin.close().await.ok();
         let mut app = TestApp::with_url(&format!("{base}/{name}"), configure).await;
         app.pg = Some((base, name));

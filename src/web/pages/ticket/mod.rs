@@ -3,6 +3,7 @@
 mod choices;
 pub mod edit;
 mod history;
+mod sla_badge;
 
 pub use edit::{change_status, edit};
 
@@ -23,6 +24,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use choices::{choice, edit_choices, Choice};
 use history::HistoryLine;
+use sla_badge::SlaBadges;
 
 /// What the add-comment form shows again after a refused post.
 #[derive(Default)]
@@ -39,17 +41,6 @@ pub struct CommentDraft {
 struct Move {
     value: &'static str,
     label: String,
-}
-
-/// The SLA badges of the page.
-struct SlaBadges {
-    policy: String,
-    first_response: Option<String>,
-    resolution: Option<String>,
-    first_response_breached: bool,
-    resolution_breached: bool,
-    at_risk: bool,
-    paused: bool,
 }
 
 #[derive(Template)]
@@ -93,22 +84,6 @@ struct TicketPage {
     history: Vec<HistoryLine>,
 }
 
-/// "in 2h 05m" or "3h 10m ago", from now.
-fn due_in(at: chrono::DateTime<chrono::Utc>) -> String {
-    let delta = at - chrono::Utc::now();
-    let minutes = delta.num_minutes().abs();
-    let text = if minutes >= 24 * 60 {
-        format!("{}d {}h", minutes / (24 * 60), minutes % (24 * 60) / 60)
-    } else {
-        format!("{}h {:02}m", minutes / 60, minutes % 60)
-    };
-    if delta.num_seconds() >= 0 {
-        format!("due in {text} ({})", web_date(&at))
-    } else {
-        format!("overdue by {text} ({})", web_date(&at))
-    }
-}
-
 /// Render the page of ticket `id` for `user`, with the comment form showing `draft`.
 pub async fn render_ticket(
     state: &AppState,
@@ -124,19 +99,8 @@ pub async fn render_ticket(
         .one(&state.db, actor, id, Joined::DETAIL)
         .await?;
     let listed = attachments::list_visible_of(db, actor, &t, &found).await?;
-    let sla = found.clocks.get(&t.id).map(|v| SlaBadges {
-        policy: v
-            .policy
-            .as_ref()
-            .map(|p| p.name.clone())
-            .unwrap_or_default(),
-        first_response: v.first_response_due_at.map(due_in),
-        resolution: v.resolution_due_at.map(due_in),
-        first_response_breached: v.first_response_breached_at.is_some(),
-        resolution_breached: v.resolution_breached_at.is_some(),
-        at_risk: v.at_risk,
-        paused: v.paused_since.is_some(),
-    });
+    let now = chrono::Utc::now();
+    let sla = found.clocks.get(&t.id).map(|v| sla_badge::badges(v, now));
     let people = found.people;
     let project = t.project_id.and_then(|id| found.projects.get(&id));
     let name = |id: Option<i32>| {

@@ -1,0 +1,172 @@
+//! The ticket page's service-level badges: one per target, never two that disagree — "First response due in
+//! 25 min", "Resolution breached 2 h ago" — coloured from neutral to amber (at risk) to red (breached).
+use super::history::ago;
+use crate::service::sla::SlaView;
+use crate::web::comments::web_date;
+use chrono::{DateTime, Utc};
+
+/// One target's badge.
+pub struct TargetBadge {
+    /// "First response" or "Resolution".
+    pub target: &'static str,
+    /// "due in 25 min", "breached 2 h ago".
+    pub text: String,
+    /// The absolute time it is about.
+    pub at: String,
+    /// `due`, `at-risk` or `breached`: the CSS class `sla-<tone>`.
+    pub tone: &'static str,
+}
+
+/// The SLA part of the page.
+pub struct SlaBadges {
+    /// The policy's name.
+    pub policy: String,
+    /// A badge per target that is running or was breached.
+    pub targets: Vec<TargetBadge>,
+    /// The clock is stopped.
+    pub paused: bool,
+}
+
+/// A stretch of time as people say it: "5 min", "2 h 05 min", "3 days 4 h".
+pub fn span(minutes: i64) -> String {
+    let minutes = minutes.max(0);
+    if minutes < 60 {
+        format!("{minutes} min")
+    } else if minutes < 24 * 60 {
+        format!("{} h {:02} min", minutes / 60, minutes % 60)
+    } else {
+        let days = minutes / (24 * 60);
+        let hours = minutes % (24 * 60) / 60;
+        let unit = if days == 1 { "day" } else { "days" };
+        format!("{days} {unit} {hours} h")
+    }
+}
+
+fn badge(
+    target: &'static str,
+    due: Option<DateTime<Utc>>,
+    breached: Option<DateTime<Utc>>,
+    at_risk: bool,
+    now: DateTime<Utc>,
+) -> Option<TargetBadge> {
+    // A breach is what happened; a due time beside it would contradict it.
+    if let Some(at) = breached {
+        return Some(TargetBadge {
+            target,
+            text: format!("breached {}", ago(at, now)),
+            at: web_date(&at),
+            tone: "breached",
+        });
+    }
+    let at = due?;
+    let minutes = (at - now).num_minutes();
+    let (text, tone) = if at <= now {
+        let late = (now - at).num_minutes();
+        let text = if late < 1 {
+            "due now".to_string()
+        } else {
+            format!("overdue by {}", span(late))
+        };
+        (text, "breached")
+    } else {
+        let text = if minutes < 1 {
+            "due in under a minute".to_string()
+        } else {
+            format!("due in {}", span(minutes))
+        };
+        (text, if at_risk { "at-risk" } else { "due" })
+    };
+    Some(TargetBadge {
+        target,
+        text,
+        at: web_date(&at),
+        tone,
+    })
+}
+
+/// The badges of a ticket's clock, as of `now`.
+pub fn badges(v: &SlaView, now: DateTime<Utc>) -> SlaBadges {
+    // The at-risk point is about the earlier running target.
+    let next = v.next_due();
+    let risky = |due: Option<DateTime<Utc>>| v.at_risk && due.is_some() && due == next;
+    let targets = [
+        badge(
+            "First response",
+            v.first_response_due_at,
+            v.first_response_breached_at,
+            risky(v.first_response_due_at),
+            now,
+        ),
+        badge(
+            "Resolution",
+            v.resolution_due_at,
+            v.resolution_breached_at,
+            risky(v.resolution_due_at),
+            now,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    SlaBadges {
+        policy: v
+            .policy
+            .as_ref()
+            .map(|p| p.name.clone())
+            .unwrap_or_default(),
+        targets,
+        paused: v.paused_since.is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view() -> SlaView {
+        SlaView {
+            policy: None,
+            first_response_due_at: None,
+            resolution_due_at: None,
+            first_response_breached_at: None,
+            resolution_breached_at: None,
+            at_risk: false,
+            paused_since: None,
+            paused: chrono::Duration::zero(),
+        }
+    }
+
+    #[test]
+    fn a_target_says_one_thing() {
+        let now = Utc::now();
+        let mut v = view();
+        // Breached, with a due time still set: only the breach is told.
+        v.first_response_due_at = Some(now + chrono::Duration::minutes(8));
+        v.first_response_breached_at = Some(now - chrono::Duration::hours(2));
+        v.resolution_due_at = Some(now + chrono::Duration::minutes(25));
+        v.at_risk = true;
+        let b = badges(&v, now);
+        assert_eq!(b.targets.len(), 2);
+        assert_eq!(b.targets[0].text, "breached 2 h ago");
+        assert_eq!(b.targets[0].tone, "breached");
+        assert_eq!(b.targets[1].text, "due in 25 min");
+        assert_eq!(b.targets[1].tone, "due");
+        // Running and close: amber.
+        let mut v = view();
+        v.resolution_due_at = Some(now + chrono::Duration::minutes(90));
+        v.at_risk = true;
+        assert_eq!(badges(&v, now).targets[0].tone, "at-risk");
+        assert_eq!(badges(&v, now).targets[0].text, "due in 1 h 30 min");
+        // Past due, no breach recorded yet: never "overdue by 0h 00m".
+        v.resolution_due_at = Some(now - chrono::Duration::seconds(20));
+        assert_eq!(badges(&v, now).targets[0].text, "due now");
+    }
+
+    #[test]
+    fn spans_read_as_people_say_them() {
+        assert_eq!(span(5), "5 min");
+        assert_eq!(span(125), "2 h 05 min");
+        assert_eq!(span(24 * 60 + 240), "1 day 4 h");
+        assert_eq!(span(3 * 24 * 60), "3 days 0 h");
+    }
+}
