@@ -40,6 +40,8 @@ mod graphql_comment_mutations;
 mod graphql_comments;
 mod graphql_cost;
 mod graphql_cost_bounds;
+mod graphql_cost_counts;
+mod graphql_document_bounds;
 mod graphql_history;
 mod graphql_http;
 mod graphql_list_caps;
