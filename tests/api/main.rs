@@ -32,6 +32,7 @@ mod events_lanes;
 mod events_support;
 mod events_webhooks;
 mod fuzz_doors;
+mod fuzz_documents;
 mod fuzz_text;
 mod graphql_account;
 mod graphql_assets;
