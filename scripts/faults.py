@@ -9,6 +9,10 @@ Scenarios (each bounded in time, each on its own database and random port):
   webhook    a webhook endpoint that never answers, beside a working SMTP sink: every email goes out
   slow       crawling clients (half a header) are cut at the header timeout, others keep their latency
   documents  distinct GraphQL documents: RSS stays under the documented ceiling
+  hostile    GraphQL documents made to stop, stall or starve the server (fragment chains and fan-out,
+             floods, deep nesting, huge strings, counts), anonymous and as an agent, on SQLite,
+             PostgreSQL and an allow-listed instance: each answered within 50 ms of server CPU, RSS
+             flat, the process alive (scripts/faults_documents_hostile.py)
   logins     200 sign-ins at once: all answered, RSS under the ceiling (password checks are bounded)
   upload     a 100 MiB attachment up and back down: the same bytes, RSS growth bounded (streaming); a
              GraphQL multipart upload from curl, served by its signed link
@@ -22,14 +26,15 @@ Scenarios (each bounded in time, each on its own database and random port):
   soak       mixed reads and writes for FAULTS_SOAK_SECONDS (default 60), RSS sampled
 
 Only the Python standard library; the binary is FAULTS_BIN (scripts/faults.sh builds the release one). The
-scenarios live in faults_delivery, faults_files, faults_resources, faults_stores, faults_postgres and
-faults_instances; the shared pieces in faults_common.
+scenarios live in faults_delivery, faults_files, faults_resources, faults_stores, faults_postgres,
+faults_instances and faults_documents_hostile; the shared pieces in faults_common.
 """
 import signal
 import sys
 import time
 
 import faults_delivery
+import faults_documents_hostile
 import faults_files
 import faults_instances
 import faults_postgres
@@ -40,6 +45,7 @@ SCENARIOS = {
     "webhook": (faults_delivery.scenario_webhook, 60),
     "slow": (faults_resources.scenario_slow, 90),
     "documents": (faults_resources.scenario_documents, 600),
+    "hostile": (faults_documents_hostile.scenario_hostile, 120),
     "logins": (faults_resources.scenario_logins, 90),
     "upload": (faults_files.scenario_upload, 180),
     "sqlite": (faults_stores.scenario_sqlite, 90),
@@ -48,7 +54,7 @@ SCENARIOS = {
     "instances": (faults_instances.scenario_instances, 150),
     "soak": (faults_resources.scenario_soak, None),
 }
-QUICK_SET = ["webhook", "slow", "documents", "logins", "upload", "sqlite", "redis", "postgres", "instances"]
+QUICK_SET = ["webhook", "slow", "documents", "hostile", "logins", "upload", "sqlite", "redis", "postgres", "instances"]
 
 
 def main(names):

@@ -207,6 +207,29 @@ impl Config {
                     1024,
                     1 << 32,
                 )? as usize,
+                max_counts: number(&get, "DESKGRAPH_GRAPHQL_MAX_COUNTS", 20, 0, 10_000)? as u64,
+                max_document_bytes: number(
+                    &get,
+                    "DESKGRAPH_GRAPHQL_MAX_DOCUMENT_BYTES",
+                    256 << 10,
+                    1024,
+                    1 << 30,
+                )? as usize,
+                max_tokens: number(&get, "DESKGRAPH_GRAPHQL_MAX_TOKENS", 20_000, 100, 1_000_000)?
+                    as usize,
+                max_operations: number(&get, "DESKGRAPH_GRAPHQL_MAX_OPERATIONS", 100, 1, 100_000)?
+                    as usize,
+                max_fragments: number(&get, "DESKGRAPH_GRAPHQL_MAX_FRAGMENTS", 500, 0, 100_000)?
+                    as usize,
+                max_spreads: number(&get, "DESKGRAPH_GRAPHQL_MAX_SPREADS", 100, 1, 100_000)?
+                    as usize,
+                max_selections: number(
+                    &get,
+                    "DESKGRAPH_GRAPHQL_MAX_SELECTIONS",
+                    10_000,
+                    1,
+                    10_000_000,
+                )? as u64,
                 trusted_documents: get("DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS").map(Into::into),
             },
             secure_cookies: match get("DESKGRAPH_SECURE_COOKIES")

@@ -78,6 +78,22 @@ pub struct GraphqlLimits {
     pub max_root_fields: usize,
     /// `DESKGRAPH_GRAPHQL_MAX_RESPONSE_BYTES`: largest response body served (default 16 MiB).
     pub max_response_bytes: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_COUNTS`: most counts (`totalCount`, aliases and lists above it included)
+    /// one operation may run (default 20).
+    pub max_counts: u64,
+    /// `DESKGRAPH_GRAPHQL_MAX_DOCUMENT_BYTES`: longest document text, variables apart (default 256 KiB).
+    pub max_document_bytes: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_TOKENS`: most lexical tokens in a document (default 20,000).
+    pub max_tokens: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_OPERATIONS`: most operations in a document (default 100).
+    pub max_operations: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_FRAGMENTS`: most fragment definitions in a document (default 500).
+    pub max_fragments: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_SPREADS`: most fragment spreads in one selection set (default 100).
+    pub max_spreads: usize,
+    /// `DESKGRAPH_GRAPHQL_MAX_SELECTIONS`: most selections a document holds once every fragment spread
+    /// is expanded (default 10,000).
+    pub max_selections: u64,
     /// `DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`: a `.graphql` file or a folder of them; when set, only these
     /// documents run (allow-list mode).
     pub trusted_documents: Option<std::path::PathBuf>,
@@ -91,6 +107,13 @@ impl Default for GraphqlLimits {
             points_anonymous: 500,
             max_root_fields: 50,
             max_response_bytes: 16 << 20,
+            max_counts: 20,
+            max_document_bytes: 256 << 10,
+            max_tokens: 20_000,
+            max_operations: 100,
+            max_fragments: 500,
+            max_spreads: 100,
+            max_selections: 10_000,
             trusted_documents: None,
         }
     }

@@ -126,7 +126,8 @@ pub fn set_headers(headers: &mut HeaderMap, rate: &RateLimit) {
 pub struct RateLimitObject {
     /// Points per hour.
     limit: u64,
-    /// Points this query costs: ⌈nodeCount / 100⌉, at least 1 (a dry run is charged 1).
+    /// Points this query costs: ⌈nodeCount / 100⌉, plus 1 per count and 5 per text-search scan, at least 1
+    /// (a dry run is charged 1).
     cost: u64,
     /// Points left in this hour.
     remaining: u64,

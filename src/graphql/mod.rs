@@ -62,22 +62,33 @@ fn build_fast_schema(state: AppState) -> AppSchema {
         .finish()
 }
 
+/// The same schema without "Did you mean …" suggestions in validation errors: for anonymous callers
+/// ([`limits::Checked`]).
+fn build_anonymous_schema(state: AppState) -> AppSchema {
+    builder().disable_suggestions().data(state).finish()
+}
+
 /// The SDL of the schema, as committed in `schema.graphql` (`deskgraph schema > schema.graphql`).
 pub fn sdl() -> String {
     builder().finish().sdl()
 }
 
-/// `/graphql` routes (`/graphql/ws` for subscriptions), over schemas built once.
-pub fn router(state: AppState) -> Router<AppState> {
+/// The executor every door runs GraphQL requests on, over schemas built once.
+pub fn checked(state: AppState) -> limits::Checked {
     let (model, trusted) = (state.cost_model.clone(), state.trusted_documents.clone());
-    let checked = limits::Checked::new(
-        build_schema(state.clone()),
-        build_fast_schema(state),
-        model,
-        trusted,
-    );
+    let limits = state.config.graphql.clone();
+    let schemas = limits::Schemas {
+        strict: build_schema(state.clone()),
+        fast: build_fast_schema(state.clone()),
+        anonymous: build_anonymous_schema(state),
+    };
+    limits::Checked::new(schemas, model, limits, trusted)
+}
+
+/// `/graphql` routes (`/graphql/ws` for subscriptions).
+pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql_post))
         .route("/graphql/ws", get(ws::graphql_ws))
-        .layer(Extension(checked))
+        .layer(Extension(checked(state)))
 }

@@ -69,6 +69,14 @@ impl Registry {
         }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading trusted document {}", path.display()))?;
+        // The parser recurses once per bracket: a file nested too deep would take the start down.
+        let unlimited = crate::config::GraphqlLimits {
+            max_tokens: usize::MAX,
+            ..Default::default()
+        };
+        if let Err(refusal) = super::limits::bounds::scan(&text, &unlimited) {
+            anyhow::bail!("trusted document {}: {}", path.display(), refusal.message);
+        }
         async_graphql::parser::parse_query(&text)
             .with_context(|| format!("trusted document {} does not parse", path.display()))?;
         self.documents.insert(hash(&text), text);

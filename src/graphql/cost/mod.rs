@@ -1,9 +1,16 @@
 //! What an operation may cost, priced from its document before anything runs (docs/graphql.md).
 //!
-//! As in GitHub's GraphQL API: a connection multiplies what is selected under it by its `first`/`last`
-//! (the default page size when neither is given), a list without arguments by [`LIST_MAX`], `nodes(ids:)`
-//! by the number of ids. `nodeCount` adds up every connection's and list's nodes, each multiplied by the
-//! sizes of the lists above it; `cost` = max(1, ⌈nodeCount / 100⌉) points.
+//! As in GitHub's GraphQL API: a connection multiplies what is selected under its `nodes`/`edges` by its
+//! `first`/`last` (the default page size when neither is given), a list without arguments by
+//! [`LIST_MAX`], `nodes(ids:)` by the number of ids. `nodeCount` adds up every connection's and list's
+//! nodes, each multiplied by the sizes of the lists above it.
+//!
+//! What a request costs the database is more than what it returns: each `totalCount` is a count, and a
+//! text search visits every matching row however small its page. So each count that may run (one per
+//! connection selecting `totalCount`, times the lists above it, whatever its page size) is priced at
+//! [`COUNT_POINTS`], and each statement that visits a text search's matches (a searched page, and its
+//! count again) at [`SCAN_POINTS`]: `cost` = max(1, ⌈nodeCount / 100⌉ + counts × [`COUNT_POINTS`] +
+//! scans × [`SCAN_POINTS`]) points.
 //!
 //! The model of which field is a connection or a list is read once from the served schema's SDL. Pricing
 //! is linear in the multiplier coming from above, so a fragment is priced once per operation however many
@@ -27,6 +34,10 @@ pub const LIST_MAX: u64 = 100;
 
 /// Nodes per point.
 pub const NODES_PER_POINT: u64 = 100;
+/// Points of each count (`totalCount`) an operation may run.
+pub const COUNT_POINTS: u64 = 1;
+/// Points of each statement that visits every row matching a text search.
+pub const SCAN_POINTS: u64 = 5;
 /// Mutations that issue credentials: at most one of them per request.
 pub const SENSITIVE_MUTATIONS: [&str; 2] = ["login", "createApiToken"];
 
@@ -39,6 +50,8 @@ enum Size {
     List,
     /// A list with one entry per given id (`nodes(ids:)`).
     Ids,
+    /// `nodes` and `edges` of a connection: the page the connection sized.
+    Items,
 }
 
 #[derive(Debug, Clone)]
@@ -91,7 +104,7 @@ impl Model {
                     None
                 } else if list {
                     if inside_connection {
-                        None
+                        Some(Size::Items)
                     } else if field.arguments.iter().any(|a| a.node.name.node == "ids") {
                         Some(Size::Ids)
                     } else {
@@ -136,11 +149,13 @@ impl Model {
             root_fragments: HashMap::new(),
             variable: false,
         };
-        let node_count = walk.count(root, &operation.selection_set.node);
-        let (root_fields, sensitive) = walk.root(&operation.selection_set.node);
+        let tally = walk.count(root, &operation.selection_set.node, 0).whole();
+        let (root_fields, sensitive) = walk.root(&operation.selection_set.node, 0);
         Price {
-            node_count,
-            cost: points(node_count),
+            node_count: tally.nodes,
+            counts: tally.counts,
+            scans: tally.scans,
+            cost: points(tally.nodes, tally.counts, tally.scans),
             root_fields,
             sensitive: if operation.ty == OperationType::Mutation {
                 sensitive
@@ -177,9 +192,13 @@ fn named(base: &BaseType) -> (&str, bool) {
     }
 }
 
-/// Points for `node_count` nodes.
-pub fn points(node_count: u64) -> u64 {
-    node_count.div_ceil(NODES_PER_POINT).max(1)
+/// Points for `nodes` nodes, `counts` counts and `scans` text-search scans.
+pub fn points(nodes: u64, counts: u64, scans: u64) -> u64 {
+    nodes
+        .div_ceil(NODES_PER_POINT)
+        .saturating_add(counts.saturating_mul(COUNT_POINTS))
+        .saturating_add(scans.saturating_mul(SCAN_POINTS))
+        .max(1)
 }
 
 /// The price of one operation.
@@ -187,6 +206,10 @@ pub fn points(node_count: u64) -> u64 {
 pub struct Price {
     /// The most nodes it could return.
     pub node_count: u64,
+    /// The most counts (`totalCount`) it could run.
+    pub counts: u64,
+    /// The most statements visiting every row a text search matches it could run.
+    pub scans: u64,
     /// Points it takes from the viewer's budget.
     pub cost: u64,
     /// Root fields, aliases included.

@@ -58,3 +58,50 @@ fn root_fields_and_sensitive_mutations() -> Result<()> {
     assert_eq!((p.root_fields, p.sensitive), (3, 0));
     Ok(())
 }
+
+#[test]
+fn counts_and_searches_are_priced_per_connection() -> Result<()> {
+    let p = price("{ tickets(first: 0) { totalCount } }")?;
+    assert_eq!((p.node_count, p.counts, p.scans, p.cost), (0, 1, 0, 1));
+    let p = price("{ a: tickets(first: 0) { totalCount } b: tickets(first: 0) { totalCount } }")?;
+    assert_eq!((p.counts, p.cost), (2, 2));
+    // A search is a scan for the page and another for its count; a blank one is no search.
+    let p = price(r#"{ tickets(first: 0, filter: {query: "vpn"}) { totalCount } }"#)?;
+    assert_eq!((p.counts, p.scans, p.cost), (1, 2, 1 + 2 * SCAN_POINTS));
+    let p = price(r#"{ tickets(first: 5, filter: {query: "vpn"}) { nodes { id } } }"#)?;
+    assert_eq!((p.counts, p.scans, p.cost), (0, 1, 1 + SCAN_POINTS));
+    let p = price(
+        r#"{ users(query: "  ") { totalCount } assets(filter: {search: "x"}) { nodes { id } } }"#,
+    )?;
+    assert_eq!((p.counts, p.scans), (1, 1));
+    // Counts under a list multiply by it, not by their own page; under an empty page there are none.
+    let p = price("{ projects(first: 3) { nodes { tickets(first: 0) { totalCount } } } }")?;
+    assert_eq!((p.node_count, p.counts, p.cost), (3, 3, 1 + 3));
+    let p = price("{ projects(first: 0) { nodes { tickets { totalCount } } } }")?;
+    assert_eq!(p.counts, 0);
+    // Through fragments on the connection and on its items, and through edges.
+    let p = price(
+        "{ tickets(first: 4) { ...List } } fragment List on TicketConnection { totalCount \
+         edges { node { ...Row } } } fragment Row on Ticket { comments(first: 2) { totalCount } }",
+    )?;
+    assert_eq!((p.node_count, p.counts), (4 + 4 * 2, 1 + 4));
+    Ok(())
+}
+
+#[test]
+fn searches_from_variables_are_priced_per_request() -> Result<()> {
+    let model = Model::from_sdl(&crate::graphql::sdl())?;
+    let document = async_graphql::parser::parse_query(
+        "query($f: TicketFilter) { tickets(first: 0, filter: $f) { totalCount } }",
+    )?;
+    let (_, op) = operation(&document, None).ok_or("no single operation")?;
+    let with =
+        |json: serde_json::Value| model.price(&document, &op.node, &Variables::from_json(json));
+    let searched = with(serde_json::json!({"f": {"query": "printer"}}));
+    assert_eq!((searched.scans, searched.variable), (2, true));
+    assert_eq!(
+        with(serde_json::json!({"f": {"status": ["OPEN"]}})).scans,
+        0
+    );
+    Ok(())
+}

@@ -4,6 +4,15 @@ use super::*;
 /// Arguments that size a page.
 const PAGE_ARGUMENTS: [&str; 2] = ["first", "last"];
 
+/// Deepest these walks recurse; the document bounds ([`bounds::MAX_DEPTH`]) keep every document they see
+/// within it, and a deeper one is refused rather than walked.
+const MAX_WALK_DEPTH: usize = 2 * bounds::MAX_DEPTH;
+
+/// The refusal of a document deeper than the walks go.
+fn too_deep() -> ServerError {
+    bounds::too_complex(bounds::Bound::Depth, bounds::MAX_DEPTH as u64, None)
+}
+
 /// Check `request`'s document; the error answers the whole request. A document that does not parse
 /// passes: the schema reports that itself.
 pub fn precheck(request: &mut Request) -> ServerResult<()> {
@@ -29,7 +38,11 @@ fn check_no_introspection(document: &ExecutableDocument) -> ServerResult<()> {
         document: &ExecutableDocument,
         set: &SelectionSet,
         seen: &mut HashSet<Name>,
+        depth: usize,
     ) -> ServerResult<()> {
+        if depth > MAX_WALK_DEPTH {
+            return Err(too_deep());
+        }
         for item in &set.items {
             match &item.node {
                 Selection::Field(field) => {
@@ -46,13 +59,13 @@ fn check_no_introspection(document: &ExecutableDocument) -> ServerResult<()> {
                     }
                 }
                 Selection::InlineFragment(fragment) => {
-                    walk(document, &fragment.node.selection_set.node, seen)?
+                    walk(document, &fragment.node.selection_set.node, seen, depth + 1)?
                 }
                 Selection::FragmentSpread(spread) => {
                     let name = &spread.node.fragment_name.node;
                     if seen.insert(name.clone()) {
                         if let Some(fragment) = document.fragments.get(name) {
-                            walk(document, &fragment.node.selection_set.node, seen)?;
+                            walk(document, &fragment.node.selection_set.node, seen, depth + 1)?;
                         }
                     }
                 }
@@ -65,6 +78,7 @@ fn check_no_introspection(document: &ExecutableDocument) -> ServerResult<()> {
             document,
             &operation.node.selection_set.node,
             &mut HashSet::new(),
+            0,
         )?;
     }
     Ok(())
@@ -81,7 +95,7 @@ pub fn check_document(
             document,
             values: &values,
         };
-        walk.selection_set(&operation.node.selection_set.node, &mut HashSet::new())?;
+        walk.selection_set(&operation.node.selection_set.node, &mut HashSet::new(), 0)?;
     }
     Ok(())
 }
@@ -92,7 +106,15 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn selection_set(&self, set: &SelectionSet, seen: &mut HashSet<Name>) -> ServerResult<()> {
+    fn selection_set(
+        &self,
+        set: &SelectionSet,
+        seen: &mut HashSet<Name>,
+        depth: usize,
+    ) -> ServerResult<()> {
+        if depth > MAX_WALK_DEPTH {
+            return Err(too_deep());
+        }
         for item in &set.items {
             match &item.node {
                 Selection::Field(field) => {
@@ -107,17 +129,17 @@ impl Walk<'_> {
                             self.check(name, resolved, value.pos)?;
                         }
                     }
-                    self.selection_set(&field.node.selection_set.node, seen)?;
+                    self.selection_set(&field.node.selection_set.node, seen, depth + 1)?;
                 }
                 Selection::InlineFragment(fragment) => {
-                    self.selection_set(&fragment.node.selection_set.node, seen)?;
+                    self.selection_set(&fragment.node.selection_set.node, seen, depth + 1)?;
                 }
                 Selection::FragmentSpread(spread) => {
                     let name = &spread.node.fragment_name.node;
                     // A fragment is checked once; this also stops on (invalid) cyclic spreads.
                     if seen.insert(name.clone()) {
                         if let Some(fragment) = self.document.fragments.get(name) {
-                            self.selection_set(&fragment.node.selection_set.node, seen)?;
+                            self.selection_set(&fragment.node.selection_set.node, seen, depth + 1)?;
                         }
                     }
                 }

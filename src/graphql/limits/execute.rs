@@ -6,6 +6,11 @@ use super::*;
 /// WebSocket's are parsed here.
 impl Executor for Checked {
     async fn execute(&self, mut request: Request) -> Response {
+        if kept(&request).is_none() {
+            if let Err(error) = self.parse(&mut request) {
+                return Response::from_errors(vec![error]);
+            }
+        }
         let rate = match self.admit(&mut request).await {
             Ok(rate) => rate,
             Err(Refused(error, rate)) => {
@@ -26,7 +31,7 @@ impl Executor for Checked {
                 // errors there.
                 self.fast.execute(request).await
             } else {
-                let response = self.schema.execute(request).await;
+                let response = self.validating(&request).execute(request).await;
                 // No errors at all: it passed validation (an error-free run of an invalid request is impossible).
                 if response.errors.is_empty() {
                     self.validated.insert(validated, ());
@@ -53,7 +58,10 @@ impl Executor for Checked {
                 Err(error) => Err(error),
             };
             match admitted {
-                Ok(_) => Executor::execute_stream(&this.schema, request, session_data),
+                Ok(_) => {
+                    let schema = this.validating(&request).clone();
+                    Executor::execute_stream(&schema, request, session_data)
+                }
                 Err(error) => {
                     stream::once(async move { Response::from_errors(vec![error]) }).boxed()
                 }
@@ -61,6 +69,18 @@ impl Executor for Checked {
         })
         .flatten()
         .boxed()
+    }
+}
+
+impl Checked {
+    /// The schema that validates `request` in full: without suggestions unless its caller signed in.
+    fn validating(&self, request: &Request) -> &AppSchema {
+        let signed_in = context(request).is_some_and(|ctx| ctx.auth.actor().is_some());
+        if signed_in {
+            &self.schema
+        } else {
+            &self.anonymous
+        }
     }
 }
 

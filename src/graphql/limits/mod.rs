@@ -1,5 +1,9 @@
 //! Checks made on the parsed document, before validation and execution.
 //!
+//! Document bounds ([`bounds`]): before anything walks a document, its text and its tree are measured
+//! (tokens, nesting, fragments, spreads, depth and expanded size through fragments, cycles) and a
+//! document over a limit is refused with QUERY_TOO_COMPLEX; the verdict is remembered with the document.
+//!
 //! Page-size limits: every `first`/`last` argument in the document (literal, or a
 //! variable's value or default) must be between 0 and [`MAX_PAGE`], otherwise the whole request is refused
 //! with BAD_USER_INPUT and nothing is resolved. The resolvers check again (see `connection.rs`); this makes
@@ -15,8 +19,10 @@
 //! These run in [`Checked`], the executor the HTTP handlers and the WebSocket use, not as a schema
 //! extension: any registered extension puts every field of every response through the extension
 //! chain, which cost a quarter of a 20-ticket list page's CPU.
+pub mod bounds;
 mod document;
 mod execute;
+mod kept;
 
 use super::connection::MAX_PAGE;
 use super::context::RequestContext;
@@ -35,6 +41,8 @@ use async_graphql::{
 pub use budget::RateLimit;
 pub use document::{check_document, precheck};
 use execute::{dry_run, only_rate_limit};
+use kept::{document_weight, kept, refused_weight};
+pub use kept::{Document, Parsed};
 use moka::sync::Cache;
 use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
@@ -44,19 +52,17 @@ use std::sync::Arc;
 const REMEMBERED_DOCUMENTS_BYTES: u64 = 8 << 20;
 /// Estimated bytes of requests remembered as valid ([`Validated::weight`]).
 const REMEMBERED_VALID_BYTES: u64 = 8 << 20;
-/// Bytes of a parsed document per byte of its text: a kept tree is tens of times its text, most for
-/// deeply nested selections; this bound is above what was measured (docs/operations.md).
-const TREE_BYTES_PER_TEXT_BYTE: usize = 64;
 /// Bytes of one cache entry besides its key and tree (the cache's own bookkeeping, a document's prices).
 const ENTRY_BYTES: usize = 1024;
 
-/// What a kept document costs in memory: its tree, its text as the key, the entry.
-fn document_weight(query: &str) -> u32 {
-    let bytes = query
-        .len()
-        .saturating_mul(TREE_BYTES_PER_TEXT_BYTE + 1)
-        .saturating_add(ENTRY_BYTES);
-    u32::try_from(bytes).unwrap_or(u32::MAX)
+/// The three builds of the served schema [`Checked`] runs requests on.
+pub struct Schemas {
+    /// Strict validation, for signed-in callers.
+    pub strict: AppSchema,
+    /// [`ValidationMode::Fast`](async_graphql::ValidationMode::Fast): only for requests validated before.
+    pub fast: AppSchema,
+    /// Strict validation without field suggestions, for anonymous callers.
+    pub anonymous: AppSchema,
 }
 
 /// The schema behind [`precheck`], the documents it parsed (with their prices) and the requests it found
@@ -68,28 +74,24 @@ fn document_weight(query: &str) -> u32 {
 /// a request equal in all three to one that ran without errors goes to `fast`, the same schema built with
 /// [`ValidationMode::Fast`](async_graphql::ValidationMode::Fast) (which still measures complexity and depth against the limits).
 /// Prices ([`cost`]) are computed once per document, when it is parsed, unless a page size comes from a
-/// variable.
+/// variable. A document refused by its [`bounds`] (or that does not parse) is remembered as refused.
+///
+/// Anonymous callers' requests are validated by `anonymous`, the same schema without "Did you mean …"
+/// suggestions in its errors: a caller who has not signed in learns no field names from typos.
 #[derive(Clone)]
 pub struct Checked {
     schema: AppSchema,
     fast: AppSchema,
+    anonymous: AppSchema,
     model: Arc<cost::Model>,
-    documents: Cache<String, Arc<Parsed>>,
+    limits: Arc<GraphqlLimits>,
+    documents: Cache<String, Arc<Document>>,
     validated: Cache<Validated, ()>,
     /// Documents allowed to run in allow-list mode ([`trusted`]), if it is on.
     trusted: Option<Arc<trusted::Registry>>,
     /// Documents remembered for Automatic Persisted Queries.
     persisted: trusted::Persisted,
 }
-
-/// A parsed document and the prices of its operations that do not depend on variables.
-pub struct Parsed {
-    document: ExecutableDocument,
-    prices: Vec<(Option<Name>, Price)>,
-}
-
-/// The kept document of a request, from [`Checked::parse`] to [`Checked::execute`].
-struct Kept(Arc<Parsed>);
 
 /// What validating a request depends on besides the schema.
 #[derive(Hash, PartialEq, Eq)]
@@ -117,16 +119,22 @@ impl Validated {
 }
 
 impl Checked {
-    /// Wrap `schema`, and `fast`, the same schema built with [`ValidationMode::Fast`](async_graphql::ValidationMode::Fast);
+    /// Wrap `schema`, `fast`, the same schema built with [`ValidationMode::Fast`](async_graphql::ValidationMode::Fast),
+    /// and `anonymous`, built without suggestions; `limits`: the document bounds and cost limits;
     /// `trusted`: the allow-list, when that mode is on.
     pub fn new(
-        schema: AppSchema,
-        fast: AppSchema,
+        schemas: Schemas,
         model: Arc<cost::Model>,
+        limits: GraphqlLimits,
         trusted: Option<Arc<trusted::Registry>>,
     ) -> Self {
         let documents = Cache::builder()
-            .weigher(|query: &String, _: &Arc<Parsed>| document_weight(query))
+            .weigher(
+                |query: &String, document: &Arc<Document>| match document.as_ref() {
+                    Document::Parsed(_) => document_weight(query),
+                    Document::Refused(_) => refused_weight(query),
+                },
+            )
             .max_capacity(REMEMBERED_DOCUMENTS_BYTES)
             .build();
         let validated = Cache::builder()
@@ -134,61 +142,16 @@ impl Checked {
             .max_capacity(REMEMBERED_VALID_BYTES)
             .build();
         Checked {
-            schema,
-            fast,
+            schema: schemas.strict,
+            fast: schemas.fast,
+            anonymous: schemas.anonymous,
             model,
+            limits: Arc::new(limits),
             documents,
             validated,
             trusted,
             persisted: trusted::Persisted::default(),
         }
-    }
-
-    /// Give `request` its query when it names a persisted one ([`trusted::Persisted`]), and its parsed
-    /// document, parsing (and pricing) each distinct query text once. A document that does not parse is
-    /// left for the executor to report.
-    pub fn parse(&self, request: &mut Request) -> ServerResult<()> {
-        self.persisted.resolve(request, self.trusted.as_deref())?;
-        if let Some(parsed) = self.documents.get(&request.query) {
-            request.set_parsed_query(parsed.document.clone());
-            request.data.insert(Kept(parsed));
-        } else if let Ok(document) = request.parsed_query() {
-            let parsed = Arc::new(Parsed {
-                document: document.clone(),
-                prices: self.model.price_document(document),
-            });
-            self.documents.insert(request.query.clone(), parsed.clone());
-            request.data.insert(Kept(parsed));
-        }
-        Ok(())
-    }
-
-    /// The price of the operation `request` runs (`None`: its document does not parse or names no
-    /// operation; the executor reports that).
-    fn price(&self, request: &mut Request) -> Option<Price> {
-        let kept = request
-            .data
-            .get(&TypeId::of::<Kept>())
-            .and_then(|kept| kept.downcast_ref::<Kept>())
-            .map(|kept| kept.0.clone());
-        let operation_name = request.operation_name.clone();
-        let variables = std::mem::take(&mut request.variables);
-        let price = match request.parsed_query() {
-            Ok(document) => {
-                cost::operation(document, operation_name.as_deref()).map(|(name, operation)| {
-                    let known = kept.as_ref().and_then(|kept| {
-                        kept.prices
-                            .iter()
-                            .find(|(n, _)| n.as_ref() == name)
-                            .map(|(_, price)| *price)
-                    });
-                    known.unwrap_or_else(|| self.model.price(document, &operation.node, &variables))
-                })
-            }
-            Err(_) => None,
-        };
-        request.variables = variables;
-        price
     }
 
     /// Take the request's points from its viewer's budget ([`RateLimit`], for `rateLimit` and the
@@ -231,6 +194,9 @@ impl Checked {
     /// Check `request` against the limits, and price it (`None`: its document does not parse or names
     /// no operation, which the executor reports).
     fn check(&self, request: &mut Request, limits: &GraphqlLimits) -> ServerResult<Option<Price>> {
+        if let Some(Document::Refused(refusal)) = kept(request).as_deref() {
+            return Err(refusal.clone());
+        }
         precheck(request)?;
         if let Some(trusted) = &self.trusted {
             trusted.check(request)?;
@@ -256,6 +222,21 @@ impl Checked {
                 "`login` and `createApiToken` may appear at most once per request".to_string(),
                 "BAD_USER_INPUT",
                 &[],
+            ));
+        }
+        if price.counts > limits.max_counts {
+            return Err(refusal(
+                format!(
+                    "an operation may run at most {} counts (`totalCount`, aliases and the lists above \
+                     it included); this one could run {}",
+                    limits.max_counts, price.counts
+                ),
+                "QUERY_TOO_COSTLY",
+                &[
+                    ("counts", price.counts),
+                    ("cost", price.cost),
+                    ("limit", limits.max_counts),
+                ],
             ));
         }
         if price.node_count > limits.max_nodes {

@@ -21,6 +21,7 @@ use sea_orm::sea_query::{
     SubQueryStatement,
 };
 use sea_orm::{ColumnTrait, ConnectionTrait, QuerySelect, QueryTrait};
+use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 /// How a total can be read from the counters.
@@ -129,9 +130,14 @@ pub fn total_expr(viewer: &Viewer, filter: &TicketFilter, prefix: &str) -> Expr 
 }
 
 /// Counts of uncounted shapes remembered with the generation they were taken at (see the module
-/// documentation). Cheap to clone; clones share the entries.
+/// documentation), each under the SHA-256 of its SQL: a search string is part of that SQL and may be as
+/// long as a request body, so keys of a fixed size keep the entries' memory bounded by their number.
+/// Cheap to clone; clones share the entries.
 #[derive(Clone, Debug, Default)]
-pub struct Remembered(Option<Cache<String, (i64, u64)>>);
+pub struct Remembered(Option<Cache<Key, (i64, u64)>>);
+
+/// The SHA-256 of a count's SQL.
+type Key = [u8; 32];
 
 impl Remembered {
     /// Remember at most `capacity` counts (0: none). An entry unused for an hour is dropped.
@@ -158,9 +164,9 @@ fn generation() -> Expr {
 
 /// A count remembered for one shape.
 struct Recall {
-    cache: Cache<String, (i64, u64)>,
-    /// The count's own SQL with every value written in: what it counts, for whom.
-    key: String,
+    cache: Cache<Key, (i64, u64)>,
+    /// The hash of the count's own SQL with every value written in: what it counts, for whom.
+    key: Key,
     /// `(generation, count)` as last taken.
     known: Option<(i64, u64)>,
 }
@@ -184,9 +190,10 @@ impl Total {
         let count = total_expr(viewer, filter, prefix);
         let recall = match (&remembered.0, counted(viewer, filter)) {
             (Some(cache), None) => {
-                let key = Query::select()
+                let sql = Query::select()
                     .expr(count.clone())
                     .to_string(PostgresQueryBuilder);
+                let key: Key = Sha256::digest(sql.as_bytes()).into();
                 let known = cache.get(&key);
                 Some(Recall {
                     cache: cache.clone(),
@@ -229,7 +236,7 @@ impl Total {
             ) {
                 (at, Some(count)) => {
                     if let Some(at) = at {
-                        recall.cache.insert(recall.key.clone(), (at, n(count)));
+                        recall.cache.insert(recall.key, (at, n(count)));
                     }
                     Some(n(count))
                 }
