@@ -31,18 +31,31 @@ async fn choose(client: &Client, selector: &str, path: &str) {
         .unwrap();
 }
 
-/// The `(href, text)` of the download links on the page.
+/// The `(href, text)` of the download links on the page. A page still replacing the one before it (after a
+/// form post) can turn a found link stale: the links are then read again.
 async fn links(client: &Client) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for link in client
-        .find_all(Locator::Css("a.attachment-link"))
-        .await
-        .unwrap()
-    {
-        let href = link.attr("href").await.unwrap().unwrap_or_default();
-        out.push((href, link.text().await.unwrap()));
+    for _ in 0..50 {
+        let mut out = Vec::new();
+        let mut stale = false;
+        for link in client
+            .find_all(Locator::Css("a.attachment-link"))
+            .await
+            .unwrap()
+        {
+            match (link.attr("href").await, link.text().await) {
+                (Ok(href), Ok(text)) => out.push((href.unwrap_or_default(), text)),
+                _ => {
+                    stale = true;
+                    break;
+                }
+            }
+        }
+        if !stale {
+            return out;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    out
+    panic!("the attachment links stayed stale")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
