@@ -591,3 +591,92 @@ async fn requesters_see_their_own_queue(app: &TestApp) {
     }
 }
 db_test!(requesters_see_their_own_queue);
+
+/// Every action on the ticket page is confirmed once on the page it leads back to, and resolving may leave
+/// a note for the requester.
+async fn actions_are_confirmed_and_resolving_leaves_a_note(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let t = app
+        .as_user(&rita)
+        .create_ticket(serde_json::json!({"title": "Scanner"}))
+        .await;
+    let id = t["id"].as_i64().unwrap();
+    let browser = crate::comments_support::login(app, &agent).await;
+    let follow = |resp: &crate::helpers::TestResponse| {
+        let flash = resp
+            .headers
+            .get_all(axum::http::header::SET_COOKIE)
+            .iter()
+            .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string())
+            .find(|c| c.starts_with("flash="))
+            .expect("a confirmation cookie");
+        format!("{}; {flash}", browser.cookies())
+    };
+    let assigned = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[("assigned_to", &agent.id.to_string())],
+        )
+        .await;
+    assert_eq!(location(&assigned), format!("/tickets/{id}/"));
+    let shown = page(app, &format!("/tickets/{id}/"), Some(&follow(&assigned))).await;
+    assert!(
+        shown.text.contains("id=\"flash\">Assigned to you"),
+        "{}",
+        shown.text
+    );
+    assert!(
+        shown
+            .headers
+            .get_all(axum::http::header::SET_COOKIE)
+            .iter()
+            .any(|v| v.to_str().unwrap().contains("flash=; Max-Age=0")),
+        "shown once"
+    );
+    let resolved = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/status/"),
+            &[
+                ("status", "resolved"),
+                (
+                    "note",
+                    "Replaced the <b>cable</b>.\r\nCall if it happens again.",
+                ),
+            ],
+        )
+        .await;
+    let shown = page(app, &format!("/tickets/{id}/"), Some(&follow(&resolved))).await;
+    assert!(
+        shown.text.contains("id=\"flash\">Resolved"),
+        "{}",
+        shown.text
+    );
+    let comments = app
+        .as_user(&rita)
+        .get(&format!("/api/tickets/{id}/comments/"))
+        .await;
+    assert_eq!(
+        comments.json[0]["content"],
+        "<p>Replaced the &lt;b&gt;cable&lt;/b&gt;.<br>Call if it happens again.</p>",
+        "{}",
+        comments.text
+    );
+    assert_eq!(comments.json[0]["comment_type"], "public");
+    let reopened = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/status/"),
+            &[("status", "open")],
+        )
+        .await;
+    let shown = page(app, &format!("/tickets/{id}/"), Some(&follow(&reopened))).await;
+    assert!(
+        shown.text.contains("id=\"flash\">Reopened"),
+        "{}",
+        shown.text
+    );
+}
+db_test!(actions_are_confirmed_and_resolving_leaves_a_note);

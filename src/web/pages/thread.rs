@@ -142,7 +142,7 @@ pub async fn add(
                     _ => field_message(&err, "body"),
                 }),
             };
-            render_ticket(&state, &user, ticket_id, draft, err.status()).await
+            render_ticket(&state, &user, ticket_id, draft, err.status(), None).await
         }
         Err(err) => Err(PageError::App(err)),
     }

@@ -26,8 +26,34 @@ pub async fn change_status(
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
     let status = TicketStatus::parse(form.get("status"))?;
+    let before = tickets::get(&state.db.conn, &user.actor, id).await?.status;
     tickets::change_status(state.write_deps(), &user.actor, id, status).await?;
-    Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
+    // Resolving may leave a note for the requester, as a public comment.
+    let note = form.get("note").trim();
+    if status == TicketStatus::Resolved && !note.is_empty() {
+        let escaped = note
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        let body = format!(
+            "<p>{}</p>",
+            escaped.replace("\r\n", "\n").replace('\n', "<br>")
+        );
+        let input = crate::service::comments::NewComment {
+            body,
+            comment_type: crate::domain::CommentType::Public,
+        };
+        crate::service::comments::create(state.write_deps(), &user.actor, id, input).await?;
+    }
+    let said = match status {
+        TicketStatus::Resolved => "Resolved".to_string(),
+        TicketStatus::Closed => "Closed".to_string(),
+        _ if matches!(before, TicketStatus::Resolved | TicketStatus::Closed) => {
+            "Reopened".to_string()
+        }
+        other => format!("Moved to {}", crate::web::pages::label(other.as_str())),
+    };
+    Ok(super::flash::back(id, &said))
 }
 
 /// A form field as a change: `None` when the form left it out or it equals `current`.
@@ -112,8 +138,17 @@ pub async fn edit(
         ),
         due_date: changed(due, &t.due_date),
     };
-    if !patch.fields().is_empty() {
-        tickets::update(state.write_deps(), &user.actor, id, patch).await?;
+    if patch.fields().is_empty() {
+        return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
     }
-    Ok(Redirect::to(&format!("/tickets/{id}/")).into_response())
+    let to_me = patch.assignee_id == Some(Some(user.actor.id())) && patch.fields().len() == 1;
+    tickets::update(state.write_deps(), &user.actor, id, patch).await?;
+    Ok(super::flash::back(
+        id,
+        if to_me {
+            "Assigned to you"
+        } else {
+            "Changes saved"
+        },
+    ))
 }

@@ -2,6 +2,7 @@
 //! thread and its form); its forms post to `edit`, the edit form's options come from `choices`.
 mod choices;
 pub mod edit;
+mod flash;
 mod history;
 mod sla_badge;
 
@@ -47,6 +48,10 @@ struct Move {
 #[template(path = "ticket.html")]
 struct TicketPage {
     layout: Layout,
+    /// The confirmation of the action that led here.
+    flash: Option<String>,
+    /// Resolving is one of the moves offered.
+    can_resolve: bool,
     id: i32,
     number: String,
     title: String,
@@ -91,6 +96,7 @@ pub async fn render_ticket(
     id: i32,
     draft: CommentDraft,
     status: StatusCode,
+    flash: Option<String>,
 ) -> PageResult<Response> {
     let db = &state.db.conn;
     let actor = &user.actor;
@@ -109,7 +115,7 @@ pub async fn render_ticket(
             .unwrap_or_default()
     };
     // Staying put is allowed by the workflow but is no move worth a button.
-    let moves = rules::allowed_transitions(actor, &t)
+    let moves: Vec<Move> = rules::allowed_transitions(actor, &t)
         .into_iter()
         .filter(|s| *s != t.status)
         .map(|s| Move {
@@ -131,6 +137,8 @@ pub async fn render_ticket(
     }
     let page = TicketPage {
         layout: Layout::for_user(user),
+        flash,
+        can_resolve: moves.iter().any(|m| m.value == "resolved"),
         id: t.id,
         number: t.ticket_number.clone(),
         title: t.title.clone(),
@@ -176,7 +184,22 @@ pub async fn page(
     State(state): State<AppState>,
     Path(id): Path<String>,
     user: PageUser,
+    headers: axum::http::HeaderMap,
 ) -> PageResult<Response> {
     let id = path_id(&id, "ticket")?;
-    render_ticket(&state, &user, id, CommentDraft::default(), StatusCode::OK).await
+    let flash = flash::take(&headers);
+    let shown = flash.is_some();
+    let mut response = render_ticket(
+        &state,
+        &user,
+        id,
+        CommentDraft::default(),
+        StatusCode::OK,
+        flash,
+    )
+    .await?;
+    if shown {
+        flash::clear(&mut response, id);
+    }
+    Ok(response)
 }
