@@ -1,8 +1,8 @@
 //! A sign-in on its way through the provider: the `state`, `nonce` and PKCE verifier it was started with and
 //! where it leads afterwards, kept in the browser that started it as an HttpOnly cookie for ten minutes,
 //! sent only to `/accounts/oidc/`, signed with a key derived from the server secret (so it can be neither
-//! forged nor edited), and cleared by the callback whatever its outcome. Nothing of it is in a URL but the
-//! `state` and the PKCE challenge the provider must see.
+//! forged nor edited), and cleared by the callback whatever its outcome. The PKCE verifier is in no URL; the
+//! provider sees the `state`, the `nonce` and the verifier's challenge, as the protocol wants.
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
