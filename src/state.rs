@@ -58,6 +58,8 @@ pub struct StateInner {
     pub plain_objects: Arc<AtomicU64>,
     /// The last `/readyz` answer, reused for a second.
     pub ready_cache: Arc<crate::http::health::ReadyCache>,
+    /// The OpenID Connect provider of the sign-in page (`DESKGRAPH_OIDC_*`), when one is configured.
+    pub oidc: Option<Arc<crate::auth::oidc::Oidc>>,
 }
 
 impl From<StateInner> for AppState {
@@ -156,6 +158,13 @@ impl AppState {
         let listeners = vec![auth_cache.listener(), sla_policies.listener()];
         let live = LiveBus::start(&db, &config.database_url, listeners).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
+        let oidc = match &config.oidc {
+            Some(settings) => Some(Arc::new(crate::auth::oidc::Oidc::new(
+                settings.clone(),
+                &secret,
+            )?)),
+            None => None,
+        };
         Ok(AppState(Arc::new(StateInner {
             ticket_reads,
             sla_policies,
@@ -166,6 +175,7 @@ impl AppState {
             storage,
             url_key,
             ready_cache: Arc::default(),
+            oidc,
             notifier,
             live,
             db,

@@ -3,6 +3,7 @@
 pub mod cache;
 pub mod jwt;
 pub mod middleware;
+pub mod oidc;
 pub mod password;
 pub mod session;
 pub mod tokens;

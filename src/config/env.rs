@@ -63,7 +63,25 @@ impl Config {
                 bail!("DESKGRAPH_SMTP_URL must start with smtp:// or smtps://");
             }
         }
+        let public_url = match get("DESKGRAPH_PUBLIC_URL") {
+            None => None,
+            Some(raw) => {
+                let parsed = url::Url::parse(raw.trim()).map_err(|e| {
+                    anyhow::anyhow!("DESKGRAPH_PUBLIC_URL must be an http(s) URL: {e}")
+                })?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    bail!("DESKGRAPH_PUBLIC_URL must be an http(s) URL");
+                }
+                Some(raw.trim().trim_end_matches('/').to_string())
+            }
+        };
+        let oidc = oidc::read(
+            &get,
+            boolean(&get, "DESKGRAPH_OIDC_SSO_ONLY", false)?,
+            public_url.as_deref(),
+        )?;
         Ok(Config {
+            oidc,
             webhook_url,
             webhook_secret,
             webhook_allow_private,
@@ -168,18 +186,7 @@ impl Config {
                     5,
                     7 * 24 * 60,
                 )? as u64,
-                public_url: match get("DESKGRAPH_PUBLIC_URL") {
-                    None => None,
-                    Some(raw) => {
-                        let parsed = url::Url::parse(raw.trim()).map_err(|e| {
-                            anyhow::anyhow!("DESKGRAPH_PUBLIC_URL must be an http(s) URL: {e}")
-                        })?;
-                        if !matches!(parsed.scheme(), "http" | "https") {
-                            bail!("DESKGRAPH_PUBLIC_URL must be an http(s) URL");
-                        }
-                        Some(raw.trim().trim_end_matches('/').to_string())
-                    }
-                },
+                public_url: public_url.clone(),
             },
             graphql: GraphqlLimits {
                 max_nodes: number(&get, "DESKGRAPH_GRAPHQL_MAX_NODES", 50_000, 1, 100_000_000)?

@@ -2,11 +2,13 @@
 //! the limits in `limits`, the S3 settings in `s3`, the reading of the environment in `env`.
 mod env;
 mod limits;
+mod oidc;
 mod s3;
 #[cfg(test)]
 mod tests;
 
 pub use limits::{AccountSettings, ConnectionLimits, GraphqlLimits, LoginThrottle};
+pub use oidc::{OidcSettings, CALLBACK_PATH as OIDC_CALLBACK_PATH};
 pub use s3::S3Settings;
 
 /// Log output format.
@@ -95,6 +97,8 @@ pub struct Config {
     pub login_throttle: LoginThrottle,
     /// Passwords and reset links (`DESKGRAPH_PASSWORD_*`, `DESKGRAPH_PUBLIC_URL`).
     pub accounts: AccountSettings,
+    /// Single sign-on with OpenID Connect (`DESKGRAPH_OIDC_*`); `None` when no provider is configured.
+    pub oidc: Option<OidcSettings>,
     /// What one GraphQL request may ask for, and the hourly points budget (`DESKGRAPH_GRAPHQL_*`).
     pub graphql: GraphqlLimits,
     /// `DESKGRAPH_SECURE_COOKIES`: `auto` (default), `true` or `false`.
@@ -168,6 +172,7 @@ impl Config {
             delivery_timeout_ms: 2000,
             login_throttle: LoginThrottle::default(),
             accounts: AccountSettings::default(),
+            oidc: None,
             graphql: GraphqlLimits::default(),
             secure_cookies: SecureCookies::Auto,
             hsts_seconds: 0,

@@ -59,7 +59,7 @@ pub async fn issue_token(
     let session = login(
         &state.db,
         &state.counters,
-        state.config.login_throttle,
+        &state.config,
         &state.jwt,
         attempt,
     )

@@ -3,7 +3,7 @@
 use super::login_throttle;
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::verify_password_async;
-use crate::config::LoginThrottle;
+use crate::config::Config;
 use crate::counters::Counters;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
@@ -39,15 +39,28 @@ pub struct Credentials<'a> {
 
 /// Check a username and password. A wrong pair, an unknown or inactive user is 401 with one message for
 /// all cases, after the same work (one password verification); an account or address with too many recent
-/// failures (`limits`, counted in `counters`) is 429 `RateLimited`, whatever the password.
+/// failures (`config.login_throttle`, counted in `counters`) is 429 `RateLimited`, whatever the password.
+/// In SSO-only mode (`DESKGRAPH_OIDC_SSO_ONLY`) every user name but the break-glass user's is 403 before
+/// any of that.
 pub async fn check_credentials(
     db: &Db,
     counters: &Counters,
-    limits: LoginThrottle,
+    config: &Config,
     credentials: Credentials<'_>,
 ) -> AppResult<user::Model> {
     text::single_line("username", credentials.username)?;
     let username = credentials.username.trim();
+    if let Some(oidc) = config
+        .oidc
+        .as_ref()
+        .filter(|o| !o.password_allowed(username))
+    {
+        return Err(AppError::forbidden(format!(
+            "password sign-in is turned off: sign in with {}",
+            oidc.provider_name
+        )));
+    }
+    let limits = config.login_throttle;
     let user = find_by_username(&db.conn, username)
         .await?
         .filter(|u| u.is_active);
@@ -83,11 +96,11 @@ pub async fn check_credentials(
 pub async fn login(
     db: &Db,
     counters: &Counters,
-    limits: LoginThrottle,
+    config: &Config,
     jwt: &JwtKeys,
     credentials: Credentials<'_>,
 ) -> AppResult<LoginResult> {
-    let user = check_credentials(db, counters, limits, credentials).await?;
+    let user = check_credentials(db, counters, config, credentials).await?;
     let (token, expires_at) = jwt.issue(user.id)?;
     Ok(LoginResult {
         token,

@@ -150,13 +150,7 @@ pub async fn login(
         password: &password,
         client,
     };
-    let user = check_credentials(
-        &state.db,
-        &state.counters,
-        state.config.login_throttle,
-        attempt,
-    )
-    .await?;
+    let user = check_credentials(&state.db, &state.counters, &state.config, attempt).await?;
     let cookies = start_session(&state, &headers, user.id).await?;
     let body = SessionStarted {
         success: true,

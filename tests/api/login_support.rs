@@ -24,7 +24,12 @@ pub enum Outcome {
     Refused,
     /// Locked out (429 / RATE_LIMITED), retry after this many seconds.
     Locked(u64),
+    /// Passwords are turned off for this user (403 / FORBIDDEN): single sign-on only.
+    PasswordsOff,
 }
+
+/// What every door says when passwords are turned off.
+const PASSWORDS_OFF: &str = "password sign-in is turned off";
 
 const LOGIN: &str =
     "mutation($u: String!, $p: String!) { login(input: {username: $u, password: $p}) { token } }";
@@ -118,6 +123,11 @@ pub fn outcome(door: Door, resp: &TestResponse) -> Outcome {
             match ext["code"].as_str() {
                 Some("UNAUTHENTICATED") => Outcome::Refused,
                 Some("RATE_LIMITED") => Outcome::Locked(ext["retryAfter"].as_u64().unwrap()),
+                Some("FORBIDDEN") => {
+                    let message = body["errors"][0]["message"].as_str().unwrap_or("");
+                    assert!(message.contains(PASSWORDS_OFF), "{}", resp.text);
+                    Outcome::PasswordsOff
+                }
                 _ => panic!("unexpected GraphQL answer: {}", resp.text),
             }
         }
@@ -150,6 +160,16 @@ pub fn outcome(door: Door, resp: &TestResponse) -> Outcome {
                 }
                 no_session(resp);
                 Outcome::Refused
+            }
+            StatusCode::FORBIDDEN => {
+                match door {
+                    Door::Rest => assert_eq!(body["code"], "forbidden", "{}", resp.text),
+                    Door::WebJson => assert_eq!(body["success"], false, "{}", resp.text),
+                    _ => {}
+                }
+                assert!(resp.text.contains(PASSWORDS_OFF), "{}", resp.text);
+                no_session(resp);
+                Outcome::PasswordsOff
             }
             StatusCode::OK if door != Door::WebForm => Outcome::SignedIn,
             StatusCode::SEE_OTHER if door == Door::WebForm => {

@@ -77,7 +77,7 @@ impl AccountMutation {
         let result = auth::login(
             &req.state.db,
             &req.state.counters,
-            req.state.config.login_throttle,
+            &req.state.config,
             &req.state.jwt,
             credentials,
         )

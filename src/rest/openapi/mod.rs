@@ -62,7 +62,7 @@ use web::pages;
         pages::admin::groups::rename_group, pages::admin::groups::delete_group,
         pages::admin::groups::add_member, pages::admin::groups::remove_member,
         pages::reset::request_page, pages::reset::request_link, pages::reset::token_page,
-        pages::reset::set_password, pages::home,
+        pages::reset::set_password, pages::home, pages::oidc::start, pages::oidc::callback,
     ),
     components(schemas(
         error_bodies::Error, error_bodies::RateLimitError, error_bodies::RetryDetails,

@@ -1,11 +1,13 @@
 //! Users and groups: creation (CLI and demo), sign-in lookup and the team's user directory; what a
 //! viewer may see of other people lives in `seen`, who notifications reach in `recipients`. Accounts,
-//! groups and passwords as admins and users manage them live in `accounts`, `groups` and `passwords`.
+//! groups and passwords as admins and users manage them live in `accounts`, `groups` and `passwords`;
+//! accounts the OpenID Connect provider vouches for in `sso`.
 pub mod accounts;
 pub mod groups;
 pub mod passwords;
 mod recipients;
 mod seen;
+pub mod sso;
 
 use crate::auth::password::hash_password_async;
 use crate::auth::Actor;

@@ -4,6 +4,7 @@
 use super::{html, Form, Layout, PageResult};
 use crate::auth::session::CSRF_COOKIE;
 use crate::auth::tokens::{constant_time_eq, new_secret};
+use crate::config::OidcSettings;
 use crate::error::AppError;
 use crate::service::auth::{check_credentials, Credentials};
 use crate::state::AppState;
@@ -26,6 +27,10 @@ struct LoginPage {
     username: String,
     next: String,
     error: Option<String>,
+    /// "Sign in with <name>" and where it leads, when a provider is configured.
+    sso: Option<(String, String)>,
+    /// Whether passwords are for the break-glass user alone.
+    sso_only: bool,
 }
 
 /// Query of the sign-in page.
@@ -41,7 +46,7 @@ const HOME: &str = "/tickets/";
 /// [`HOME`]. A path of this site is printable ASCII starting with exactly one `/`, and stays one once
 /// percent-decoded: browsers drop tabs and line breaks from a `Location` (`/\t/evil.example` becomes
 /// `//evil.example`, another site) and read `\` as `/`, so none of them may appear, encoded or not.
-fn safe_next(next: &str) -> String {
+pub(super) fn safe_next(next: &str) -> String {
     let decoded = percent_encoding::percent_decode_str(next).decode_utf8_lossy();
     let local = |path: &str| {
         path.starts_with('/')
@@ -62,8 +67,10 @@ pub(super) fn held_token(headers: &HeaderMap) -> Option<String> {
         .filter(|t| t.len() == 64 && t.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
-/// Render the form with `status`, handing out a CSRF cookie when the browser has none.
-fn render(
+/// Render the form with `status`, handing out a CSRF cookie when the browser has none; with the single
+/// sign-on button when `oidc` is configured.
+pub(super) fn render(
+    oidc: Option<&OidcSettings>,
     headers: &HeaderMap,
     status: StatusCode,
     username: &str,
@@ -71,11 +78,23 @@ fn render(
     error: Option<String>,
 ) -> Response {
     with_form_token(headers, |token| {
+        let next = safe_next(next);
+        let sso = oidc.map(|o| {
+            let query: String = url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("next", &next)
+                .finish();
+            (
+                o.provider_name.clone(),
+                format!("/accounts/oidc/login/?{query}"),
+            )
+        });
         let page = LoginPage {
             layout: Layout::anonymous(token),
             username: username.to_string(),
-            next: safe_next(next),
+            next,
             error,
+            sso,
+            sso_only: oidc.is_some_and(|o| o.sso_only),
         };
         html(status, &page)
     })
@@ -121,7 +140,14 @@ pub async fn page(
     if signed_in(&state, &headers).await?.is_some() {
         return Ok(Redirect::to(&safe_next(&next)).into_response());
     }
-    Ok(render(&headers, StatusCode::OK, "", &next, None))
+    Ok(render(
+        state.config.oidc.as_ref(),
+        &headers,
+        StatusCode::OK,
+        "",
+        &next,
+        None,
+    ))
 }
 
 /// `POST /accounts/login/` from the form: 303 to the queue (or `next`) with the session cookies, or
@@ -138,6 +164,7 @@ pub async fn submit(
     if !form_token_ok(headers, &form) {
         let error = "The form expired or was not sent by this site. Please try again.";
         return render(
+            state.config.oidc.as_ref(),
             headers,
             StatusCode::FORBIDDEN,
             &username,
@@ -148,6 +175,7 @@ pub async fn submit(
     if username.is_empty() || form.get("password").is_empty() {
         let error = "Enter your username and password.";
         return render(
+            state.config.oidc.as_ref(),
             headers,
             StatusCode::BAD_REQUEST,
             &username,
@@ -160,13 +188,7 @@ pub async fn submit(
         password: form.get("password"),
         client,
     };
-    let user = match check_credentials(
-        &state.db,
-        &state.counters,
-        state.config.login_throttle,
-        credentials,
-    )
-    .await
+    let user = match check_credentials(&state.db, &state.counters, &state.config, credentials).await
     {
         Ok(user) => user,
         Err(AppError::RateLimited { retry_after }) => {
@@ -176,7 +198,14 @@ pub async fn submit(
                 if minutes == 1 { "" } else { "s" }
             );
             let status = StatusCode::TOO_MANY_REQUESTS;
-            let mut page = render(headers, status, &username, &next, Some(error));
+            let mut page = render(
+                state.config.oidc.as_ref(),
+                headers,
+                status,
+                &username,
+                &next,
+                Some(error),
+            );
             page.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             return page;
@@ -184,6 +213,7 @@ pub async fn submit(
         Err(err) => {
             let status = err.status();
             return render(
+                state.config.oidc.as_ref(),
                 headers,
                 status,
                 &username,

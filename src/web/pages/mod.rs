@@ -6,6 +6,7 @@ pub mod assets;
 pub mod graphiql;
 pub mod login;
 pub mod new_ticket;
+pub mod oidc;
 pub mod queue;
 pub mod reset;
 pub mod settings;
@@ -87,6 +88,8 @@ pub fn router() -> Router<AppState> {
             "/accounts/password-reset/{token}/",
             get(reset::token_page).post(reset::set_password),
         )
+        .route("/accounts/oidc/login/", get(oidc::start))
+        .route("/accounts/oidc/callback/", get(oidc::callback))
         .route("/static/{file}", get(assets::serve))
         .route("/static/graphiql/{file}", get(assets::serve_graphiql))
 }
