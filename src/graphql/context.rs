@@ -27,6 +27,8 @@ pub struct RequestContext {
     pub page_records: Mutex<PageRecords>,
     /// Where the loaders' batches run: in the request's task while [`Batches::drive`] runs it.
     pub batches: Arc<Batches>,
+    /// Held by the root field resolving now (`query::QueryRoot`): one at a time.
+    pub root_fields: tokio::sync::Mutex<()>,
 }
 
 /// People and projects read with ticket pages ([`super::prefetch::feed_refs`]). Plain
@@ -57,6 +59,7 @@ impl RequestContext {
             visible,
             page_records: Mutex::default(),
             batches,
+            root_fields: tokio::sync::Mutex::new(()),
         }
     }
 
