@@ -19,6 +19,7 @@ mod m20261127_000022_ticket_comment_counts;
 mod m20261127_000023_blob_states;
 mod m20261127_000024_sla_check_chain;
 mod m20261127_000025_outbox_without_event_index;
+mod m20261128_000027_create_idempotency_keys;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -43,6 +44,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000023_blob_states::Migration),
             Box::new(m20261127_000024_sla_check_chain::Migration),
             Box::new(m20261127_000025_outbox_without_event_index::Migration),
+            Box::new(m20261128_000027_create_idempotency_keys::Migration),
         ]
     }
 }

@@ -1,4 +1,5 @@
-//! `deskgraph serve`: HTTP with the outbox worker and the attachment collector alongside, until a signal.
+//! `deskgraph serve`: HTTP with the outbox worker, the attachment collector and the key sweep alongside,
+//! until a signal.
 use crate::state::AppState;
 use anyhow::Context;
 use std::net::SocketAddr;
@@ -6,14 +7,21 @@ use std::net::SocketAddr;
 /// How often each instance collects unused attachment bytes (`service::attachments::collect`).
 const COLLECT_EVERY: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
-/// Serve HTTP, with the outbox worker and the attachment collector alongside, until SIGINT or SIGTERM,
-/// then finish in-flight requests.
+/// How often each instance removes expired idempotency keys (`service::idempotency::sweep`).
+const SWEEP_KEYS_EVERY: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
+/// Serve HTTP, with the outbox worker, the attachment collector and the sweep of expired idempotency keys
+/// alongside, until SIGINT or SIGTERM, then finish in-flight requests.
 pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     let worker = crate::notify::worker::spawn(state.delivery_deps());
     let collector = tokio::spawn(crate::service::attachments::collect_forever(
         state.db.clone(),
         state.storage.clone(),
         COLLECT_EVERY,
+    ));
+    let sweeper = tokio::spawn(crate::service::idempotency::sweep_forever(
+        state.db.clone(),
+        SWEEP_KEYS_EVERY,
     ));
     let limits = state.config.connections;
     let app = crate::app::router(state);
@@ -25,6 +33,7 @@ pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     // Rows it was delivering stay leased and pending; the next start delivers them.
     worker.abort();
     collector.abort();
+    sweeper.abort();
     tracing::info!("deskgraph stopped");
     Ok(())
 }

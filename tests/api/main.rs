@@ -54,6 +54,7 @@ mod graphql_tickets;
 mod graphql_users;
 mod graphql_webhooks;
 mod history_assets;
+mod idempotency;
 mod limits_rate;
 mod limits_request;
 mod login_support;
