@@ -24,12 +24,15 @@ pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
         SWEEP_KEYS_EVERY,
     ));
     let limits = state.config.connections;
+    let request_timeout = std::time::Duration::from_secs(state.config.request_timeout_seconds);
     let app = crate::app::router(state);
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("cannot listen on {bind}"))?;
     tracing::info!("deskgraph listening on http://{}", listener.local_addr()?);
     crate::http::connections::serve(listener, app, limits, shutdown_signal()).await?;
+    // Writes whose clients left run on their own tasks, which no connection waits for.
+    crate::http::admitted::finish(request_timeout).await;
     // Rows it was delivering stay leased and pending; the next start delivers them.
     worker.abort();
     collector.abort();

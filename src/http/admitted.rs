@@ -16,6 +16,49 @@ use axum::extract::Request;
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// Writes running on a task of their own now, their clients gone or not.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+/// Told when the last of them ends.
+static FINISHED: Notify = Notify::const_new();
+
+/// One write counted in [`RUNNING`] while it lives.
+struct Running;
+
+impl Running {
+    fn start() -> Self {
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
+            FINISHED.notify_waiters();
+        }
+    }
+}
+
+/// Wait up to `limit` for the writes still running on their own tasks: at shutdown, after the connections
+/// are done, so that a write whose client left is not cut short by the process ending.
+pub async fn finish(limit: Duration) {
+    let drained = async {
+        loop {
+            let told = FINISHED.notified();
+            if RUNNING.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            told.await;
+        }
+    };
+    if tokio::time::timeout(limit, drained).await.is_err() {
+        tracing::warn!("writes still running at shutdown were cut short");
+    }
+}
 
 /// Run `req` through the rest of the stack with a turn of its viewer's share, and on a task of its own when
 /// it may write.
@@ -35,9 +78,10 @@ pub async fn run(state: &AppState, req: Request, next: Next) -> Response {
         drop(turn);
         return response;
     }
+    let running = Running::start();
     let work = async move {
         let response = next.run(req).await;
-        drop(turn);
+        drop((turn, running));
         response
     };
     let task = tokio::spawn(tracing::Instrument::in_current_span(work));
