@@ -28,6 +28,11 @@ pub struct Turn {
     viewers: Arc<Mutex<HashMap<String, Arc<Semaphore>>>>,
 }
 
+/// The viewer key of a signed-in account (as [`crate::http::ratelimit::viewer`] names it).
+pub fn user_key(id: i32) -> String {
+    format!("user:{id}")
+}
+
 /// Paths outside the share: probes and static files, which never use the database.
 pub fn exempt(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/metrics") || path.starts_with("/static/")

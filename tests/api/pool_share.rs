@@ -2,10 +2,12 @@
 //! sending the most expensive requests they may cannot starve a fifth user's simple reads.
 use crate::db_test;
 use crate::helpers::{assert_error, TestApp, TestResponse, TestUser};
+use crate::subscriptions_support::{serve, WsClient, ARRIVES};
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
 use deskgraph::config::Config;
+use deskgraph::http::viewer_gate::user_key;
 use deskgraph::seed::{seed, SeedOptions};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,7 +32,7 @@ async fn a_viewer_past_its_share_waits_then_gets_429(app: &TestApp) {
     let bob = app.user("bob").await;
     let gate = &app.state.viewer_gate;
     assert_eq!(gate.share(), 1);
-    let held = gate.turn(format!("user:{}", ann.id)).await.unwrap();
+    let held = gate.turn(user_key(ann.id)).await.unwrap();
     let started = Instant::now();
     let refused = app.send(get("/api/tickets/", Some(&ann.token))).await;
     assert!(
@@ -216,3 +218,30 @@ async fn four_agents_cannot_starve_a_fifth_users_reads(app: &TestApp) {
     );
 }
 db_test!(four_agents_cannot_starve_a_fifth_users_reads);
+
+async fn a_query_over_the_socket_takes_a_turn_too(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let url = serve(app.state.clone()).await;
+    let mut client = WsClient::connect(&url, &ann.token).await;
+    let held = app.state.viewer_gate.turn(user_key(ann.id)).await.unwrap();
+    client.send_operation("first", "{ me { username } }").await;
+    let refused = client.receive(ARRIVES).await.expect("an answer").unwrap();
+    assert_eq!(refused["id"], "first", "{refused}");
+    assert_eq!(
+        refused["payload"]["errors"][0]["extensions"]["code"], "RATE_LIMITED",
+        "{refused}"
+    );
+    drop(held);
+    client.send_operation("second", "{ me { username } }").await;
+    loop {
+        let answer = client.receive(ARRIVES).await.expect("an answer").unwrap();
+        if answer["id"] == "second" && answer["type"] == "next" {
+            assert_eq!(
+                answer["payload"]["data"]["me"]["username"], "ann",
+                "{answer}"
+            );
+            break;
+        }
+    }
+}
+db_test!(a_query_over_the_socket_takes_a_turn_too, one_at_a_time);

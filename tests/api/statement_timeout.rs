@@ -231,3 +231,31 @@ async fn postgres_a_connection_given_back_inside_a_transaction_is_not_pooled() {
     db.conn.close().await.unwrap();
     app.cleanup().await;
 }
+
+/// A query's root fields whose turn comes after the request's time limit fail with the timeout instead of
+/// reading on (a POST runs on after its client left).
+async fn root_fields_past_the_time_limit_do_not_start(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let (state, _) = app
+        .second_instance_with(|c| c.request_timeout_seconds = 0)
+        .await;
+    let schema = deskgraph::graphql::build_schema(state.clone());
+    let actor = std::sync::Arc::new(app.actor(&ann).await);
+    let ctx = deskgraph::graphql::context::RequestContext::new(
+        state,
+        deskgraph::auth::middleware::Auth::Actor(actor),
+    );
+    let request =
+        async_graphql::Request::new("{ a: me { username } b: me { username } }").data(ctx);
+    let answer = serde_json::to_value(schema.execute(request).await).unwrap();
+    let errors = answer["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{answer}");
+    for error in errors {
+        assert_eq!(error["extensions"]["code"], "INTERNAL", "{answer}");
+        assert_eq!(
+            error["message"],
+            "the request took too long and was abandoned"
+        );
+    }
+}
+db_test!(root_fields_past_the_time_limit_do_not_start);

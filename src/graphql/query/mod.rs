@@ -9,6 +9,7 @@ pub mod tickets;
 pub mod viewer;
 pub mod webhooks;
 
+use crate::error::AppError;
 use crate::graphql::context::RequestContext;
 use async_graphql::registry::Registry;
 use async_graphql::{
@@ -23,6 +24,10 @@ use std::borrow::Cow;
 /// connection: forty-nine aliased counts in one request would hold forty-nine connections, whatever share
 /// of the pool its viewer is held to (`crate::http::viewer_gate`). In turn, one request uses one connection
 /// at a time. The selections under one root field still resolve together, batched by the loaders.
+///
+/// A root field whose turn comes after the request's time limit fails with the timeout instead of starting:
+/// a query sent with POST runs on after its client left (`crate::http::admitted`), and must not read on
+/// for much longer than a request may take.
 #[derive(Default)]
 pub struct QueryRoot(QueryFields);
 
@@ -48,7 +53,14 @@ impl ContainerType for QueryRoot {
     async fn resolve_field(&self, ctx: &Context<'_>) -> ServerResult<Option<Value>> {
         // Held while the field and everything under it resolves: `resolve_field` returns its whole value.
         let _turn = match ctx.data_opt::<RequestContext>() {
-            Some(req) => Some(req.root_fields.lock().await),
+            Some(req) => {
+                let turn = req.root_fields.lock().await;
+                if req.past_deadline() {
+                    let late = async_graphql::Error::from(AppError::Timeout);
+                    return Err(late.into_server_error(ctx.item.pos));
+                }
+                Some(turn)
+            }
             None => None,
         };
         self.0.resolve_field(ctx).await
