@@ -47,9 +47,8 @@ impl Db {
     }
 
     /// [`Db::connect_with`], for serving (`DESKGRAPH_STATEMENT_TIMEOUT_MS`): a request that cannot get a
-    /// connection within `acquire_timeout`
-    /// (the pool is busy, or the server is down or restarting) fails with 503 `unavailable` instead of
-    /// waiting out the request timeout.
+    /// connection within `acquire_timeout` (the pool is busy, or the server is down or restarting) fails
+    /// with 503 `unavailable` instead of waiting out the request timeout.
     pub async fn connect_serving(
         url: &str,
         pool_size: u32,
