@@ -31,7 +31,7 @@ pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {bind}"))?;
     tracing::info!("deskgraph listening on http://{}", listener.local_addr()?);
     crate::http::connections::serve(listener, app, limits, shutdown_signal()).await?;
-    // Writes whose clients left run on their own tasks, which no connection waits for.
+    // Writes whose clients left moved to tasks of their own, which no connection waits for.
     crate::http::admitted::finish(request_timeout).await;
     // Rows it was delivering stay leased and pending; the next start delivers them.
     worker.abort();

@@ -1,26 +1,33 @@
 //! How a request past the front checks runs: with a turn of its viewer's share of the database
 //! ([`viewer_gate`]), and, when it may write, to its end whatever its client does.
 //!
-//! A write (POST, PUT, PATCH, DELETE: every GraphQL mutation comes as a POST) runs on a task of its own,
-//! which owns the handler's future and the viewer's turn. The connection's future only waits for that
-//! task: a client that closes its socket, or the request timeout, drops the wait, not the write, which
-//! goes on to its commit or rollback. Dropped halfway, a write's future would leave a transaction to the
+//! A write (POST, PUT, PATCH, DELETE: every GraphQL mutation comes as a POST) runs in its connection's task
+//! as any request does, but if that task drops it (a client that closes its socket, or the request timeout)
+//! the write's future, with the viewer's turn, moves to a task of its own and goes on to its commit or
+//! rollback ([`RunsToEnd`]). Dropped halfway, a write's future would leave a transaction to the
 //! connection's clean-up, and a `BEGIN` dropped while under way can leave one open on a pooled connection
 //! (see `crate::db`). Each of its statements stays bounded by the statement timeout. Reads are dropped with
 //! their client: they hold no transaction, and their connection goes back to the pool at once.
+//!
+//! Not spawned up front: a task of its own for every write costs a spawn, and, for an upload, the body's
+//! pieces would be read on one thread and freed on another (the allocator then kept several times the
+//! memory an upload takes).
 use super::errors::error_response;
 use super::{ratelimit, viewer_gate};
-use crate::error::AppError;
 use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
-/// Writes running on a task of their own now, their clients gone or not.
+/// Writes under way, their clients gone or not.
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
 /// Told when the last of them ends.
 static FINISHED: Notify = Notify::const_new();
@@ -43,8 +50,8 @@ impl Drop for Running {
     }
 }
 
-/// Wait up to `limit` for the writes still running on their own tasks: at shutdown, after the connections
-/// are done, so that a write whose client left is not cut short by the process ending.
+/// Wait up to `limit` for the writes still under way: at shutdown, after the connections are done (what is
+/// left then runs on its own task, its client gone), so that it is not cut short by the process ending.
 pub async fn finish(limit: Duration) {
     let drained = async {
         loop {
@@ -60,8 +67,7 @@ pub async fn finish(limit: Duration) {
     }
 }
 
-/// Run `req` through the rest of the stack with a turn of its viewer's share, and on a task of its own when
-/// it may write.
+/// Run `req` through the rest of the stack with a turn of its viewer's share; a write runs to its end.
 pub async fn run(state: &AppState, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     let turn = if viewer_gate::exempt(&path) {
@@ -84,15 +90,42 @@ pub async fn run(state: &AppState, req: Request, next: Next) -> Response {
         drop((turn, running));
         response
     };
-    let task = tokio::spawn(tracing::Instrument::in_current_span(work));
-    match task.await {
-        Ok(response) => response,
-        Err(err) if err.is_panic() => error_response(
-            &path,
-            AppError::internal(anyhow::anyhow!("the request's handler panicked")),
-        ),
-        // Only when the runtime shuts down under it.
-        Err(err) => error_response(&path, AppError::Unavailable(err.into())),
+    RunsToEnd(Some(Box::pin(work.in_current_span()))).await
+}
+
+/// A write's future: polled where it is awaited; dropped before it is done, handed to a task of its own to
+/// finish.
+struct RunsToEnd<F: Future<Output = Response> + Send + 'static>(Option<Pin<Box<F>>>);
+
+impl<F: Future<Output = Response> + Send + 'static> Future for RunsToEnd<F> {
+    type Output = Response;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        let Some(work) = self.0.as_mut() else {
+            return Poll::Pending;
+        };
+        let answer = work.as_mut().poll(cx);
+        if answer.is_ready() {
+            self.0 = None;
+        }
+        answer
+    }
+}
+
+impl<F: Future<Output = Response> + Send + 'static> Drop for RunsToEnd<F> {
+    fn drop(&mut self) {
+        let Some(work) = self.0.take() else {
+            return;
+        };
+        // A future whose poll panicked is not polled again; without a runtime the process is ending.
+        if std::thread::panicking() {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                drop(work.await);
+            });
+        }
     }
 }
 
