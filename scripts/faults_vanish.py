@@ -27,7 +27,7 @@ CREATES = 10_000 if QUICK else 50_000
 # Few enough that most creates are under way, not still queued, when their client leaves.
 THREADS = 8
 # How long the service may take, after the last client left, to finish what it had admitted.
-SETTLE_SECONDS = 15
+SETTLE_SECONDS = 45
 # What in the server log would show a connection handed on inside a transaction it did not start.
 TRANSACTION_TROUBLE = ("transaction in progress", "current transaction is aborted",
                        "idle-in-transaction", "transaction timeout")
@@ -76,21 +76,25 @@ def _vanishing_creates(server, count):
 
 
 def _settle(cluster):
-    """Wait until no statement of the service runs; returns the backends idle in a transaction then."""
+    """Wait until the service has finished what it admitted (the ticket count holds still for two seconds);
+    returns the backends then idle in a transaction for over a second (a live transaction never pauses that
+    long between statements; a stale one stays so until its connection is next used)."""
     deadline = time.time() + SETTLE_SECONDS
-    while True:
-        active = int(_psql(cluster, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'postgres' "
-                                    "AND state = 'active' AND pid <> pg_backend_pid()"))
-        if active == 0 or time.time() > deadline:
+    last, still_since = None, time.time()
+    while time.time() < deadline:
+        count = _psql(cluster, "SELECT count(*) FROM tickets")
+        if count != last:
+            last, still_since = count, time.time()
+        elif time.time() - still_since >= 2:
             break
         time.sleep(0.2)
-    # A stale transaction stays open until its connection is next borrowed: look a few times.
     stale = []
     for _ in range(5):
         rows = _psql(cluster, "SELECT pid, state, left(query, 60) FROM pg_stat_activity "
-                              "WHERE datname = 'postgres' AND state LIKE 'idle in transaction%'")
+                              "WHERE datname = 'postgres' AND state LIKE 'idle in transaction%' "
+                              "AND state_change < now() - interval '1 second'")
         stale.extend(line for line in rows.splitlines() if line)
-        time.sleep(0.2)
+        time.sleep(0.3)
     return stale
 
 
