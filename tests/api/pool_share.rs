@@ -183,7 +183,10 @@ async fn four_agents_cannot_starve_a_fifth_users_reads(app: &TestApp) {
                     let status = response.status();
                     let _ = http_body_util::BodyExt::collect(response.into_body()).await;
                     match status {
-                        StatusCode::OK => served.fetch_add(1, Ordering::Relaxed),
+                        // A statement past the statement timeout stops its request: also an answer.
+                        StatusCode::OK | StatusCode::SERVICE_UNAVAILABLE => {
+                            served.fetch_add(1, Ordering::Relaxed)
+                        }
                         StatusCode::TOO_MANY_REQUESTS => refused.fetch_add(1, Ordering::Relaxed),
                         other => panic!("a heavy request answered {other}"),
                     };
