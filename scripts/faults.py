@@ -21,13 +21,16 @@ Scenarios (each bounded in time, each on its own database and random port):
   postgres   a private PostgreSQL cluster is killed under write load and started again: 503 while it is
              down, recovery without a restart, nothing acknowledged lost, every create's webhook
              delivered at least once (scripts/faults_postgres.py)
+  vanish     10,000 creates whose clients close the socket 0-6 ms after sending, on a private PostgreSQL
+             cluster: no connection left idle in a transaction, no transaction warning in the server's
+             log, every committed ticket with its audit record and outbox row (scripts/faults_vanish.py)
   instances  two instances on one PostgreSQL database, one killed with SIGKILL under write load: nothing
              acknowledged lost, numbers gapless, every create's webhook delivered at least once
   soak       mixed reads and writes for FAULTS_SOAK_SECONDS (default 60), RSS sampled
 
 Only the Python standard library; the binary is FAULTS_BIN (scripts/faults.sh builds the release one). The
 scenarios live in faults_delivery, faults_files, faults_resources, faults_stores, faults_postgres,
-faults_instances and faults_documents_hostile; the shared pieces in faults_common.
+faults_documents_hostile, faults_vanish and faults_instances; the shared pieces in faults_common.
 """
 import signal
 import sys
@@ -40,6 +43,7 @@ import faults_instances
 import faults_postgres
 import faults_resources
 import faults_stores
+import faults_vanish
 
 SCENARIOS = {
     "webhook": (faults_delivery.scenario_webhook, 60),
@@ -51,10 +55,12 @@ SCENARIOS = {
     "sqlite": (faults_stores.scenario_sqlite, 90),
     "redis": (faults_stores.scenario_redis, 120),
     "postgres": (faults_postgres.scenario_postgres, 150),
+    "vanish": (faults_vanish.scenario_vanish, 150),
     "instances": (faults_instances.scenario_instances, 150),
     "soak": (faults_resources.scenario_soak, None),
 }
-QUICK_SET = ["webhook", "slow", "documents", "hostile", "logins", "upload", "sqlite", "redis", "postgres", "instances"]
+QUICK_SET = ["webhook", "slow", "documents", "hostile", "logins", "upload", "sqlite", "redis", "postgres",
+             "vanish", "instances"]
 
 
 def main(names):

@@ -1,4 +1,5 @@
 //! Connecting to SQLite or PostgreSQL, migrating, write transactions and statement counting.
+mod checkin;
 pub mod generation;
 pub mod listen;
 
@@ -34,8 +35,9 @@ impl Db {
         Db::connect_with(url, pool_size, None).await
     }
 
-    /// [`Db::connect`], with PostgreSQL stopping any statement that runs longer than `statement_timeout`
-    /// (the request timeout, when serving: a request given up on does not leave its statement running).
+    /// [`Db::connect`], stopping any statement that runs longer than `statement_timeout`: PostgreSQL's
+    /// `statement_timeout`, and on SQLite an interrupt once one use of a connection has run that long
+    /// (`checkin`). Such a pool also closes a PostgreSQL connection given back inside a transaction.
     pub async fn connect_with(
         url: &str,
         pool_size: u32,
@@ -44,9 +46,9 @@ impl Db {
         Db::open(url, pool_size, statement_timeout, DEFAULT_ACQUIRE_TIMEOUT).await
     }
 
-    /// [`Db::connect_with`], for serving: a request that cannot get a connection within `acquire_timeout`
-    /// (the pool is busy, or the server is down or restarting) fails with 503 `unavailable` instead of
-    /// waiting out the request timeout.
+    /// [`Db::connect_with`], for serving (`DESKGRAPH_STATEMENT_TIMEOUT_MS`): a request that cannot get a
+    /// connection within `acquire_timeout` (the pool is busy, or the server is down or restarting) fails
+    /// with 503 `unavailable` instead of waiting out the request timeout.
     pub async fn connect_serving(
         url: &str,
         pool_size: u32,
@@ -62,6 +64,7 @@ impl Db {
         statement_timeout: Option<Duration>,
         acquire_timeout: Duration,
     ) -> anyhow::Result<Self> {
+        let limit = statement_timeout;
         let statement_timeout = statement_timeout.map(|t| format!("{}ms", t.as_millis()));
         let mut options = ConnectOptions::new(url.to_string());
         options
@@ -91,6 +94,19 @@ impl Db {
                     .busy_timeout(Duration::from_secs(30))
                     .foreign_keys(true)
             });
+        if let Some(limit) = limit {
+            options
+                .map_sqlx_postgres_pool_opts(|opts| {
+                    opts.after_release(checkin::pg_outside_transaction)
+                })
+                .map_sqlx_sqlite_pool_opts(move |opts| {
+                    opts.after_connect(move |conn, _| checkin::sqlite_rearm(conn, limit))
+                        .after_release(move |conn, _| {
+                            let rearm = checkin::sqlite_rearm(conn, limit);
+                            Box::pin(async move { rearm.await.map(|()| true) })
+                        })
+                });
+        }
         let mut conn = Database::connect(options).await?;
         let statements = Arc::new(AtomicU64::new(0));
         let counter = statements.clone();

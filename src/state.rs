@@ -60,6 +60,8 @@ pub struct StateInner {
     pub ready_cache: Arc<crate::http::health::ReadyCache>,
     /// The OpenID Connect provider of the sign-in page (`DESKGRAPH_OIDC_*`), when one is configured.
     pub oidc: Option<Arc<crate::auth::oidc::Oidc>>,
+    /// Each viewer's share of the database pool (`DESKGRAPH_VIEWER_*`).
+    pub viewer_gate: Arc<crate::http::viewer_gate::ViewerGate>,
 }
 
 impl From<StateInner> for AppState {
@@ -112,15 +114,15 @@ impl AppState {
         Self::from_db(db, config).await
     }
 
-    /// [`AppState::init`] for serving requests: migrate, then connect again with PostgreSQL's
-    /// `statement_timeout` at the request timeout (migrations and the other commands run without one).
+    /// [`AppState::init`] for serving requests: migrate, then connect again with the statement timeout
+    /// (`DESKGRAPH_STATEMENT_TIMEOUT_MS`; migrations and the other commands run without one).
     pub async fn init_serving(config: Config) -> anyhow::Result<Self> {
         {
             let db = Db::connect(&config.database_url, 1).await?;
             db.migrate().await?;
             db.conn.clone().close().await?;
         }
-        let timeout = std::time::Duration::from_secs(config.request_timeout_seconds);
+        let timeout = std::time::Duration::from_millis(config.statement_timeout_ms);
         let acquire = std::time::Duration::from_millis(config.db_acquire_timeout_ms);
         let db = Db::connect_serving(&config.database_url, config.db_pool_size, timeout, acquire)
             .await?;
@@ -165,7 +167,12 @@ impl AppState {
             )?)),
             None => None,
         };
+        let viewer_gate = Arc::new(crate::http::viewer_gate::ViewerGate::new(
+            config.viewer.concurrency_for(config.db_pool_size),
+            std::time::Duration::from_millis(config.viewer.queue_ms),
+        ));
         Ok(AppState(Arc::new(StateInner {
+            viewer_gate,
             ticket_reads,
             sla_policies,
             auth_cache,

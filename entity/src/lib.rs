@@ -10,6 +10,7 @@ pub mod comment;
 pub mod comment_edit;
 pub mod counter;
 pub mod group;
+pub mod idempotency_key;
 pub mod outbox;
 pub mod password_reset;
 pub mod project;

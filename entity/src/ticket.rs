@@ -1,9 +1,11 @@
 //! A ticket: a request or incident raised by a requester.
 use crate::values::{Priority, TicketStatus};
 use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
 
+/// Serialisable so that the first answer to an idempotent create can be kept (`idempotency_key`).
 #[allow(missing_docs)]
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
 #[sea_orm(table_name = "tickets")]
 pub struct Model {
     #[sea_orm(primary_key)]

@@ -21,6 +21,7 @@ mod m20261127_000024_sla_check_chain;
 mod m20261127_000025_outbox_without_event_index;
 mod m20261128_000026_comment_public_edit_count;
 mod m20261128_000027_accounts;
+mod m20261128_000028_create_idempotency_keys;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -47,6 +48,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000025_outbox_without_event_index::Migration),
             Box::new(m20261128_000026_comment_public_edit_count::Migration),
             Box::new(m20261128_000027_accounts::Migration),
+            Box::new(m20261128_000028_create_idempotency_keys::Migration),
         ]
     }
 }

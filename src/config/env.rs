@@ -109,6 +109,17 @@ impl Config {
                 100,
                 600_000,
             )? as u64,
+            statement_timeout_ms: number(
+                &get,
+                "DESKGRAPH_STATEMENT_TIMEOUT_MS",
+                5000,
+                10,
+                3_600_000,
+            )? as u64,
+            viewer: ViewerLimits {
+                concurrency: number(&get, "DESKGRAPH_VIEWER_CONCURRENCY", 0, 0, 100_000)? as u32,
+                queue_ms: number(&get, "DESKGRAPH_VIEWER_QUEUE_MS", 1000, 0, 60_000)? as u64,
+            },
             session_ttl_hours: number(&get, "DESKGRAPH_SESSION_TTL_HOURS", 336, 1, 24 * 365)?,
             rate_limit_authenticated: number(
                 &get,

@@ -1,4 +1,4 @@
-//! Limits on connections, logins and GraphQL operations.
+//! Limits on connections, logins, GraphQL operations and each viewer's share of the database.
 
 /// How long a connection may take over a request header or sit idle, and how many may be open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,5 +116,37 @@ impl Default for GraphqlLimits {
             max_selections: 10_000,
             trusted_documents: None,
         }
+    }
+}
+
+/// Each viewer's share of the database pool (see `crate::http::viewer_gate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewerLimits {
+    /// `DESKGRAPH_VIEWER_CONCURRENCY`: requests of one account (or one anonymous client address) that may use
+    /// the database at once; unset or 0, a quarter of the pool (at least 1).
+    pub concurrency: u32,
+    /// `DESKGRAPH_VIEWER_QUEUE_MS` (default 1000): how long a request past that share waits for a turn before
+    /// it is refused with 429.
+    pub queue_ms: u64,
+}
+
+impl Default for ViewerLimits {
+    fn default() -> Self {
+        ViewerLimits {
+            concurrency: 0,
+            queue_ms: 1000,
+        }
+    }
+}
+
+impl ViewerLimits {
+    /// Requests of one viewer allowed at once over a pool of `pool_size` connections.
+    pub fn concurrency_for(&self, pool_size: u32) -> usize {
+        let share = if self.concurrency == 0 {
+            pool_size / 4
+        } else {
+            self.concurrency
+        };
+        share.max(1) as usize
     }
 }

@@ -7,7 +7,9 @@ mod s3;
 #[cfg(test)]
 mod tests;
 
-pub use limits::{AccountSettings, ConnectionLimits, GraphqlLimits, LoginThrottle};
+pub use limits::{
+    AccountSettings, ConnectionLimits, GraphqlLimits, LoginThrottle, ViewerLimits,
+};
 pub use oidc::{OidcSettings, CALLBACK_PATH as OIDC_CALLBACK_PATH};
 pub use s3::S3Settings;
 
@@ -38,6 +40,13 @@ pub struct Config {
     /// `DESKGRAPH_DB_ACQUIRE_TIMEOUT_MS`: longest a request waits for a database connection before it answers
     /// 503 `unavailable` (default 5000): a busy pool, or a database that is down or restarting.
     pub db_acquire_timeout_ms: u64,
+    /// `DESKGRAPH_STATEMENT_TIMEOUT_MS`: longest one statement may run while serving (default 5000; on SQLite,
+    /// one use of a pooled connection): PostgreSQL's `statement_timeout`, an interrupt on SQLite. Past it the
+    /// request answers 503 `timeout`. Commands (`migrate`, `seed`, …) run without it.
+    pub statement_timeout_ms: u64,
+    /// How many requests of one viewer may use the database at once, and how long more wait for a turn
+    /// (`DESKGRAPH_VIEWER_*`).
+    pub viewer: ViewerLimits,
     /// `DESKGRAPH_SESSION_TTL_HOURS`: lifetime of web sessions (default 336, two weeks).
     pub session_ttl_hours: i64,
     /// `DESKGRAPH_RATE_LIMIT_AUTHENTICATED`: requests per hour per user (default 1000).
@@ -146,6 +155,8 @@ impl Config {
             log_format: LogFormat::Text,
             db_pool_size: 5,
             db_acquire_timeout_ms: 5000,
+            statement_timeout_ms: 5000,
+            viewer: ViewerLimits::default(),
             session_ttl_hours: 336,
             rate_limit_authenticated: 1000,
             rate_limit_anonymous: 100,

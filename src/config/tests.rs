@@ -64,5 +64,29 @@ fn defaults() -> anyhow::Result<()> {
     assert_eq!(config.login_throttle, LoginThrottle::default());
     assert_eq!(config.secure_cookies, SecureCookies::Auto);
     assert_eq!(config.hsts_seconds, 0);
+    assert_eq!(config.statement_timeout_ms, 5000);
+    assert_eq!(config.viewer, ViewerLimits::default());
+    Ok(())
+}
+
+#[test]
+fn a_viewers_share_is_a_quarter_of_the_pool_unless_set() -> anyhow::Result<()> {
+    let share = |pairs: &[(&str, &str)]| -> anyhow::Result<usize> {
+        let vars: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let config = Config::from_map(&vars)?;
+        Ok(config.viewer.concurrency_for(config.db_pool_size))
+    };
+    assert_eq!(share(&[])?, 2);
+    assert_eq!(share(&[("DESKGRAPH_DB_POOL_SIZE", "40")])?, 10);
+    assert_eq!(share(&[("DESKGRAPH_DB_POOL_SIZE", "3")])?, 1);
+    assert_eq!(share(&[("DESKGRAPH_VIEWER_CONCURRENCY", "3")])?, 3);
+    let bad = Config::from_map(&HashMap::from([(
+        "DESKGRAPH_STATEMENT_TIMEOUT_MS".to_string(),
+        "0".to_string(),
+    )]));
+    assert!(bad.is_err_and(|e| e.to_string().contains("DESKGRAPH_STATEMENT_TIMEOUT_MS")));
     Ok(())
 }

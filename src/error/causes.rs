@@ -13,11 +13,47 @@ impl From<crate::domain::UnknownValue> for AppError {
 
 impl From<DbErr> for AppError {
     fn from(err: DbErr) -> Self {
-        if storage_refuses(&err) {
+        if statement_stopped(&err) {
+            AppError::Timeout
+        } else if storage_refuses(&err) {
             AppError::Unavailable(err.into())
         } else {
             AppError::Internal(err.into())
         }
+    }
+}
+
+/// The database error behind `err`, if it is one.
+fn database_error(err: &DbErr) -> Option<&dyn sea_orm::sqlx::error::DatabaseError> {
+    let (DbErr::Exec(RuntimeErr::SqlxError(e))
+    | DbErr::Query(RuntimeErr::SqlxError(e))
+    | DbErr::Conn(RuntimeErr::SqlxError(e))) = err
+    else {
+        return None;
+    };
+    match e.as_ref() {
+        sea_orm::sqlx::Error::Database(db) => Some(db.as_ref()),
+        _ => None,
+    }
+}
+
+/// Whether the database stopped a statement that ran past the statement timeout
+/// (`DESKGRAPH_STATEMENT_TIMEOUT_MS`): PostgreSQL's 57014 (`query_canceled`), SQLite's `SQLITE_INTERRUPT`
+/// (9), which its progress handler raises (`crate::db`). The request answers 503 `timeout`.
+fn statement_stopped(err: &DbErr) -> bool {
+    let Some(db) = database_error(err) else {
+        return false;
+    };
+    let Some(code) = db.code() else {
+        return false;
+    };
+    if db
+        .try_downcast_ref::<sea_orm::sqlx::sqlite::SqliteError>()
+        .is_some()
+    {
+        code.parse::<i64>().is_ok_and(|n| n & 0xff == 9)
+    } else {
+        code == "57014"
     }
 }
 

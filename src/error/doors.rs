@@ -76,7 +76,7 @@ impl AppError {
     /// before a document runs: `{"errors": [{message, extensions: {code}}]}`.
     pub fn into_graphql_response(self) -> Response {
         let mut extensions = json!({ "code": self.graphql_code() });
-        if let AppError::RateLimited { retry_after } = &self {
+        if let AppError::RateLimited { retry_after } | AppError::Busy { retry_after } = &self {
             extensions["retryAfter"] = json!(retry_after);
         }
         let body = graphql_error_body(&self.public_message(), extensions);
@@ -93,7 +93,7 @@ impl AppError {
                 .extensions_mut()
                 .insert(LoggedCause(format!("{cause:#}")));
         }
-        if let AppError::RateLimited { retry_after } = self {
+        if let AppError::RateLimited { retry_after } | AppError::Busy { retry_after } = self {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,
                 axum::http::HeaderValue::from(*retry_after),
@@ -135,7 +135,7 @@ impl From<AppError> for async_graphql::Error {
                     ext.set("details", v);
                 }
             }
-            if let AppError::RateLimited { retry_after } = &err {
+            if let AppError::RateLimited { retry_after } | AppError::Busy { retry_after } = &err {
                 ext.set("retryAfter", *retry_after);
             }
         });

@@ -65,7 +65,13 @@ pub enum AppError {
         /// Seconds until the window resets.
         retry_after: u64,
     },
-    /// Anything else; the cause is logged, the client sees a generic message.
+    /// Too many of the viewer's requests are using the database at once (`crate::http::viewer_gate`): 429
+    /// `rate_limited`, retry after this many seconds.
+    #[error("too many of your requests are running at once; retry in a moment")]
+    Busy {
+        /// Seconds to wait before retrying.
+        retry_after: u64,
+    },
     /// The path exists but not with this method (405).
     #[error("{0}")]
     MethodNotAllowed(String),
@@ -76,6 +82,7 @@ pub enum AppError {
     /// Nothing of the request was stored; the cause is logged.
     #[error("the service cannot store changes right now; try again later")]
     Unavailable(#[source] anyhow::Error),
+    /// Anything else; the cause is logged, the client sees a generic message.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
@@ -146,7 +153,7 @@ impl AppError {
             }
             AppError::Conflict { .. } => StatusCode::CONFLICT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::RateLimited { .. } | AppError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Timeout | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -163,7 +170,7 @@ impl AppError {
             AppError::InvalidTransition { .. } => "invalid_transition",
             AppError::Conflict { .. } => "conflict",
             AppError::PayloadTooLarge(_) => "payload_too_large",
-            AppError::RateLimited { .. } => "rate_limited",
+            AppError::RateLimited { .. } | AppError::Busy { .. } => "rate_limited",
             AppError::Timeout => "timeout",
             AppError::Unavailable(_) => "unavailable",
             AppError::MethodNotAllowed(_) => "method_not_allowed",
@@ -182,7 +189,7 @@ impl AppError {
             | AppError::PayloadTooLarge(_)
             | AppError::MethodNotAllowed(_) => "BAD_USER_INPUT",
             AppError::InvalidTransition { .. } => "INVALID_TRANSITION",
-            AppError::RateLimited { .. } => "RATE_LIMITED",
+            AppError::RateLimited { .. } | AppError::Busy { .. } => "RATE_LIMITED",
             AppError::Timeout | AppError::Unavailable(_) | AppError::Internal(_) => "INTERNAL",
         }
     }
@@ -199,7 +206,9 @@ impl AppError {
             | AppError::Conflict { fields, .. }
             | AppError::Forbidden { fields, .. } => fields_json(fields),
             AppError::InvalidTransition { allowed, .. } => json!({ "allowed": allowed }),
-            AppError::RateLimited { retry_after } => json!({ "retry_after": retry_after }),
+            AppError::RateLimited { retry_after } | AppError::Busy { retry_after } => {
+                json!({ "retry_after": retry_after })
+            }
             _ => Value::Object(Map::new()),
         }
     }

@@ -31,6 +31,10 @@ pub struct RequestContext {
     pub page_records: Mutex<PageRecords>,
     /// Where the loaders' batches run: in the request's task while [`Batches::drive`] runs it.
     pub batches: Arc<Batches>,
+    /// Held by the root field resolving now (`query::QueryRoot`): one at a time.
+    pub root_fields: tokio::sync::Mutex<()>,
+    /// When the request's time limit (`DESKGRAPH_REQUEST_TIMEOUT_SECONDS`) runs out.
+    deadline: std::time::Instant,
 }
 
 /// People and projects read with ticket pages ([`super::prefetch::feed_refs`]). Plain
@@ -54,6 +58,8 @@ impl RequestContext {
             ViewerLoader::new(state.db.conn.clone(), auth.actor()),
             Cache::new(),
         );
+        let deadline = std::time::Instant::now()
+            + std::time::Duration::from_secs(state.config.request_timeout_seconds);
         RequestContext {
             state,
             auth,
@@ -61,7 +67,14 @@ impl RequestContext {
             visible,
             page_records: Mutex::default(),
             batches,
+            root_fields: tokio::sync::Mutex::new(()),
+            deadline,
         }
+    }
+
+    /// Whether the request's time limit has run out.
+    pub fn past_deadline(&self) -> bool {
+        std::time::Instant::now() >= self.deadline
     }
 
     /// The actor, or UNAUTHENTICATED.

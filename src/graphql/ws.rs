@@ -10,13 +10,16 @@
 //! working on an open connection as it does over HTTP.
 use super::batches::Batches;
 use super::context::RequestContext;
+use super::http::operation_type;
 use super::limits::Checked;
 use crate::auth::authenticate_bearer;
 use crate::auth::middleware::Auth;
 use crate::error::AppError;
+use crate::http::viewer_gate;
 use crate::state::AppState;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
+use async_graphql::parser::types::OperationType;
 use async_graphql::{Data, Executor, Request, Response, ServerError};
 use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
 use axum::extract::{Extension, State, WebSocketUpgrade};
@@ -83,9 +86,12 @@ struct Connection {
 }
 
 impl Connection {
-    /// `request` with this moment's viewer and the connection's credential, or why there is none; and
-    /// where that viewer's loaders run their batches.
-    async fn signed_in(&self, request: Request) -> Result<(Request, Arc<Batches>), ServerError> {
+    /// `request` with this moment's viewer and the connection's credential, or why there is none; where
+    /// that viewer's loaders run their batches; and the viewer's id.
+    async fn signed_in(
+        &self,
+        request: Request,
+    ) -> Result<(Request, Arc<Batches>, i32), ServerError> {
         let token = self.credential.get().cloned().ok_or_else(|| {
             unauthenticated(AppError::Unauthenticated(
                 "connection not initialised".into(),
@@ -99,13 +105,14 @@ impl Connection {
         )
         .await
         .map_err(unauthenticated)?;
+        let id = actor.id();
         let ctx = RequestContext::new(self.state.clone(), Auth::Actor(actor));
         let batches = ctx.batches.clone();
-        Ok((request.data(ctx).data(Credential(token)), batches))
+        Ok((request.data(ctx).data(Credential(token)), batches, id))
     }
 }
 
-/// A request-level error carrying the error's code.
+/// A request-level error carrying the error's code (no credentials, or no turn of the viewer's share).
 fn unauthenticated(err: AppError) -> ServerError {
     let err = async_graphql::Error::from(err);
     ServerError {
@@ -117,11 +124,14 @@ fn unauthenticated(err: AppError) -> ServerError {
 impl Executor for Connection {
     async fn execute(&self, request: Request) -> Response {
         match self.signed_in(request).await {
-            Ok((request, batches)) => batches.drive(self.schema.execute(request)).await,
+            Ok((request, batches, _)) => batches.drive(self.schema.execute(request)).await,
             Err(error) => Response::from_errors(vec![error]),
         }
     }
 
+    /// Every operation of the socket comes here. A query or mutation takes a turn of its viewer's share of
+    /// the database until its answer, as one over HTTP does (`crate::http::viewer_gate`), so several at once
+    /// on one socket get no more of the pool; a subscription, which lasts, takes none.
     fn execute_stream(
         &self,
         request: Request,
@@ -129,13 +139,31 @@ impl Executor for Connection {
     ) -> BoxStream<'static, Response> {
         let this = self.clone();
         stream::once(async move {
-            match this.signed_in(request).await {
-                // Each event's fields are read with their own loaders (`TicketEvent`), which drive theirs.
-                Ok((request, _)) => this.schema.execute_stream(request, session_data),
-                Err(error) => {
-                    stream::once(async move { Response::from_errors(vec![error]) }).boxed()
-                }
+            let refused = |error| stream::once(async move { Response::from_errors(vec![error]) });
+            let (mut request, viewer) = match this.signed_in(request).await {
+                Ok((request, _, viewer)) => (request, viewer),
+                Err(error) => return refused(error).boxed(),
+            };
+            if let Err(error) = this.schema.parse(&mut request) {
+                return refused(error).boxed();
             }
+            let turn = if operation_type(&mut request) == Some(OperationType::Subscription) {
+                None
+            } else {
+                let gate = &this.state.viewer_gate;
+                match gate.turn(viewer_gate::user_key(viewer)).await {
+                    Ok(turn) => Some(turn),
+                    Err(err) => return refused(unauthenticated(err)).boxed(),
+                }
+            };
+            // Each event's fields are read with their own loaders (`TicketEvent`), which drive theirs.
+            this.schema
+                .execute_stream(request, session_data)
+                .map(move |answer| {
+                    let _held = &turn;
+                    answer
+                })
+                .boxed()
         })
         .flatten()
         .boxed()

@@ -1,9 +1,10 @@
-//! The service's front layer (timeout, credentials, rate limit, body size limit, security headers) and CORS.
+//! The service's front layer (timeout, credentials, rate limit, body size limit, the viewer's share of the
+//! database, security headers) and CORS.
 use crate::auth::middleware::resolve_auth;
 use crate::config::Config;
 use crate::error::{AppError, LoggedCause};
 use crate::http::errors::error_response;
-use crate::http::{ratelimit, transport};
+use crate::http::{admitted, ratelimit, transport};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -105,12 +106,13 @@ fn too_large(path: &str, max: usize) -> Response {
 /// The service's own layer in front of every route, its steps in one (each layer of its own cost a boxed
 /// future, a clone of the inner service and a state clone per request: a fifth of a ticket detail):
 /// - give up on a request that takes longer than the configured timeout: 503 with the error body of its door
-///   (the timeout only stops waiting: a transaction not yet committed is rolled back when its future is
-///   dropped);
+///   (the timeout only stops waiting: a read is dropped, a write runs on to its commit or rollback, see
+///   [`admitted`]);
 /// - resolve the credentials ([`resolve_auth`]);
 /// - count the request against its rate limit (per user once authenticated) and refuse past it, with the
 ///   `X-RateLimit-*` headers on every counted answer, a 413 included;
 /// - read the body within the size limit;
+/// - wait for a turn of the viewer's share of the database, and run writes to their end ([`admitted`]);
 /// - log the hidden cause of every 500, in one place;
 /// - add the headers that make browsers safer to every response, and `Secure` to its cookies when the client
 ///   came over HTTPS ([`transport`]).
@@ -130,7 +132,7 @@ pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> R
         let mut response = match &decision {
             Some(decision) if !decision.allowed => ratelimit::refused(&path, decision),
             _ => match limit_body(&state, req).await {
-                Ok(req) => next.run(req).await,
+                Ok(req) => admitted::run(&state, req, next).await,
                 Err(response) => response,
             },
         };

@@ -1,5 +1,6 @@
-//! Cross-cutting HTTP concerns: client addresses, rate limits, body limits, metrics, health and
-//! security headers (cookies and HSTS included).
+//! Cross-cutting HTTP concerns: client addresses, rate limits, each viewer's share of the database, body
+//! limits, metrics, health and security headers (cookies and HSTS included).
+pub mod admitted;
 pub mod client_ip;
 pub mod connections;
 pub mod errors;
@@ -8,3 +9,4 @@ pub mod layers;
 pub mod metrics;
 pub mod ratelimit;
 pub mod transport;
+pub mod viewer_gate;

@@ -50,8 +50,19 @@ pub fn budget(state: &AppState, req: &Request) -> Option<(String, u64)> {
     if exempt(req.uri().path()) {
         return None;
     }
+    let (key, signed_in) = viewer(state, req);
     let config = &state.config;
-    // A web session counts as its user; it authenticates nothing else (see `WebSession`).
+    let limit = if signed_in {
+        config.rate_limit_authenticated
+    } else {
+        config.rate_limit_anonymous
+    };
+    Some((key, limit))
+}
+
+/// Who a request is counted as, and whether signed in: `user:<id>` once authenticated (a web session counts
+/// as its user; it authenticates nothing else, see `WebSession`), otherwise `ip:<client address>`.
+pub fn viewer(state: &AppState, req: &Request) -> (String, bool) {
     let user = req
         .extensions()
         .get::<Auth>()
@@ -61,19 +72,15 @@ pub fn budget(state: &AppState, req: &Request) -> Option<(String, u64)> {
                 .get::<WebSession>()
                 .map(|w| w.actor.clone())
         });
-    let (key, limit) = match user {
-        Some(actor) => (
-            format!("user:{}", actor.id()),
-            config.rate_limit_authenticated,
-        ),
+    match user {
+        Some(actor) => (super::viewer_gate::user_key(actor.id()), true),
         None => {
-            let ip = client_ip(req, &config.trusted_proxies)
+            let ip = client_ip(req, &state.config.trusted_proxies)
                 .map(address_key)
                 .unwrap_or_else(|| "unknown".into());
-            (format!("ip:{ip}"), config.rate_limit_anonymous)
+            (format!("ip:{ip}"), false)
         }
-    };
-    Some((key, limit))
+    }
 }
 
 /// The 429 for a request past its budget.

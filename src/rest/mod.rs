@@ -4,6 +4,7 @@ pub mod attachments;
 pub mod auth;
 pub mod comments;
 pub mod fields;
+pub mod idempotency;
 pub mod json;
 pub mod openapi;
 pub mod path;

@@ -6,13 +6,14 @@ pub mod query;
 
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
+use crate::rest::idempotency;
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
 use crate::service::comments;
 use crate::service::tickets::{self, Joined, TicketOrder, TicketQuery};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -109,16 +110,27 @@ async fn detail(
 
 #[utoipa::path(post, path = "/api/tickets/", tag = "tickets", operation_id = "createTicket",
     summary = "Open a ticket.",
+    description = "With an `Idempotency-Key`, the create is safe to send again: within 24 hours, the same body \
+        under the same key from the same account answers the first 201 again (same body) and creates nothing.",
+    params(("Idempotency-Key" = Option<String>, Header,
+        description = "1-255 visible ASCII characters (e.g. a UUID), chosen by the client for this create.")),
     request_body = crate::rest::openapi::request_bodies::TicketCreate,
-    responses((status = 201, description = "Created", body = shapes::TicketCreated)),
+    responses(
+        (status = 201, description = "Created (or, sent again under its `Idempotency-Key`, the first answer)", body = shapes::TicketCreated),
+        (status = 409, description = "The `Idempotency-Key` was already used for a different body (`conflict`)", body = crate::rest::openapi::error_bodies::Error),
+    ),
     security(("bearer" = [])))]
 async fn create(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
+    headers: HeaderMap,
     JsonObject(body): JsonObject,
 ) -> AppResult<(StatusCode, Json<shapes::TicketCreated>)> {
-    let input = body::new_ticket(&body)?;
-    let created = tickets::create(state.write_deps(), &actor, input).await?;
+    let mut input = body::new_ticket(&body)?;
+    input.idempotency_key = idempotency::key(&headers)?;
+    let created = tickets::create(state.write_deps(), &actor, input)
+        .await
+        .map_err(idempotency::name_header)?;
     Ok((StatusCode::CREATED, Json(shapes::ticket_created(&created))))
 }
 

@@ -447,10 +447,11 @@ async fn responses_over_the_ceiling_are_refused(app: &TestApp) {
 }
 db_test!(responses_over_the_ceiling_are_refused, small_responses);
 
-/// Serving connections carry the request timeout as PostgreSQL's `statement_timeout`: a statement of a
-/// request given up on stops in the database too (SQLite statements stop when their future is dropped).
+/// Serving connections carry the statement timeout as PostgreSQL's `statement_timeout`: a statement runs no
+/// longer than that, whether or not its request is still waiting (SQLite's interrupt:
+/// `statement_timeout.rs`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_stops_statements_at_the_request_timeout() {
+async fn postgres_stops_statements_at_the_statement_timeout() {
     use sea_orm::ConnectionTrait;
     let Some(app) = TestApp::postgres().await else {
         eprintln!("DESKGRAPH_TEST_POSTGRES_URL unset: PostgreSQL run skipped");

@@ -439,6 +439,27 @@ impl TestApp {
         (state, router)
     }
 
+    /// A [`TestApp::second_instance`] connected as `deskgraph serve` connects (`Db::connect_serving`): with
+    /// the statement timeout, the acquire timeout and the pool's check of connections given back.
+    pub async fn serving_instance_with(
+        &self,
+        configure: impl FnOnce(&mut Config),
+    ) -> (AppState, Router) {
+        let mut config = (*self.state.config).clone();
+        configure(&mut config);
+        let db = Db::connect_serving(
+            &config.database_url,
+            config.db_pool_size,
+            std::time::Duration::from_millis(config.statement_timeout_ms),
+            std::time::Duration::from_millis(config.db_acquire_timeout_ms),
+        )
+        .await
+        .unwrap();
+        let state = AppState::from_db(db, config).await.unwrap();
+        let router = deskgraph::app::router(state.clone());
+        (state, router)
+    }
+
     /// GET as `token`.
     pub async fn get(&self, path: &str, token: Option<&str>) -> TestResponse {
         self.request(Method::GET, path, token, None).await

@@ -273,17 +273,20 @@ fn operation_name(request: &mut async_graphql::Request) -> Option<String> {
 
 /// Whether the operation the request would run is a mutation (unparsable documents are left to the executor).
 fn is_mutation(request: &mut async_graphql::Request) -> bool {
+    operation_type(request) == Some(OperationType::Mutation)
+}
+
+/// The type of the operation the request would run (`None`: the document does not parse, or names no such
+/// operation; left to the executor).
+pub(crate) fn operation_type(request: &mut async_graphql::Request) -> Option<OperationType> {
     let operation_name = request.operation_name.clone();
-    let Ok(document) = request.parsed_query() else {
-        return false;
-    };
-    let ty = match &document.operations {
+    let document = request.parsed_query().ok()?;
+    match &document.operations {
         DocumentOperations::Single(op) => Some(op.node.ty),
         DocumentOperations::Multiple(ops) => match operation_name.as_deref() {
             Some(name) => ops.get(name).map(|op| op.node.ty),
             None if ops.len() == 1 => ops.values().next().map(|op| op.node.ty),
             None => None,
         },
-    };
-    ty == Some(OperationType::Mutation)
+    }
 }

@@ -5,6 +5,7 @@ use crate::graphql::context::viewer;
 use crate::graphql::ids;
 use crate::graphql::scalars::Date;
 use crate::graphql::types::Ticket;
+use crate::service::idempotency::IdempotencyKey;
 use crate::service::tickets::{self, NewTicket, TicketPatch};
 use async_graphql::{Context, InputObject, MaybeUndefined, Object, Result, SimpleObject, ID};
 
@@ -31,6 +32,10 @@ pub struct CreateTicketInput {
     due_date: Option<Date>,
     /// Requester (team members only may name someone else).
     requester_id: Option<ID>,
+    /// A key (1-255 visible ASCII characters, e.g. a UUID) that makes the create safe to send again: within
+    /// 24 hours, the same input under the same key from the same account returns the first ticket and
+    /// creates nothing; another input under it is refused (`BAD_USER_INPUT`, `fields.idempotencyKey`).
+    idempotency_key: Option<String>,
 }
 
 /// A change to a ticket; omitted fields stay, `null` clears a nullable one.
@@ -136,6 +141,11 @@ impl TicketMutation {
             )?,
             due_date: input.due_date.map(|d| d.0),
             requester_id: ids::decode_opt(input.requester_id.as_ref(), "User", "requesterId")?,
+            idempotency_key: input
+                .idempotency_key
+                .as_deref()
+                .map(|raw| IdempotencyKey::parse(raw, tickets::KEY_FIELD))
+                .transpose()?,
         };
         let ticket = tickets::create(req.state.write_deps(), &actor, new).await?;
         Ok(CreateTicketPayload {

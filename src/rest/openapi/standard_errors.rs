@@ -34,7 +34,7 @@ const ERRORS: [(&str, &str, &str); 6] = [
     (
         "429",
         "RateLimited",
-        "Over the rate limit; retry after `Retry-After` seconds",
+        "Over the rate limit, or too many of the caller's requests running at once; retry after `Retry-After` seconds",
     ),
 ];
 

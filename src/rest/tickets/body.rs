@@ -76,6 +76,7 @@ pub fn new_ticket(body: &Map<String, Value>) -> AppResult<NewTicket> {
         assigned_group_id: errors.take(reference(body, "assigned_group"))?.flatten(),
         due_date: errors.take(f.nullable_date("due_date"))?.flatten(),
         requester_id: errors.take(reference(body, "requester"))?.flatten(),
+        idempotency_key: None,
     };
     errors.finish(input)
 }

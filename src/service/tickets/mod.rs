@@ -9,4 +9,6 @@ pub use read::{
     get, get_by_number, get_including_archived, AssigneeFilter, Joined, People, TicketFilter,
     TicketOrder, TicketPage, TicketQuery, TicketReads, TicketSort,
 };
-pub use write::{archive, change_status, create, restore, update, NewTicket, TicketPatch};
+pub use write::{
+    archive, change_status, create, restore, update, NewTicket, TicketPatch, KEY_FIELD,
+};

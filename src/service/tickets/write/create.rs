@@ -1,4 +1,5 @@
-//! Creating a ticket: its number, counters, SLA clock, audit record and outbox rows in one statement.
+//! Creating a ticket: its number, counters, SLA clock, audit record, outbox rows and idempotency key in
+//! one statement.
 use super::{check_group, check_project, clean_description, clean_title, NewTicket};
 use crate::auth::Actor;
 use crate::db::insert_together;
@@ -8,6 +9,7 @@ use crate::notify::events;
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::service::audit;
+use crate::service::idempotency::{self, IdempotencyKey};
 use crate::service::tickets::counters;
 use crate::service::WriteDeps;
 use crate::service::{sla, users};
@@ -72,14 +74,73 @@ fn check_assignment_allowed(actor: &Actor, input: &NewTicket) -> AppResult<()> {
     Ok(())
 }
 
+/// How an idempotency key is named in errors: the GraphQL input field (the REST door renames it).
+pub const KEY_FIELD: &str = "idempotency_key";
+
+/// The key, and the fingerprint of the create it was sent with: every input field, as sent.
+fn keyed(input: &NewTicket) -> AppResult<Option<(&IdempotencyKey, String)>> {
+    let Some(key) = &input.idempotency_key else {
+        return Ok(None);
+    };
+    let asked = json!({
+        "create": "ticket",
+        "title": input.title,
+        "description": input.description,
+        "priority": input.priority,
+        "project": input.project_id,
+        "assignee": input.assignee_id,
+        "group": input.assigned_group_id,
+        "due_date": input.due_date,
+        "requester": input.requester_id,
+    });
+    Ok(Some((key, idempotency::fingerprint(&asked)?)))
+}
+
 /// Create a ticket (status `new`) with its number, counters, audit record and outbox rows, all
 /// written in one statement on PostgreSQL while the number is locked.
+///
+/// With an idempotency key, a create this account already made under that key within a day is not made
+/// again: its first answer is returned (a different request under the key is a 409), also when the two
+/// race (see `service::idempotency`).
 pub async fn create(
     state: WriteDeps<'_>,
     actor: &Actor,
     input: NewTicket,
 ) -> AppResult<ticket::Model> {
     check_assignment_allowed(actor, &input)?;
+    let keyed = keyed(&input)?;
+    let mut expired = false;
+    if let Some((key, fingerprint)) = &keyed {
+        if let Some(recorded) = idempotency::recall(&state.db.conn, actor.id(), key).await? {
+            if !recorded.expired(Utc::now()) {
+                return recorded.replay(fingerprint, KEY_FIELD);
+            }
+            expired = true;
+        }
+    }
+    let made = make(state, actor, &input, keyed.clone(), expired).await;
+    match (made, keyed) {
+        // The key's record, committed meanwhile by a create racing this one, answers instead.
+        (Err(err), Some((key, fingerprint))) => {
+            match idempotency::recall(&state.db.conn, actor.id(), key).await? {
+                Some(recorded) if !recorded.expired(Utc::now()) => {
+                    recorded.replay(&fingerprint, KEY_FIELD)
+                }
+                _ => Err(err),
+            }
+        }
+        (made, _) => made,
+    }
+}
+
+/// [`create`] once it is known to be made.
+async fn make(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    input: &NewTicket,
+    keyed: Option<(&IdempotencyKey, String)>,
+    replace_expired_key: bool,
+) -> AppResult<ticket::Model> {
     let title = clean_title(&input.title)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     let db = &state.db.conn;
@@ -154,6 +215,9 @@ pub async fn create(
     // on the number's lock until this one commits.
     let clock = sla::on_created(&sla_policies, &new);
     let txn = state.db.begin_write().await?;
+    if let (Some((key, _)), true) = (&keyed, replace_expired_key) {
+        idempotency::forget_expired(&txn, actor.id(), key, now).await?;
+    }
     let (number, id) = reserve(&txn).await?;
     new.id = id;
     new.number = number;
@@ -168,14 +232,25 @@ pub async fn create(
         "assigned_group_id": [null, new.assigned_group_id],
         "project_id": [null, new.project_id],
     });
-    let mut rest = vec![
+    let mut rest = Vec::new();
+    // First, so that on SQLite a key taken meanwhile fails before the other rows are written.
+    if let Some((key, fingerprint)) = keyed {
+        rest.push(idempotency::insert_of(
+            actor.id(),
+            key,
+            fingerprint,
+            &new,
+            now,
+        )?);
+    }
+    rest.extend([
         counters::on_created(&new)?,
         audit::insert_of(
             audit::Entry::new(Some(actor.id()), "ticket", id, "create")
                 .ticket(id)
                 .changes(changes),
         ),
-    ];
+    ]);
     let mut rows = announce.rows(&new)?;
     if let Some((clock, checks)) = clock.map(|c| c.rows(id)) {
         rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());

@@ -7,13 +7,14 @@ mod status;
 mod update;
 
 pub use archive::{archive, restore};
-pub use create::create;
+pub use create::{create, KEY_FIELD};
 pub use status::change_status;
 pub use update::update;
 
 use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::sanitize::sanitize_html;
+use crate::service::idempotency::IdempotencyKey;
 use crate::service::{text, users};
 use chrono::NaiveDate;
 use entity::{group, project};
@@ -38,6 +39,9 @@ pub struct NewTicket {
     pub due_date: Option<NaiveDate>,
     /// Requester user id; only team members may name someone else.
     pub requester_id: Option<i32>,
+    /// The client's idempotency key: sent again with it, the create answers the first ticket
+    /// (`service::idempotency`).
+    pub idempotency_key: Option<IdempotencyKey>,
 }
 
 /// A partial change; `Some(None)` clears a nullable field.
