@@ -7,9 +7,7 @@ mod s3;
 #[cfg(test)]
 mod tests;
 
-pub use limits::{
-    AccountSettings, ConnectionLimits, GraphqlLimits, LoginThrottle, ViewerLimits,
-};
+pub use limits::{AccountSettings, ConnectionLimits, GraphqlLimits, LoginThrottle, ViewerLimits};
 pub use oidc::{OidcSettings, CALLBACK_PATH as OIDC_CALLBACK_PATH};
 pub use s3::S3Settings;
 
