@@ -224,7 +224,7 @@ fn page_link(query: &UserQuery, page: u64) -> String {
         ("page" = Option<u64>, Query, description = "Page number, default 1"),
         ("limit" = Option<u64>, Query, description = "1–100, default 20"),
     ),
-    responses((status = 200, description = "A page of accounts", body = UserPage)),
+    responses((status = 200, description = "A page of accounts", body = UserPage), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
     security(("bearer" = [])))]
 pub async fn list_users(
     State(state): State<AppState>,
@@ -310,7 +310,7 @@ pub async fn create_user(
 #[utoipa::path(get, path = "/api/users/{id}/", tag = "people", operation_id = "getUser",
     summary = "One account (administrators).",
     params(("id" = i32, Path, description = "User id")),
-    responses((status = 200, description = "The account", body = User)),
+    responses((status = 200, description = "The account", body = User), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
     security(("bearer" = [])))]
 pub async fn get_user(
     State(state): State<AppState>,
@@ -447,7 +447,7 @@ pub async fn set_password(
 /// `GET /api/groups/`: every group by name (administrators only).
 #[utoipa::path(get, path = "/api/groups/", tag = "people", operation_id = "listGroups",
     summary = "Groups by name (administrators).",
-    responses((status = 200, description = "The groups", body = Vec<Group>)),
+    responses((status = 200, description = "The groups", body = Vec<Group>), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
     security(("bearer" = [])))]
 pub async fn list_groups(
     State(state): State<AppState>,
@@ -485,7 +485,7 @@ pub async fn create_group(
 #[utoipa::path(get, path = "/api/groups/{id}/", tag = "people", operation_id = "getGroup",
     summary = "One group (administrators).",
     params(("id" = i32, Path, description = "Group id")),
-    responses((status = 200, description = "The group", body = Group)),
+    responses((status = 200, description = "The group", body = Group), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
     security(("bearer" = [])))]
 pub async fn get_group(
     State(state): State<AppState>,

@@ -1,7 +1,8 @@
 //! Adds to every operation the error responses the shared layers can give it, and declares the security
 //! schemes. Decided from the operation itself, so a newly documented path gets them without extra words:
 //! 429 wherever the rate limit counts, 413 with a body (1 MiB), 400 with a body or query parameters,
-//! 401 when authentication is required, 403 for secured writes (and CSRF on the web), 404 with a path id.
+//! 401 when authentication is required, 403 for secured writes (and CSRF on the web), 404 with a path id,
+//! and on the HTML pages that need a session, 303 to the sign-in page for a visitor without one.
 use utoipa::openapi::header::Header;
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::schema::{Components, ObjectBuilder, Type};
@@ -38,6 +39,9 @@ const ERRORS: [(&str, &str, &str); 6] = [
     ),
 ];
 
+/// The response name of a page's redirect to the sign-in page.
+const SIGN_IN: &str = "SignIn";
+
 /// The `utoipa` modifier.
 pub struct StandardErrors;
 
@@ -63,6 +67,20 @@ impl utoipa::Modify for StandardErrors {
                 error_response(description, "WebFailure", name == "RateLimited"),
             );
         }
+        components.responses.insert(
+            SIGN_IN.into(),
+            RefOr::T(
+                ResponseBuilder::new()
+                    .description(
+                        "Not signed in: to the sign-in page, which comes back here afterwards",
+                    )
+                    .header(
+                        "Location",
+                        Header::new(ObjectBuilder::new().schema_type(Type::String)),
+                    )
+                    .build(),
+            ),
+        );
         for (path, item) in doc.paths.paths.iter_mut() {
             let ops = [
                 (false, item.get.as_mut()),
@@ -110,6 +128,12 @@ fn add_errors(path: &str, unsafe_method: bool, op: &mut Operation) {
         .collect();
     let requires_auth =
         !security.is_empty() && security.iter().all(|s| s != &serde_json::json!({}));
+    let page_with_session = has_tag("pages") && security.iter().any(|s| s.get("session").is_some());
+    if page_with_session && !op.responses.responses.contains_key("303") {
+        op.responses
+            .responses
+            .insert("303".into(), RefOr::Ref(Ref::from_response_name(SIGN_IN)));
+    }
     let has_body = op.request_body.is_some();
     let has_query = op
         .parameters

@@ -58,7 +58,7 @@ pub async fn request_page(headers: HeaderMap) -> Response {
 #[utoipa::path(post, path = "/accounts/password-reset/", tag = "pages", operation_id = "pageRequestReset",
     summary = "Email a reset link to the active account with this address, if any (same answer either way).",
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
-    responses((status = 200, description = "The answer", content_type = "text/html", body = String)))]
+    responses((status = 200, description = "The answer", content_type = "text/html", body = String), (status = 403, description = "The form again: it expired or did not come from this site", content_type = "text/html", body = String)))]
 pub async fn request_link(
     State(state): State<AppState>,
     ClientAddress(client): ClientAddress,
@@ -111,7 +111,7 @@ pub async fn token_page(headers: HeaderMap, Path(token): Path<String>) -> Respon
     summary = "Set a new password with a reset link (once, before it expires).",
     params(("token" = String, Path, description = "The link's secret")),
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
-    responses((status = 303, description = "Set: to the sign-in page"), (status = 400, description = "The form with the reason", content_type = "text/html", body = String)))]
+    responses((status = 303, description = "Set: to the sign-in page"), (status = 400, description = "The form with the reason", content_type = "text/html", body = String), (status = 403, description = "The form again: it expired or did not come from this site", content_type = "text/html", body = String)))]
 pub async fn set_password(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -68,7 +68,7 @@ pub struct Done {
 /// `GET /admin/groups/`.
 #[utoipa::path(get, path = "/admin/groups/", tag = "pages", operation_id = "pageAdminGroups",
     summary = "Groups and their members (administrators only).",
-    responses((status = 200, description = "HTML page", content_type = "text/html", body = String)),
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
     security(("session" = [])))]
 pub async fn groups_page(
     State(state): State<AppState>,

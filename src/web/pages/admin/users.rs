@@ -200,7 +200,7 @@ async fn list_page(state: &AppState, user: &PageUser, query: &ListQuery) -> Page
 /// `GET /admin/users/`.
 #[utoipa::path(get, path = "/admin/users/", tag = "pages", operation_id = "pageAdminUsers",
     summary = "Accounts: search, filter, create (administrators only).",
-    responses((status = 200, description = "HTML page", content_type = "text/html", body = String)),
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
     security(("session" = [])))]
 pub async fn users_page(
     State(state): State<AppState>,
@@ -351,7 +351,7 @@ pub struct Done {
 #[utoipa::path(get, path = "/admin/users/{id}/", tag = "pages", operation_id = "pageAdminUser",
     summary = "One account: change it, deactivate or reactivate it, set its password, see its tokens (administrators only).",
     params(("id" = i32, Path, description = "User id")),
-    responses((status = 200, description = "HTML page", content_type = "text/html", body = String)),
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
     security(("session" = [])))]
 pub async fn user_page(
     State(state): State<AppState>,
