@@ -14,17 +14,15 @@ use tower_http::trace::TraceLayer;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// Build the whole application router.
-pub fn router(state: AppState) -> Router {
+/// Build the whole application router; fails when the GraphQL allow-list cannot be read.
+pub fn router(state: AppState) -> anyhow::Result<Router> {
     let _ = metrics::handle();
     let routes = Router::new()
         .route("/", get(crate::web::pages::home))
-        .route("/healthz", get(health::healthz))
-        .route("/readyz", get(health::readyz))
-        .route("/metrics", get(health::metrics))
+        .merge(health::router())
         .merge(crate::rest::router())
         .merge(crate::web::router())
-        .merge(crate::graphql::router(state.clone()))
+        .merge(crate::graphql::router(state.clone())?)
         .route_layer(middleware::from_fn(metrics::track))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
@@ -32,13 +30,14 @@ pub fn router(state: AppState) -> Router {
     if let Some(cors) = layers::cors(&state.config) {
         app = app.layer(cors);
     }
-    app.layer(PropagateRequestIdLayer::new(REQUEST_ID))
+    Ok(app
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-        .with_state(state)
+        .with_state(state))
 }
 
 /// An unknown path: a browser asking for a page gets the HTML 404 page with the navigation; API clients,

@@ -46,22 +46,16 @@ pub struct StateInner {
     pub live: LiveBus,
     /// Recently resolved credentials (cleared across instances when they change).
     pub auth_cache: AuthCache,
-    /// The documents allowed to run in GraphQL allow-list mode (`DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`).
-    pub trusted_documents: Option<Arc<crate::graphql::trusted::Registry>>,
-    /// Which GraphQL fields are connections and lists, for pricing queries (`src/graphql/cost.rs`).
-    pub cost_model: Arc<crate::graphql::cost::Model>,
     /// Where attachment bytes live (`DESKGRAPH_STORAGE_URL`).
     pub storage: Arc<dyn crate::storage::BlobStore>,
     /// The key of signed attachment download links.
     pub url_key: crate::service::attachments::UrlKey,
-    /// GraphQL objects answered in one pass (`src/graphql/plain.rs`); `graphql_plain_objects_total`.
+    /// GraphQL objects answered in one pass (`src/graphql/plain/`); `graphql_plain_objects_total`.
     pub plain_objects: Arc<AtomicU64>,
-    /// The last `/readyz` answer, reused for a second.
-    pub ready_cache: Arc<crate::http::health::ReadyCache>,
     /// The OpenID Connect provider of the sign-in page (`DESKGRAPH_OIDC_*`), when one is configured.
     pub oidc: Option<Arc<crate::auth::oidc::Oidc>>,
     /// Each viewer's share of the database pool (`DESKGRAPH_VIEWER_*`).
-    pub viewer_gate: Arc<crate::http::viewer_gate::ViewerGate>,
+    pub viewer_gate: Arc<crate::db::viewer_gate::ViewerGate>,
 }
 
 impl From<StateInner> for AppState {
@@ -146,13 +140,6 @@ impl AppState {
             .map_err(|e| anyhow::anyhow!("DESKGRAPH_REDIS_URL: {e}"))?,
             None => Counters::memory(),
         };
-        let trusted_documents = match &config.graphql.trusted_documents {
-            Some(path) => Some(Arc::new(crate::graphql::trusted::Registry::load(path)?)),
-            None => None,
-        };
-        let cost_model = Arc::new(crate::graphql::cost::Model::from_sdl(
-            &crate::graphql::sdl(),
-        )?);
         let notifier = Notifier::from_config(&config)?;
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
         let storage = crate::storage::from_url(config.storage_url.as_deref(), &config.s3, &db)?;
@@ -167,7 +154,7 @@ impl AppState {
             )?)),
             None => None,
         };
-        let viewer_gate = Arc::new(crate::http::viewer_gate::ViewerGate::new(
+        let viewer_gate = Arc::new(crate::db::viewer_gate::ViewerGate::new(
             config.viewer.concurrency_for(config.db_pool_size),
             std::time::Duration::from_millis(config.viewer.queue_ms),
         ));
@@ -176,12 +163,9 @@ impl AppState {
             ticket_reads,
             sla_policies,
             auth_cache,
-            trusted_documents,
-            cost_model,
             plain_objects: Arc::default(),
             storage,
             url_key,
-            ready_cache: Arc::default(),
             oidc,
             notifier,
             live,

@@ -25,7 +25,7 @@ pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     ));
     let limits = state.config.connections;
     let request_timeout = std::time::Duration::from_secs(state.config.request_timeout_seconds);
-    let app = crate::app::router(state);
+    let app = crate::app::router(state)?;
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("cannot listen on {bind}"))?;

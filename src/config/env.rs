@@ -49,7 +49,7 @@ impl Config {
             let parsed = url::Url::parse(url).with_context(|| {
                 format!("DESKGRAPH_WEBHOOK_URL is not a valid URL (got {url:?})")
             })?;
-            if let Err(why) = crate::notify::targets::check_url(&parsed, webhook_allow_private) {
+            if let Err(why) = crate::net::targets::check_url(&parsed, webhook_allow_private) {
                 bail!("DESKGRAPH_WEBHOOK_URL: {why}");
             }
             // Receivers verify the signature; one made with an empty key proves nothing.

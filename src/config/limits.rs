@@ -119,7 +119,7 @@ impl Default for GraphqlLimits {
     }
 }
 
-/// Each viewer's share of the database pool (see `crate::http::viewer_gate`).
+/// Each viewer's share of the database pool (see `crate::db::viewer_gate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViewerLimits {
     /// `DESKGRAPH_VIEWER_CONCURRENCY`: requests of one account (or one anonymous client address) that may use

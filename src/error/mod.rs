@@ -4,6 +4,7 @@ use axum::http::StatusCode;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
+pub mod bodies;
 mod causes;
 mod doors;
 pub use causes::OnConstraint;
@@ -65,7 +66,7 @@ pub enum AppError {
         /// Seconds until the window resets.
         retry_after: u64,
     },
-    /// Too many of the viewer's requests are using the database at once (`crate::http::viewer_gate`): 429
+    /// Too many of the viewer's requests are using the database at once (`crate::db::viewer_gate`): 429
     /// `rate_limited`, retry after this many seconds.
     #[error("too many of your requests are running at once; retry in a moment")]
     Busy {

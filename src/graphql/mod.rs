@@ -27,6 +27,7 @@ use crate::state::AppState;
 use async_graphql::{Schema, SchemaBuilder};
 use axum::routing::get;
 use axum::{Extension, Router};
+use std::sync::Arc;
 
 /// The served schema.
 pub type AppSchema =
@@ -73,22 +74,42 @@ pub fn sdl() -> String {
     builder().finish().sdl()
 }
 
-/// The executor every door runs GraphQL requests on, over schemas built once.
-pub fn checked(state: AppState) -> limits::Checked {
-    let (model, trusted) = (state.cost_model.clone(), state.trusted_documents.clone());
+/// Which fields are connections and lists, for pricing queries: read from the schema, which is the same
+/// for every router of the process.
+fn cost_model() -> anyhow::Result<Arc<cost::Model>> {
+    static MODEL: std::sync::OnceLock<Arc<cost::Model>> = std::sync::OnceLock::new();
+    if let Some(model) = MODEL.get() {
+        return Ok(model.clone());
+    }
+    let model = Arc::new(cost::Model::from_sdl(&sdl())?);
+    Ok(MODEL.get_or_init(|| model).clone())
+}
+
+/// The executor every door runs GraphQL requests on, over schemas built once; fails when the allow-list
+/// (`DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`) cannot be read.
+pub fn checked(state: AppState) -> anyhow::Result<limits::Checked> {
+    let trusted = match &state.config.graphql.trusted_documents {
+        Some(path) => Some(Arc::new(trusted::Registry::load(path)?)),
+        None => None,
+    };
     let limits = state.config.graphql.clone();
     let schemas = limits::Schemas {
         strict: build_schema(state.clone()),
         fast: build_fast_schema(state.clone()),
         anonymous: build_anonymous_schema(state),
     };
-    limits::Checked::new(schemas, model, limits, trusted)
+    Ok(limits::Checked::new(
+        schemas,
+        cost_model()?,
+        limits,
+        trusted,
+    ))
 }
 
 /// `/graphql` routes (`/graphql/ws` for subscriptions).
-pub fn router(state: AppState) -> Router<AppState> {
-    Router::new()
+pub fn router(state: AppState) -> anyhow::Result<Router<AppState>> {
+    Ok(Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql_post))
         .route("/graphql/ws", get(ws::graphql_ws))
-        .layer(Extension(checked(state)))
+        .layer(Extension(checked(state)?)))
 }

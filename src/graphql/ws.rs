@@ -14,8 +14,8 @@ use super::http::operation_type;
 use super::limits::Checked;
 use crate::auth::authenticate_bearer;
 use crate::auth::middleware::Auth;
+use crate::db::viewer_gate;
 use crate::error::AppError;
-use crate::http::viewer_gate;
 use crate::state::AppState;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
@@ -130,7 +130,7 @@ impl Executor for Connection {
     }
 
     /// Every operation of the socket comes here. A query or mutation takes a turn of its viewer's share of
-    /// the database until its answer, as one over HTTP does (`crate::http::viewer_gate`), so several at once
+    /// the database until its answer, as one over HTTP does (`crate::db::viewer_gate`), so several at once
     /// on one socket get no more of the pool; a subscription, which lasts, takes none.
     fn execute_stream(
         &self,

@@ -13,7 +13,8 @@
 //! pieces would be read on one thread and freed on another (the allocator then kept several times the
 //! memory an upload takes).
 use super::errors::error_response;
-use super::{ratelimit, viewer_gate};
+use super::ratelimit;
+use crate::db::viewer_gate;
 use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::Method;

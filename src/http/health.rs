@@ -6,12 +6,23 @@ use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::routing::get;
+use axum::{Extension, Json, Router};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use utoipa::ToSchema;
+
+/// The operational routes: `/healthz`, `/readyz` (with its own remembered answer) and `/metrics`.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .layer(Extension(Arc::new(ReadyCache::default())))
+}
 
 /// `GET /healthz`.
 #[derive(Serialize, ToSchema)]
@@ -77,9 +88,12 @@ async fn check(state: &AppState) -> Checks {
         (status = 200, description = "Ready", body = Ready),
         (status = 503, description = "Not ready", body = Ready),
     ))]
-pub async fn readyz(State(state): State<AppState>) -> Response {
+pub async fn readyz(
+    State(state): State<AppState>,
+    Extension(cache): Extension<Arc<ReadyCache>>,
+) -> Response {
     let checks = {
-        let mut last = state.ready_cache.0.lock().await;
+        let mut last = cache.0.lock().await;
         match *last {
             Some((at, checks)) if at.elapsed() < READY_REUSE => checks,
             _ => {
@@ -149,7 +163,7 @@ fn may_scrape(state: &AppState, req: &Request) -> bool {
     summary = "Prometheus metrics: for clients on this host, or with `DESKGRAPH_METRICS_TOKEN` as a bearer token.",
     responses(
         (status = 200, description = "Prometheus text format", content_type = "text/plain", body = String),
-        (status = 403, description = "Another host, without the metrics token", body = crate::rest::openapi::error_bodies::Error),
+        (status = 403, description = "Another host, without the metrics token", body = crate::error::bodies::Error),
     ))]
 pub async fn metrics(State(state): State<AppState>, req: Request) -> Response {
     if !may_scrape(&state, &req) {

@@ -121,9 +121,3 @@ fn is_graphql_name(name: &str) -> bool {
 pub fn rate_limited() {
     metrics::counter!("rate_limit_rejections_total").increment(1);
 }
-
-/// Count one request refused because its viewer had its share of the database in use
-/// (`crate::http::viewer_gate`).
-pub fn viewer_refused() {
-    metrics::counter!("viewer_share_rejections_total").increment(1);
-}

@@ -9,4 +9,3 @@ pub mod layers;
 pub mod metrics;
 pub mod ratelimit;
 pub mod transport;
-pub mod viewer_gate;

@@ -73,7 +73,7 @@ pub fn viewer(state: &AppState, req: &Request) -> (String, bool) {
                 .map(|w| w.actor.clone())
         });
     match user {
-        Some(actor) => (super::viewer_gate::user_key(actor.id()), true),
+        Some(actor) => (crate::db::viewer_gate::user_key(actor.id()), true),
         None => {
             let ip = client_ip(req, &state.config.trusted_proxies)
                 .map(address_key)

@@ -7,7 +7,6 @@ pub mod events;
 pub mod live;
 pub mod mailer;
 pub mod outbox;
-pub mod targets;
 pub mod templates;
 pub mod webhooks;
 pub mod worker;
@@ -42,7 +41,7 @@ impl Notifier {
             .redirect(reqwest::redirect::Policy::none())
             // Through a proxy the proxy would resolve the name, out of the policy's sight.
             .no_proxy()
-            .dns_resolver(targets::CheckedResolver {
+            .dns_resolver(crate::net::targets::CheckedResolver {
                 allow_private: config.webhook_allow_private,
             })
             .build()?;

@@ -1,8 +1,8 @@
 //! Delivering one webhook row: sign, POST with a timeout, log the attempt.
 use super::outbox::Outcome;
-use super::targets;
 use super::worker::DeliveryDeps;
 use crate::error::AppResult;
+use crate::net::targets;
 use chrono::Utc;
 use entity::{outbox, webhook, webhook_delivery};
 use hmac::{Hmac, Mac};

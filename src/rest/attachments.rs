@@ -71,7 +71,7 @@ async fn small_text(mut field: Field<'_>, name: &str) -> AppResult<String> {
     request_body(content = crate::rest::openapi::request_bodies::AttachmentUpload, content_type = "multipart/form-data"),
     responses(
         (status = 201, description = "Attached", body = Attachment),
-        (status = 413, description = "The file is over the upload limit", body = crate::rest::openapi::error_bodies::Error),
+        (status = 413, description = "The file is over the upload limit", body = crate::error::bodies::Error),
     ),
     security(("bearer" = [])))]
 async fn create(
@@ -186,8 +186,8 @@ async fn delete(
     ),
     responses(
         (status = 200, description = "The bytes, with the type detected at upload", content_type = "*/*", body = Vec<u8>),
-        (status = 401, description = "No bearer token and no signed link", body = crate::rest::openapi::error_bodies::Error),
-        (status = 403, description = "A forged or expired signed link", body = crate::rest::openapi::error_bodies::Error),
+        (status = 401, description = "No bearer token and no signed link", body = crate::error::bodies::Error),
+        (status = 403, description = "A forged or expired signed link", body = crate::error::bodies::Error),
     ),
     security(("bearer" = []), ()))]
 async fn download(

@@ -40,10 +40,10 @@ pub struct AccessToken {
     request_body = Credentials,
     responses(
         (status = 200, description = "Issued", body = AccessToken),
-        (status = 401, description = "Wrong credentials", body = crate::rest::openapi::error_bodies::Error),
+        (status = 401, description = "Wrong credentials", body = crate::error::bodies::Error),
         (status = 429, description = "Too many failed sign-ins for this account or from this address (or over \
             the rate limit), whatever the password; retry after `Retry-After` seconds",
-            body = crate::rest::openapi::error_bodies::RateLimitError,
+            body = crate::error::bodies::RateLimitError,
             headers(("Retry-After" = u64, description = "Seconds until sign-ins are accepted again"))),
     ))]
 pub async fn issue_token(

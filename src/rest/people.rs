@@ -224,7 +224,7 @@ fn page_link(query: &UserQuery, page: u64) -> String {
         ("page" = Option<u64>, Query, description = "Page number, default 1"),
         ("limit" = Option<u64>, Query, description = "1–100, default 20"),
     ),
-    responses((status = 200, description = "A page of accounts", body = UserPage), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 200, description = "A page of accounts", body = UserPage), (status = 403, description = "Not an administrator", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn list_users(
     State(state): State<AppState>,
@@ -283,7 +283,7 @@ fn required(field: &str, value: Option<String>) -> AppResult<String> {
 #[utoipa::path(post, path = "/api/users/", tag = "people", operation_id = "createUser",
     summary = "Create an account (administrators). A user name or email taken in any letter case is a 409 naming it.",
     request_body = NewUser,
-    responses((status = 201, description = "Created", body = User), (status = 409, description = "The user name or email is taken, in any letter case", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 201, description = "Created", body = User), (status = 409, description = "The user name or email is taken, in any letter case", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn create_user(
     State(state): State<AppState>,
@@ -310,7 +310,7 @@ pub async fn create_user(
 #[utoipa::path(get, path = "/api/users/{id}/", tag = "people", operation_id = "getUser",
     summary = "One account (administrators).",
     params(("id" = i32, Path, description = "User id")),
-    responses((status = 200, description = "The account", body = User), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 200, description = "The account", body = User), (status = 403, description = "Not an administrator", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn get_user(
     State(state): State<AppState>,
@@ -361,7 +361,7 @@ fn ids_field(fields: &Fields<'_>, key: &str) -> AppResult<Option<Vec<i32>>> {
     summary = "Change an account's name, email, flags or groups (administrators).",
     params(("id" = i32, Path, description = "User id")),
     request_body = UserPatch,
-    responses((status = 200, description = "Updated", body = User), (status = 409, description = "The email is taken, in any letter case", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 200, description = "Updated", body = User), (status = 409, description = "The email is taken, in any letter case", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn update_user(
     State(state): State<AppState>,
@@ -447,7 +447,7 @@ pub async fn set_password(
 /// `GET /api/groups/`: every group by name (administrators only).
 #[utoipa::path(get, path = "/api/groups/", tag = "people", operation_id = "listGroups",
     summary = "Groups by name (administrators).",
-    responses((status = 200, description = "The groups", body = Vec<Group>), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 200, description = "The groups", body = Vec<Group>), (status = 403, description = "Not an administrator", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn list_groups(
     State(state): State<AppState>,
@@ -469,7 +469,7 @@ pub struct GroupName {
 #[utoipa::path(post, path = "/api/groups/", tag = "people", operation_id = "createGroup",
     summary = "Create a group (administrators); a name taken in any letter case is a 409.",
     request_body = GroupName,
-    responses((status = 201, description = "Created", body = Group), (status = 409, description = "The name is taken, in any letter case", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 201, description = "Created", body = Group), (status = 409, description = "The name is taken, in any letter case", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn create_group(
     State(state): State<AppState>,
@@ -485,7 +485,7 @@ pub async fn create_group(
 #[utoipa::path(get, path = "/api/groups/{id}/", tag = "people", operation_id = "getGroup",
     summary = "One group (administrators).",
     params(("id" = i32, Path, description = "Group id")),
-    responses((status = 200, description = "The group", body = Group), (status = 403, description = "Not an administrator", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 200, description = "The group", body = Group), (status = 403, description = "Not an administrator", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn get_group(
     State(state): State<AppState>,
@@ -501,7 +501,7 @@ pub async fn get_group(
     summary = "Rename a group (administrators; not Agents or Administrators).",
     params(("id" = i32, Path, description = "Group id")),
     request_body = GroupName,
-    responses((status = 200, description = "Renamed", body = Group), (status = 409, description = "The name is taken, in any letter case", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 200, description = "Renamed", body = Group), (status = 409, description = "The name is taken, in any letter case", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn rename_group(
     State(state): State<AppState>,
@@ -519,7 +519,7 @@ pub async fn rename_group(
 #[utoipa::path(delete, path = "/api/groups/{id}/", tag = "people", operation_id = "deleteGroup",
     summary = "Delete a group (administrators); refused with the count while open tickets are assigned to it.",
     params(("id" = i32, Path, description = "Group id")),
-    responses((status = 204, description = "Deleted"), (status = 409, description = "Open tickets are assigned to the group (the count in the message)", body = crate::rest::openapi::error_bodies::Error)),
+    responses((status = 204, description = "Deleted"), (status = 409, description = "Open tickets are assigned to the group (the count in the message)", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn delete_group(
     State(state): State<AppState>,

@@ -117,7 +117,7 @@ async fn detail(
     request_body = crate::rest::openapi::request_bodies::TicketCreate,
     responses(
         (status = 201, description = "Created (or, sent again under its `Idempotency-Key`, the first answer)", body = shapes::TicketCreated),
-        (status = 409, description = "The `Idempotency-Key` was already used for a different body (`conflict`)", body = crate::rest::openapi::error_bodies::Error),
+        (status = 409, description = "The `Idempotency-Key` was already used for a different body (`conflict`)", body = crate::error::bodies::Error),
     ),
     security(("bearer" = [])))]
 async fn create(

@@ -2,9 +2,9 @@
 use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
+use crate::net::targets;
 use crate::notify::events::EVENTS;
 use crate::notify::outbox::{self, KIND_WEBHOOK};
-use crate::notify::targets;
 use crate::service::text;
 use crate::service::Take;
 use chrono::Utc;

@@ -190,7 +190,7 @@ fn generated_documents_are_bounded() {
         .build()
         .unwrap();
     let app = runtime.block_on(TestApp::sqlite());
-    let checked = deskgraph::graphql::checked(app.state.clone());
+    let checked = deskgraph::graphql::checked(app.state.clone()).unwrap();
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())

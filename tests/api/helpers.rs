@@ -246,7 +246,7 @@ impl TestApp {
         let db = Db::connect(url, config.db_pool_size).await.unwrap();
         db.migrate().await.unwrap();
         let state = AppState::from_db(db, config).await.unwrap();
-        let router = deskgraph::app::router(state.clone());
+        let router = deskgraph::app::router(state.clone()).unwrap();
         TestApp {
             state,
             router,
@@ -435,7 +435,7 @@ impl TestApp {
             .await
             .unwrap();
         let state = AppState::from_db(db, config).await.unwrap();
-        let router = deskgraph::app::router(state.clone());
+        let router = deskgraph::app::router(state.clone()).unwrap();
         (state, router)
     }
 
@@ -456,7 +456,7 @@ impl TestApp {
         .await
         .unwrap();
         let state = AppState::from_db(db, config).await.unwrap();
-        let router = deskgraph::app::router(state.clone());
+        let router = deskgraph::app::router(state.clone()).unwrap();
         (state, router)
     }
 

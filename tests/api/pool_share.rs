@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
 use deskgraph::config::Config;
-use deskgraph::http::viewer_gate::user_key;
+use deskgraph::db::viewer_gate::user_key;
 use deskgraph::seed::{seed, SeedOptions};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

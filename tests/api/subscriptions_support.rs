@@ -19,7 +19,7 @@ pub const NOTHING: Duration = Duration::from_millis(700);
 
 /// Serve the whole router of `state` on a random local port; returns the WebSocket URL.
 pub async fn serve(state: AppState) -> String {
-    let router = deskgraph::app::router(state);
+    let router = deskgraph::app::router(state).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {

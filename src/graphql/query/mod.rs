@@ -22,7 +22,7 @@ use std::borrow::Cow;
 ///
 /// async-graphql resolves a query's root fields all at once, and each that reads takes a pooled
 /// connection: forty-nine aliased counts in one request would hold forty-nine connections, whatever share
-/// of the pool its viewer is held to (`crate::http::viewer_gate`). In turn, one request uses one connection
+/// of the pool its viewer is held to (`crate::db::viewer_gate`). In turn, one request uses one connection
 /// at a time. The selections under one root field still resolve together, batched by the loaders.
 ///
 /// A root field whose turn comes after the request's time limit fails with the timeout instead of starting:

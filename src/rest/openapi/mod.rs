@@ -3,7 +3,6 @@
 //! `#[utoipa::path]` attributes and the `ToSchema` response types in `rest::shapes`, `web::shapes` and
 //! beside their handlers; the standard error responses are added by `standard_errors`.
 mod aliases;
-pub mod error_bodies;
 pub mod request_bodies;
 mod standard_errors;
 pub mod values;
@@ -65,8 +64,8 @@ use web::pages;
         pages::reset::set_password, pages::home, pages::oidc::start, pages::oidc::callback,
     ),
     components(schemas(
-        error_bodies::Error, error_bodies::RateLimitError, error_bodies::RetryDetails,
-        error_bodies::WebFailure,
+        crate::error::bodies::Error, crate::error::bodies::RateLimitError, crate::error::bodies::RetryDetails,
+        crate::error::bodies::WebFailure,
     )),
     modifiers(&Aliases, &StandardErrors),
     tags(

@@ -76,7 +76,7 @@ impl ViewerGate {
         };
         drop(semaphore);
         if turn.permit.is_none() {
-            crate::http::metrics::viewer_refused();
+            metrics::counter!("viewer_share_rejections_total").increment(1);
             return Err(AppError::Busy { retry_after: 1 });
         }
         Ok(turn)
