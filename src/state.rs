@@ -86,9 +86,9 @@ impl AppState {
         }
     }
 
-    /// The handles the outbox worker delivers with ([`crate::notify::worker::DeliveryDeps`]).
-    pub fn delivery_deps(&self) -> crate::notify::worker::DeliveryDeps {
-        crate::notify::worker::DeliveryDeps {
+    /// The handles the outbox worker delivers with ([`crate::jobs::worker::DeliveryDeps`]).
+    pub fn delivery_deps(&self) -> crate::jobs::worker::DeliveryDeps {
+        crate::jobs::worker::DeliveryDeps {
             db: self.db.clone(),
             config: self.config.clone(),
             notifier: self.notifier.clone(),

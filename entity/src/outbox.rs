@@ -1,4 +1,5 @@
 //! One message waiting for (or done with) delivery: a webhook call or an email.
+use crate::values::{JobKind, JobStatus};
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -7,12 +8,12 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key)]
     pub id: i64,
-    pub kind: String,
+    pub kind: JobKind,
     pub event_id: String,
     pub event: String,
     pub webhook_id: Option<i32>,
     pub payload: String,
-    pub status: String,
+    pub status: JobStatus,
     pub attempts: i32,
     pub due_at_ms: i64,
     pub locked_until_ms: i64,

@@ -1,5 +1,5 @@
 //! The closed sets of values stored as text: ticket status and priority, comment type, asset kind and
-//! status. Each is a Rust enum stored as its lowercase spelling, so rows come back typed and an unknown
+//! status, an outbox row's job and its state. Each is a Rust enum stored as its lowercase spelling, so rows come back typed and an unknown
 //! stored value fails the read instead of travelling on as a string.
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -52,6 +52,12 @@ macro_rules! stored_enum {
                         message: format!("\"{}\" is not one of: {}", value, [$($text),+].join(", ")),
                     }),
                 }
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
             }
         }
 
@@ -201,3 +207,29 @@ mod tests {
         );
     }
 }
+
+stored_enum!(
+    /// What an outbox row asks the worker to do.
+    JobKind, "kind" {
+        /// POST the row's body to a webhook endpoint.
+        Webhook => "webhook",
+        /// Send the row's email.
+        Email => "email",
+        /// Judge a ticket's SLA clocks at their next deadline.
+        SlaCheck => "sla_check",
+        /// Re-clock the open tickets of a priority after its policy changed.
+        SlaReclock => "sla_reclock",
+    }
+);
+
+stored_enum!(
+    /// Where an outbox row stands.
+    JobStatus, "status" {
+        /// Waiting for (another) attempt.
+        Pending => "pending",
+        /// Done; never run again.
+        Delivered => "delivered",
+        /// Gave up after the configured attempts; kept for inspection and redelivery.
+        Failed => "failed",
+    }
+);

@@ -273,7 +273,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let state = AppState::init(config).await?;
             tracing::info!("deskgraph outbox worker started");
             tokio::select! {
-                _ = crate::notify::worker::run(state.delivery_deps()) => {}
+                _ = crate::jobs::worker::run(state.delivery_deps()) => {}
                 _ = shutdown_signal() => {}
             }
             tracing::info!("deskgraph outbox worker stopped");

@@ -13,7 +13,7 @@ const SWEEP_KEYS_EVERY: std::time::Duration = std::time::Duration::from_secs(60 
 /// Serve HTTP, with the outbox worker, the attachment collector and the sweep of expired idempotency keys
 /// alongside, until SIGINT or SIGTERM, then finish in-flight requests.
 pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
-    let worker = crate::notify::worker::spawn(state.delivery_deps());
+    let worker = crate::jobs::worker::spawn(state.delivery_deps());
     let collector = tokio::spawn(crate::service::attachments::collect_forever(
         state.db.clone(),
         state.storage.clone(),

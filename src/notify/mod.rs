@@ -3,13 +3,11 @@
 //! (`webhooks`) or emails (`mailer`, `templates`) with retries. Live events for GraphQL subscriptions
 //! go through `live`, after the change committed.
 pub mod circuit;
-pub mod events;
 pub mod live;
 pub mod mailer;
 pub mod outbox;
 pub mod templates;
 pub mod webhooks;
-pub mod worker;
 
 use crate::config::Config;
 use mailer::{LogMailer, Mailer, SmtpMailer};

@@ -1,6 +1,8 @@
 //! Delivering one webhook row: sign, POST with a timeout, log the attempt.
 use super::outbox::Outcome;
-use super::worker::DeliveryDeps;
+use super::Notifier;
+use crate::config::Config;
+use crate::db::Db;
 use crate::error::AppResult;
 use crate::net::targets;
 use chrono::Utc;
@@ -25,29 +27,28 @@ pub fn sign(secret: &str, timestamp: i64, body: &str) -> String {
 
 /// Where a row goes: the configured endpoint (no id) or a stored one.
 async fn target(
-    deps: &DeliveryDeps,
+    db: &Db,
+    config: &Config,
     row: &outbox::Model,
 ) -> AppResult<Result<(String, String), String>> {
     match row.webhook_id {
-        None => Ok(match &deps.config.webhook_url {
-            Some(url) => Ok((url.clone(), deps.config.webhook_secret.clone())),
+        None => Ok(match &config.webhook_url {
+            Some(url) => Ok((url.clone(), config.webhook_secret.clone())),
             None => Err("DESKGRAPH_WEBHOOK_URL is no longer configured".to_string()),
         }),
-        Some(id) => Ok(
-            match webhook::Entity::find_by_id(id).one(&deps.db.conn).await? {
-                Some(w) if w.active => Ok((w.url, w.secret)),
-                Some(_) => Err(format!("webhook {id} is inactive")),
-                None => Err(format!("webhook {id} was deleted")),
-            },
-        ),
+        Some(id) => Ok(match webhook::Entity::find_by_id(id).one(&db.conn).await? {
+            Some(w) if w.active => Ok((w.url, w.secret)),
+            Some(_) => Err(format!("webhook {id} is inactive")),
+            None => Err(format!("webhook {id} was deleted")),
+        }),
     }
 }
 
 /// Refuse before sending: a URL whose literal host the policy refuses (names are checked as the client
 /// resolves them), or an empty signing key.
-fn checked_target(deps: &DeliveryDeps, url: &str, secret: &str) -> Result<(), String> {
+fn checked_target(config: &Config, url: &str, secret: &str) -> Result<(), String> {
     let parsed = url::Url::parse(url).map_err(|_| format!("{url:?} is not a valid URL"))?;
-    targets::check_url(&parsed, deps.config.webhook_allow_private)?;
+    targets::check_url(&parsed, config.webhook_allow_private)?;
     if secret.is_empty() {
         return Err(
             "no signing secret is configured; deliveries are never signed with an empty key".into(),
@@ -57,19 +58,23 @@ fn checked_target(deps: &DeliveryDeps, url: &str, secret: &str) -> Result<(), St
 }
 
 /// POST `row` to its endpoint and log the attempt in `webhook_deliveries`.
-pub async fn deliver(deps: &DeliveryDeps, row: &outbox::Model) -> AppResult<Outcome> {
-    let (url, secret) = match target(deps, row).await? {
+pub async fn deliver(
+    db: &Db,
+    config: &Config,
+    notifier: &Notifier,
+    row: &outbox::Model,
+) -> AppResult<Outcome> {
+    let (url, secret) = match target(db, config, row).await? {
         Ok(found) => found,
         Err(reason) => return Ok(Outcome::GiveUp(reason)),
     };
-    if let Err(reason) = checked_target(deps, &url, &secret) {
+    if let Err(reason) = checked_target(config, &url, &secret) {
         return Ok(Outcome::GiveUp(reason));
     }
     // Signed at send time, so receivers can reject stale replays; the id stays the event's.
     let timestamp = Utc::now().timestamp();
     let started = Instant::now();
-    let answer = deps
-        .notifier
+    let answer = notifier
         .http()
         .post(&url)
         .header("Content-Type", "application/json")
@@ -127,7 +132,7 @@ pub async fn deliver(deps: &DeliveryDeps, row: &outbox::Model) -> AppResult<Outc
         created_at: Set(Utc::now()),
         ..Default::default()
     }
-    .insert(&deps.db.conn)
+    .insert(&db.conn)
     .await?;
     Ok(outcome)
 }

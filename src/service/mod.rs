@@ -4,6 +4,7 @@ pub mod attachments;
 pub mod audit;
 pub mod auth;
 pub mod comments;
+pub mod events;
 pub mod idempotency;
 mod login_throttle;
 pub mod projects;

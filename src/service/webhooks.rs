@@ -3,8 +3,8 @@ use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::net::targets;
-use crate::notify::events::EVENTS;
-use crate::notify::outbox::{self, KIND_WEBHOOK};
+use crate::notify::outbox::{self, JobKind};
+use crate::service::events::EVENTS;
 use crate::service::text;
 use crate::service::Take;
 use chrono::Utc;
@@ -228,7 +228,7 @@ pub async fn redeliver(db: &Db, actor: &Actor, delivery_id: i64) -> AppResult<ou
     let row = outbox_row::Entity::find_by_id(delivery.outbox_id)
         .one(&db.conn)
         .await?
-        .filter(|r| r.kind == KIND_WEBHOOK)
+        .filter(|r| r.kind == JobKind::Webhook)
         .ok_or_else(|| AppError::not_found("webhook delivery"))?;
     outbox::requeue(&db.conn, &row).await
 }

@@ -4,7 +4,7 @@ use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::domain::TicketStatus;
 use deskgraph::error::AppError;
-use deskgraph::notify::worker;
+use deskgraph::jobs::worker;
 use deskgraph::service::tickets;
 use deskgraph::service::webhooks::{self, NewWebhook, WebhookPatch};
 use deskgraph::service::Take;

@@ -4,7 +4,7 @@ use crate::db_test;
 use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::domain::CommentType;
-use deskgraph::notify::worker;
+use deskgraph::jobs::worker;
 use deskgraph::service::comments::{self, NewComment};
 use deskgraph::service::tickets::NewTicket;
 use deskgraph::service::users;

@@ -3,7 +3,9 @@ use crate::db_test;
 use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::domain::TicketStatus;
-use deskgraph::notify::{events, outbox as queue, worker};
+use deskgraph::jobs::worker;
+use deskgraph::notify::outbox as queue;
+use deskgraph::service::events;
 use deskgraph::service::tickets::{self, NewTicket, TicketPatch};
 use deskgraph::state::AppState;
 

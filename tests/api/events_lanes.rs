@@ -3,8 +3,8 @@
 use crate::db_test;
 use crate::events_support::*;
 use crate::helpers::TestApp;
+use deskgraph::jobs::worker;
 use deskgraph::notify::outbox::{self as queue, Destination};
-use deskgraph::notify::worker;
 use deskgraph::service::tickets::NewTicket;
 use deskgraph::state::AppState;
 use std::time::{Duration, Instant};

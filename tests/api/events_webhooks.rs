@@ -3,7 +3,9 @@ use crate::db_test;
 use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::db::Db;
-use deskgraph::notify::{events, outbox as queue, worker};
+use deskgraph::jobs::worker;
+use deskgraph::notify::outbox as queue;
+use deskgraph::service::events;
 use deskgraph::service::users;
 use deskgraph::state::AppState;
 use entity::{outbox, webhook_delivery};
@@ -265,7 +267,7 @@ async fn a_claim_takes_rows_in_the_order_they_came_due_and_none_ahead(app: &Test
     let dues = [now + 3_600_000, now - 1_000, now - 5_000];
     for (i, due) in dues.into_iter().enumerate() {
         let mut row = queue::row(
-            queue::KIND_EMAIL,
+            queue::JobKind::Email,
             &format!("claim-order-{i}"),
             "ticket.created",
             None,
@@ -282,14 +284,71 @@ async fn a_claim_takes_rows_in_the_order_they_came_due_and_none_ahead(app: &Test
     assert_eq!(order, vec!["claim-order-2", "claim-order-1"]);
 }
 
+db_test!(a_row_of_a_kind_this_version_does_not_run_waits_and_holds_nothing_back);
+/// A newer version, during a rolling upgrade, may queue a job this one does not know: it stays pending for
+/// an instance that knows it, and the rows behind it are claimed as usual.
+async fn a_row_of_a_kind_this_version_does_not_run_waits_and_holds_nothing_back(app: &TestApp) {
+    let now = queue::now_ms();
+    let mut known = queue::row(
+        queue::JobKind::Email,
+        "known-kind",
+        "ticket.created",
+        None,
+        "{}".to_string(),
+    );
+    known.due_at_ms = sea_orm::Set(now - 1_000);
+    let insert = queue::insert_of(vec![known]).unwrap();
+    app.state.db.conn.execute(&insert).await.unwrap();
+    let unknown = format!(
+        "INSERT INTO outbox (kind, event_id, event, payload, status, attempts, due_at_ms, \
+         locked_until_ms, created_at) VALUES ('chat', 'unknown-kind', 'ticket.created', '{{}}', \
+         'pending', 0, {}, 0, CURRENT_TIMESTAMP)",
+        now - 5_000
+    );
+    app.state
+        .db
+        .conn
+        .execute_unprepared(&unknown)
+        .await
+        .unwrap();
+
+    let claimed = queue::claim(&app.state.db.conn, now, now + 60_000, 10)
+        .await
+        .unwrap();
+    let ids: Vec<&str> = claimed.iter().map(|r| r.event_id.as_str()).collect();
+    assert_eq!(ids, vec!["known-kind"]);
+    let rows = app
+        .state
+        .db
+        .conn
+        .query_all_raw(sea_orm::Statement::from_string(
+            app.state.db.conn.get_database_backend(),
+            "SELECT kind, status FROM outbox WHERE event_id = 'unknown-kind'",
+        ))
+        .await
+        .unwrap();
+    let waiting: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.try_get("", "kind").unwrap(),
+                r.try_get("", "status").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(waiting, vec![("chat".to_string(), "pending".to_string())]);
+    let backlog = queue::backlog(&app.state.db.conn, now).await.unwrap();
+    assert_eq!(backlog.iter().map(|b| b.pending).sum::<i64>(), 2);
+}
+
 db_test!(the_backlog_counts_rows_that_are_due_and_reports_scheduled_checks_apart);
 async fn the_backlog_counts_rows_that_are_due_and_reports_scheduled_checks_apart(app: &TestApp) {
     let now = queue::now_ms();
     // An email due now, a webhook call due five seconds ago, and an SLA check an hour ahead.
     let rows = [
-        (queue::KIND_EMAIL, None, now),
-        (queue::KIND_WEBHOOK, None, now - 5_000),
-        (deskgraph::service::sla::KIND_CHECK, None, now + 3_600_000),
+        (queue::JobKind::Email, None, now),
+        (queue::JobKind::Webhook, None, now - 5_000),
+        (queue::JobKind::SlaCheck, None, now + 3_600_000),
     ];
     for (i, (kind, webhook, due)) in rows.into_iter().enumerate() {
         let mut row = queue::row(kind, &format!("backlog-{i}"), "x", webhook, "{}".into());

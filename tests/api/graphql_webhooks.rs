@@ -3,7 +3,7 @@
 use crate::db_test;
 use crate::events_support::{Mode, Receiver};
 use crate::helpers::TestApp;
-use deskgraph::notify::worker;
+use deskgraph::jobs::worker;
 use serde_json::{json, Value};
 
 const FIELDS: &str = "id databaseId url events active createdAt updatedAt";

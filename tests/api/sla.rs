@@ -5,7 +5,7 @@ use crate::events_support::{actor, state_with, Mode, Receiver};
 use crate::helpers::{TestApp, TestUser};
 use chrono::{DateTime, Duration, Utc};
 use deskgraph::domain::{Priority, TicketStatus};
-use deskgraph::notify::worker;
+use deskgraph::jobs::worker;
 use deskgraph::service::tickets::{self, NewTicket, TicketPatch};
 use deskgraph::state::AppState;
 use entity::{audit_event, ticket_sla};

@@ -8,8 +8,9 @@ use crate::sla::{around_the_clock, at, run_at, sla_hits, sla_of};
 use chrono::{Duration, Utc};
 use deskgraph::domain::{Priority, TicketStatus};
 use deskgraph::graphql::ids;
-use deskgraph::notify::worker;
-use deskgraph::service::sla::reclock::{BATCH, KIND_RECLOCK};
+use deskgraph::jobs::worker;
+use deskgraph::notify::outbox::JobKind;
+use deskgraph::service::sla::reclock::BATCH;
 use deskgraph::service::tickets::{self, NewTicket, TicketPatch};
 use entity::{outbox, ticket_sla};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
@@ -125,7 +126,7 @@ async fn policy_edits_reclock_open_tickets(app: &TestApp) {
     // A new name moves no clock: nothing is queued.
     edit_policy(app, &admin.token, high, json!({"name": "High, renamed"})).await;
     let queued = outbox::Entity::find()
-        .filter(outbox::Column::Kind.eq(KIND_RECLOCK))
+        .filter(outbox::Column::Kind.eq(JobKind::SlaReclock))
         .filter(outbox::Column::Status.eq("pending"))
         .count(&app.state.db.conn)
         .await

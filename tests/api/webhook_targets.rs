@@ -4,7 +4,7 @@ use crate::db_test;
 use crate::events_support::*;
 use crate::helpers::TestApp;
 use deskgraph::config::Config;
-use deskgraph::notify::worker;
+use deskgraph::jobs::worker;
 use entity::webhook_delivery;
 use sea_orm::EntityTrait;
 use serde_json::json;

@@ -17,16 +17,7 @@ pub use queue::{
     Backlog, Destination, Outcome,
 };
 
-/// Row kind of a webhook call.
-pub const KIND_WEBHOOK: &str = "webhook";
-/// Row kind of an email.
-pub const KIND_EMAIL: &str = "email";
-/// Waiting for (another) attempt.
-pub const PENDING: &str = "pending";
-/// Delivered; never sent again.
-pub const DELIVERED: &str = "delivered";
-/// Gave up after the configured attempts; kept for inspection and redelivery.
-pub const FAILED: &str = "failed";
+pub use entity::values::{JobKind, JobStatus};
 
 /// Milliseconds since the epoch, the unit of `due_at_ms` and `locked_until_ms`.
 pub fn now_ms() -> i64 {
@@ -49,19 +40,19 @@ pub fn wants(wanted: &serde_json::Value, event: &str) -> bool {
 
 /// A pending outbox row, due now.
 pub fn row(
-    kind: &str,
+    kind: JobKind,
     event_id: &str,
     event: &str,
     webhook_id: Option<i32>,
     payload: String,
 ) -> outbox::ActiveModel {
     outbox::ActiveModel {
-        kind: Set(kind.to_string()),
+        kind: Set(kind),
         event_id: Set(event_id.to_string()),
         event: Set(event.to_string()),
         webhook_id: Set(webhook_id),
         payload: Set(payload),
-        status: Set(PENDING.to_string()),
+        status: Set(JobStatus::Pending),
         attempts: Set(0),
         due_at_ms: Set(now_ms()),
         locked_until_ms: Set(0),
@@ -83,7 +74,7 @@ pub fn insert_of(rows: Vec<outbox::ActiveModel>) -> Option<InsertStatement> {
 
 async fn insert(
     db: &impl ConnectionTrait,
-    kind: &str,
+    kind: JobKind,
     event_id: &str,
     event: &str,
     webhook_id: Option<i32>,
@@ -129,7 +120,15 @@ pub async fn enqueue_webhooks(
 ) -> AppResult<usize> {
     let targets = webhook_targets(db, config, event).await?;
     for target in &targets {
-        insert(db, KIND_WEBHOOK, event_id, event, *target, body.to_string()).await?;
+        insert(
+            db,
+            JobKind::Webhook,
+            event_id,
+            event,
+            *target,
+            body.to_string(),
+        )
+        .await?;
     }
     Ok(targets.len())
 }
@@ -138,7 +137,7 @@ pub async fn enqueue_webhooks(
 pub async fn requeue(db: &impl ConnectionTrait, row: &outbox::Model) -> AppResult<outbox::Model> {
     insert(
         db,
-        &row.kind,
+        row.kind,
         &row.event_id,
         &row.event,
         row.webhook_id,

@@ -1,6 +1,6 @@
 //! The worker's side of the outbox: which destination a row goes to, leasing due rows, giving them back,
 //! the backlog per destination, and recording each attempt's outcome.
-use super::{now_ms, DELIVERED, FAILED, KIND_EMAIL, KIND_WEBHOOK, PENDING};
+use super::{now_ms, JobKind, JobStatus};
 use crate::config::Config;
 use crate::error::AppResult;
 use chrono::Utc;
@@ -19,22 +19,22 @@ pub enum Destination {
     Email,
     /// A webhook endpoint: a stored endpoint's id, or 0 for `DESKGRAPH_WEBHOOK_URL`.
     Webhook(i32),
-    /// Everything else: SLA checks, and rows of a kind this version does not know (given up at once).
+    /// The service's own work: SLA checks and re-clocks.
     Other,
 }
 
 impl Destination {
     /// The destination of `row`.
     pub fn of(row: &outbox::Model) -> Self {
-        Self::of_parts(&row.kind, row.webhook_id)
+        Self::of_parts(row.kind, row.webhook_id)
     }
 
     /// The destination of a row of `kind` for `webhook_id`.
-    pub fn of_parts(kind: &str, webhook_id: Option<i32>) -> Self {
+    pub fn of_parts(kind: JobKind, webhook_id: Option<i32>) -> Self {
         match kind {
-            KIND_EMAIL => Destination::Email,
-            KIND_WEBHOOK => Destination::Webhook(webhook_id.unwrap_or(0)),
-            _ => Destination::Other,
+            JobKind::Email => Destination::Email,
+            JobKind::Webhook => Destination::Webhook(webhook_id.unwrap_or(0)),
+            JobKind::SlaCheck | JobKind::SlaReclock => Destination::Other,
         }
     }
 
@@ -48,14 +48,33 @@ impl Destination {
         }
     }
 
-    /// The SQL condition matching this destination's rows. Only integers are spliced in.
-    fn condition(&self) -> String {
+    /// The SQL condition matching this destination's rows, its values bound as parameters (numbered
+    /// from `next`, as `placeholder` spells them).
+    fn condition(
+        &self,
+        placeholder: impl Fn(usize) -> String,
+        next: usize,
+    ) -> (String, Vec<sea_orm::Value>) {
         match self {
-            Destination::Email => format!("kind = '{KIND_EMAIL}'"),
-            Destination::Webhook(id) => {
-                format!("(kind = '{KIND_WEBHOOK}' AND COALESCE(webhook_id, 0) = {id})")
-            }
-            Destination::Other => format!("kind NOT IN ('{KIND_EMAIL}', '{KIND_WEBHOOK}')"),
+            Destination::Email => (
+                format!("kind = {}", placeholder(next)),
+                vec![JobKind::Email.as_str().into()],
+            ),
+            Destination::Webhook(id) => (
+                format!(
+                    "(kind = {} AND COALESCE(webhook_id, 0) = {})",
+                    placeholder(next),
+                    placeholder(next + 1)
+                ),
+                vec![JobKind::Webhook.as_str().into(), (*id).into()],
+            ),
+            Destination::Other => (
+                format!("kind IN ({}, {})", placeholder(next), placeholder(next + 1)),
+                vec![
+                    JobKind::SlaCheck.as_str().into(),
+                    JobKind::SlaReclock.as_str().into(),
+                ],
+            ),
         }
     }
 }
@@ -83,30 +102,53 @@ pub async fn claim_except(
     skip: &[Destination],
 ) -> AppResult<Vec<outbox::Model>> {
     let backend = db.get_database_backend();
-    let except = if skip.is_empty() {
+    let placeholder = |n: usize| match backend {
+        DbBackend::Postgres => format!("${n}"),
+        _ => "?".to_string(),
+    };
+    // Only the kinds this version runs: a row of a kind it does not know (written by a newer version
+    // during a rolling upgrade) waits for an instance that does.
+    let known: Vec<String> = (5..5 + JobKind::ALL.len()).map(placeholder).collect();
+    let mut values: Vec<sea_orm::Value> = vec![
+        lease_until_ms.into(),
+        JobStatus::Pending.as_str().into(),
+        now.into(),
+        now.into(),
+    ];
+    values.extend(
+        JobKind::ALL
+            .iter()
+            .map(|k| sea_orm::Value::from(k.as_str())),
+    );
+    let mut except = Vec::new();
+    for destination in skip {
+        let (condition, bound) = destination.condition(placeholder, values.len() + 1);
+        except.push(condition);
+        values.extend(bound);
+    }
+    let except = if except.is_empty() {
         String::new()
     } else {
-        let any: Vec<String> = skip.iter().map(Destination::condition).collect();
-        format!(" AND NOT ({})", any.join(" OR "))
+        format!(" AND NOT ({})", except.join(" OR "))
+    };
+    let limit_at = placeholder(values.len() + 1);
+    values.push(limit.into());
+    let lock = match backend {
+        DbBackend::Postgres => " FOR UPDATE SKIP LOCKED",
+        _ => "",
     };
     // One statement leases the rows and returns them; the lease is what makes them this worker's.
-    let sql = match backend {
-        DbBackend::Postgres => format!(
-            "UPDATE outbox SET locked_until_ms = $1 WHERE id IN (SELECT id FROM outbox \
-             WHERE status = 'pending' AND due_at_ms <= $2 AND locked_until_ms <= $3{except} \
-             ORDER BY due_at_ms, id LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING *"
-        ),
-        _ => format!(
-            "UPDATE outbox SET locked_until_ms = ? WHERE id IN (SELECT id FROM outbox \
-             WHERE status = 'pending' AND due_at_ms <= ? AND locked_until_ms <= ?{except} \
-             ORDER BY due_at_ms, id LIMIT ?) RETURNING *"
-        ),
-    };
-    let stmt = Statement::from_sql_and_values(
-        backend,
-        sql,
-        [lease_until_ms.into(), now.into(), now.into(), limit.into()],
+    let sql = format!(
+        "UPDATE outbox SET locked_until_ms = {} WHERE id IN (SELECT id FROM outbox \
+         WHERE status = {} AND due_at_ms <= {} AND locked_until_ms <= {} AND kind IN ({}){except} \
+         ORDER BY due_at_ms, id LIMIT {limit_at}{lock}) RETURNING *",
+        placeholder(1),
+        placeholder(2),
+        placeholder(3),
+        placeholder(4),
+        known.join(", ")
     );
+    let stmt = Statement::from_sql_and_values(backend, sql, values);
     let mut rows = outbox::Model::find_by_statement(stmt).all(db).await?;
     // RETURNING promises no order.
     rows.sort_by_key(|r| (r.due_at_ms, r.id));
@@ -121,7 +163,7 @@ pub async fn release(db: &impl ConnectionTrait, rows: &[outbox::Model]) -> AppRe
     outbox::Entity::update_many()
         .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
         .filter(outbox::Column::Id.is_in(rows.iter().map(|r| r.id)))
-        .filter(outbox::Column::Status.eq(PENDING))
+        .filter(outbox::Column::Status.eq(JobStatus::Pending))
         .exec(db)
         .await?;
     Ok(())
@@ -152,7 +194,7 @@ pub async fn backlog(db: &impl ConnectionTrait, now: i64) -> AppResult<Vec<Backl
         .column(outbox::Column::WebhookId)
         .column_as(outbox::Column::Id.count(), "pending")
         .column_as(outbox::Column::DueAtMs.min(), "oldest_due")
-        .filter(outbox::Column::Status.eq(PENDING))
+        .filter(outbox::Column::Status.eq(JobStatus::Pending))
         .filter(outbox::Column::DueAtMs.lte(now))
         .group_by(outbox::Column::Kind)
         .group_by(outbox::Column::WebhookId)
@@ -161,7 +203,10 @@ pub async fn backlog(db: &impl ConnectionTrait, now: i64) -> AppResult<Vec<Backl
         .await?;
     let mut by_destination: std::collections::BTreeMap<Destination, Backlog> = Default::default();
     for (kind, webhook_id, pending, oldest_due) in groups {
-        let destination = Destination::of_parts(&kind, webhook_id);
+        // Rows of a kind this version does not run are counted with the service's own work.
+        let destination = JobKind::parse(&kind).map_or(Destination::Other, |kind| {
+            Destination::of_parts(kind, webhook_id)
+        });
         let oldest = chrono::DateTime::from_timestamp_millis(oldest_due).unwrap_or_else(Utc::now);
         let entry = by_destination.entry(destination).or_insert(Backlog {
             destination,
@@ -178,7 +223,7 @@ pub async fn backlog(db: &impl ConnectionTrait, now: i64) -> AppResult<Vec<Backl
 pub async fn scheduled(db: &impl ConnectionTrait, now: i64) -> AppResult<u64> {
     use sea_orm::PaginatorTrait;
     Ok(outbox::Entity::find()
-        .filter(outbox::Column::Status.eq(PENDING))
+        .filter(outbox::Column::Status.eq(JobStatus::Pending))
         .filter(outbox::Column::DueAtMs.gt(now))
         .count(db)
         .await?)
@@ -220,7 +265,7 @@ pub async fn finish(
     let update = outbox::Entity::update_many()
         .col_expr(outbox::Column::Attempts, Expr::value(attempts))
         .filter(outbox::Column::Id.eq(row.id))
-        .filter(outbox::Column::Status.eq(PENDING));
+        .filter(outbox::Column::Status.eq(JobStatus::Pending));
     let update = match outcome {
         Outcome::Delivered => return finish_delivered(db, &[row.id]).await,
         Outcome::Retry(error) if attempts < config.outbox_max_attempts => update
@@ -231,7 +276,7 @@ pub async fn finish(
             .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
         Outcome::Retry(error) | Outcome::GiveUp(error) => update
             .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
-            .col_expr(outbox::Column::Status, Expr::value(FAILED))
+            .col_expr(outbox::Column::Status, Expr::value(JobStatus::Failed))
             .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
     };
     update.exec(db).await?;
@@ -249,14 +294,14 @@ pub async fn finish_delivered(db: &impl ConnectionTrait, ids: &[i64]) -> AppResu
             sea_orm::sea_query::ExprTrait::add(Expr::col(outbox::Column::Attempts), 1),
         )
         .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
-        .col_expr(outbox::Column::Status, Expr::value(DELIVERED))
+        .col_expr(outbox::Column::Status, Expr::value(JobStatus::Delivered))
         .col_expr(outbox::Column::DeliveredAt, Expr::value(Utc::now()))
         .col_expr(
             outbox::Column::LastError,
             Expr::value(Option::<String>::None),
         )
         .filter(outbox::Column::Id.is_in(ids.iter().copied()))
-        .filter(outbox::Column::Status.eq(PENDING))
+        .filter(outbox::Column::Status.eq(JobStatus::Pending))
         .exec(db)
         .await?;
     Ok(())

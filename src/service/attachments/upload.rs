@@ -6,7 +6,7 @@ use super::{blobs, is_internal};
 use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::notify::events;
+use crate::service::events;
 use crate::service::{audit, comments, tickets, WriteDeps};
 use crate::storage::BlobStore;
 use bytes::Bytes;

@@ -1,7 +1,6 @@
 //! The events of a clock (at risk, breached; of the first response and of the resolution), when each
 //! happened, and the one scheduled check that waits for the first still ahead.
 use super::clock::{Dues, Kind, Target};
-use super::KIND_CHECK;
 use crate::notify::outbox;
 use chrono::{DateTime, Utc};
 use entity::{outbox as outbox_row, ticket_sla};
@@ -97,7 +96,7 @@ pub(super) fn check_row(
         at: ms_of(at),
     };
     let mut row = outbox::row(
-        KIND_CHECK,
+        outbox::JobKind::SlaCheck,
         &outbox::new_event_id(),
         kind.event(),
         None,

@@ -1,7 +1,7 @@
 //! Service levels: policies (`policies`), business-hours arithmetic (`calendar`), the per-ticket clock
 //! (`clock`), and keeping each ticket's clock in step with its changes, in the change's transaction.
 //!
-//! Breaches are found without scanning: each clock has one outbox row of kind [`KIND_CHECK`], due at its
+//! Breaches are found without scanning: each clock has one outbox row of kind `JobKind::SlaCheck`, due at its
 //! first at-risk or breach instant still ahead (`ticket_slas.check_at_ms` names it). The delivery worker
 //! hands it to [`check`], which looks again (the ticket may have been answered, paused or resolved since),
 //! records what has come due, the first time only, with its webhooks and emails, and queues the check for
@@ -32,9 +32,6 @@ use sea_orm::sea_query::{Expr, InsertStatement, OnConflict};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, Iterable, QueryFilter, QueryTrait,
 };
-
-/// Outbox row kind of a scheduled SLA check.
-pub const KIND_CHECK: &str = "sla_check";
 
 fn is_stopped(policy: &Policy, t: &ticket::Model) -> bool {
     t.status.category() == StatusCategory::Done || policy.pause_statuses.contains(&t.status)

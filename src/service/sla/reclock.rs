@@ -1,6 +1,6 @@
 //! Bringing open tickets' clocks in step with a policy that was created, changed or deleted.
 //!
-//! The policy's transaction writes one outbox row of kind [`KIND_RECLOCK`] naming the priorities whose
+//! The policy's transaction writes one outbox row of kind `JobKind::SlaReclock` naming the priorities whose
 //! matches may have moved. The delivery worker hands it to [`run`], which recomputes one batch of open
 //! tickets of those priorities (by id, from where the row says) in one transaction and, when the batch was
 //! full, writes the row for the next batch in the same transaction. So an edit affecting a million tickets
@@ -18,9 +18,6 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// Outbox row kind of one batch of re-clocking.
-pub const KIND_RECLOCK: &str = "sla_reclock";
-
 /// Tickets recomputed per transaction.
 pub const BATCH: u64 = 100;
 
@@ -34,7 +31,7 @@ struct Batch {
 fn row_of(batch: &Batch) -> AppResult<entity::outbox::ActiveModel> {
     let payload = serde_json::to_string(batch).map_err(AppError::internal)?;
     Ok(outbox::row(
-        KIND_RECLOCK,
+        outbox::JobKind::SlaReclock,
         &outbox::new_event_id(),
         "sla.reclock",
         None,

@@ -280,7 +280,7 @@ async fn send_reset(
     .insert(&txn)
     .await?;
     outbox::row(
-        outbox::KIND_EMAIL,
+        outbox::JobKind::Email,
         &outbox::new_event_id(),
         "account.password_reset",
         None,

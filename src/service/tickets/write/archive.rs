@@ -1,8 +1,8 @@
 //! Archiving (soft-deleting) and restoring tickets; team members only.
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
-use crate::notify::events;
 use crate::service::audit;
+use crate::service::events;
 use crate::service::tickets::{self, counters, rules};
 use crate::service::WriteDeps;
 use chrono::Utc;

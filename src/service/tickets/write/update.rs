@@ -4,9 +4,9 @@ use super::{check_group, check_project, check_user, clean_description, clean_tit
 use crate::auth::Actor;
 use crate::db::run_together;
 use crate::error::{AppError, AppResult};
-use crate::notify::events;
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::audit::{self, Changes};
+use crate::service::events;
 use crate::service::tickets::{self, counters, rules};
 use crate::service::{sla, WriteDeps};
 use chrono::Utc;

@@ -36,7 +36,7 @@ impl TicketCreated {
             .iter()
             .map(|target| {
                 outbox::row(
-                    outbox::KIND_WEBHOOK,
+                    outbox::JobKind::Webhook,
                     &event_id,
                     body.event,
                     *target,

@@ -4,13 +4,13 @@
 //! The comments service calls [`comment_created`] after inserting a comment, in the same transaction.
 //! Who may receive a comment's text is decided by `service::comments::can_read`, the one rule; people
 //! are read through `service::users::recipients`, which gives each email only its own recipient.
-use super::mailer::Email;
-use super::outbox;
-use super::templates::{render, Occurrence};
 use crate::auth::{load_actor, Actor};
 use crate::config::Config;
 use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
+use crate::notify::mailer::Email;
+use crate::notify::outbox;
+use crate::notify::templates::{render, Occurrence};
 use crate::service::comments::can_read;
 use crate::service::sla::clock::{Kind, Target};
 use crate::service::users::{self, Recipient};
@@ -142,7 +142,7 @@ fn email_rows(
             let email: Email = render(occurrence, t, address, &r.name);
             let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
             Ok(outbox::row(
-                outbox::KIND_EMAIL,
+                outbox::JobKind::Email,
                 event_id,
                 event,
                 None,

@@ -1,14 +1,14 @@
 //! The delivery worker: claims due outbox rows and delivers them in lanes, one per destination (the SMTP
 //! server, each webhook endpoint). Lanes run side by side, a bounded number at once, so a destination
-//! that is slow or down holds back only its own rows; its circuit (`circuit`) then keeps it aside.
-use super::live::LiveBus;
-use super::mailer::Email;
-use super::outbox::{self, Destination, Outcome, KIND_EMAIL, KIND_WEBHOOK};
-use super::webhooks;
-use super::Notifier;
+//! that is slow or down holds back only its own rows; its circuit (`notify::circuit`) then keeps it aside.
 use crate::config::Config;
 use crate::db::Db;
 use crate::error::AppResult;
+use crate::notify::live::LiveBus;
+use crate::notify::mailer::Email;
+use crate::notify::outbox::{self, Destination, JobKind, Outcome};
+use crate::notify::webhooks;
+use crate::notify::Notifier;
 use crate::service::{sla, WriteDeps};
 use chrono::{DateTime, TimeZone, Utc};
 use entity::outbox as row;
@@ -57,9 +57,9 @@ impl DeliveryDeps {
 
 async fn deliver(deps: &DeliveryDeps, item: &row::Model, now_ms: i64) -> AppResult<Outcome> {
     let timeout = Duration::from_millis(deps.config.delivery_timeout_ms.unsigned_abs());
-    match item.kind.as_str() {
-        KIND_WEBHOOK => webhooks::deliver(deps, item).await,
-        KIND_EMAIL => {
+    match item.kind {
+        JobKind::Webhook => webhooks::deliver(&deps.db, &deps.config, &deps.notifier, item).await,
+        JobKind::Email => {
             let email: Email = match serde_json::from_str(&item.payload) {
                 Ok(email) => email,
                 Err(e) => return Ok(Outcome::GiveUp(format!("unreadable email: {e}"))),
@@ -75,15 +75,14 @@ async fn deliver(deps: &DeliveryDeps, item: &row::Model, now_ms: i64) -> AppResu
                 Err(_) => Outcome::Retry("timed out".to_string()),
             })
         }
-        sla::KIND_CHECK => {
+        JobKind::SlaCheck => {
             sla::check(deps.write_deps(), &item.payload, sla_now(now_ms)).await?;
             Ok(Outcome::Delivered)
         }
-        sla::reclock::KIND_RECLOCK => {
+        JobKind::SlaReclock => {
             sla::reclock::run(&deps.db, &deps.live, &item.payload, sla_now(now_ms)).await?;
             Ok(Outcome::Delivered)
         }
-        other => Ok(Outcome::GiveUp(format!("unknown outbox kind {other:?}"))),
     }
 }
 
