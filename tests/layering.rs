@@ -146,10 +146,6 @@ fn error_bodies_are_rendered_in_the_error_module() {
     );
 }
 
-/// Import cycles between top-level modules not yet broken: the shared HTTP layers, which still tell
-/// uploads and doors apart by path.
-const KNOWN_CYCLES: &[&[&str]] = &[&["http", "rest", "web"]];
-
 /// The top-level module of each `src/` file and the top-level modules its code names (`crate::x`).
 fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -216,15 +212,11 @@ fn cycles(
 }
 
 #[test]
-fn no_import_cycle_between_top_level_modules_but_the_known_ones() {
+fn no_import_cycle_between_top_level_modules() {
     let found = cycles(&module_graph());
-    let unexpected: Vec<_> = found
-        .iter()
-        .filter(|group| !KNOWN_CYCLES.iter().any(|known| *known == group.as_slice()))
-        .collect();
     assert!(
-        unexpected.is_empty(),
-        "modules that import each other, in a cycle: {unexpected:?}"
+        found.is_empty(),
+        "modules that import each other, in a cycle: {found:?}"
     );
 }
 

@@ -23,10 +23,12 @@ pub mod types;
 pub mod viewer_loader;
 pub mod ws;
 
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::state::AppState;
 use async_graphql::{Schema, SchemaBuilder};
 use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Extension;
 use std::sync::Arc;
 
 /// The served schema.
@@ -107,9 +109,11 @@ pub fn checked(state: AppState) -> anyhow::Result<limits::Checked> {
 }
 
 /// `/graphql` routes (`/graphql/ws` for subscriptions).
-pub fn router(state: AppState) -> anyhow::Result<Router<AppState>> {
-    Ok(Router::new()
-        .route("/graphql", get(http::graphql_get).post(http::graphql_post))
+pub fn router(state: AppState) -> anyhow::Result<Routes> {
+    let checked = checked(state)?;
+    Ok(Routes::new(Door::GraphQl)
+        // Multipart requests carry files (`Upload`s).
+        .uploads("/graphql", get(http::graphql_get).post(http::graphql_post))
         .route("/graphql/ws", get(ws::graphql_ws))
-        .layer(Extension(checked(state)?)))
+        .map(|router| router.layer(Extension(checked))))
 }

@@ -12,7 +12,7 @@
 //! Not spawned up front: a task of its own for every write costs a spawn, and, for an upload, the body's
 //! pieces would be read on one thread and freed on another (the allocator then kept several times the
 //! memory an upload takes).
-use super::errors::error_response;
+use super::errors::{error_response, Door};
 use super::ratelimit;
 use crate::db::viewer_gate;
 use crate::state::AppState;
@@ -69,7 +69,7 @@ pub async fn finish(limit: Duration) {
 }
 
 /// Run `req` through the rest of the stack with a turn of its viewer's share; a write runs to its end.
-pub async fn run(state: &AppState, req: Request, next: Next) -> Response {
+pub async fn run(state: &AppState, door: Door, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     let turn = if viewer_gate::exempt(&path) {
         None
@@ -77,7 +77,7 @@ pub async fn run(state: &AppState, req: Request, next: Next) -> Response {
         let (viewer, _) = ratelimit::viewer(state, &req);
         match state.viewer_gate.turn(viewer).await {
             Ok(turn) => Some(turn),
-            Err(err) => return error_response(&path, err),
+            Err(err) => return error_response(door, err),
         }
     };
     if !writes(req.method()) {

@@ -1,29 +1,27 @@
 //! Errors raised by the shared layers (rate limit, body limit, timeout, unknown path or method), answered in
-//! the error shape of the door the request came through: GraphQL's `{"errors": [...]}` on `/graphql`, the web
-//! interface's `{"success": false, "error"}` on its endpoints, and the REST body everywhere else.
+//! the error shape of the door the request came through (each route knows its own, `http::routes`):
+//! GraphQL's `{"errors": [...]}`, the web interface's `{"success": false, "error"}`, or the REST body.
 use crate::error::AppError;
 use axum::response::{IntoResponse, Response};
 
-/// The API a path belongs to.
+/// The API a route belongs to, which decides the shape of its errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Door {
     /// `/graphql`.
     GraphQl,
-    /// The web interface's endpoints and pages (`/accounts/…`, `/tickets/…` outside `/api/`, but for the
-    /// alternative REST comment paths).
+    /// The web interface: its JSON endpoints (`/accounts/login/`, `/tickets/<pk>/comments/…`) and pages.
     Web,
-    /// The REST API and everything else (health, metrics, unknown paths).
+    /// The REST API (with the alternative comment paths `/tickets/<pk>/comment/…`), health and metrics.
     Rest,
 }
 
 impl Door {
-    /// The door of `path`.
-    pub fn of(path: &str) -> Door {
+    /// The door of a path no route matches (every route knows its own, [`crate::http::routes`]): GraphQL
+    /// under `/graphql`, the web interface under `/accounts/` and `/tickets/`, REST elsewhere.
+    pub fn of_unknown_path(path: &str) -> Door {
         if path == "/graphql" || path.starts_with("/graphql/") {
             Door::GraphQl
-        } else if path.starts_with("/accounts/")
-            || (path.starts_with("/tickets/") && !is_alternative_comment_path(path))
-        {
+        } else if path.starts_with("/accounts/") || path.starts_with("/tickets/") {
             Door::Web
         } else {
             Door::Rest
@@ -31,16 +29,9 @@ impl Door {
     }
 }
 
-/// `/tickets/<pk>/comment/…` (singular): the REST comment paths without the `/api` prefix, which answer with
-/// Bearer authentication and the REST bodies like their `/api/` twins.
-fn is_alternative_comment_path(path: &str) -> bool {
-    let mut parts = path.trim_start_matches('/').split('/');
-    parts.next() == Some("tickets") && parts.next().is_some() && parts.next() == Some("comment")
-}
-
-/// `err` as the door of `path` reports errors (with `Retry-After` when rate limited).
-pub fn error_response(path: &str, err: AppError) -> Response {
-    match Door::of(path) {
+/// `err` as `door` reports errors (with `Retry-After` when rate limited).
+pub fn error_response(door: Door, err: AppError) -> Response {
+    match door {
         Door::Rest => err.into_response(),
         Door::Web => err.into_web_response(),
         Door::GraphQl => err.into_graphql_response(),
@@ -52,16 +43,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn doors() {
-        assert_eq!(Door::of("/graphql"), Door::GraphQl);
-        assert_eq!(Door::of("/graphqlx"), Door::Rest);
-        assert_eq!(Door::of("/accounts/login/"), Door::Web);
-        assert_eq!(Door::of("/tickets/3/comments/"), Door::Web);
-        assert_eq!(Door::of("/tickets/3/"), Door::Web);
-        assert_eq!(Door::of("/tickets/comments/4/edit/"), Door::Web);
-        assert_eq!(Door::of("/tickets/3/comment/"), Door::Rest);
-        assert_eq!(Door::of("/tickets/3/comment/4/"), Door::Rest);
-        assert_eq!(Door::of("/api/tickets/"), Door::Rest);
-        assert_eq!(Door::of("/nowhere"), Door::Rest);
+    fn unknown_paths() {
+        assert_eq!(Door::of_unknown_path("/graphql/x"), Door::GraphQl);
+        assert_eq!(Door::of_unknown_path("/graphqlx"), Door::Rest);
+        assert_eq!(Door::of_unknown_path("/accounts/nothing/"), Door::Web);
+        assert_eq!(Door::of_unknown_path("/tickets/3/nothing/"), Door::Web);
+        assert_eq!(Door::of_unknown_path("/api/nothing/"), Door::Rest);
+        assert_eq!(Door::of_unknown_path("/nowhere"), Door::Rest);
     }
 }

@@ -1,13 +1,15 @@
 //! Liveness, readiness and the metrics endpoint.
 use crate::error::AppError;
 use crate::http::client_ip;
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::notify::outbox::{self, Backlog};
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -16,12 +18,12 @@ use std::time::{Duration, Instant};
 use utoipa::ToSchema;
 
 /// The operational routes: `/healthz`, `/readyz` (with its own remembered answer) and `/metrics`.
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> Routes {
+    Routes::new(Door::Rest)
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .layer(Extension(Arc::new(ReadyCache::default())))
+        .map(|router| router.layer(Extension(Arc::new(ReadyCache::default()))))
 }
 
 /// `GET /healthz`.

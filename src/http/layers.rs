@@ -3,7 +3,8 @@
 use crate::auth::middleware::resolve_auth;
 use crate::config::Config;
 use crate::error::{AppError, LoggedCause};
-use crate::http::errors::error_response;
+use crate::http::errors::{error_response, Door};
+use crate::http::routes::{RouteKind, RouteTable};
 use crate::http::{admitted, ratelimit, transport};
 use crate::state::AppState;
 use axum::body::Body;
@@ -16,10 +17,10 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 /// Read the whole body, refusing bodies over the configured size with 413 and the error body, whether or
 /// not they declare a length.
-async fn limit_body(state: &AppState, req: Request) -> Result<Request, Response> {
-    if is_upload(&req) {
-        let path = req.uri().path().to_string();
-        return limit_upload(state, req).map_err(|err| error_response(&path, err));
+async fn limit_body(state: &AppState, kind: RouteKind, req: Request) -> Result<Request, Response> {
+    let door = kind.door;
+    if kind.uploads && is_multipart_post(&req) {
+        return limit_upload(state, req).map_err(|err| error_response(door, err));
     }
     let max = state.config.max_body_bytes;
     let declared = req
@@ -28,7 +29,7 @@ async fn limit_body(state: &AppState, req: Request) -> Result<Request, Response>
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > max as u64) {
-        return Err(too_large(req.uri().path(), max));
+        return Err(too_large(door, max));
     }
     let (parts, body) = req.into_parts();
     match Limited::new(body, max).collect().await {
@@ -38,10 +39,10 @@ async fn limit_body(state: &AppState, req: Request) -> Result<Request, Response>
                 .downcast_ref::<http_body_util::LengthLimitError>()
                 .is_some() =>
         {
-            Err(too_large(parts.uri.path(), max))
+            Err(too_large(door, max))
         }
         Err(_) => Err(error_response(
-            parts.uri.path(),
+            door,
             AppError::bad_request("could not read the request body"),
         )),
     }
@@ -50,28 +51,18 @@ async fn limit_body(state: &AppState, req: Request) -> Result<Request, Response>
 /// Room beside the file in a multipart upload for its boundaries, part headers and small fields.
 const MULTIPART_OVERHEAD: u64 = 64 * 1024;
 
-/// Whether `req` is an upload: a multipart POST to a route that takes files (REST attachments, GraphQL,
-/// the web forms that carry files). Only these are exempt from the body size limit.
-pub fn is_upload(req: &Request) -> bool {
-    let multipart = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.trim_start()
-                .to_ascii_lowercase()
-                .starts_with("multipart/form-data")
-        });
-    if req.method() != Method::POST || !multipart {
-        return false;
-    }
-    let path = req.uri().path();
-    path == "/graphql"
-        || crate::web::pages::upload::takes_uploads(path)
-        || path
-            .strip_prefix("/api/tickets/")
-            .and_then(|rest| rest.strip_suffix("/attachments/"))
-            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+/// Whether `req` is a multipart POST: on a route that takes files ([`RouteKind::uploads`]), an upload.
+fn is_multipart_post(req: &Request) -> bool {
+    req.method() == Method::POST
+        && req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("multipart/form-data")
+            })
 }
 
 /// An upload's body is streamed to its handler, not read here: bounded by the upload limit plus room for
@@ -96,9 +87,9 @@ fn limit_upload(state: &AppState, req: Request) -> Result<Request, AppError> {
     Ok(Request::from_parts(parts, Body::new(limited)))
 }
 
-fn too_large(path: &str, max: usize) -> Response {
+fn too_large(door: Door, max: usize) -> Response {
     error_response(
-        path,
+        door,
         AppError::PayloadTooLarge(format!("request body exceeds {max} bytes")),
     )
 }
@@ -116,10 +107,17 @@ fn too_large(path: &str, max: usize) -> Response {
 /// - log the hidden cause of every 500, in one place;
 /// - add the headers that make browsers safer to every response, and `Secure` to its cookies when the client
 ///   came over HTTPS ([`transport`]).
-pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn front(
+    State((state, routes)): State<(AppState, RouteTable)>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let limit = std::time::Duration::from_secs(state.config.request_timeout_seconds);
     let method = req.method().clone();
     let path = req.uri().path().to_string();
+    let kind = routes.kind_of(&req);
+    // The handlers that answer for the router itself (unknown method) answer in the route's door.
+    req.extensions_mut().insert(kind.door);
     let secure_cookies = transport::secure_cookies(&state.config, &req);
     let handled = async {
         let mut req = req;
@@ -130,9 +128,9 @@ pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> R
         }
         let decision = ratelimit::check(&state, ratelimit::budget(&state, &req)).await;
         let mut response = match &decision {
-            Some(decision) if !decision.allowed => ratelimit::refused(&path, decision),
-            _ => match limit_body(&state, req).await {
-                Ok(req) => admitted::run(&state, req, next).await,
+            Some(decision) if !decision.allowed => ratelimit::refused(kind.door, decision),
+            _ => match limit_body(&state, kind, req).await {
+                Ok(req) => admitted::run(&state, kind.door, req, next).await,
                 Err(response) => response,
             },
         };
@@ -143,7 +141,7 @@ pub async fn front(State(state): State<AppState>, req: Request, next: Next) -> R
     };
     let mut response = match tokio::time::timeout(limit, handled).await {
         Ok(response) => response,
-        Err(_) => error_response(&path, AppError::Timeout),
+        Err(_) => error_response(kind.door, AppError::Timeout),
     };
     if let Some(LoggedCause(cause)) = response.extensions().get::<LoggedCause>() {
         tracing::error!(%method, %path, error = %cause, "internal error");

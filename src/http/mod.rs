@@ -8,4 +8,5 @@ pub mod health;
 pub mod layers;
 pub mod metrics;
 pub mod ratelimit;
+pub mod routes;
 pub mod transport;

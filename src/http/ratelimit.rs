@@ -84,8 +84,8 @@ pub fn viewer(state: &AppState, req: &Request) -> (String, bool) {
 }
 
 /// The 429 for a request past its budget.
-pub fn refused(path: &str, decision: &Decision) -> Response {
+pub fn refused(door: crate::http::errors::Door, decision: &Decision) -> Response {
     crate::http::metrics::rate_limited();
     let retry_after = decision.reset.saturating_sub(now()).max(1);
-    crate::http::errors::error_response(path, AppError::RateLimited { retry_after })
+    crate::http::errors::error_response(door, AppError::RateLimited { retry_after })
 }

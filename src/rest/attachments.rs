@@ -3,6 +3,8 @@
 use crate::auth::middleware::{Auth, CurrentActor};
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::rest::comments::path_id;
 use crate::rest::shapes::Attachment;
 use crate::service::attachments::{self, Listed, NewAttachment, SignedQuery, Spooled};
@@ -12,21 +14,17 @@ use crate::storage::ByteStream;
 use axum::body::Body;
 use axum::extract::multipart::{Field, Multipart, MultipartRejection};
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use entity::attachment;
 
 /// The attachment routes.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/api/tickets/{id}/attachments/",
-            // The front layer bounds upload bodies by the upload limit instead of axum's default.
-            get(list).post(create).layer(DefaultBodyLimit::disable()),
-        )
+pub fn router() -> Routes {
+    Routes::new(Door::Rest)
+        .uploads("/api/tickets/{id}/attachments/", get(list).post(create))
         .route("/api/attachments/{id}/", get(metadata).delete(delete))
         .route("/api/attachments/{id}/download/", get(download))
 }

@@ -13,16 +13,16 @@ pub mod projects;
 pub mod shapes;
 pub mod tickets;
 
-use crate::state::AppState;
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use axum::routing::{get, patch, post};
-use axum::Router;
 
 /// Interface release served by this build.
 pub const API_VERSION: &str = "0.6.0";
 
 /// Every REST route.
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> Routes {
+    Routes::new(Door::Rest)
         .route("/api/version/", get(version))
         .route("/api/auth/token/", post(auth::issue_token))
         .route("/api/projects/", get(projects::list).post(projects::create))

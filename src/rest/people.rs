@@ -3,6 +3,8 @@
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::http::client_ip::ClientAddress;
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::rest::fields::{id_value, Fields};
 use crate::rest::json::{Json, JsonObject};
 use crate::rest::path::PathId;
@@ -14,14 +16,13 @@ use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::Router;
 use entity::{group, user};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// The routes of this module.
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> Routes {
+    Routes::new(Door::Rest)
         .route("/api/users/", get(list_users).post(create_user))
         .route("/api/users/{id}/", get(get_user).patch(update_user))
         .route("/api/users/{id}/deactivate/", post(deactivate_user))

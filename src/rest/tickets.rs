@@ -6,6 +6,8 @@ pub mod query;
 
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::rest::idempotency;
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
@@ -16,12 +18,12 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use query::ListParams;
 
 /// The ticket routes.
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> Routes {
+    Routes::new(Door::Rest)
         .route("/api/tickets/", get(list).post(create))
         .route(
             "/api/tickets/{id}/",

@@ -7,17 +7,17 @@ pub mod session;
 pub mod shapes;
 
 use crate::error::AppError;
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::rest::json::JsonObject;
-use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
-use axum::Router;
 use serde_json::{Map, Value};
 
 /// Every web route.
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> Routes {
+    Routes::new(Door::Web)
         .route(
             "/accounts/login/",
             get(pages::login::page).post(session::login),

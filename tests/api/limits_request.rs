@@ -350,3 +350,96 @@ async fn unknown_paths_and_methods_answer_with_the_error_body(app: &TestApp) {
     assert!(gql.json["errors"][0]["message"].is_string(), "{}", gql.text);
 }
 db_test!(unknown_paths_and_methods_answer_with_the_error_body);
+
+/// A raw request to `path` with `content_type`.
+fn raw(method: Method, path: &str, content_type: &str, body: String) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(Body::from(body))
+        .unwrap()
+}
+
+/// A route takes its behaviour from the door it is added under, not from its path: routes made up here,
+/// on paths no door uses, answer the shared layers' refusals in their door's shape, and only the one
+/// declared to take uploads lets a multipart body past the body limit.
+async fn a_route_made_up_under_a_door_behaves_as_that_door(app: &TestApp) {
+    use axum::routing::post;
+    use deskgraph::http::errors::Door;
+    use deskgraph::http::routes::Routes;
+    let length = |body: Bytes| async move { body.len().to_string() };
+    let extra = Routes::new(Door::Web)
+        .route("/made-up/web/", post(length))
+        .merge(Routes::new(Door::GraphQl).route("/made-up/graphql/", post(length)))
+        .merge(Routes::new(Door::Rest).uploads("/made-up/uploads/", post(length)));
+    let router = deskgraph::app::router_with(app.state.clone(), extra).unwrap();
+
+    let web = app
+        .send_to(
+            &router,
+            raw(
+                Method::POST,
+                "/made-up/web/",
+                "application/json",
+                oversized(),
+            ),
+        )
+        .await;
+    assert_web_error(&web, StatusCode::PAYLOAD_TOO_LARGE);
+    let wrong_method = app
+        .send_to(
+            &router,
+            raw(
+                Method::PUT,
+                "/made-up/web/",
+                "application/json",
+                "{}".into(),
+            ),
+        )
+        .await;
+    assert_web_error(&wrong_method, StatusCode::METHOD_NOT_ALLOWED);
+    let gql = app
+        .send_to(
+            &router,
+            raw(
+                Method::POST,
+                "/made-up/graphql/",
+                "application/json",
+                oversized(),
+            ),
+        )
+        .await;
+    assert_eq!(gql.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", gql.text);
+    assert_eq!(first_code(&gql.json), "BAD_USER_INPUT");
+
+    // The same multipart body: past the body limit on the route that takes uploads, refused elsewhere.
+    let boundary = "made-up-boundary";
+    let multipart = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\
+         Content-Type: text/plain\r\n\r\n{}\r\n--{boundary}--\r\n",
+        "x".repeat(MIB + 1)
+    );
+    let content_type = format!("multipart/form-data; boundary={boundary}");
+    let upload = app
+        .send_to(
+            &router,
+            raw(
+                Method::POST,
+                "/made-up/uploads/",
+                &content_type,
+                multipart.clone(),
+            ),
+        )
+        .await;
+    assert_eq!(upload.status, StatusCode::OK, "{}", upload.text);
+    assert_eq!(upload.text, multipart.len().to_string());
+    let not_an_upload = app
+        .send_to(
+            &router,
+            raw(Method::POST, "/made-up/web/", &content_type, multipart),
+        )
+        .await;
+    assert_web_error(&not_an_upload, StatusCode::PAYLOAD_TOO_LARGE);
+}
+db_test!(a_route_made_up_under_a_door_behaves_as_that_door);

@@ -9,7 +9,7 @@ use std::path::Path;
 
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
-/// Every `(method, path)` registered with `.route(...)` anywhere under `src/`.
+/// Every `(method, path)` registered with `.route("…", …)` or `.uploads("…", …)` anywhere under `src/`.
 fn routes_in_source() -> BTreeSet<(String, String)> {
     let mut found = BTreeSet::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -28,8 +28,12 @@ fn routes_in_source() -> BTreeSet<(String, String)> {
 }
 
 fn routes_in_file(text: &str, found: &mut BTreeSet<(String, String)>) {
-    for (start, _) in text.match_indices(".route(") {
-        let call = &text[start + ".route(".len()..];
+    let calls = text
+        .match_indices(".route(")
+        .chain(text.match_indices(".uploads("))
+        .map(|(start, name)| start + name.len());
+    for start in calls {
+        let call = &text[start..];
         let mut depth = 1;
         let end = call
             .char_indices()
@@ -44,6 +48,10 @@ fn routes_in_file(text: &str, found: &mut BTreeSet<(String, String)>) {
             .map(|(i, _)| i)
             .unwrap();
         let call = &call[..end];
+        // The route builder's own forwarding call names no path.
+        if !call.trim_start().starts_with('"') {
+            continue;
+        }
         let path = call.split('"').nth(1).unwrap().to_string();
         for method in METHODS {
             let called = call.match_indices(&format!("{method}(")).any(|(i, _)| {

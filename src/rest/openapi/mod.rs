@@ -7,13 +7,13 @@ pub mod request_bodies;
 mod standard_errors;
 pub mod values;
 
-use crate::state::AppState;
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::{graphql, http, rest, web};
 use aliases::Aliases;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use axum::Router;
 use standard_errors::StandardErrors;
 use utoipa::OpenApi;
 use web::pages;
@@ -93,8 +93,8 @@ pub fn document() -> utoipa::openapi::OpenApi {
 }
 
 /// The documentation routes (public).
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> Routes {
+    Routes::new(Door::Rest)
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/docs", get(docs_page))
 }

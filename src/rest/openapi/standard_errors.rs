@@ -118,7 +118,8 @@ fn error_response(
 
 fn add_errors(path: &str, unsafe_method: bool, op: &mut Operation) {
     let has_tag = |t: &str| op.tags.iter().flatten().any(|tag| tag == t);
-    let web = has_tag("web");
+    // The pages share the web endpoints' door, so the shared layers refuse them in its shape.
+    let web = has_tag("web") || has_tag("pages");
     let graphql = has_tag("graphql");
     let security: Vec<serde_json::Value> = op
         .security

@@ -18,14 +18,15 @@ use super::session::{check_csrf, signed_in, FORM_CSRF_FIELD};
 use super::WebError;
 use crate::auth::Actor;
 use crate::error::{AppError, LoggedCause};
+use crate::http::errors::Door;
+use crate::http::routes::Routes;
 use crate::state::AppState;
 use askama::Template;
-use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
+use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::Router;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -33,23 +34,19 @@ use std::sync::Arc;
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; frame-ancestors 'none'";
 
 /// The page routes (the sign-in page, the form delete and the JSON endpoints are in `web::router`).
-pub fn router() -> Router<AppState> {
-    Router::new()
+pub fn router() -> Routes {
+    Routes::new(Door::Web)
+        .route("/", get(home))
         .route("/tickets/", get(queue::page))
         // Forms that may carry a file: the front layer bounds their bodies by the upload limit.
-        .route(
+        .uploads(
             "/tickets/new/",
-            get(new_ticket::page)
-                .post(new_ticket::submit)
-                .layer(DefaultBodyLimit::disable()),
+            get(new_ticket::page).post(new_ticket::submit),
         )
         .route("/tickets/{id}/", get(ticket::page))
         .route("/tickets/{id}/status/", post(ticket::change_status))
         .route("/tickets/{id}/edit/", post(ticket::edit))
-        .route(
-            "/tickets/{id}/comments/new/",
-            post(thread::add).layer(DefaultBodyLimit::disable()),
-        )
+        .uploads("/tickets/{id}/comments/new/", post(thread::add))
         .route("/settings/", get(settings::page))
         .route("/settings/password/", post(settings::change_password))
         .route("/settings/tokens/", post(settings::create_token))

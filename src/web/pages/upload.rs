@@ -14,16 +14,6 @@ use std::collections::HashMap;
 /// Largest text field of a multipart form (the comment and description limits are 64 KiB).
 const MAX_TEXT_FIELD: usize = 128 * 1024;
 
-/// Routes whose forms may carry a file: the only web paths exempt from the body size limit (for
-/// multipart posts), see `http::layers::is_upload`.
-pub fn takes_uploads(path: &str) -> bool {
-    path == "/tickets/new/"
-        || path
-            .strip_prefix("/tickets/")
-            .and_then(|rest| rest.strip_suffix("/comments/new/"))
-            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
-}
-
 /// A posted form and its file, when one was chosen.
 pub struct Posted {
     /// The text fields.
