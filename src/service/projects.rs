@@ -34,30 +34,6 @@ pub struct ProjectPatch {
     pub description: Option<String>,
 }
 
-fn clean_name(name: &str) -> AppResult<String> {
-    text::single_line("name", name)?;
-    let name = name.trim();
-    match name.chars().count() {
-        0 => Err(AppError::field("name", "this field may not be blank")),
-        n if n > 200 => Err(AppError::field(
-            "name",
-            "ensure this field has no more than 200 characters",
-        )),
-        _ => Ok(name.to_string()),
-    }
-}
-
-fn clean_description(description: &str) -> AppResult<String> {
-    text::multi_line("description", description)?;
-    if description.len() > 64 * 1024 {
-        return Err(AppError::field(
-            "description",
-            "ensure this field has no more than 65536 bytes",
-        ));
-    }
-    Ok(description.trim().to_string())
-}
-
 fn require_team(actor: &Actor) -> AppResult<()> {
     if actor.is_team() {
         Ok(())
@@ -115,8 +91,8 @@ pub async fn ticket_counts(
 /// an archived project cannot be reused: that answers 400 like any other clash.
 pub async fn create(db: &Db, actor: &Actor, input: NewProject) -> AppResult<project::Model> {
     require_team(actor)?;
-    let name = clean_name(&input.name)?;
-    let description = clean_description(input.description.as_deref().unwrap_or(""))?;
+    let name = text::required_line("name", &input.name)?;
+    let description = text::description(input.description.as_deref().unwrap_or(""))?;
     let now = Utc::now();
     let txn = db.begin_write().await?;
     let created = project::ActiveModel {
@@ -150,11 +126,15 @@ pub async fn update(
     patch: ProjectPatch,
 ) -> AppResult<project::Model> {
     require_team(actor)?;
-    let name = patch.name.as_deref().map(clean_name).transpose()?;
+    let name = patch
+        .name
+        .as_deref()
+        .map(|name| text::required_line("name", name))
+        .transpose()?;
     let description = patch
         .description
         .as_deref()
-        .map(clean_description)
+        .map(text::description)
         .transpose()?;
     let txn = db.begin_write().await?;
     let current = get(&txn, id).await?;

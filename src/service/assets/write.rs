@@ -51,42 +51,6 @@ pub struct AssetPatch {
     pub serial_number: Option<String>,
 }
 
-fn clean_name(name: &str) -> AppResult<String> {
-    text::single_line("name", name)?;
-    let name = name.trim();
-    match name.chars().count() {
-        0 => Err(AppError::field("name", "this field may not be blank")),
-        n if n > 200 => Err(AppError::field(
-            "name",
-            "ensure this field has no more than 200 characters",
-        )),
-        _ => Ok(name.to_string()),
-    }
-}
-
-fn clean_short(field: &str, value: &str) -> AppResult<String> {
-    text::single_line(field, value)?;
-    let value = value.trim();
-    if value.chars().count() > 200 {
-        return Err(AppError::field(
-            field,
-            "ensure this field has no more than 200 characters",
-        ));
-    }
-    Ok(value.to_string())
-}
-
-fn clean_description(description: &str) -> AppResult<String> {
-    text::multi_line("description", description)?;
-    if description.len() > 64 * 1024 {
-        return Err(AppError::field(
-            "description",
-            "ensure this field has no more than 65536 bytes",
-        ));
-    }
-    Ok(description.trim().to_string())
-}
-
 async fn check_owner(db: &impl ConnectionTrait, id: i32) -> AppResult<()> {
     if users::active_user_exists(db, id).await? {
         Ok(())
@@ -112,13 +76,13 @@ pub async fn create(db: &Db, actor: &Actor, input: NewAsset) -> AppResult<asset:
     if !can_change(actor) {
         return Err(AppError::forbidden("only team members may create assets"));
     }
-    let name = clean_name(&input.name)?;
-    let location = clean_short("location", input.location.as_deref().unwrap_or(""))?;
-    let serial_number = clean_short(
+    let name = text::required_line("name", &input.name)?;
+    let location = text::short_line("location", input.location.as_deref().unwrap_or(""))?;
+    let serial_number = text::short_line(
         "serial_number",
         input.serial_number.as_deref().unwrap_or(""),
     )?;
-    let description = clean_description(input.description.as_deref().unwrap_or(""))?;
+    let description = text::description(input.description.as_deref().unwrap_or(""))?;
     if let Some(id) = input.owner_id {
         check_owner(&db.conn, id).await?;
     }
@@ -159,21 +123,25 @@ pub async fn create(db: &Db, actor: &Actor, input: NewAsset) -> AppResult<asset:
 /// Apply a partial change (team members only; others get 403 on their own assets, 404 on the rest).
 pub async fn update(db: &Db, actor: &Actor, id: i32, patch: AssetPatch) -> AppResult<asset::Model> {
     check_may_change(&db.conn, actor, id).await?;
-    let name = patch.name.as_deref().map(clean_name).transpose()?;
+    let name = patch
+        .name
+        .as_deref()
+        .map(|name| text::required_line("name", name))
+        .transpose()?;
     let location = patch
         .location
         .as_deref()
-        .map(|v| clean_short("location", v))
+        .map(|v| text::short_line("location", v))
         .transpose()?;
     let serial_number = patch
         .serial_number
         .as_deref()
-        .map(|v| clean_short("serial_number", v))
+        .map(|v| text::short_line("serial_number", v))
         .transpose()?;
     let description = patch
         .description
         .as_deref()
-        .map(clean_description)
+        .map(text::description)
         .transpose()?;
     if let Some(Some(owner)) = patch.owner_id {
         check_owner(&db.conn, owner).await?;

@@ -72,16 +72,6 @@ fn check_minutes(field: &str, minutes: i32) -> AppResult<i32> {
     }
 }
 
-fn clean_name(name: &str) -> AppResult<String> {
-    crate::service::text::single_line("name", name)?;
-    let name = name.trim();
-    let len = name.chars().count();
-    if len == 0 || len > 200 {
-        return Err(AppError::field("name", "the name must be 1-200 characters"));
-    }
-    Ok(name.to_string())
-}
-
 async fn check_refs(
     db: &impl ConnectionTrait,
     project_id: Option<i32>,
@@ -147,7 +137,7 @@ pub async fn create(
 ) -> AppResult<sla_policy::Model> {
     require_admin(actor)?;
     let conn = &db.conn;
-    let name = clean_name(&input.name)?;
+    let name = crate::service::text::required_line("name", &input.name)?;
     let priority = input
         .priority
         .ok_or_else(|| AppError::field("priority", "this field is required"))?;
@@ -206,7 +196,7 @@ pub async fn update(
         .ok_or_else(|| AppError::not_found("SLA policy"))?;
     let mut active: sla_policy::ActiveModel = current.clone().into();
     if let Some(name) = &patch.name {
-        let name = clean_name(name)?;
+        let name = crate::service::text::required_line("name", name)?;
         check_name_free(conn, &name, Some(id)).await?;
         active.name = Set(name);
     }

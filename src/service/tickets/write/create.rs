@@ -1,6 +1,6 @@
 //! Creating a ticket: its number, counters, SLA clock, audit record, outbox rows and idempotency key in
 //! one statement.
-use super::{check_group, check_project, clean_description, clean_title, NewTicket};
+use super::{check_group, check_project, clean_description, NewTicket};
 use crate::auth::Actor;
 use crate::db::insert_together;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
@@ -10,6 +10,7 @@ use crate::notify::outbox;
 use crate::service::audit;
 use crate::service::events;
 use crate::service::idempotency::{self, IdempotencyKey};
+use crate::service::text;
 use crate::service::tickets::counters;
 use crate::service::WriteDeps;
 use crate::service::{sla, users};
@@ -141,7 +142,7 @@ async fn make(
     keyed: Option<(&IdempotencyKey, String)>,
     replace_expired_key: bool,
 ) -> AppResult<ticket::Model> {
-    let title = clean_title(&input.title)?;
+    let title = text::required_line("title", &input.title)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     let db = &state.db.conn;
     let requester_id = match input.requester_id {

@@ -1,12 +1,13 @@
 //! Changing a ticket's fields, with field permissions and the workflow checked on the locked row.
 use super::status::{apply_lifecycle, check_transition};
-use super::{check_group, check_project, check_user, clean_description, clean_title, TicketPatch};
+use super::{check_group, check_project, check_user, clean_description, TicketPatch};
 use crate::auth::Actor;
 use crate::db::run_together;
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::audit::{self, Changes};
 use crate::service::events;
+use crate::service::text;
 use crate::service::tickets::{self, counters, rules};
 use crate::service::{sla, WriteDeps};
 use chrono::Utc;
@@ -52,7 +53,11 @@ pub async fn update(
 ) -> AppResult<ticket::Model> {
     let current = tickets::get(&state.db.conn, actor, id).await?;
     check_patch_permission(actor, &current, &patch)?;
-    let title = patch.title.as_deref().map(clean_title).transpose()?;
+    let title = patch
+        .title
+        .as_deref()
+        .map(|title| text::required_line("title", title))
+        .transpose()?;
     let description = patch
         .description
         .as_deref()
