@@ -1,5 +1,6 @@
 //! Stored content, named by its SHA-256. Its bytes are complete in the storage backend while `state` is
 //! `stored`; `writing` while an upload writes them, `collecting` while the collector deletes them.
+use crate::values::BlobState;
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -10,7 +11,7 @@ pub struct Model {
     pub sha256: String,
     pub size: i64,
     pub created_at: DateTimeUtc,
-    pub state: String,
+    pub state: BlobState,
     /// Last written or reused by an upload; the collector leaves recently touched blobs alone.
     pub touched_at: Option<DateTimeUtc>,
 }

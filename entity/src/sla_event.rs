@@ -1,4 +1,5 @@
 //! An SLA event that happened (at risk or breached, per target): at most one per ticket, target and kind.
+use crate::values::{SlaEventKind, SlaTarget};
 use sea_orm::entity::prelude::*;
 
 #[allow(missing_docs)]
@@ -8,8 +9,8 @@ pub struct Model {
     #[sea_orm(primary_key)]
     pub id: i64,
     pub ticket_id: i32,
-    pub target: String,
-    pub kind: String,
+    pub target: SlaTarget,
+    pub kind: SlaEventKind,
     pub created_at: DateTimeUtc,
 }
 

@@ -1,5 +1,5 @@
 //! The closed sets of values stored as text: ticket status and priority, comment type, asset kind and
-//! status, an outbox row's job and its state. Each is a Rust enum stored as its lowercase spelling, so rows come back typed and an unknown
+//! status, an outbox row's job and its state, SLA event targets and kinds, and a stored blob's state. Each is a Rust enum stored as its lowercase spelling, so rows come back typed and an unknown
 //! stored value fails the read instead of travelling on as a string.
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -231,5 +231,37 @@ stored_enum!(
         Delivered => "delivered",
         /// Gave up after the configured attempts; kept for inspection and redelivery.
         Failed => "failed",
+    }
+);
+
+stored_enum!(
+    /// Which SLA target a due time or event is about.
+    SlaTarget, "target" {
+        /// The first public reply of a team member.
+        FirstResponse => "first_response",
+        /// Resolving the ticket.
+        Resolution => "resolution",
+    }
+);
+
+stored_enum!(
+    /// What an SLA event reports.
+    SlaEventKind, "kind" {
+        /// `AT_RISK_PERCENT` of the target used.
+        AtRisk => "at_risk",
+        /// The target passed without being met.
+        Breached => "breached",
+    }
+);
+
+stored_enum!(
+    /// Where a blob's bytes stand in the storage backend.
+    BlobState, "state" {
+        /// An upload is writing them.
+        Writing => "writing",
+        /// Complete.
+        Stored => "stored",
+        /// The collector is deleting them.
+        Collecting => "collecting",
     }
 );

@@ -107,7 +107,7 @@ async fn collection(app: &TestApp) {
         sha256: Set(z_sha.clone()),
         size: Set(z.len() as i64),
         created_at: Set(now),
-        state: Set("writing".into()),
+        state: Set(entity::values::BlobState::Writing),
         touched_at: Set(Some(now)),
     })
     .exec_without_returning(&app.state.db.conn)
@@ -134,7 +134,7 @@ async fn collection(app: &TestApp) {
         sha256: Set(sha256(&x)),
         size: Set(x.len() as i64),
         created_at: Set(now),
-        state: Set("collecting".into()),
+        state: Set(entity::values::BlobState::Collecting),
         touched_at: Set(Some(now - GRACE * 2)),
     })
     .exec_without_returning(&app.state.db.conn)

@@ -75,7 +75,7 @@ async fn fill(app: &TestApp, owner: &TestUser, other: &TestUser, t: i32, n: usiz
         sha256: Set(SHA.into()),
         size: Set(3),
         created_at: Set(Utc::now()),
-        state: Set("stored".into()),
+        state: Set(entity::values::BlobState::Stored),
         touched_at: Set(None),
     };
     blob::Entity::insert(blob)

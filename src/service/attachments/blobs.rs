@@ -17,12 +17,9 @@ use std::io::Seek;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Bytes an upload is writing.
-const WRITING: &str = "writing";
-/// Complete bytes.
-const STORED: &str = "stored";
-/// Bytes the collector is deleting.
-const COLLECTING: &str = "collecting";
+use entity::values::BlobState::{
+    self, Collecting as COLLECTING, Stored as STORED, Writing as WRITING,
+};
 
 /// How long a blob nothing names is kept after an upload last wrote or reused it: far longer than an
 /// upload takes, so an upload in flight keeps its bytes.
@@ -36,7 +33,7 @@ const WAIT: Duration = Duration::from_millis(100);
 const WAIT_TRIES: u32 = 100;
 
 /// Mark the row of `sha256` touched now if it is in `state`; whether it was.
-pub async fn touch(db: &impl ConnectionTrait, sha256: &str, state: &str) -> AppResult<bool> {
+pub async fn touch(db: &impl ConnectionTrait, sha256: &str, state: BlobState) -> AppResult<bool> {
     let done = blob::Entity::update_many()
         .col_expr(blob::Column::TouchedAt, Expr::value(Utc::now()))
         .filter(blob::Column::Sha256.eq(sha256))
@@ -61,7 +58,7 @@ pub async fn store(db: &Db, storage: &dyn BlobStore, upload: &Spooled) -> AppRes
             sha256: Set(sha.clone()),
             size: Set(upload.size as i64),
             created_at: Set(now),
-            state: Set(WRITING.to_string()),
+            state: Set(WRITING),
             touched_at: Set(Some(now)),
         })
         .on_conflict_do_nothing()

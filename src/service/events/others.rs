@@ -95,7 +95,7 @@ pub async fn sla_event(
     kind: Kind,
     due: DateTime<Utc>,
 ) -> AppResult<()> {
-    let mut body = Body::new(kind.event(), t);
+    let mut body = Body::new(crate::service::sla::clock::event_name(kind), t);
     body.target = Some(target.as_str());
     body.due_at = Some(due.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
     let event_id = webhooks(db, config, &body).await?;

@@ -39,7 +39,8 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
     let Ok(row) = serde_json::from_str::<CheckRow>(payload) else {
         return Err(AppError::internal(anyhow::anyhow!("unreadable SLA check")));
     };
-    let (Some(target), Some(kind)) = (Target::parse(&row.target), Kind::parse(&row.kind)) else {
+    let (Some(target), Some(kind)) = (Target::parse(&row.target).ok(), Kind::parse(&row.kind).ok())
+    else {
         return Err(AppError::internal(anyhow::anyhow!("unknown SLA check")));
     };
     let txn = deps.db.begin_write().await?;
@@ -165,8 +166,8 @@ async fn record(
 ) -> AppResult<bool> {
     let insert = sla_event::Entity::insert(sla_event::ActiveModel {
         ticket_id: Set(t.id),
-        target: Set(target.as_str().to_string()),
-        kind: Set(kind.as_str().to_string()),
+        target: Set(target),
+        kind: Set(kind),
         created_at: Set(now),
         ..Default::default()
     })

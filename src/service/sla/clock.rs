@@ -9,64 +9,13 @@ use chrono::{DateTime, Duration, Utc};
 /// Share of a target used when a ticket counts as at risk, in per cent.
 pub const AT_RISK_PERCENT: i64 = 80;
 
-/// Which target a due time or event is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// The first public reply of a team member.
-    FirstResponse,
-    /// Resolving the ticket.
-    Resolution,
-}
+pub use entity::values::{SlaEventKind as Kind, SlaTarget as Target};
 
-impl Target {
-    /// Both targets.
-    pub const ALL: [Target; 2] = [Target::FirstResponse, Target::Resolution];
-
-    /// Stored and sent spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Target::FirstResponse => "first_response",
-            Target::Resolution => "resolution",
-        }
-    }
-
-    /// Parse the stored spelling.
-    pub fn parse(text: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.as_str() == text)
-    }
-}
-
-/// What an SLA event reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// `AT_RISK_PERCENT` of the target used.
-    AtRisk,
-    /// The target passed without being met.
-    Breached,
-}
-
-impl Kind {
-    /// Stored spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::AtRisk => "at_risk",
-            Kind::Breached => "breached",
-        }
-    }
-
-    /// Parse the stored spelling.
-    pub fn parse(text: &str) -> Option<Kind> {
-        [Kind::AtRisk, Kind::Breached]
-            .into_iter()
-            .find(|k| k.as_str() == text)
-    }
-
-    /// The webhook event name.
-    pub fn event(self) -> &'static str {
-        match self {
-            Kind::AtRisk => "ticket.sla_at_risk",
-            Kind::Breached => "ticket.sla_breached",
-        }
+/// The webhook event that reports an SLA event of `kind`.
+pub fn event_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::AtRisk => "ticket.sla_at_risk",
+        Kind::Breached => "ticket.sla_breached",
     }
 }
 

@@ -98,7 +98,7 @@ pub(super) fn check_row(
     let mut row = outbox::row(
         outbox::JobKind::SlaCheck,
         &outbox::new_event_id(),
-        kind.event(),
+        super::clock::event_name(kind),
         None,
         serde_json::to_string(&payload).unwrap_or_default(),
     );
