@@ -207,7 +207,7 @@ PY
   if [ "$backend" = postgres ]; then
     log "EXPLAIN of the list page"
     psql -X "$url" >"$OUT/explain.txt" 2>&1 <<SQL || true
-SET random_page_cost = 1.1; -- as the service's connections (src/db.rs)
+SET random_page_cost = 1.1; -- as the service's connections (src/db/mod.rs)
 EXPLAIN ANALYZE SELECT * FROM tickets WHERE archived_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 20;
 EXPLAIN ANALYZE SELECT * FROM tickets WHERE archived_at IS NULL AND (requester_id = 1 OR assignee_id = 1) ORDER BY created_at DESC, id DESC LIMIT 20;
 EXPLAIN ANALYZE SELECT * FROM tickets WHERE archived_at IS NULL AND (lower(title) LIKE '%printer%' OR lower(description) LIKE '%printer%') ORDER BY created_at DESC, id DESC LIMIT 20;

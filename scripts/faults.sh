@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault suite against the release binary (see scripts/faults.py for the scenarios).
+# The fault suite against the release binary (see scripts/faults/run.py for the scenarios).
 #   scripts/faults.sh                         quick variant, every scenario (CI)
 #   scripts/faults.sh documents               one scenario
 #   FAULTS_LONG=1 scripts/faults.sh           full sizes (3,000 crawlers, 200,000 documents)
@@ -10,4 +10,4 @@ if [[ -z "${FAULTS_BIN:-}" ]]; then
   cargo build --release --quiet --bin deskgraph
   export FAULTS_BIN="$PWD/target/release/deskgraph"
 fi
-exec python3 scripts/faults.py "$@"
+exec python3 scripts/faults/run.py "$@"

@@ -50,7 +50,7 @@ pub struct StateInner {
     pub storage: Arc<dyn crate::storage::BlobStore>,
     /// The key of signed attachment download links.
     pub url_key: crate::service::attachments::UrlKey,
-    /// GraphQL objects answered in one pass (`src/graphql/plain/`); `graphql_plain_objects_total`.
+    /// GraphQL objects answered in one pass (`src/graphql/engine/one_pass/`); `graphql_plain_objects_total`.
     pub plain_objects: Arc<AtomicU64>,
     /// The OpenID Connect provider of the sign-in page (`DESKGRAPH_OIDC_*`), when one is configured.
     pub oidc: Option<Arc<crate::auth::oidc::Oidc>>,

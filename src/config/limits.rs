@@ -44,7 +44,7 @@ impl Default for AccountSettings {
     }
 }
 
-/// How many failed sign-ins are allowed before further attempts are refused (see `service::login_throttle`).
+/// How many failed sign-ins are allowed before further attempts are refused (see `service::sign_in::throttle`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoginThrottle {
     /// `DESKGRAPH_LOGIN_MAX_FAILURES`: failures per account in one window (default 5).

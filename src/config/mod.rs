@@ -81,7 +81,7 @@ pub struct Config {
     /// `DESKGRAPH_ANONYMOUS_INTROSPECTION`: whether unauthenticated callers may introspect (default true).
     pub anonymous_introspection: bool,
     /// `DESKGRAPH_GRAPHQL_PLAIN`: whether GraphQL objects whose selection is all plain fields are answered
-    /// in one pass (`src/graphql/plain.rs`) rather than field by field (default true; same answers).
+    /// in one pass (`src/graphql/engine/one_pass/`) rather than field by field (default true; same answers).
     pub graphql_plain: bool,
     /// `DESKGRAPH_WEBHOOK_URL`: endpoint that receives every event (none when unset).
     pub webhook_url: Option<String>,

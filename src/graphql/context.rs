@@ -1,10 +1,10 @@
 //! Per-request GraphQL data: the caller and a fresh set of loaders.
-use super::batches::Batches;
 use super::loaders::{DbLoader, ProjectKey};
-use super::viewer_loader::{UserKey, ViewerLoader};
 use crate::auth::middleware::Auth;
 use crate::auth::Actor;
 use crate::error::AppError;
+use crate::graphql::engine::batches::Batches;
+use crate::graphql::loaders::viewer::{UserKey, ViewerLoader};
 use crate::state::AppState;
 use async_graphql::dataloader::{DataLoader, HashMapCache};
 use entity::{project, user};
@@ -27,7 +27,7 @@ pub struct RequestContext {
     pub loader: DataLoader<DbLoader, Cache>,
     /// Batched loads filtered by the caller's visibility (people, comments, linked assets and tickets).
     pub visible: DataLoader<ViewerLoader, Cache>,
-    /// What this request's ticket pages read with their tickets, for plain answers (`plain/`) and the resolvers alike.
+    /// What this request's ticket pages read with their tickets, for one-pass answers (`engine::one_pass`) and the resolvers alike.
     pub page_records: Mutex<PageRecords>,
     /// Where the loaders' batches run: in the request's task while [`Batches::drive`] runs it.
     pub batches: Arc<Batches>,
@@ -37,7 +37,7 @@ pub struct RequestContext {
     deadline: std::time::Instant,
 }
 
-/// People and projects read with ticket pages ([`super::prefetch::feed_refs`]). Plain
+/// People and projects read with ticket pages ([`crate::graphql::engine::prefetch::feed_refs`]). Plain
 /// answers and the resolvers ([`RequestContext::user`] and its siblings) look here before the loader,
 /// which costs a lookup instead of the loader's per-call maps, hashing and copies (a tenth of a 20-ticket
 /// page); the loader is not fed with them.

@@ -1,26 +1,17 @@
 //! The GraphQL API: schema, per-request context, loaders and the `/graphql` endpoint.
-pub mod attachment_loader;
-pub mod batches;
-pub mod budget;
-pub mod comment_loader;
 pub mod connection;
 pub mod context;
-pub mod cost;
+pub mod engine;
 pub mod http;
 pub mod ids;
 pub mod limits;
 pub mod list_connection;
 pub mod loaders;
-pub mod multipart_cap;
 pub mod mutation;
-pub mod plain;
-pub mod prefetch;
 pub mod query;
 pub mod scalars;
 pub mod subscription;
-pub mod trusted;
 pub mod types;
-pub mod viewer_loader;
 pub mod ws;
 
 use crate::http::errors::Door;
@@ -78,12 +69,12 @@ pub fn sdl() -> String {
 
 /// Which fields are connections and lists, for pricing queries: read from the schema, which is the same
 /// for every router of the process.
-fn cost_model() -> anyhow::Result<Arc<cost::Model>> {
-    static MODEL: std::sync::OnceLock<Arc<cost::Model>> = std::sync::OnceLock::new();
+fn cost_model() -> anyhow::Result<Arc<limits::cost::Model>> {
+    static MODEL: std::sync::OnceLock<Arc<limits::cost::Model>> = std::sync::OnceLock::new();
     if let Some(model) = MODEL.get() {
         return Ok(model.clone());
     }
-    let model = Arc::new(cost::Model::from_sdl(&sdl())?);
+    let model = Arc::new(limits::cost::Model::from_sdl(&sdl())?);
     Ok(MODEL.get_or_init(|| model).clone())
 }
 
@@ -91,7 +82,7 @@ fn cost_model() -> anyhow::Result<Arc<cost::Model>> {
 /// (`DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`) cannot be read.
 pub fn checked(state: AppState) -> anyhow::Result<limits::Checked> {
     let trusted = match &state.config.graphql.trusted_documents {
-        Some(path) => Some(Arc::new(trusted::Registry::load(path)?)),
+        Some(path) => Some(Arc::new(limits::allow_list::Registry::load(path)?)),
         None => None,
     };
     let limits = state.config.graphql.clone();

@@ -8,7 +8,6 @@
 //! credentials cache) for every operation sent on the connection and, by `service::ticket_events`,
 //! for every subscription event, so a revoked or expired token or a deactivated account stops
 //! working on an open connection as it does over HTTP.
-use super::batches::Batches;
 use super::context::RequestContext;
 use super::http::operation_type;
 use super::limits::Checked;
@@ -16,6 +15,7 @@ use crate::auth::authenticate_bearer;
 use crate::auth::middleware::Auth;
 use crate::db::viewer_gate;
 use crate::error::AppError;
+use crate::graphql::engine::batches::Batches;
 use crate::state::AppState;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;

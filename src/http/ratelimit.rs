@@ -27,7 +27,7 @@ pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
 }
 
 /// Paths outside the per-request budget: probes, and `/graphql`, which counts points instead
-/// (`crate::graphql::budget`); the OpenAPI document leaves their 429 out by this rule.
+/// (`crate::graphql::limits::budget`); the OpenAPI document leaves their 429 out by this rule.
 pub(crate) fn exempt(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/metrics" | "/graphql")
 }

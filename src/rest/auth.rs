@@ -3,7 +3,7 @@ use crate::error::AppResult;
 use crate::http::client_ip::ClientAddress;
 use crate::rest::json::Json;
 use crate::rest::shapes::{timestamp, UserRef};
-use crate::service::auth::{login, Credentials as Attempt};
+use crate::service::sign_in::{login, Credentials as Attempt};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};

@@ -2,12 +2,11 @@
 pub mod assets;
 pub mod attachments;
 pub mod audit;
-pub mod auth;
 pub mod comments;
 pub mod events;
 pub mod idempotency;
-mod login_throttle;
 pub mod projects;
+pub mod sign_in;
 pub mod sla;
 mod take;
 pub mod text;

@@ -9,7 +9,7 @@ use crate::auth::{load_actor, Actor};
 use crate::error::bodies::WebFailure;
 use crate::error::{web_error_body, AppError};
 use crate::http::client_ip::ClientAddress;
-use crate::service::auth::{check_credentials, Credentials};
+use crate::service::sign_in::{check_credentials, Credentials};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequestParts, State};

@@ -7,7 +7,7 @@ use crate::helpers::TestApp;
 use crate::subscriptions_support::{serve, wait_for_subscribers, WsClient};
 use deskgraph::config::Config;
 use deskgraph::domain::AssetType;
-use deskgraph::graphql::cost::LIST_MAX;
+use deskgraph::graphql::limits::cost::LIST_MAX;
 use deskgraph::service::assets::{self, NewAsset};
 use deskgraph::service::tickets::{self, NewTicket};
 use deskgraph::service::Take;

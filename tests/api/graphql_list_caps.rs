@@ -8,7 +8,7 @@ use crate::db_test;
 use crate::helpers::{TestApp, TestUser};
 use chrono::{Duration, Utc};
 use deskgraph::domain::{AssetType, CommentType};
-use deskgraph::graphql::cost::LIST_MAX;
+use deskgraph::graphql::limits::cost::LIST_MAX;
 use deskgraph::service::assets::{self, NewAsset};
 use deskgraph::service::tickets::{self, NewTicket};
 use deskgraph::service::{attachments, comments, users, Take};

@@ -1,4 +1,4 @@
-//! Plain answers (src/graphql/plain.rs) against the general executor: the same documents, as every kind
+//! Plain answers (src/graphql/engine/one_pass/) against the general executor: the same documents, as every kind
 //! of viewer, give byte-identical responses from an instance with plain answers and one without, and the
 //! one-pass path is taken where it should be (and not where it must not be).
 use crate::comments_support::{actor, add, world};

@@ -1,8 +1,8 @@
 //! GraphQL over HTTP: POST and GET (queries only), GraphiQL for browsers, and error codes on every error.
 use super::context::{RequestContext, SessionSecret};
 use super::limits::Checked;
-use super::multipart_cap::FrontCap;
 use crate::auth::middleware::{Auth, WebSession};
+use crate::graphql::limits::multipart_cap::FrontCap;
 use crate::http::client_ip::ClientAddress;
 use crate::state::AppState;
 use async_graphql::parser::types::{DocumentOperations, OperationType};

@@ -90,7 +90,7 @@ pub fn check_document(
     variables: &async_graphql::Variables,
 ) -> ServerResult<()> {
     for (_, operation) in document.operations.iter() {
-        let values = crate::graphql::cost::variable_values(&operation.node, variables);
+        let values = crate::graphql::limits::cost::variable_values(&operation.node, variables);
         let walk = Walk {
             document,
             values: &values,

@@ -14,20 +14,23 @@
 //!
 //! Cost and budget: each operation is priced ([`cost`], once per parsed document), refused over the node,
 //! root-field and one-login limits, and takes its points from its viewer's budget ([`budget`]); documents
-//! may come by APQ hash or, in allow-list mode, only from the registered ones ([`trusted`]).
+//! may come by APQ hash or, in allow-list mode, only from the registered ones ([`allow_list`]).
 //!
 //! These run in [`Checked`], the executor the HTTP handlers and the WebSocket use, not as a schema
 //! extension: any registered extension puts every field of every response through the extension
 //! chain, which cost a quarter of a 20-ticket list page's CPU.
+pub mod allow_list;
 pub mod bounds;
+pub mod budget;
+mod cache;
+pub mod cost;
 mod document;
 mod execute;
-mod kept;
+pub mod multipart_cap;
 
 use super::connection::MAX_PAGE;
 use super::context::RequestContext;
-use super::cost::{self, Price};
-use super::{budget, trusted, AppSchema};
+use super::AppSchema;
 use crate::config::GraphqlLimits;
 use crate::http::client_ip::ClientAddress;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
@@ -39,10 +42,11 @@ use async_graphql::{
     Response, ServerError, ServerResult, Value,
 };
 pub use budget::RateLimit;
+use cache::{document_weight, kept, refused_weight};
+pub use cache::{Document, Parsed};
+use cost::Price;
 pub use document::{check_document, precheck};
 use execute::{dry_run, only_rate_limit};
-use kept::{document_weight, kept, refused_weight};
-pub use kept::{Document, Parsed};
 use moka::sync::Cache;
 use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
@@ -87,10 +91,10 @@ pub struct Checked {
     limits: Arc<GraphqlLimits>,
     documents: Cache<String, Arc<Document>>,
     validated: Cache<Validated, ()>,
-    /// Documents allowed to run in allow-list mode ([`trusted`]), if it is on.
-    trusted: Option<Arc<trusted::Registry>>,
+    /// Documents allowed to run in allow-list mode ([`allow_list`]), if it is on.
+    trusted: Option<Arc<allow_list::Registry>>,
     /// Documents remembered for Automatic Persisted Queries.
-    persisted: trusted::Persisted,
+    persisted: allow_list::Persisted,
 }
 
 /// What validating a request depends on besides the schema.
@@ -126,7 +130,7 @@ impl Checked {
         schemas: Schemas,
         model: Arc<cost::Model>,
         limits: GraphqlLimits,
-        trusted: Option<Arc<trusted::Registry>>,
+        trusted: Option<Arc<allow_list::Registry>>,
     ) -> Self {
         let documents = Cache::builder()
             .weigher(
@@ -150,7 +154,7 @@ impl Checked {
             documents,
             validated,
             trusted,
-            persisted: trusted::Persisted::default(),
+            persisted: allow_list::Persisted::default(),
         }
     }
 

@@ -3,7 +3,8 @@ use crate::graphql::context::{request, viewer};
 use crate::graphql::ids;
 use crate::graphql::types::{ApiToken, User};
 use crate::http::client_ip::ClientAddress;
-use crate::service::{auth, tokens};
+use crate::service::sign_in;
+use crate::service::tokens;
 use async_graphql::{Context, InputObject, Object, Result, SimpleObject, ID};
 use chrono::{DateTime, Utc};
 
@@ -69,12 +70,12 @@ impl AccountMutation {
     /// for the account or from the client's address it answers `RATE_LIMITED` (with `retryAfter`).
     async fn login(&self, ctx: &Context<'_>, input: LoginInput) -> Result<LoginPayload> {
         let req = request(ctx)?;
-        let credentials = auth::Credentials {
+        let credentials = sign_in::Credentials {
             username: &input.username,
             password: &input.password,
             client: ctx.data_opt::<ClientAddress>().and_then(|c| c.0),
         };
-        let result = auth::login(
+        let result = sign_in::login(
             &req.state.db,
             &req.state.counters,
             &req.state.config,

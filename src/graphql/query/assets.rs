@@ -2,9 +2,9 @@
 use crate::domain::{AssetStatus, AssetType};
 use crate::error::AppError;
 use crate::graphql::context::viewer;
+use crate::graphql::engine::prefetch;
 use crate::graphql::ids;
 use crate::graphql::list_connection::{list_connection, page_of};
-use crate::graphql::prefetch;
 use crate::graphql::types::Asset;
 use crate::service::assets;
 use async_graphql::{Context, InputObject, Object, Result, ID};

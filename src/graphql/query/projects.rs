@@ -1,9 +1,9 @@
 //! `project` and the `projects` connection.
 use crate::error::AppError;
 use crate::graphql::context::viewer;
+use crate::graphql::engine::prefetch;
 use crate::graphql::ids;
 use crate::graphql::list_connection::{list_connection, page_of};
-use crate::graphql::prefetch;
 use crate::graphql::types::Project;
 use crate::service::projects;
 use async_graphql::{Context, Object, Result, ID};

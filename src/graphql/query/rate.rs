@@ -1,5 +1,5 @@
 //! `rateLimit`: the viewer's GraphQL points budget, beside any query.
-use crate::graphql::budget::{RateLimit, RateLimitObject};
+use crate::graphql::limits::budget::{RateLimit, RateLimitObject};
 use async_graphql::{Context, Object};
 
 /// The budget query.

@@ -1,6 +1,6 @@
 //! `slaPolicies`: the service-level policies administrators manage.
 use crate::graphql::context::viewer;
-use crate::graphql::cost::LIST_MAX;
+use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::types::SlaPolicy;
 use crate::service::sla::policies;
 use crate::service::Take;

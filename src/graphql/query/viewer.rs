@@ -2,8 +2,8 @@
 use crate::error::AppError;
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::viewer;
-use crate::graphql::cost::LIST_MAX;
 use crate::graphql::ids;
+use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::types::{node, ApiToken, Group, Node, User};
 use crate::service::users::{accounts, Admin};
 use crate::service::{tokens, users, Take};

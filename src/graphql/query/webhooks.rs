@@ -1,6 +1,6 @@
 //! `webhooks`: the endpoints administrators manage.
 use crate::graphql::context::viewer;
-use crate::graphql::cost::LIST_MAX;
+use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::types::Webhook;
 use crate::service::{webhooks, Take};
 use async_graphql::{Context, Object, Result};

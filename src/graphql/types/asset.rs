@@ -3,7 +3,7 @@ use super::{Ticket, User};
 use crate::domain::{AssetStatus, AssetType};
 use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
-use crate::graphql::viewer_loader::TicketsOfAssetKey;
+use crate::graphql::loaders::viewer::TicketsOfAssetKey;
 use async_graphql::{Context, Object, Result, ID};
 use chrono::{DateTime, Utc};
 use entity::asset;

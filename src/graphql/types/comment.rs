@@ -2,13 +2,13 @@
 use super::{Attachment, Ticket, User};
 use crate::domain::CommentType;
 use crate::error::AppError;
-use crate::graphql::attachment_loader::CommentAttachmentsKey;
-use crate::graphql::comment_loader::{CommentEditsKey, TicketCommentsKey};
 use crate::graphql::connection::{cursor, page_info, slice, PageArgs, PageInfo, Window};
 use crate::graphql::context::{load_error, viewer};
+use crate::graphql::engine::one_pass::{fields, plain_output, Answer, Nested, UserOf};
+use crate::graphql::engine::prefetch;
 use crate::graphql::ids;
-use crate::graphql::plain::{fields, plain_output, Answer, Nested, UserOf};
-use crate::graphql::prefetch;
+use crate::graphql::loaders::attachments::CommentAttachmentsKey;
+use crate::graphql::loaders::comments::{CommentEditsKey, TicketCommentsKey};
 use crate::service::comments;
 use async_graphql::{Context, Object, Result, SimpleObject, ID};
 use chrono::{DateTime, Utc};

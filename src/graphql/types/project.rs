@@ -1,7 +1,7 @@
 //! `Project` (each field once, [`fields!`]): a group of tickets, with its batched ticket count and a connection of visible tickets.
 use crate::graphql::connection::PageArgs;
+use crate::graphql::engine::one_pass::{fields, TicketCountOf};
 use crate::graphql::ids;
-use crate::graphql::plain::{fields, TicketCountOf};
 use crate::graphql::query::tickets::{ticket_connection, TicketConnection};
 use crate::service::tickets::TicketFilter;
 use async_graphql::{Context, Result, ID};

@@ -1,6 +1,6 @@
 //! `User` and `Group`, each field once ([`fields!`]).
+use crate::graphql::engine::one_pass::{fields, GroupsOf};
 use crate::graphql::ids;
-use crate::graphql::plain::{fields, GroupsOf};
 use async_graphql::ID;
 use chrono::{DateTime, Utc};
 use entity::{group, user};

@@ -6,13 +6,13 @@
 //! viewer may see in `readable`.
 mod blobs;
 mod content;
-mod readable;
+mod lists;
 mod signed;
 mod upload;
 
 pub use blobs::{collect, collect_forever, GRACE, RETENTION};
 pub use content::{clean_filename, content_disposition, detect_type, is_inline};
-pub use readable::{readable_by_comment, readable_by_ticket};
+pub use lists::{readable_by_comment, readable_by_ticket};
 pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
 pub use upload::{
     check, create, insert, spool, spool_file, stage, too_large, NewAttachment, Spooled, Staged,

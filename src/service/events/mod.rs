@@ -22,9 +22,9 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde::Serialize;
 use std::collections::HashMap;
 
-mod others;
+mod activity;
 mod tickets;
-pub use others::{attachment_added, comment_created, comment_created_with_files, sla_event};
+pub use activity::{attachment_added, comment_created, comment_created_with_files, sla_event};
 pub use tickets::{ticket_changed, ticket_deleted, TicketCreated};
 
 /// Every event name an endpoint may subscribe to.

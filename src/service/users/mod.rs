@@ -6,8 +6,8 @@ pub mod accounts;
 pub mod groups;
 pub mod passwords;
 mod recipients;
-mod seen;
 pub mod sso;
+mod visibility;
 
 use crate::auth::password::hash_password_async;
 use crate::auth::Actor;
@@ -22,7 +22,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
     QueryFilter, QueryOrder, QuerySelect, Set,
 };
-pub use seen::{get_visible, groups_of, people, seen_by};
+pub use visibility::{get_visible, groups_of, people, seen_by};
 
 /// Who manages accounts and groups: an administrator through a door ([`Admin::of`]), or the operator at
 /// the command line ([`Admin::command_line`]). Holding one is the permission; audit records name the

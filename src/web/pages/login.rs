@@ -6,7 +6,7 @@ use crate::auth::session::CSRF_COOKIE;
 use crate::auth::tokens::{constant_time_eq, new_secret};
 use crate::config::OidcSettings;
 use crate::error::AppError;
-use crate::service::auth::{check_credentials, Credentials};
+use crate::service::sign_in::{check_credentials, Credentials};
 use crate::state::AppState;
 use crate::web::session::{cookie, set_cookie, signed_in, start_session, FORM_CSRF_FIELD};
 use askama::Template;

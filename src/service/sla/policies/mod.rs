@@ -1,10 +1,10 @@
 //! SLA policies: administrators define them; tickets are matched to the most specific one.
+mod cache;
 mod hours;
-mod known;
 mod write;
 
+pub use cache::KnownPolicies;
 pub use hours::{stored_calendar, CalendarInput, DayHours};
-pub use known::KnownPolicies;
 pub use write::{create, delete, update, NewPolicy, PolicyPatch};
 
 use super::calendar::Calendar;

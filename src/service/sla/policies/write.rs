@@ -1,7 +1,7 @@
 //! Adding, changing and deleting policies (administrators only); each change re-clocks the open tickets
 //! it may move, in the background.
+use super::cache::KnownPolicies;
 use super::hours::{calendar_of, hours_json, CalendarInput};
-use super::known::KnownPolicies;
 use super::{get, require_admin};
 use crate::auth::Actor;
 use crate::db::Db;

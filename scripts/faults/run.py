@@ -12,7 +12,7 @@ Scenarios (each bounded in time, each on its own database and random port):
   hostile    GraphQL documents made to stop, stall or starve the server (fragment chains and fan-out,
              floods, deep nesting, huge strings, counts), anonymous and as an agent, on SQLite,
              PostgreSQL and an allow-listed instance: each answered within 50 ms of server CPU, RSS
-             flat, the process alive (scripts/faults_documents_hostile.py)
+             flat, the process alive (scripts/faults/documents_hostile.py)
   logins     200 sign-ins at once: all answered, RSS under the ceiling (password checks are bounded)
   upload     a 100 MiB attachment up and back down: the same bytes, RSS growth bounded (streaming); a
              GraphQL multipart upload from curl, served by its signed link
@@ -20,44 +20,44 @@ Scenarios (each bounded in time, each on its own database and random port):
   redis      Redis dies mid-load and comes back: latency holds, budgets are shared again
   postgres   a private PostgreSQL cluster is killed under write load and started again: 503 while it is
              down, recovery without a restart, nothing acknowledged lost, every create's webhook
-             delivered at least once (scripts/faults_postgres.py)
+             delivered at least once (scripts/faults/postgres.py)
   vanish     10,000 creates whose clients close the socket 0-6 ms after sending, on a private PostgreSQL
              cluster: no connection left idle in a transaction, no transaction warning in the server's
-             log, every committed ticket with its audit record and outbox row (scripts/faults_vanish.py)
+             log, every committed ticket with its audit record and outbox row (scripts/faults/vanish.py)
   instances  two instances on one PostgreSQL database, one killed with SIGKILL under write load: nothing
              acknowledged lost, numbers gapless, every create's webhook delivered at least once
   soak       mixed reads and writes for FAULTS_SOAK_SECONDS (default 60), RSS sampled
 
 Only the Python standard library; the binary is FAULTS_BIN (scripts/faults.sh builds the release one). The
-scenarios live in faults_delivery, faults_files, faults_resources, faults_stores, faults_postgres,
-faults_documents_hostile, faults_vanish and faults_instances; the shared pieces in faults_common.
+scenarios live in delivery, files, resources, stores, postgres,
+documents_hostile, vanish and instances; the shared pieces in common.
 """
 import signal
 import sys
 import time
 
-import faults_delivery
-import faults_documents_hostile
-import faults_files
-import faults_instances
-import faults_postgres
-import faults_resources
-import faults_stores
-import faults_vanish
+import delivery
+import documents_hostile
+import files
+import instances
+import postgres
+import resources
+import stores
+import vanish
 
 SCENARIOS = {
-    "webhook": (faults_delivery.scenario_webhook, 60),
-    "slow": (faults_resources.scenario_slow, 90),
-    "documents": (faults_resources.scenario_documents, 600),
-    "hostile": (faults_documents_hostile.scenario_hostile, 120),
-    "logins": (faults_resources.scenario_logins, 90),
-    "upload": (faults_files.scenario_upload, 180),
-    "sqlite": (faults_stores.scenario_sqlite, 90),
-    "redis": (faults_stores.scenario_redis, 120),
-    "postgres": (faults_postgres.scenario_postgres, 150),
-    "vanish": (faults_vanish.scenario_vanish, 150),
-    "instances": (faults_instances.scenario_instances, 150),
-    "soak": (faults_resources.scenario_soak, None),
+    "webhook": (delivery.scenario_webhook, 60),
+    "slow": (resources.scenario_slow, 90),
+    "documents": (resources.scenario_documents, 600),
+    "hostile": (documents_hostile.scenario_hostile, 120),
+    "logins": (resources.scenario_logins, 90),
+    "upload": (files.scenario_upload, 180),
+    "sqlite": (stores.scenario_sqlite, 90),
+    "redis": (stores.scenario_redis, 120),
+    "postgres": (postgres.scenario_postgres, 150),
+    "vanish": (vanish.scenario_vanish, 150),
+    "instances": (instances.scenario_instances, 150),
+    "soak": (resources.scenario_soak, None),
 }
 QUICK_SET = ["webhook", "slow", "documents", "hostile", "logins", "upload", "sqlite", "redis", "postgres",
              "vanish", "instances"]

@@ -1,4 +1,4 @@
-"""Store scenarios of the fault suite (scripts/faults.py): a full disk under SQLite and a Redis outage."""
+"""Store scenarios of the fault suite (scripts/faults/run.py): a full disk under SQLite and a Redis outage."""
 import os
 import resource
 import shutil
@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from faults_common import QUICK, Server, check, free_port, latencies, percentile
+from common import QUICK, Server, check, free_port, latencies, percentile
 
 
 def scenario_sqlite():

@@ -1,8 +1,8 @@
 //! Batched loads of attachments for the request's viewer: one set of statements per kind per request, the
 //! service deciding what the viewer may see.
-use super::cost::LIST_MAX;
-use super::loaders::LoadError;
-use super::viewer_loader::ViewerLoader;
+use crate::graphql::limits::cost::LIST_MAX;
+use crate::graphql::loaders::viewer::ViewerLoader;
+use crate::graphql::loaders::LoadError;
 use crate::service::{attachments, Take};
 use entity::attachment;
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-"""Delivery in the fault suite (scripts/faults.py): the scenario of a webhook endpoint that never answers,
+"""Delivery in the fault suite (scripts/faults/run.py): the scenario of a webhook endpoint that never answers,
 beside a working SMTP sink, and a recording endpoint the crash scenarios count deliveries with."""
 import asyncio
 import http.server
@@ -6,7 +6,7 @@ import json
 import threading
 import time
 
-from faults_common import Server, check, free_port
+from common import Server, check, free_port
 
 
 class Sinks:

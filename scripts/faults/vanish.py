@@ -1,7 +1,7 @@
-"""The vanishing-clients scenario of the fault suite (scripts/faults.py): creates whose clients give up.
+"""The vanishing-clients scenario of the fault suite (scripts/faults/run.py): creates whose clients give up.
 
 Thousands of `POST /api/tickets/` are sent over real sockets to the release binary on a private PostgreSQL
-cluster (see `faults_postgres.Cluster`), each client closing its socket 0-6 ms after sending, so that the
+cluster (see `postgres.Cluster`), each client closing its socket 0-6 ms after sending, so that the
 service sees requests abandoned at every point of a create. Afterwards:
 - no connection of the service is left idle inside a transaction (`pg_stat_activity`);
 - the PostgreSQL log written during the run has no transaction warning or error (a pooled connection handed
@@ -19,9 +19,9 @@ import subprocess
 import threading
 import time
 
-from faults_common import QUICK, Server, check
-from faults_delivery import WebhookRecorder
-from faults_postgres import Cluster, _bin
+from common import QUICK, Server, check
+from delivery import WebhookRecorder
+from postgres import Cluster, _bin
 
 CREATES = 10_000 if QUICK else 50_000
 # Few enough that most creates are under way, not still queued, when their client leaves.

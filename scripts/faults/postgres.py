@@ -1,4 +1,4 @@
-"""The PostgreSQL scenario of the fault suite (scripts/faults.py): the database is killed under write load.
+"""The PostgreSQL scenario of the fault suite (scripts/faults/run.py): the database is killed under write load.
 
 It runs a private PostgreSQL cluster (initdb into a temporary directory, a random port), never a shared
 server: `pg_ctl stop -m immediate` kills it as a crash would. While it is down, writes and reads answer 503
@@ -15,8 +15,8 @@ import tempfile
 import threading
 import time
 
-from faults_common import Server, check, free_port, percentile
-from faults_delivery import WebhookRecorder
+from common import Server, check, free_port, percentile
+from delivery import WebhookRecorder
 
 ACQUIRE_TIMEOUT_MS = 1000
 # How long, after the writes stop, every acknowledged create's webhook may take to arrive.

@@ -55,7 +55,7 @@ fn nothing() -> ExecutableDocument {
 }
 
 impl Checked {
-    /// Give `request` its query when it names a persisted one ([`trusted::Persisted`]), and its document:
+    /// Give `request` its query when it names a persisted one ([`allow_list::Persisted`]), and its document:
     /// each distinct query text is bounded, parsed and priced once, and the verdict kept. A refused
     /// document leaves its request an empty one, so nothing walks it; [`Checked::execute`] answers with
     /// the refusal.

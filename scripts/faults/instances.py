@@ -1,14 +1,14 @@
-"""The two-instance scenario of the fault suite (scripts/faults.py): two deskgraph processes share one
-PostgreSQL database (a private cluster, as in faults_postgres) under write load, and one is killed with
+"""The two-instance scenario of the fault suite (scripts/faults/run.py): two deskgraph processes share one
+PostgreSQL database (a private cluster, as in postgres) under write load, and one is killed with
 SIGKILL. The survivor keeps serving; every create either acknowledged is there, ticket numbers have no gaps,
 and every acknowledged ticket's `ticket.created` webhook reaches a recording endpoint at least once, the
 dead instance's claimed deliveries included (another worker takes them when their lease runs out).
 """
 import time
 
-from faults_common import Server, check
-from faults_delivery import WebhookRecorder
-from faults_postgres import DELIVERY_WAIT_SECONDS, Cluster, Writers, _bin
+from common import Server, check
+from delivery import WebhookRecorder
+from postgres import DELIVERY_WAIT_SECONDS, Cluster, Writers, _bin
 
 
 def scenario_instances():

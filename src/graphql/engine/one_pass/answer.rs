@@ -4,10 +4,10 @@
 use super::{cached, object, relation, Env, Plain};
 use crate::domain::{CommentType, Priority, StatusCategory, TicketStatus};
 use crate::graphql::context::{load_error, viewer};
+use crate::graphql::loaders::viewer::{GroupsOfUserKey, UserKey};
 use crate::graphql::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
 use crate::graphql::scalars::Date;
 use crate::graphql::types::{Group, Project, User};
-use crate::graphql::viewer_loader::{GroupsOfUserKey, UserKey};
 use async_graphql::parser::types::Field;
 use async_graphql::resolver_utils::enum_value;
 use async_graphql::{Context, OutputType, Result, ScalarType, Value, ID};

@@ -1,10 +1,10 @@
 //! Batched loads whose answer depends on who asks: people and their groups, the assets of tickets
-//! and the tickets of assets (comments and their versions in `comment_loader`), each filtered by the
+//! and the tickets of assets (comments and their versions in `comments`), each filtered by the
 //! viewer's visibility in the service layer. One loader per request (per event on a subscription),
 //! built with its actor, so nothing visible to one caller is ever cached for another.
-use super::cost::LIST_MAX;
-use super::loaders::LoadError;
 use crate::auth::Actor;
+use crate::graphql::limits::cost::LIST_MAX;
+use crate::graphql::loaders::LoadError;
 use crate::service::{assets, users, Take};
 use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;

@@ -1,4 +1,4 @@
-"""Shared pieces of the fault suite (scripts/faults.py): the binary, a server on a fresh database, checks and
+"""Shared pieces of the fault suite (scripts/faults/run.py): the binary, a server on a fresh database, checks and
 latency sampling."""
 import http.client
 import json

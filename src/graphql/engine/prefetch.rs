@@ -1,11 +1,13 @@
 //! Loads the relations a ticket page selects in one batch per kind, before the fields resolve.
-//! The loaders would batch them anyway ([`super::batches`]), one level of the selection at a time; primed,
+//! The loaders would batch them anyway ([`crate::graphql::engine::batches`]), one level of the selection at a time; primed,
 //! what the page's fields ask for is read with the page, in fewer round trips.
-use super::comment_loader::CommentEditsKey;
-use super::comment_loader::TicketCommentsKey;
-use super::context::{load_error, RequestContext};
-use super::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
-use super::viewer_loader::{AssetsOfTicketKey, GroupsOfUserKey, TicketsOfAssetKey, UserKey};
+use crate::graphql::context::{load_error, RequestContext};
+use crate::graphql::loaders::comments::CommentEditsKey;
+use crate::graphql::loaders::comments::TicketCommentsKey;
+use crate::graphql::loaders::viewer::{
+    AssetsOfTicketKey, GroupsOfUserKey, TicketsOfAssetKey, UserKey,
+};
+use crate::graphql::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
 use crate::service::tickets::{Joined, People, TicketPage};
 use async_graphql::{Context, Lookahead, Result};
 use entity::{asset, project, ticket};
@@ -36,7 +38,7 @@ pub fn ticket_wants_refs(ticket: &Lookahead<'_>) -> bool {
 }
 
 /// Put users and projects read with a page of tickets where the resolvers look first
-/// ([`super::context::PageRecords`]).
+/// ([`crate::graphql::context::PageRecords`]).
 pub fn feed_refs(req: &RequestContext, refs: TicketPage) -> Vec<ticket::Model> {
     let TicketPage {
         tickets,

@@ -1,6 +1,10 @@
 //! Batched loads for nested fields: one query per kind of record per request, whatever the page size.
 //! Only records every viewer may see once they hold their id (groups, projects, counts); anything
-//! whose answer depends on who asks is in `viewer_loader`.
+//! whose answer depends on who asks is in `viewer`.
+pub mod attachments;
+pub mod comments;
+pub mod viewer;
+
 use crate::error::AppError;
 use entity::{group, project};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};

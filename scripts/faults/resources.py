@@ -1,4 +1,4 @@
-"""Resource scenarios of the fault suite (scripts/faults.py): crawling clients, distinct GraphQL documents,
+"""Resource scenarios of the fault suite (scripts/faults/run.py): crawling clients, distinct GraphQL documents,
 a flood of sign-ins and the long soak."""
 import os
 import random
@@ -7,7 +7,7 @@ import socket
 import threading
 import time
 
-from faults_common import QUICK, RSS_CEILING_MB, Server, check, latencies, percentile
+from common import QUICK, RSS_CEILING_MB, Server, check, latencies, percentile
 
 # The caches' ceiling, plus the working memory of the password threads (one per core, at most 4, 19 MiB
 # each) and what the allocator keeps of it.

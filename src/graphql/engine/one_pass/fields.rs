@@ -27,7 +27,7 @@ macro_rules! fields {
             interfaces [$($interface:literal),*];
         $($entries:tt)*
     ) => {
-        $crate::graphql::plain::fields!(@munch
+        $crate::graphql::engine::one_pass::fields!(@munch
             [impl [<$lt>] [$resolvers] [$name] [$object] [$($interface),*]]
             arms [] methods [] $($entries)*);
     };
@@ -35,7 +35,7 @@ macro_rules! fields {
         impl $resolvers:ty as $name:literal for $object:ty, interfaces [$($interface:literal),*];
         $($entries:tt)*
     ) => {
-        $crate::graphql::plain::fields!(@munch
+        $crate::graphql::engine::one_pass::fields!(@munch
             [impl [] [$resolvers] [$name] [$object] [$($interface),*]]
             arms [] methods [] $($entries)*);
     };
@@ -44,7 +44,7 @@ macro_rules! fields {
         $(#[$meta:meta])* async fn $method:ident $params:tt -> $ret:ty $body:block
         $($rest:tt)*
     ) => {
-        $crate::graphql::plain::fields!(@munch $head arms [$($arms)*]
+        $crate::graphql::engine::one_pass::fields!(@munch $head arms [$($arms)*]
             methods [$($methods)* $(#[$meta])* async fn $method $params -> $ret $body]
             $($rest)*);
     };
@@ -54,7 +54,7 @@ macro_rules! fields {
         $(#[$doc:meta])* $field:ident : $ty:ty = |$s:ident $(, $actor:ident)?| $value:expr;
         $($rest:tt)*
     ) => {
-        $crate::graphql::plain::fields!(@munch
+        $crate::graphql::engine::one_pass::fields!(@munch
             [impl $lt $resolvers $name [$object] $interfaces]
             arms [$($arms)* ($field $s [$($actor)?] ($value))]
             methods [$($methods)*
@@ -68,7 +68,7 @@ macro_rules! fields {
                         let (_, viewer) = $crate::graphql::context::viewer(ctx)?;
                         let $actor: &$crate::auth::Actor = &viewer;
                     )?
-                    $crate::graphql::plain::Answer::load($value, ctx).await
+                    $crate::graphql::engine::one_pass::Answer::load($value, ctx).await
                 }
             ]
             $($rest)*);
@@ -77,20 +77,20 @@ macro_rules! fields {
         arms [$(($field:ident $s:ident [$($actor:ident)?] ($value:expr)))*]
         methods [$($methods:tt)*]
     ) => {
-        impl $crate::graphql::plain::Plain for $object {
+        impl $crate::graphql::engine::one_pass::Plain for $object {
             const NAME: &'static str = $name;
             const INTERFACES: &'static [&'static str] = &[$($interface),*];
 
             fn field(
                 &self,
                 field: &async_graphql::parser::types::Field,
-                env: &$crate::graphql::plain::Env<'_>,
+                env: &$crate::graphql::engine::one_pass::Env<'_>,
             ) -> Option<async_graphql::Value> {
                 match field.name.node.as_str() {
                     $(stringify!($field) => {
                         let $s: &$object = self;
                         $(let $actor: &$crate::auth::Actor = &env.actor;)?
-                        $crate::graphql::plain::Answer::now($value, field, env)
+                        $crate::graphql::engine::one_pass::Answer::now($value, field, env)
                     })*
                     _ => None,
                 }

@@ -1,6 +1,6 @@
-"""The hostile-documents scenario of the fault suite (scripts/faults.py): GraphQL documents made to stop,
+"""The hostile-documents scenario of the fault suite (scripts/faults/run.py): GraphQL documents made to stop,
 stall or starve the server (issue 30), each sent over HTTP to the release binary anonymously and as an agent,
-on SQLite, on PostgreSQL (a private cluster, as in faults_postgres) and on an allow-listed instance
+on SQLite, on PostgreSQL (a private cluster, as in postgres) and on an allow-listed instance
 (`DESKGRAPH_GRAPHQL_TRUSTED_DOCUMENTS`, where one of them is even registered).
 
 Every document must be answered, with a clear error or a valid answer, within CPU_BUDGET_MS of the server's
@@ -22,8 +22,8 @@ import socket
 import tempfile
 import time
 
-from faults_common import RSS_CEILING_MB, Server, check
-from faults_postgres import Cluster, _bin
+from common import RSS_CEILING_MB, Server, check
+from postgres import Cluster, _bin
 
 # Server CPU one request may take, and how much one request (or the second pass) may grow the process.
 CPU_BUDGET_MS = 50
@@ -33,7 +33,7 @@ GROWTH_MB = 8
 # second pass adds nothing: bounded, but it would hide what a document itself holds).
 ALLOCATOR = {"MIMALLOC_PURGE_DELAY": "0", "MIMALLOC_ARENA_PURGE_MULT": "0",
              "MIMALLOC_ARENA_EAGER_COMMIT": "0"}
-HOSTILE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "hostile")
+HOSTILE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "hostile")
 TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 
 

@@ -1,10 +1,10 @@
 //! Each viewer's hourly GraphQL points (docs/graphql.md): every request takes its cost (at least one point)
 //! from the budget of its user, or of its client address when anonymous, counted in [`crate::counters`] so
 //! that instances sharing Redis share the budget. REST keeps its own per-request budget.
-use super::context::RequestContext;
-use super::cost::Price;
 use crate::counters::address_key;
 use crate::counters::{now, Window};
+use crate::graphql::context::RequestContext;
+use crate::graphql::limits::cost::Price;
 use async_graphql::{ErrorExtensionValues, ServerError, SimpleObject};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};

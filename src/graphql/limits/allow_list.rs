@@ -74,7 +74,7 @@ impl Registry {
             max_tokens: usize::MAX,
             ..Default::default()
         };
-        if let Err(refusal) = super::limits::bounds::scan(&text, &unlimited) {
+        if let Err(refusal) = crate::graphql::limits::bounds::scan(&text, &unlimited) {
             anyhow::bail!("trusted document {}: {}", path.display(), refusal.message);
         }
         async_graphql::parser::parse_query(&text)
@@ -172,7 +172,7 @@ impl Persisted {
 }
 
 fn error(message: &str, code: &str) -> ServerError {
-    super::limits::refusal(message.to_string(), code, &[])
+    crate::graphql::limits::refusal(message.to_string(), code, &[])
 }
 
 #[cfg(test)]

@@ -19,9 +19,9 @@ pub use answer::{Answer, GroupOf, GroupsOf, Leaf, Nested, ProjectOf, TicketCount
 pub(crate) use engine::plain_output;
 pub(crate) use fields::fields;
 
-use super::context::Cache;
-use super::context::RequestContext;
 use crate::auth::Actor;
+use crate::graphql::context::Cache;
+use crate::graphql::context::RequestContext;
 use async_graphql::dataloader::{DataLoader, Loader};
 use async_graphql::parser::types::{Field, FragmentDefinition, Selection, SelectionSet};
 use async_graphql::{Name, Positioned, Value};

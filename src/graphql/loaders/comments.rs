@@ -1,8 +1,8 @@
 //! Batched loads of comments and their earlier versions for the request's viewer, one query per kind
 //! per request; the service applies the viewer's visibility inside each query.
-use super::cost::LIST_MAX;
-use super::loaders::LoadError;
-use super::viewer_loader::ViewerLoader;
+use crate::graphql::limits::cost::LIST_MAX;
+use crate::graphql::loaders::viewer::ViewerLoader;
+use crate::graphql::loaders::LoadError;
 use crate::service::{comments, Take};
 use entity::comment_edit;
 use std::collections::HashMap;

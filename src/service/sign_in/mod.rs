@@ -1,6 +1,7 @@
 //! Password sign-in, for every door: JWTs (REST and GraphQL `login`) and web sessions (JSON and form).
-//! Failed attempts are counted and locked out here ([`super::login_throttle`]), so every door has it.
-use super::login_throttle;
+//! Failed attempts are counted and locked out here ([`throttle`]), so every door has it.
+mod throttle;
+
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::verify_password_async;
 use crate::config::Config;
@@ -64,7 +65,7 @@ pub async fn check_credentials(
     let user = find_by_username(&db.conn, username)
         .await?
         .filter(|u| u.is_active);
-    let attempt = login_throttle::admit(counters, limits, username, credentials.client).await?;
+    let attempt = throttle::admit(counters, limits, username, credentials.client).await?;
     // Without a user the empty hash is verified against a stand-in: the same cost as a real check.
     let stored = user
         .as_ref()

@@ -1,4 +1,4 @@
-"""The file scenario of the fault suite (scripts/faults.py): a 100 MiB attachment goes up and comes back
+"""The file scenario of the fault suite (scripts/faults/run.py): a 100 MiB attachment goes up and comes back
 over real sockets while the server's memory stays bounded by its chunks, not by the file; and a GraphQL
 multipart upload from curl (a real multipart client) whose signed link serves the bytes without credentials."""
 import hashlib
@@ -9,7 +9,7 @@ import threading
 import time
 import urllib.request
 
-from faults_common import Server, check
+from common import Server, check
 
 MIB = 1 << 20
 # Streaming holds a chunk at a time; what the server may add to its resident memory for one large file.
