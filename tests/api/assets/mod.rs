@@ -1,0 +1,3 @@
+mod history;
+mod links;
+mod rest;

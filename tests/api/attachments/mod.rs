@@ -1,0 +1,4 @@
+mod collect;
+mod email;
+mod rest;
+mod s3;

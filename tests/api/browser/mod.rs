@@ -1,0 +1,5 @@
+mod admin;
+mod attachments;
+mod graphiql;
+mod sla;
+mod ticket;

@@ -1,0 +1,4 @@
+mod counts;
+mod edit;
+mod visibility;
+mod write;

@@ -1,0 +1,6 @@
+mod admin;
+mod comments;
+mod email;
+mod lanes;
+mod webhook_targets;
+mod webhooks;

@@ -1,0 +1,3 @@
+mod documents;
+mod doors;
+mod text;

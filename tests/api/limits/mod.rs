@@ -1,0 +1,5 @@
+mod idempotency;
+mod pool_share;
+mod rate;
+mod request;
+mod statement_timeout;

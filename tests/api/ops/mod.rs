@@ -1,0 +1,11 @@
+mod access;
+mod bad_input;
+mod canary;
+mod connections;
+mod metrics;
+mod openapi;
+mod openapi_shapes;
+mod seed;
+mod shutdown;
+mod storage_faults;
+mod stored_values;

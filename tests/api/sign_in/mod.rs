@@ -1,0 +1,4 @@
+mod oidc;
+mod people;
+mod throttle;
+mod tokens;

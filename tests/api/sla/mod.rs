@@ -1,0 +1,3 @@
+mod checks;
+mod policies;
+mod reclock;

@@ -1,0 +1,2 @@
+mod events;
+mod viewer;

@@ -1,0 +1,278 @@
+//! The canary world: one ticket on which a unique marker is planted through every way text becomes
+//! internal, the people around it, and what each of them receives live, by email and by webhook.
+use crate::support::events::{state_with, Mode, Receiver};
+use crate::support::helpers::{TestApp, TestUser};
+use crate::support::subscriptions::{serve, wait_for_subscribers, WsClient, ARRIVES, NOTHING};
+use crate::support::world::actor;
+use deskgraph::domain::{AssetType, CommentType};
+use deskgraph::jobs::worker;
+use deskgraph::notify::mailer::MemoryMailer;
+use deskgraph::service::assets::{self, NewAsset};
+use deskgraph::service::comments::{self, CommentPatch};
+use deskgraph::service::tickets::{self, NewTicket};
+use serde_json::json;
+use std::sync::Arc;
+
+/// A way a marker becomes something only some may read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// The body of an internal comment.
+    Internal,
+    /// The internal text of a comment since edited and made public.
+    WasInternal,
+    /// The text of a public comment made internal by an edit.
+    NowInternal,
+    /// The body of an internal comment since deleted (left in the history only).
+    Deleted,
+    /// The name of an asset linked to the ticket that the requester may not see.
+    Asset,
+    /// A history entry linking that asset (`link_asset`, with its id).
+    Link,
+}
+
+impl Mark {
+    /// Every mark.
+    pub const ALL: [Mark; 6] = [
+        Mark::Internal,
+        Mark::WasInternal,
+        Mark::NowInternal,
+        Mark::Deleted,
+        Mark::Asset,
+        Mark::Link,
+    ];
+
+    /// The text that betrays it in a response.
+    pub fn text(self, base: &str) -> String {
+        match self {
+            Mark::Internal => format!("{base}-internal"),
+            Mark::WasInternal => format!("{base}-wasinternal"),
+            Mark::NowInternal => format!("{base}-nowinternal"),
+            Mark::Deleted => format!("{base}-deleted"),
+            Mark::Asset => format!("{base}-asset"),
+            Mark::Link => "link_asset".to_string(),
+        }
+    }
+}
+
+/// Someone who looks, and the marks they may read.
+pub struct Role {
+    pub name: &'static str,
+    pub user: TestUser,
+    pub may_read: &'static [Mark],
+    /// Their subscription: to the ticket when they can see it, else to every ticket.
+    pub live: WsClient,
+}
+
+/// The planted world.
+pub struct Canary {
+    /// The unique part of every marker.
+    pub base: String,
+    pub ticket_id: i32,
+    /// Internal, was internal, now internal, deleted.
+    pub comment_ids: Vec<i32>,
+    pub asset_id: i32,
+    pub roles: Vec<Role>,
+    /// Where the emails of the markers' changes went.
+    pub mailer: Arc<MemoryMailer>,
+    pub hooks: Receiver,
+}
+
+/// The last public comment, which every subscriber of the ticket hears about.
+pub const TRIGGER: &str = "All done here, closing soon";
+
+/// What live subscribers select: everything a ticket event can carry.
+pub const LIVE: &str = r#"subscription($t: ID) { ticketEvents(ticketId: $t) {
+  kind
+  comment { body edits { previousBody } }
+  ticket { commentsCount assets { name }
+           comments { nodes { body edits { previousBody } } }
+           history(first: 100) { nodes { action changes } } }
+} }"#;
+
+async fn connect(url: &str, user: &TestUser, ticket: Option<String>) -> WsClient {
+    let mut client = WsClient::connect(url, &user.token).await;
+    client
+        .subscribe_to("live", LIVE, json!({ "t": ticket }))
+        .await;
+    client
+}
+
+/// Plant every marker on a ticket of `requester`, assigned to a plain user, with everyone subscribed.
+pub async fn plant(app: &TestApp) -> Canary {
+    let base = format!("CANARY{:016x}", rand::random::<u64>());
+    let hooks = Receiver::start(Mode::Ok).await;
+    let url = hooks.url.clone();
+    let (state, mailer) = state_with(app, |c| {
+        c.webhook_url = Some(url);
+        c.webhook_secret = "s3cret".into();
+    });
+    let requester = app.user("requester").await;
+    let other_requester = app.user("otherrequester").await;
+    let stranger = app.user("stranger").await;
+    let agent = app.agent("agent").await;
+    let assignee = app.user("assignee").await;
+    let team = actor(app, &agent).await;
+    // Only the team assigns: the agent opens it for the requester.
+    let ticket = tickets::create(
+        state.write_deps(),
+        &team,
+        NewTicket {
+            title: "Printer queue stuck".into(),
+            assignee_id: Some(assignee.id),
+            requester_id: Some(requester.id),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    tickets::create(
+        state.write_deps(),
+        &actor(app, &other_requester).await,
+        NewTicket {
+            title: "Their own ticket".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+
+    let ws = serve(app.state.clone()).await;
+    let gid = Some(crate::support::graphql::gid("Ticket", ticket.id));
+    let mut roles = Vec::new();
+    for (name, user, may_read, live) in [
+        ("requester", requester, &[][..], gid.clone()),
+        ("other requester", other_requester, &[][..], None),
+        ("unrelated user", stranger, &[][..], None),
+        ("agent", agent.clone(), &Mark::ALL[..], gid.clone()),
+        (
+            "assignee",
+            assignee,
+            &[
+                Mark::Internal,
+                Mark::WasInternal,
+                Mark::NowInternal,
+                Mark::Deleted,
+            ][..],
+            gid.clone(),
+        ),
+    ] {
+        let live = connect(&ws, &user, live).await;
+        roles.push(Role {
+            name,
+            user,
+            may_read,
+            live,
+        });
+    }
+    wait_for_subscribers(&app.state, roles.len()).await;
+
+    let write = |body: String, kind| comments::NewComment {
+        body,
+        comment_type: kind,
+    };
+    let edit = |body: String, kind| CommentPatch {
+        body: Some(body),
+        comment_type: Some(kind),
+    };
+    let created = |text: String, kind| {
+        let state = state.clone();
+        let team = team.clone();
+        async move {
+            comments::create(state.write_deps(), &team, ticket.id, write(text, kind))
+                .await
+                .unwrap()
+                .id
+        }
+    };
+    let internal = created(Mark::Internal.text(&base), CommentType::Internal).await;
+    let was = created(Mark::WasInternal.text(&base), CommentType::Internal).await;
+    comments::edit(
+        state.write_deps(),
+        &team,
+        was,
+        edit("Now public, nothing to hide".into(), CommentType::Public),
+    )
+    .await
+    .unwrap();
+    let now = created("A public remark".into(), CommentType::Public).await;
+    comments::edit(
+        state.write_deps(),
+        &team,
+        now,
+        edit(Mark::NowInternal.text(&base), CommentType::Internal),
+    )
+    .await
+    .unwrap();
+    let deleted = created(Mark::Deleted.text(&base), CommentType::Internal).await;
+    comments::delete(state.write_deps(), &team, deleted)
+        .await
+        .unwrap();
+    let asset = assets::create(
+        &state.db,
+        &team,
+        NewAsset {
+            name: Mark::Asset.text(&base),
+            asset_type: AssetType::Hardware,
+            status: None,
+            location: None,
+            owner_id: None,
+            description: None,
+            serial_number: None,
+        },
+    )
+    .await
+    .unwrap();
+    assets::link_asset(&state.db, &team, ticket.id, asset.id)
+        .await
+        .unwrap();
+    created(TRIGGER.into(), CommentType::Public).await;
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
+
+    Canary {
+        base,
+        ticket_id: ticket.id,
+        comment_ids: vec![internal, was, now, deleted],
+        asset_id: asset.id,
+        roles,
+        mailer,
+        hooks,
+    }
+}
+
+/// Everything `client` received: up to the trigger event for a subscriber of the ticket, and until
+/// things go quiet for the others.
+pub async fn received(client: &mut WsClient, of_ticket: bool) -> String {
+    let mut all = String::new();
+    let deadline = tokio::time::Instant::now() + ARRIVES;
+    loop {
+        let wait = if of_ticket {
+            deadline.saturating_duration_since(tokio::time::Instant::now())
+        } else {
+            NOTHING
+        };
+        match client.receive(wait).await {
+            Some(Ok(msg)) => {
+                all.push_str(&msg.to_string());
+                let body = &msg["payload"]["data"]["ticketEvents"]["comment"]["body"];
+                if of_ticket && body == TRIGGER {
+                    return all;
+                }
+            }
+            Some(Err(closed)) => panic!("subscription closed: {closed}"),
+            None if of_ticket => panic!("the trigger event never arrived: {all}"),
+            None => return all,
+        }
+    }
+}
+
+/// Every email sent to `user`, subjects and bodies.
+pub fn mails_to(canary: &Canary, user: &TestUser) -> String {
+    let address = format!("{}@example.com", user.username);
+    canary
+        .mailer
+        .sent()
+        .iter()
+        .filter(|m| m.to == address)
+        .map(|m| format!("{}\n{}\n{}\n", m.subject, m.text, m.html))
+        .collect()
+}

@@ -1,0 +1,365 @@
+//! The settings and administration pages without JavaScript: a user's tokens and password from
+//! `/settings/`, accounts and groups from `/admin/` (administrators only, a 403 page for everyone else), and
+//! the forgotten-password pages.
+use crate::db_test;
+use crate::support::helpers::TestApp;
+use crate::support::login::{sign_in, Door, Outcome};
+use crate::support::pages::{form, location, page};
+use crate::support::world::login;
+use axum::http::{header, StatusCode};
+use sea_orm::EntityTrait;
+
+/// The text between `start` and the next `end` in `text`.
+fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = text.find(start)? + start.len();
+    let to = text[from..].find(end)? + from;
+    Some(&text[from..to])
+}
+
+async fn settings_hold_a_users_tokens_and_password(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let browser = login(app, &ann).await;
+    let settings = browser.page(app, "/settings/").await;
+    assert_eq!(settings.status, StatusCode::OK, "{}", settings.text);
+    assert!(settings.text.contains("Ann Example"), "{}", settings.text);
+    assert!(
+        !settings.text.contains("href=\"/admin/\""),
+        "no admin link for a requester"
+    );
+
+    // A token, shown once, works over REST; revoked, it stops.
+    let made = browser
+        .form(
+            app,
+            "/settings/tokens/",
+            &[("name", "laptop"), ("expires_days", "30")],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let secret = between(&made.text, "<code id=\"new-token\">", "</code>")
+        .unwrap()
+        .to_string();
+    assert!(secret.starts_with("dg_"), "{secret}");
+    assert_eq!(
+        app.get("/api/tickets/", Some(&secret)).await.status,
+        StatusCode::OK
+    );
+    let again = browser.page(app, "/settings/").await;
+    assert!(!again.text.contains(&secret), "the secret is shown once");
+    let bad = browser
+        .form(app, "/settings/tokens/", &[("name", "   ")])
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text.contains("id=\"token-error\""), "{}", bad.text);
+    let id = between(&again.text, "/settings/tokens/", "/revoke/")
+        .unwrap()
+        .to_string();
+    let revoked = browser
+        .form(app, &format!("/settings/tokens/{id}/revoke/"), &[])
+        .await;
+    assert_eq!(location(&revoked), "/settings/?done=revoked");
+    assert_eq!(
+        app.get("/api/tickets/", Some(&secret)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+
+    // The password: the current one is checked, this session stays, the other one ends.
+    let elsewhere = login(app, &ann).await;
+    let wrong = browser
+        .form(
+            app,
+            "/settings/password/",
+            &[
+                ("current_password", "nope"),
+                ("new_password", "a-new-password"),
+            ],
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
+    assert!(
+        wrong.text.contains("id=\"current-error\""),
+        "{}",
+        wrong.text
+    );
+    let changed = browser
+        .form(
+            app,
+            "/settings/password/",
+            &[
+                ("current_password", "ann-password"),
+                ("new_password", "a-new-password"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&changed), "/settings/?done=password");
+    assert_eq!(browser.page(app, "/settings/").await.status, StatusCode::OK);
+    let gone = elsewhere.page(app, "/settings/").await;
+    assert_eq!(
+        gone.status,
+        StatusCode::SEE_OTHER,
+        "the other session ended"
+    );
+    assert_eq!(
+        sign_in(app, Door::Rest, "ann", "a-new-password").await,
+        Outcome::SignedIn
+    );
+    // Forged: refused before anything changes.
+    let forged = browser
+        .forged(
+            app,
+            "/settings/password/",
+            &[
+                ("current_password", "a-new-password"),
+                ("new_password", "stolen-password"),
+            ],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+}
+db_test!(settings_hold_a_users_tokens_and_password);
+
+async fn admins_manage_people_from_the_admin_pages(app: &TestApp) {
+    let admin = app.admin("root").await;
+    let agent = app.agent("agnes").await;
+    let requester = app.user("rita").await;
+    for who in [&agent, &requester] {
+        let browser = login(app, who).await;
+        for path in [
+            "/admin/",
+            "/admin/users/",
+            "/admin/groups/",
+            &format!("/admin/users/{}/", admin.id),
+        ] {
+            let refused = browser.page(app, path).await;
+            assert_eq!(refused.status, StatusCode::FORBIDDEN, "{path}");
+            assert!(refused.headers[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html"));
+        }
+        let posted = browser
+            .form(
+                app,
+                "/admin/users/",
+                &[("username", "sneaky"), ("password", "a-long-password")],
+            )
+            .await;
+        assert_eq!(posted.status, StatusCode::FORBIDDEN);
+    }
+    let browser = login(app, &admin).await;
+    let home = browser.page(app, "/admin/").await;
+    assert_eq!(location(&home), "/admin/users/");
+    let list = browser.page(app, "/admin/users/").await;
+    assert!(
+        list.text.contains("href=\"/admin/\""),
+        "the admin link for an admin"
+    );
+    assert!(
+        list.text.contains("agnes") && list.text.contains("rita"),
+        "{}",
+        list.text
+    );
+
+    // A group, then an account in it.
+    let made = browser
+        .form(app, "/admin/groups/", &[("name", "Network")])
+        .await;
+    assert_eq!(location(&made), "/admin/groups/?done=created");
+    let groups = browser.page(app, "/admin/groups/").await;
+    let network_id = between(&groups.text, "id=\"rename-", "\"")
+        .unwrap()
+        .to_string();
+    let created = browser
+        .form(
+            app,
+            "/admin/users/",
+            &[
+                ("username", "dana"),
+                ("full_name", "Dana Scully"),
+                ("email", "dana@example.com"),
+                ("password", "a-long-password"),
+                ("group", &network_id),
+            ],
+        )
+        .await;
+    let account = location(&created);
+    assert!(account.ends_with("?done=created"), "{account}");
+    let account = account.trim_end_matches("?done=created").to_string();
+    assert!(account.starts_with("/admin/users/"), "{account}");
+    let dana_id: i32 = between(&account, "/admin/users/", "/")
+        .unwrap()
+        .parse()
+        .unwrap();
+    // A taken name shows the message next to the field and keeps what was typed.
+    let clash = browser
+        .form(
+            app,
+            "/admin/users/",
+            &[
+                ("username", "DANA"),
+                ("full_name", "Another Dana"),
+                ("password", "a-long-password"),
+            ],
+        )
+        .await;
+    assert_eq!(clash.status, StatusCode::CONFLICT);
+    assert!(
+        clash.text.contains("id=\"username-error\""),
+        "{}",
+        clash.text
+    );
+    assert!(
+        clash.text.contains("value=\"Another Dana\""),
+        "{}",
+        clash.text
+    );
+    let groups = browser.page(app, "/admin/groups/").await;
+    assert!(groups.text.contains("Dana Scully"), "{}", groups.text);
+
+    // Edit, deactivate (her token stops), reactivate.
+    let token = deskgraph::service::tokens::create(&app.state.db, None, dana_id, "t", None)
+        .await
+        .unwrap()
+        .secret;
+    assert_eq!(
+        app.get("/api/tickets/", Some(&token)).await.status,
+        StatusCode::OK
+    );
+    let saved = browser
+        .form(
+            app,
+            &account,
+            &[
+                ("full_name", "Dana K. Scully"),
+                ("email", "dana@example.com"),
+                ("flags_sent", "1"),
+                ("is_staff", "true"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&saved), format!("{account}?done=saved"));
+    let off = browser
+        .form(app, &format!("{account}deactivate/"), &[])
+        .await;
+    assert_eq!(location(&off), format!("{account}?done=deactivated"));
+    assert_eq!(
+        app.get("/api/tickets/", Some(&token)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let shown = browser.page(app, &account).await;
+    assert!(
+        shown.text.contains("Deactivated") && shown.text.contains("Dana K. Scully"),
+        "{}",
+        shown.text
+    );
+    let on = browser
+        .form(app, &format!("{account}reactivate/"), &[])
+        .await;
+    assert_eq!(location(&on), format!("{account}?done=reactivated"));
+    assert_eq!(
+        sign_in(app, Door::Rest, "dana", "a-long-password").await,
+        Outcome::SignedIn
+    );
+    // Deactivating oneself is refused on the page, with the reason.
+    let me = browser
+        .form(app, &format!("/admin/users/{}/deactivate/", admin.id), &[])
+        .await;
+    assert_eq!(me.status, StatusCode::BAD_REQUEST);
+    assert!(me.text.contains("your own account"), "{}", me.text);
+}
+db_test!(admins_manage_people_from_the_admin_pages);
+
+async fn a_forgotten_password_is_reset_from_the_pages(app: &TestApp) {
+    app.user("ann").await;
+    let asked = page(app, "/accounts/password-reset/", None).await;
+    assert_eq!(asked.status, StatusCode::OK);
+    let cookie = asked.headers[header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let csrf = cookie.trim_start_matches("csrftoken=").to_string();
+    let forged = form(
+        app,
+        "/accounts/password-reset/",
+        Some(&cookie),
+        &[
+            ("csrfmiddlewaretoken", "0000"),
+            ("email", "ann@example.com"),
+        ],
+    )
+    .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    for email in ["ann@example.com", "nobody@example.com"] {
+        let sent = form(
+            app,
+            "/accounts/password-reset/",
+            Some(&cookie),
+            &[("csrfmiddlewaretoken", &csrf), ("email", email)],
+        )
+        .await;
+        assert_eq!(sent.status, StatusCode::OK);
+        assert!(
+            sent.text.contains("If an account has this address"),
+            "{}",
+            sent.text
+        );
+    }
+    let mut link = None;
+    for _ in 0..100 {
+        let rows = entity::outbox::Entity::find()
+            .all(&app.state.db.conn)
+            .await
+            .unwrap();
+        link = rows.iter().find_map(|r| {
+            let start = r.payload.find("/accounts/password-reset/dgr_")?
+                + "/accounts/password-reset/".len();
+            let token: String = r.payload[start..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            Some(format!("/accounts/password-reset/{token}/"))
+        });
+        if link.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let link = link.expect("no reset email");
+    let shown = page(app, &link, Some(&cookie)).await;
+    assert!(shown.text.contains("id=\"new_password\""), "{}", shown.text);
+    let set = form(
+        app,
+        &link,
+        Some(&cookie),
+        &[
+            ("csrfmiddlewaretoken", &csrf),
+            ("new_password", "reset-password-1"),
+        ],
+    )
+    .await;
+    assert_eq!(location(&set), "/accounts/login/?reset=done");
+    assert_eq!(
+        sign_in(app, Door::Rest, "ann", "reset-password-1").await,
+        Outcome::SignedIn
+    );
+    let reused = form(
+        app,
+        &link,
+        Some(&cookie),
+        &[
+            ("csrfmiddlewaretoken", &csrf),
+            ("new_password", "reset-password-2"),
+        ],
+    )
+    .await;
+    assert_eq!(reused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        reused.text.contains("invalid or has expired"),
+        "{}",
+        reused.text
+    );
+}
+db_test!(a_forgotten_password_is_reset_from_the_pages);

@@ -1,0 +1,682 @@
+//! The server-rendered pages: sign-in, queue, ticket page, new-ticket form; CSRF on every form.
+use crate::db_test;
+use crate::support::helpers::TestApp;
+use crate::support::pages::{form, location, page, CSP};
+use crate::support::world::{actor, add, login, set_cookie, world};
+use axum::http::{header, StatusCode};
+use deskgraph::domain::{CommentType, Priority, TicketStatus};
+use deskgraph::service::tickets;
+
+fn cookie_value(set_cookie: &str) -> String {
+    let first = set_cookie.split(';').next().unwrap();
+    first.split_once('=').unwrap().1.to_string()
+}
+
+async fn signed_out_visitors_are_sent_to_sign_in(app: &TestApp) {
+    let w = world(app).await;
+    for path in [
+        "/tickets/",
+        "/tickets/new/",
+        &format!("/tickets/{}/", w.ticket.id),
+    ] {
+        let resp = page(app, path, None).await;
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("next", path)
+            .finish();
+        assert_eq!(location(&resp), format!("/accounts/login/?{query}"));
+    }
+    let resp = page(app, "/tickets/?status=open", Some("sessionid=forged")).await;
+    assert_eq!(
+        location(&resp),
+        "/accounts/login/?next=%2Ftickets%2F%3Fstatus%3Dopen"
+    );
+    let resp = form(app, &format!("/tickets/{}/status/", w.ticket.id), None, &[]).await;
+    assert!(location(&resp).starts_with("/accounts/login/"));
+}
+db_test!(signed_out_visitors_are_sent_to_sign_in);
+
+async fn sign_in_form_with_login_csrf_and_sign_out(app: &TestApp) {
+    app.user("owner").await;
+    let resp = page(app, "/accounts/login/?next=/tickets/new/", None).await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    assert_eq!(resp.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    assert!(resp
+        .text
+        .contains(r#"<label for="username">Username</label>"#));
+    let csrf = cookie_value(&set_cookie(&resp, "csrftoken").unwrap());
+    assert!(resp.text.contains(&format!(r#"value="{csrf}""#)));
+    assert!(set_cookie(&resp, "sessionid").is_none());
+    let pre = format!("csrftoken={csrf}");
+    let good = [
+        ("csrfmiddlewaretoken", csrf.as_str()),
+        ("username", "owner"),
+        ("password", "owner-password"),
+        ("next", "/tickets/new/"),
+    ];
+
+    // Without the pre-session token (a forged cross-site login) nobody is signed in.
+    let resp = form(app, "/accounts/login/", None, &good).await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN, "{}", resp.text);
+    assert!(resp.text.contains("The form expired"));
+    assert!(set_cookie(&resp, "sessionid").is_none());
+    let resp = form(app, "/accounts/login/", Some("csrftoken="), &good).await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+
+    // A wrong password shows the form again, keeping the user name but not the password.
+    let mut wrong = good;
+    wrong[2] = ("password", "nope");
+    let resp = form(app, "/accounts/login/", Some(&pre), &wrong).await;
+    assert_eq!(resp.status, StatusCode::UNAUTHORIZED, "{}", resp.text);
+    assert!(resp.text.contains("invalid username or password"));
+    assert!(resp.text.contains(r#"value="owner""#));
+    assert!(!resp.text.contains("nope"));
+    assert!(set_cookie(&resp, "sessionid").is_none());
+
+    // Success: 303 to `next`, with the session cookies.
+    let resp = form(app, "/accounts/login/", Some(&pre), &good).await;
+    assert_eq!(location(&resp), "/tickets/new/");
+    let session_cookie = set_cookie(&resp, "sessionid").unwrap();
+    assert!(session_cookie.contains("HttpOnly"));
+    let session = cookie_value(&session_cookie);
+    let csrf = cookie_value(&set_cookie(&resp, "csrftoken").unwrap());
+    let cookies = format!("sessionid={session}; csrftoken={csrf}");
+    let resp = page(app, "/tickets/", Some(&cookies)).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert!(resp
+        .text
+        .contains("Signed in as <strong>Owner Example</strong>"));
+    let resp = page(app, "/accounts/login/", Some(&cookies)).await;
+    assert_eq!(location(&resp), "/tickets/");
+
+    // Only local paths are followed after signing in.
+    let mut away = good;
+    away[3] = ("next", "https://evil.example/");
+    let resp = form(app, "/accounts/login/", Some(&pre), &away).await;
+    assert_eq!(location(&resp), "/tickets/");
+    away[3] = ("next", "//evil.example/");
+    let resp = form(app, "/accounts/login/", Some(&pre), &away).await;
+    assert_eq!(location(&resp), "/tickets/");
+
+    // Signing out is a form post with the session's token.
+    let resp = form(
+        app,
+        "/accounts/logout/",
+        Some(&cookies),
+        &[("csrfmiddlewaretoken", "wrong")],
+    )
+    .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    assert_eq!(page(app, "/tickets/", Some(&cookies)).await.status, 200);
+    let resp = form(
+        app,
+        "/accounts/logout/",
+        Some(&cookies),
+        &[("csrfmiddlewaretoken", &csrf)],
+    )
+    .await;
+    assert_eq!(location(&resp), "/accounts/login/");
+    assert!(set_cookie(&resp, "sessionid")
+        .unwrap()
+        .contains("Max-Age=0"));
+    let resp = page(app, "/tickets/", Some(&cookies)).await;
+    assert!(location(&resp).starts_with("/accounts/login/"));
+}
+db_test!(sign_in_form_with_login_csrf_and_sign_out);
+
+async fn queue_filters_and_pages(app: &TestApp) {
+    let owner = app.user("owner").await;
+    let stranger = app.user("stranger").await;
+    let agent = app.agent("agent").await;
+    let make =
+        |title: &'static str, priority: Priority, assignee: Option<i32>| tickets::NewTicket {
+            title: title.into(),
+            priority: Some(priority),
+            assignee_id: assignee,
+            ..Default::default()
+        };
+    let owner_actor = actor(app, &owner).await;
+    for input in [
+        make("Printer jams", Priority::High, Some(agent.id)),
+        make("Laptop is slow", Priority::Low, None),
+        make("VPN drops", Priority::High, None),
+    ] {
+        app.open_for(&owner_actor, input).await;
+    }
+    let theirs = make("Stranger's secret <b>plan</b>", Priority::Medium, None);
+    tickets::create(app.state.write_deps(), &actor(app, &stranger).await, theirs)
+        .await
+        .unwrap();
+
+    let browser = login(app, &agent).await;
+    let titles = |text: &str| {
+        ["Printer jams", "Laptop is slow", "VPN drops", "Stranger"]
+            .into_iter()
+            .filter(|t| text.contains(t))
+            .collect::<Vec<_>>()
+    };
+    let resp = browser.page(app, "/tickets/").await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert_eq!(resp.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    assert!(resp.text.contains("4 tickets"));
+    // Titles are escaped, never markup.
+    assert!(
+        resp.text.contains("Stranger&#39;s secret &#60;b&#62;plan"),
+        "{}",
+        resp.text
+    );
+    assert!(!resp.text.contains("<b>plan"));
+    let resp = browser.page(app, "/tickets/?priority=high").await;
+    assert_eq!(titles(&resp.text), ["Printer jams", "VPN drops"]);
+    assert!(resp.text.contains(r#"<option value="high" selected>"#));
+    let resp = browser.page(app, "/tickets/?q=laptop").await;
+    assert_eq!(titles(&resp.text), ["Laptop is slow"]);
+    assert!(resp.text.contains(r#"value="laptop""#));
+    let resp = browser.page(app, "/tickets/?assigned=me").await;
+    assert_eq!(titles(&resp.text), ["Printer jams"]);
+    let resp = browser
+        .page(app, "/tickets/?assigned=none&priority=high")
+        .await;
+    assert_eq!(titles(&resp.text), ["VPN drops"]);
+    let resp = browser
+        .page(app, "/tickets/?status=new&limit=1&page=2")
+        .await;
+    assert!(resp.text.contains("Page 2 of 4"), "{}", resp.text);
+    let link = |page: u64| format!("/tickets/?page={page}&#38;limit=1&#38;status=new");
+    assert!(
+        resp.text
+            .contains(&format!(r#"href="{}" rel="prev""#, link(1))),
+        "{}",
+        resp.text
+    );
+    assert!(resp
+        .text
+        .contains(&format!(r#"href="{}" rel="next""#, link(3))));
+    assert_eq!(titles(&resp.text).len(), 1);
+
+    // Bad filters are a clear 400 page, not a crash.
+    let resp = browser.page(app, "/tickets/?status=bogus").await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    assert!(resp.text.contains("<h1>Bad Request</h1>"), "{}", resp.text);
+
+    // A requester sees only their own tickets.
+    let resp = login(app, &owner).await.page(app, "/tickets/").await;
+    assert_eq!(
+        titles(&resp.text),
+        ["Printer jams", "Laptop is slow", "VPN drops"]
+    );
+}
+db_test!(queue_filters_and_pages);
+
+async fn ticket_page_shows_internal_notes_to_the_team_only(app: &TestApp) {
+    let w = world(app).await;
+    let id = w.ticket.id;
+    add(
+        app,
+        &w.owner,
+        id,
+        "<p>Public <b>reply</b><script>alert(1)</script></p>",
+        CommentType::Public,
+    )
+    .await;
+    add(
+        app,
+        &w.agent,
+        id,
+        "Team-only diagnosis",
+        CommentType::Internal,
+    )
+    .await;
+    let path = format!("/tickets/{id}/");
+
+    let resp = login(app, &w.owner).await.page(app, &path).await;
+    assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+    assert_eq!(resp.headers[header::CONTENT_SECURITY_POLICY], CSP);
+    assert!(resp.text.contains("Printer on fire"));
+    assert!(resp.text.contains("Public <b>reply</b>"), "{}", resp.text);
+    assert!(!resp.text.contains("alert(1)"));
+    assert!(!resp.text.contains("Team-only diagnosis"));
+    assert!(!resp.text.contains("Internal note"));
+    assert!(!resp.text.contains(r#"value="internal""#));
+    assert!(!resp.text.contains("Change status"));
+    assert!(resp.text.contains("Comments (1)"));
+
+    let resp = login(app, &w.agent).await.page(app, &path).await;
+    assert!(resp.text.contains("Team-only diagnosis"));
+    assert!(resp.text.contains(r#"class="comment internal""#));
+    assert!(resp.text.contains(r#"value="internal""#));
+    assert!(resp.text.contains("Comments (2)"));
+    // New tickets may move to these, never straight to closed.
+    for status in ["open", "in_progress", "on_hold", "blocked", "resolved"] {
+        assert!(
+            resp.text
+                .contains(&format!(r#"name="status" value="{status}""#)),
+            "{status}"
+        );
+    }
+    assert!(!resp.text.contains(r#"value="closed""#));
+
+    // Someone who cannot see the ticket gets a 404 page.
+    let resp = login(app, &w.other).await.page(app, &path).await;
+    assert_eq!(resp.status, StatusCode::NOT_FOUND);
+    assert!(!resp.text.contains("Printer on fire"));
+}
+db_test!(ticket_page_shows_internal_notes_to_the_team_only);
+
+async fn form_posts_need_the_csrf_token(app: &TestApp) {
+    let w = world(app).await;
+    let id = w.ticket.id;
+    let agent = login(app, &w.agent).await;
+    let owner = login(app, &w.owner).await;
+    let status_path = format!("/tickets/{id}/status/");
+    let current = |app: &TestApp| {
+        let db = app.state.db.conn.clone();
+        async move {
+            use sea_orm::EntityTrait;
+            entity::ticket::Entity::find_by_id(id)
+                .one(&db)
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+
+    let resp = agent.forged(app, &status_path, &[("status", "open")]).await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    assert!(resp.text.contains("CSRF"));
+    assert_eq!(current(app).await.status, TicketStatus::New);
+    let resp = agent
+        .form(app, &status_path, &[("status", "in_progress")])
+        .await;
+    assert_eq!(location(&resp), format!("/tickets/{id}/"));
+    assert_eq!(current(app).await.status, TicketStatus::InProgress);
+    let resp = agent.form(app, &status_path, &[("status", "closed")]).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    let resp = owner
+        .form(app, &status_path, &[("status", "resolved")])
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    assert_eq!(current(app).await.status, TicketStatus::InProgress);
+
+    // Comments: CSRF, success, and errors next to the field.
+    let comment_path = format!("/tickets/{id}/comments/new/");
+    let resp = owner
+        .forged(app, &comment_path, &[("body", "sneaky")])
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    let resp = owner.form(app, &comment_path, &[("body", "   ")]).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST);
+    assert!(
+        resp.text.contains(r#"id="comment-body-error""#),
+        "{}",
+        resp.text
+    );
+    let resp = owner
+        .form(
+            app,
+            &comment_path,
+            &[("body", "secret?"), ("comment_type", "internal")],
+        )
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    let resp = owner.form(app, &comment_path, &[("body", "Thanks!")]).await;
+    let to = location(&resp);
+    assert!(to.starts_with(&format!("/tickets/{id}/#comment-")), "{to}");
+    let comment_id = to.rsplit('-').next().unwrap().to_string();
+    let page_text = owner.page(app, &format!("/tickets/{id}/")).await.text;
+    assert!(page_text.contains("Thanks!"));
+    assert!(!page_text.contains("sneaky"));
+
+    // Deleting by form: CSRF, then gone.
+    let delete_path = format!("/tickets/comments/{comment_id}/delete/");
+    assert_eq!(
+        owner.forged(app, &delete_path, &[]).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let resp = owner.form(app, &delete_path, &[]).await;
+    assert_eq!(location(&resp), format!("/tickets/{id}/#comments"));
+    assert!(!owner
+        .page(app, &format!("/tickets/{id}/"))
+        .await
+        .text
+        .contains("Thanks!"));
+
+    // New tickets: CSRF, field errors, success.
+    let resp = owner
+        .forged(app, "/tickets/new/", &[("title", "x"), ("priority", "low")])
+        .await;
+    assert_eq!(resp.status, StatusCode::FORBIDDEN);
+    let resp = owner
+        .form(app, "/tickets/new/", &[("title", " "), ("priority", "low")])
+        .await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST, "{}", resp.text);
+    assert!(resp.text.contains(r#"id="title-error""#), "{}", resp.text);
+    assert!(resp.text.contains(r#"<option value="low" selected>"#));
+    let resp = owner
+        .form(
+            app,
+            "/tickets/new/",
+            &[
+                ("title", "Desk lamp broken"),
+                ("description", "<p>Flickers</p>"),
+                ("priority", "high"),
+            ],
+        )
+        .await;
+    let to = location(&resp);
+    let created = owner.page(app, &to).await;
+    assert!(created.text.contains("Desk lamp broken"));
+    assert!(created.text.contains("<p>Flickers</p>"));
+    assert!(created.text.contains("priority-high"));
+}
+db_test!(form_posts_need_the_csrf_token);
+
+async fn static_assets_are_served_with_long_caching(app: &TestApp) {
+    let resp = page(app, "/static/app.js", None).await;
+    assert_eq!(resp.status, StatusCode::OK);
+    assert!(resp.headers[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/javascript"));
+    assert!(resp.headers[header::CACHE_CONTROL]
+        .to_str()
+        .unwrap()
+        .contains("immutable"));
+    assert!(resp.text.contains("X-CSRFToken"));
+    let resp = page(app, "/static/app.css", None).await;
+    assert!(resp.headers[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/css"));
+    assert_eq!(
+        page(app, "/static/secret.txt", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+db_test!(static_assets_are_served_with_long_caching);
+
+/// `/` leads a browser in: to the queue when signed in, to the sign-in page otherwise. An unknown path is
+/// an HTML 404 page with the navigation for a browser, and the JSON body for API clients.
+async fn the_landing_and_unknown_paths_speak_to_browsers(app: &TestApp) {
+    let anon = page(app, "/", None).await;
+    assert_eq!(location(&anon), "/accounts/login/");
+    let agent = app.agent("agnes").await;
+    let browser = crate::support::world::login(app, &agent).await;
+    assert_eq!(location(&browser.page(app, "/").await), "/tickets/");
+
+    let html_request = |cookies: Option<String>| {
+        let mut builder = axum::http::Request::get("/no/such/page").header(
+            axum::http::header::ACCEPT,
+            "text/html,application/xhtml+xml",
+        );
+        if let Some(c) = cookies {
+            builder = builder.header(axum::http::header::COOKIE, c);
+        }
+        builder.body(axum::body::Body::empty()).unwrap()
+    };
+    let missing = app.send(html_request(Some(browser.cookies()))).await;
+    assert_eq!(missing.status, 404);
+    assert!(missing.headers[axum::http::header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    assert!(
+        missing.text.contains("href=\"/tickets/new/\""),
+        "navigation: {}",
+        missing.text
+    );
+    let anonymous = app.send(html_request(None)).await;
+    assert_eq!(anonymous.status, 404);
+    assert!(anonymous.text.contains("<html"), "{}", anonymous.text);
+    // API clients, and API paths even from a browser, keep the JSON body.
+    let json = app.get("/no/such/page", None).await;
+    assert_eq!(json.status, 404);
+    assert_eq!(json.json["code"], "not_found", "{}", json.text);
+    let api = app
+        .send(
+            axum::http::Request::get("/api/nothing/")
+                .header(axum::http::header::ACCEPT, "text/html")
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(api.json["code"], "not_found", "{}", api.text);
+}
+db_test!(the_landing_and_unknown_paths_speak_to_browsers);
+
+/// The assignee picker lists the team; anyone else active is assigned by user name.
+async fn the_assignee_picker_lists_the_team_and_finds_others_by_name(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    app.agent("bob").await;
+    let rita = app.user("rita").await;
+    let carl = app.user("carl").await;
+    let t = app
+        .as_user(&rita)
+        .create_ticket(serde_json::json!({"title": "Printer"}))
+        .await;
+    let id = t["id"].as_i64().unwrap();
+    let browser = crate::support::world::login(app, &agent).await;
+    let shown = browser.page(app, &format!("/tickets/{id}/")).await;
+    let picker = shown
+        .text
+        .split("id=\"edit-assignee\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</select>").next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        picker.contains("Bob Example") && picker.contains("Agnes Example"),
+        "{picker}"
+    );
+    assert!(
+        !picker.contains("Carl Example") && !picker.contains("Rita Example"),
+        "{picker}"
+    );
+    let assigned = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[("assigned_username", "Carl")],
+        )
+        .await;
+    assert_eq!(location(&assigned), format!("/tickets/{id}/"));
+    let detail = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{id}/"))
+        .await;
+    assert_eq!(detail.json["assigned_to"]["id"], carl.id, "{}", detail.text);
+    let unknown = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[("assigned_username", "nobody")],
+        )
+        .await;
+    assert_eq!(unknown.status, 400, "{}", unknown.text);
+    assert!(
+        unknown.text.contains("no active user named"),
+        "{}",
+        unknown.text
+    );
+}
+db_test!(the_assignee_picker_lists_the_team_and_finds_others_by_name);
+
+/// The history reads as sentences with names; a requester's leaves out the internal notes and the service
+/// level records that the team's shows.
+async fn history_is_told_in_words_and_keeps_the_teams_entries_to_the_team(app: &TestApp) {
+    let w = crate::support::world::world(app).await;
+    let t = w.ticket.id;
+    crate::support::world::add(
+        app,
+        &w.agent,
+        t,
+        "<p>note</p>",
+        deskgraph::domain::CommentType::Internal,
+    )
+    .await;
+    app.as_user(&w.agent)
+        .patch(
+            &format!("/api/tickets/{t}/"),
+            serde_json::json!({"priority": "high", "status": "in_progress"}),
+        )
+        .await;
+    // A missed target, as the SLA check records it.
+    deskgraph::service::audit::record(
+        &app.state.db.conn,
+        deskgraph::service::audit::Entry::new(None, "ticket", t, "sla_breached")
+            .ticket(t)
+            .changes(
+                serde_json::json!({"sla_first_response_breached": [null, "2026-11-28T04:47:10Z"]}),
+            ),
+    )
+    .await
+    .unwrap();
+    let history = |text: &str| {
+        text.split("id=\"history\"")
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let agent = crate::support::world::login(app, &w.agent).await;
+    let seen = history(&agent.page(app, &format!("/tickets/{t}/")).await.text);
+    for sentence in [
+        "You opened this ticket",
+        "You assigned this to Assignee Example",
+        "You assigned this to the group Facilities",
+        "You added an internal note",
+        "You raised the priority from Medium to High",
+        "You moved this from New to In progress",
+        "First response target missed",
+        "just now</time>",
+    ] {
+        assert!(seen.contains(sentence), "{sentence}: {seen}");
+    }
+    let owner = crate::support::world::login(app, &w.owner).await;
+    let theirs = history(&owner.page(app, &format!("/tickets/{t}/")).await.text);
+    assert!(
+        theirs.contains("Agent Example raised the priority"),
+        "{theirs}"
+    );
+    assert!(!theirs.contains("internal note"), "{theirs}");
+    assert!(!theirs.contains("target missed"), "{theirs}");
+}
+db_test!(history_is_told_in_words_and_keeps_the_teams_entries_to_the_team);
+
+/// A requester's queue is their own world: no agent views, no assignee filter; the team's has them.
+async fn requesters_see_their_own_queue(app: &TestApp) {
+    let rita = app.user("rita").await;
+    let agent = app.agent("agnes").await;
+    let requester = crate::support::world::login(app, &rita).await;
+    let theirs = requester.page(app, "/tickets/").await.text;
+    assert!(theirs.contains("My requests"), "{theirs}");
+    for agent_only in [
+        "My groups",
+        "Unassigned",
+        "Breaching soon",
+        "id=\"assigned\"",
+    ] {
+        assert!(!theirs.contains(agent_only), "{agent_only}: {theirs}");
+    }
+    // Asking for an agent view by hand shows the requester's own list.
+    let asked = requester.page(app, "/tickets/?view=unassigned").await;
+    assert_eq!(asked.status, 200);
+    let team = crate::support::world::login(app, &agent).await;
+    let ours = team.page(app, "/tickets/").await.text;
+    for view in [
+        "My groups",
+        "Unassigned",
+        "Breaching soon",
+        "id=\"assigned\"",
+    ] {
+        assert!(ours.contains(view), "{view}: {ours}");
+    }
+}
+db_test!(requesters_see_their_own_queue);
+
+/// Every action on the ticket page is confirmed once on the page it leads back to, and resolving may leave
+/// a note for the requester.
+async fn actions_are_confirmed_and_resolving_leaves_a_note(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let t = app
+        .as_user(&rita)
+        .create_ticket(serde_json::json!({"title": "Scanner"}))
+        .await;
+    let id = t["id"].as_i64().unwrap();
+    let browser = crate::support::world::login(app, &agent).await;
+    let follow = |resp: &crate::support::helpers::TestResponse| {
+        let flash = resp
+            .headers
+            .get_all(axum::http::header::SET_COOKIE)
+            .iter()
+            .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string())
+            .find(|c| c.starts_with("flash="))
+            .expect("a confirmation cookie");
+        format!("{}; {flash}", browser.cookies())
+    };
+    let assigned = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[("assigned_to", &agent.id.to_string())],
+        )
+        .await;
+    assert_eq!(location(&assigned), format!("/tickets/{id}/"));
+    let shown = page(app, &format!("/tickets/{id}/"), Some(&follow(&assigned))).await;
+    assert!(
+        shown.text.contains("id=\"flash\">Assigned to you"),
+        "{}",
+        shown.text
+    );
+    assert!(
+        shown
+            .headers
+            .get_all(axum::http::header::SET_COOKIE)
+            .iter()
+            .any(|v| v.to_str().unwrap().contains("flash=; Max-Age=0")),
+        "shown once"
+    );
+    let resolved = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/status/"),
+            &[
+                ("status", "resolved"),
+                (
+                    "note",
+                    "Replaced the <b>cable</b>.\r\nCall if it happens again.",
+                ),
+            ],
+        )
+        .await;
+    let shown = page(app, &format!("/tickets/{id}/"), Some(&follow(&resolved))).await;
+    assert!(
+        shown.text.contains("id=\"flash\">Resolved"),
+        "{}",
+        shown.text
+    );
+    let comments = app
+        .as_user(&rita)
+        .get(&format!("/api/tickets/{id}/comments/"))
+        .await;
+    assert_eq!(
+        comments.json[0]["content"],
+        "<p>Replaced the &lt;b&gt;cable&lt;/b&gt;.<br>Call if it happens again.</p>",
+        "{}",
+        comments.text
+    );
+    assert_eq!(comments.json[0]["comment_type"], "public");
+    let reopened = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/status/"),
+            &[("status", "open")],
+        )
+        .await;
+    let shown = page(app, &format!("/tickets/{id}/"), Some(&follow(&reopened))).await;
+    assert!(
+        shown.text.contains("id=\"flash\">Reopened"),
+        "{}",
+        shown.text
+    );
+}
+db_test!(actions_are_confirmed_and_resolving_leaves_a_note);
