@@ -44,7 +44,7 @@ class Server:
             "DESKGRAPH_GRAPHQL_POINTS": "1000000000",
             "DESKGRAPH_GRAPHQL_POINTS_ANONYMOUS": "1000000000",
             # Like the budgets: each scenario loads the service from one client, and a viewer's share of the
-            # database would queue it (the share has its own tests, tests/api/pool_share.rs).
+            # database would queue it (the share has its own tests, tests/api/limits/pool_share.rs).
             "DESKGRAPH_VIEWER_CONCURRENCY": "100000",
             "RUST_LOG": "warn",
         }

@@ -1,6 +1,6 @@
 //! Schemas of the error bodies that `error::AppError` renders (`{error, code, details}` for REST,
 //! `{success: false, error}` for the web). The renderer builds them from the error's variant, so these
-//! types exist for the document only; `tests/api/openapi_shapes.rs` checks real failures against them.
+//! types exist for the document only; `tests/api/ops/openapi_shapes.rs` checks real failures against them.
 use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::ToSchema;

@@ -53,7 +53,7 @@ fn chain(n: usize, fan: usize) -> String {
     text
 }
 
-/// The query GraphiQL sends on load (as in tests/api/graphql_http.rs).
+/// The query GraphiQL sends on load (as in tests/api/graphql/http.rs).
 const INTROSPECTION: &str = "query IntrospectionQuery { __schema { queryType { name } mutationType { name }
   types { ...FullType } directives { name description locations args { ...InputValue } } } }
 fragment FullType on __Type { kind name description
