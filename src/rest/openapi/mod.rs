@@ -60,6 +60,7 @@ use web::pages;
         pages::admin::groups::groups_page, pages::admin::groups::create_group,
         pages::admin::groups::rename_group, pages::admin::groups::delete_group,
         pages::admin::groups::add_member, pages::admin::groups::remove_member,
+        pages::admin::audit::audit_page,
         pages::reset::request_page, pages::reset::request_link, pages::reset::token_page,
         pages::reset::set_password, pages::home, pages::oidc::start, pages::oidc::callback,
     ),

@@ -55,6 +55,7 @@ pub fn router() -> Routes {
             post(settings::revoke_token),
         )
         .route("/admin/", get(admin::home))
+        .route("/admin/audit/", get(admin::audit_page))
         .route(
             "/admin/users/",
             get(admin::users_page).post(admin::create_user),

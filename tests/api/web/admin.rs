@@ -1,6 +1,6 @@
 //! The settings and administration pages without JavaScript: a user's tokens and password from
-//! `/settings/`, accounts and groups from `/admin/` (administrators only, a 403 page for everyone else), and
-//! the forgotten-password pages.
+//! `/settings/`, accounts, groups and the audit trail from `/admin/` (administrators only, a 403 page for
+//! everyone else), and the forgotten-password pages.
 use crate::db_test;
 use crate::support::helpers::TestApp;
 use crate::support::login::{sign_in, Door, Outcome};
@@ -363,3 +363,64 @@ async fn a_forgotten_password_is_reset_from_the_pages(app: &TestApp) {
     );
 }
 db_test!(a_forgotten_password_is_reset_from_the_pages);
+
+async fn admins_read_the_audit_trail_from_its_page(app: &TestApp) {
+    let admin = app.admin("root").await;
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let ticket = crate::support::tickets::create_ticket(
+        app,
+        &rita,
+        serde_json::json!({"title": "Printer <script>alert(1)</script>", "description": "d"}),
+    )
+    .await;
+    let id = ticket["id"].as_i64().unwrap();
+    for who in [&agent, &rita] {
+        let refused = login(app, who).await.page(app, "/admin/audit/").await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    }
+
+    let browser = login(app, &admin).await;
+    let trail = browser.page(app, "/admin/audit/").await;
+    assert_eq!(trail.status, StatusCode::OK, "{}", trail.text);
+    assert!(trail.text.contains("aria-current=\"page\">Audit trail</a>"));
+    assert!(
+        trail
+            .text
+            .contains(&format!("<a href=\"/tickets/{id}/\">ticket {id}</a>")),
+        "{}",
+        trail.text
+    );
+    assert!(trail.text.contains("Rita"), "who made the change, by name");
+    assert!(!trail.text.contains("<script>alert"), "changes are escaped");
+    assert!(
+        trail
+            .text
+            .contains("title: — → Printer &#60;script&#62;alert(1)&#60;/script&#62;"),
+        "{}",
+        trail.text
+    );
+
+    let hers = browser
+        .page(
+            app,
+            "/admin/audit/?actor=rita&entity_type=ticket&action=create",
+        )
+        .await;
+    assert!(hers.text.contains("1 entry"), "{}", hers.text);
+    assert!(hers.text.contains("value=\"rita\""), "the filter is kept");
+    for nothing in [
+        "/admin/audit/?actor=nobody-here",
+        "/admin/audit/?entity_id=not-a-number",
+        "/admin/audit/?action=exploded",
+    ] {
+        let none = browser.page(app, nothing).await;
+        assert_eq!(none.status, StatusCode::OK, "{nothing}");
+        assert!(none.text.contains("No entry matches."), "{nothing}");
+        assert!(none.text.contains("0 entries"), "{nothing}");
+    }
+    let odd_page = browser.page(app, "/admin/audit/?page=abc").await;
+    assert_eq!(odd_page.status, StatusCode::OK);
+    assert!(odd_page.text.contains(&format!("ticket {id}")));
+}
+db_test!(admins_read_the_audit_trail_from_its_page);

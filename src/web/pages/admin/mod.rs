@@ -1,9 +1,11 @@
-//! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts
-//! and groups, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
+//! groups and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
+pub mod audit;
 pub mod groups;
 pub mod users;
 
+pub use audit::audit_page;
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
 };
