@@ -6,14 +6,7 @@ use crate::domain::{Priority, TicketStatus};
 use entity::audit_event;
 use serde_json::Value;
 
-/// Which service level target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlaTarget {
-    /// The first response.
-    FirstResponse,
-    /// The resolution.
-    Resolution,
-}
+pub use entity::values::SlaTarget;
 
 /// One thing that happened to a ticket.
 #[derive(Debug, Clone, PartialEq, Eq)]
