@@ -57,6 +57,19 @@ pub fn router() -> Routes {
         .route("/admin/", get(admin::home))
         .route("/admin/audit/", get(admin::audit_page))
         .route(
+            "/admin/webhooks/",
+            get(admin::webhooks_page).post(admin::create_webhook),
+        )
+        .route(
+            "/admin/webhooks/{id}/",
+            get(admin::webhook_page).post(admin::update_webhook),
+        )
+        .route("/admin/webhooks/{id}/delete/", post(admin::delete_webhook))
+        .route(
+            "/admin/webhooks/deliveries/{delivery_id}/redeliver/",
+            post(admin::redeliver),
+        )
+        .route(
             "/admin/users/",
             get(admin::users_page).post(admin::create_user),
         )

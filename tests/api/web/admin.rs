@@ -424,3 +424,144 @@ async fn admins_read_the_audit_trail_from_its_page(app: &TestApp) {
     assert!(odd_page.text.contains(&format!("ticket {id}")));
 }
 db_test!(admins_read_the_audit_trail_from_its_page);
+
+async fn admins_manage_webhooks_and_resend_deliveries_from_the_pages(app: &TestApp) {
+    use crate::support::events::{Mode, Receiver};
+    use deskgraph::jobs::worker;
+    let admin = app.admin("root").await;
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    for who in [&agent, &rita] {
+        let browser = login(app, who).await;
+        assert_eq!(
+            browser.page(app, "/admin/webhooks/").await.status,
+            StatusCode::FORBIDDEN
+        );
+        let posted = browser
+            .form(
+                app,
+                "/admin/webhooks/",
+                &[("url", "http://127.0.0.1:9/hook"), ("secret", "x")],
+            )
+            .await;
+        assert_eq!(posted.status, StatusCode::FORBIDDEN);
+    }
+    let browser = login(app, &admin).await;
+    let empty = browser.page(app, "/admin/webhooks/").await;
+    assert_eq!(empty.status, StatusCode::OK, "{}", empty.text);
+    assert!(empty.text.contains("No endpoint yet."));
+
+    // A URL that is not http(s) is refused with the page and the reason, the form kept.
+    let refused = browser
+        .form(
+            app,
+            "/admin/webhooks/",
+            &[
+                ("url", "ftp://example.com/hook"),
+                ("secret", "s3cret"),
+                ("event", "ticket.created"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(
+        refused.text.contains("http:// or https://"),
+        "{}",
+        refused.text
+    );
+    assert!(refused.text.contains("value=\"ticket.created\" checked"));
+
+    let receiver = Receiver::start(Mode::Ok).await;
+    let added = browser
+        .form(
+            app,
+            "/admin/webhooks/",
+            &[
+                ("url", receiver.url.as_str()),
+                ("secret", "never-shown-secret"),
+                ("event", "ticket.created"),
+            ],
+        )
+        .await;
+    let place = location(&added);
+    assert!(place.ends_with("/?done=created"), "{place}");
+    let id: i32 = between(&place, "/admin/webhooks/", "/")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let shown = browser.page(app, &place).await;
+    assert!(shown.text.contains("Endpoint added."), "{}", shown.text);
+    assert!(!shown.text.contains("never-shown-secret"));
+    assert!(shown.text.contains("Nothing delivered yet."));
+
+    crate::support::tickets::create_ticket(
+        app,
+        &rita,
+        serde_json::json!({"title": "Printer jam", "description": "d"}),
+    )
+    .await;
+    while worker::run_once(&app.state.delivery_deps()).await.unwrap() > 0 {}
+    assert_eq!(receiver.hits().len(), 1);
+    let log = browser.page(app, &format!("/admin/webhooks/{id}/")).await;
+    assert!(log.text.contains("1 attempt,"), "{}", log.text);
+    assert!(log.text.contains("<td>ticket.created</td>"));
+    let delivery = between(&log.text, "/admin/webhooks/deliveries/", "/redeliver/")
+        .unwrap()
+        .to_string();
+    let resent = browser
+        .form(
+            app,
+            &format!("/admin/webhooks/deliveries/{delivery}/redeliver/"),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        location(&resent),
+        format!("/admin/webhooks/{id}/?done=redelivered")
+    );
+    while worker::run_once(&app.state.delivery_deps()).await.unwrap() > 0 {}
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 2);
+    assert_eq!(
+        hits[0].headers["x-webhook-id"], hits[1].headers["x-webhook-id"],
+        "the same event, sent again"
+    );
+
+    // Switched off with a blank secret: the secret stays, nothing more is sent.
+    let saved = browser
+        .form(
+            app,
+            &format!("/admin/webhooks/{id}/"),
+            &[
+                ("url", receiver.url.as_str()),
+                ("secret", ""),
+                ("event", "ticket.created"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        location(&saved),
+        format!("/admin/webhooks/{id}/?done=saved")
+    );
+    let stored = entity::webhook::Entity::find_by_id(id)
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!stored.active);
+    assert_eq!(stored.secret, "never-shown-secret");
+    let off = browser.page(app, "/admin/webhooks/").await;
+    assert!(
+        off.text.contains("<span class=\"badge\">Off</span>"),
+        "{}",
+        off.text
+    );
+
+    let removed = browser
+        .form(app, &format!("/admin/webhooks/{id}/delete/"), &[])
+        .await;
+    assert_eq!(location(&removed), "/admin/webhooks/?done=deleted");
+    let gone = browser.page(app, &format!("/admin/webhooks/{id}/")).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+}
+db_test!(admins_manage_webhooks_and_resend_deliveries_from_the_pages);

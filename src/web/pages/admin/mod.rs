@@ -1,9 +1,10 @@
 //! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
-//! groups and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! groups, webhook endpoints and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
 pub mod groups;
 pub mod users;
+pub mod webhooks;
 
 pub use audit::audit_page;
 pub use groups::{
@@ -11,6 +12,9 @@ pub use groups::{
 };
 pub use users::{
     create_user, deactivate, reactivate, set_password, update_user, user_page, users_page,
+};
+pub use webhooks::{
+    create_webhook, delete_webhook, redeliver, update_webhook, webhook_page, webhooks_page,
 };
 
 use super::{PageResult, PageUser};
