@@ -34,6 +34,20 @@
     if (region) { region.textContent = text; }
   }
 
+  // What a person types, as the HTML the server keeps: a blank line starts a paragraph, a line break stays
+  // one, nothing typed is markup (the same rule as the forms without JavaScript, `sanitize::text_to_html`).
+  function textToHtml(text) {
+    var escape = function (line) {
+      return line.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    };
+    return text.replace(/\r\n?/g, '\n').trim().split(/\n\s*\n/).filter(function (p) {
+      return p.trim() !== '';
+    }).map(function (p) {
+      return '<p>' + p.split('\n').map(function (l) { return escape(l.replace(/\s+$/, '')); }).join('<br>') + '</p>';
+    }).join('');
+  }
+
   function showError(el, message) {
     if (!el) { return; }
     el.textContent = message;
@@ -50,7 +64,7 @@
       var error = editor.querySelector('.js-edit-error');
       editButton.hidden = false;
       editButton.addEventListener('click', function () {
-        textarea.value = body.innerHTML.trim();
+        textarea.value = body.innerText.trim();
         editor.hidden = false;
         body.hidden = true;
         editButton.hidden = true;
@@ -66,7 +80,7 @@
       editor.querySelector('.js-cancel').addEventListener('click', close);
       editor.addEventListener('submit', function (event) {
         event.preventDefault();
-        send('PATCH', '/tickets/comments/' + id + '/edit/', { body: textarea.value })
+        send('PATCH', '/tickets/comments/' + id + '/edit/', { body: textToHtml(textarea.value) })
           .then(function (data) {
             addHistory(article, body, data.comment);
             body.innerHTML = data.comment.body; // sanitised by the server
@@ -119,7 +133,7 @@
       event.preventDefault();
       var internal = form.querySelector('input[name=comment_type][value=internal]');
       var payload = {
-        body: form.querySelector('textarea[name=body]').value,
+        body: textToHtml(form.querySelector('textarea[name=body]').value),
         comment_type: internal && internal.checked ? 'internal' : 'public'
       };
       send('POST', '/tickets/' + ticketId + '/comments/add/', payload)

@@ -100,10 +100,10 @@ pub async fn submit(
     let result = match (Priority::parse(form.get("priority")), checked) {
         (_, Err(err)) => Err(err),
         (Ok(priority), Ok(_)) => {
-            let description = form.get("description").trim();
+            let description = crate::sanitize::text_to_html(form.get("description"));
             let input = NewTicket {
                 title: form.get("title").to_string(),
-                description: (!description.is_empty()).then(|| description.to_string()),
+                description: (!description.is_empty()).then_some(description),
                 priority: Some(priority),
                 ..Default::default()
             };

@@ -109,7 +109,7 @@ pub async fn add(
     let Posted { form, file } = user.posted(&state, req).await?;
     let internal = form.get("comment_type") == CommentType::Internal.as_str();
     let input = comments::NewComment {
-        body: form.get("body").to_string(),
+        body: crate::sanitize::text_to_html(form.get("body")),
         comment_type: if internal {
             CommentType::Internal
         } else {

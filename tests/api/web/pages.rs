@@ -357,7 +357,7 @@ async fn form_posts_need_the_csrf_token(app: &TestApp) {
             "/tickets/new/",
             &[
                 ("title", "Desk lamp broken"),
-                ("description", "<p>Flickers</p>"),
+                ("description", "Flickers <b>at night</b>\r\nsince Monday"),
                 ("priority", "high"),
             ],
         )
@@ -365,7 +365,21 @@ async fn form_posts_need_the_csrf_token(app: &TestApp) {
     let to = location(&resp);
     let created = owner.page(app, &to).await;
     assert!(created.text.contains("Desk lamp broken"));
-    assert!(created.text.contains("<p>Flickers</p>"));
+    // Typed text: its line break kept, its tags shown as text, and the edit box holds the text itself.
+    assert!(
+        created
+            .text
+            .contains("<p>Flickers &lt;b&gt;at night&lt;/b&gt;<br>since Monday</p>"),
+        "{}",
+        created.text
+    );
+    assert!(
+        created
+            .text
+            .contains("name=\"description\" rows=\"5\">Flickers &#60;b&#62;at night&#60;/b&#62;\nsince Monday</textarea>"),
+        "{}",
+        created.text
+    );
     assert!(created.text.contains("priority-high"));
 }
 db_test!(form_posts_need_the_csrf_token);
@@ -680,3 +694,61 @@ async fn actions_are_confirmed_and_resolving_leaves_a_note(app: &TestApp) {
     );
 }
 db_test!(actions_are_confirmed_and_resolving_leaves_a_note);
+
+/// The edit box holds the description as the text it shows: saving another field keeps a description's
+/// formatting (written over REST as HTML), and a description typed anew is stored as that text.
+async fn descriptions_are_edited_as_text_and_keep_their_formatting(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    let t = app
+        .as_user(&agent)
+        .create_ticket(serde_json::json!({
+            "title": "Scanner",
+            "description": "<p>Steps:</p><ul><li>scan</li><li>jam</li></ul>"
+        }))
+        .await;
+    let id = t["id"].as_i64().unwrap();
+    let browser = login(app, &agent).await;
+    let shown = browser.page(app, &format!("/tickets/{id}/")).await;
+    assert!(
+        shown
+            .text
+            .contains("name=\"description\" rows=\"5\">Steps:\n\nscan\njam</textarea>"),
+        "{}",
+        shown.text
+    );
+    let saved = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[
+                ("title", "Scanner jams"),
+                ("description", "Steps:\r\n\r\nscan\r\njam"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&saved), format!("/tickets/{id}/"));
+    let detail = app
+        .get(&format!("/api/tickets/{id}/"), Some(&agent.token))
+        .await;
+    assert_eq!(detail.json["title"], "Scanner jams");
+    assert_eq!(
+        detail.json["description"],
+        "<p>Steps:</p><ul><li>scan</li><li>jam</li></ul>"
+    );
+    let retyped = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/edit/"),
+            &[("description", "Steps:\nscan, then <jam>")],
+        )
+        .await;
+    assert_eq!(location(&retyped), format!("/tickets/{id}/"));
+    let detail = app
+        .get(&format!("/api/tickets/{id}/"), Some(&agent.token))
+        .await;
+    assert_eq!(
+        detail.json["description"],
+        "<p>Steps:<br>scan, then &lt;jam&gt;</p>"
+    );
+}
+db_test!(descriptions_are_edited_as_text_and_keep_their_formatting);

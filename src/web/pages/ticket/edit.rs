@@ -124,7 +124,14 @@ pub async fn edit(
     };
     let patch = TicketPatch {
         title: changed(form.opt("title").map(str::to_string), &t.title),
-        description: changed(form.opt("description").map(str::to_string), &t.description),
+        // The box holds the description as text: only a text that changed is saved (as HTML again), so
+        // saving another field keeps a description's formatting.
+        description: form
+            .opt("description")
+            .filter(|typed| {
+                typed.replace("\r\n", "\n").trim() != crate::sanitize::html_to_text(&t.description)
+            })
+            .map(crate::sanitize::text_to_html),
         priority: changed(
             form.opt("priority").map(Priority::parse).transpose()?,
             &t.priority,
