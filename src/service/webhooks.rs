@@ -4,6 +4,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::net::targets;
 use crate::notify::outbox::{self, JobKind};
+use crate::service::audit;
 use crate::service::events::EVENTS;
 use crate::service::text;
 use crate::service::Take;
@@ -129,7 +130,8 @@ pub async fn create(
     let secret = clean_secret(&input.secret)?;
     let events = clean_events(&input.events)?;
     let now = Utc::now();
-    Ok(webhook::ActiveModel {
+    let txn = db.begin_write().await?;
+    let created = webhook::ActiveModel {
         url: Set(url),
         secret: Set(secret),
         events: Set(events),
@@ -138,8 +140,22 @@ pub async fn create(
         updated_at: Set(now),
         ..Default::default()
     }
-    .insert(&db.conn)
-    .await?)
+    .insert(&txn)
+    .await?;
+    // The secret is never written to the trail, only that it was set.
+    let changes = json!({
+        "url": [null, created.url],
+        "events": [null, created.events],
+        "active": [null, created.active],
+        "secret": [null, "set"],
+    });
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "webhook", created.id, "create").changes(changes),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(created)
 }
 
 /// Change an endpoint (`allow_private` as for [`create`]).
@@ -151,27 +167,56 @@ pub async fn update(
     patch: WebhookPatch,
 ) -> AppResult<webhook::Model> {
     let current = get(db, actor, id).await?;
-    let mut active: webhook::ActiveModel = current.into();
+    let mut changes = audit::Changes::new();
+    let mut active: webhook::ActiveModel = current.clone().into();
     if let Some(url) = &patch.url {
-        active.url = Set(clean_url(url, allow_private)?);
+        let url = clean_url(url, allow_private)?;
+        changes.diff("url", &current.url, &url);
+        active.url = Set(url);
     }
     if let Some(secret) = &patch.secret {
-        active.secret = Set(clean_secret(secret)?);
+        let secret = clean_secret(secret)?;
+        if secret != current.secret {
+            changes.diff("secret", &"set", &"changed");
+        }
+        active.secret = Set(secret);
     }
     if let Some(events) = &patch.events {
-        active.events = Set(clean_events(events)?);
+        let events = clean_events(events)?;
+        changes.diff("events", &current.events, &events);
+        active.events = Set(events);
     }
     if let Some(on) = patch.active {
+        changes.diff("active", &current.active, &on);
         active.active = Set(on);
     }
     active.updated_at = Set(Utc::now());
-    Ok(active.update(&db.conn).await?)
+    let txn = db.begin_write().await?;
+    let updated = active.update(&txn).await?;
+    if !changes.is_empty() {
+        audit::record(
+            &txn,
+            audit::Entry::new(Some(actor.id()), "webhook", id, "update")
+                .changes(changes.into_value()),
+        )
+        .await?;
+    }
+    txn.commit().await?;
+    Ok(updated)
 }
 
 /// Remove an endpoint with its pending deliveries and its log.
 pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
-    get(db, actor, id).await?;
-    webhook::Entity::delete_by_id(id).exec(&db.conn).await?;
+    let current = get(db, actor, id).await?;
+    let txn = db.begin_write().await?;
+    webhook::Entity::delete_by_id(id).exec(&txn).await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "webhook", id, "delete")
+            .changes(json!({ "url": [current.url, null] })),
+    )
+    .await?;
+    txn.commit().await?;
     Ok(())
 }
 

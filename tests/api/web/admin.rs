@@ -563,5 +563,16 @@ async fn admins_manage_webhooks_and_resend_deliveries_from_the_pages(app: &TestA
     assert_eq!(location(&removed), "/admin/webhooks/?done=deleted");
     let gone = browser.page(app, &format!("/admin/webhooks/{id}/")).await;
     assert_eq!(gone.status, StatusCode::NOT_FOUND);
+
+    // Each change is in the audit trail, the secret never.
+    let trail = browser.page(app, "/admin/audit/?entity_type=webhook").await;
+    assert!(trail.text.contains("3 entries"), "{}", trail.text);
+    assert!(
+        trail.text.contains("active: true → false"),
+        "{}",
+        trail.text
+    );
+    assert!(trail.text.contains("secret: — → set"), "{}", trail.text);
+    assert!(!trail.text.contains("never-shown-secret"));
 }
 db_test!(admins_manage_webhooks_and_resend_deliveries_from_the_pages);
