@@ -30,7 +30,7 @@ pub async fn serve(Path(file): Path<String>) -> Response {
     let (body, kind) = match file.as_str() {
         "app.css" => (APP_CSS, "text/css; charset=utf-8"),
         "app.js" => (APP_JS, "text/javascript; charset=utf-8"),
-        _ => return crate::error::AppError::not_found("file").into_response(),
+        _ => return crate::error::AppError::not_found("file").into_web_response(),
     };
     cached(body, kind)
 }
@@ -43,7 +43,7 @@ pub async fn serve(Path(file): Path<String>) -> Response {
 pub async fn serve_graphiql(Path(file): Path<String>) -> Response {
     match super::graphiql::file(&file) {
         Some((body, kind)) => cached(body, kind),
-        None => crate::error::AppError::not_found("file").into_response(),
+        None => crate::error::AppError::not_found("file").into_web_response(),
     }
 }
 

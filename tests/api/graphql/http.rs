@@ -104,8 +104,13 @@ async fn browsers_get_graphiql(app: &TestApp) {
         );
         assert!(!file.text.is_empty(), "{path}");
     }
-    let missing = app.get("/static/graphiql/nothing.js", None).await;
-    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    // A missing file answers in the web interface's shape, as the document says of the pages.
+    for path in ["/static/graphiql/nothing.js", "/static/nothing.css"] {
+        let missing = app.get(path, None).await;
+        assert_eq!(missing.status, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(missing.json["success"], false, "{}", missing.text);
+        assert!(missing.json["error"].is_string(), "{}", missing.text);
+    }
 }
 db_test!(browsers_get_graphiql);
 
