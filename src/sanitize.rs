@@ -57,7 +57,8 @@ pub fn has_visible_content(html: &str) -> bool {
     !decoded.trim().is_empty()
 }
 
-fn escape(text: &str) -> String {
+/// Escape `text` for HTML text and attribute values.
+pub fn html_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -93,7 +94,7 @@ pub fn text_to_html(text: &str) -> String {
     paragraphs
         .iter()
         .map(|lines| {
-            let inner: Vec<String> = lines.iter().map(|l| escape(l)).collect();
+            let inner: Vec<String> = lines.iter().map(|l| html_escape(l)).collect();
             format!("<p>{}</p>", inner.join("<br>"))
         })
         .collect()

@@ -1,5 +1,6 @@
 //! Email texts, one template per occurrence. User text is HTML-escaped in HTML bodies.
 use super::mailer::Email;
+use crate::sanitize::html_escape;
 use entity::{attachment, ticket};
 
 /// What happened, with what the template needs beyond the ticket.
@@ -45,22 +46,6 @@ pub enum Occurrence<'a> {
         /// The due time.
         due: &'a str,
     },
-}
-
-/// Escape `s` for HTML text and attribute values.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// A file size for people: bytes, KiB or MiB.

@@ -246,11 +246,7 @@ async fn send_reset(
          If you did not ask, ignore this email: your password stays as it is.\n",
         account.username
     );
-    let escape = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
+    let escape = crate::sanitize::html_escape;
     let html = format!(
         "<p>Hello {},</p><p>someone asked to reset the password of your help-desk account ({}). To \
          choose a new one, open this link within {ttl_minutes} minutes; it works once:</p>\
