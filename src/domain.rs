@@ -41,6 +41,47 @@ impl Workflow for TicketStatus {
     }
 }
 
+/// The door a change came through: what automation rules can ask of a write (`channel is email`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// The server-rendered web interface.
+    Web,
+    /// The REST contract under `/api/` and the web comment endpoints.
+    Rest,
+    /// The GraphQL API.
+    Graphql,
+    /// Mail to the help desk.
+    Email,
+    /// An automation rule.
+    Rule,
+    /// The service itself: the command line, the demo data, the worker.
+    System,
+}
+
+impl Channel {
+    /// Every channel, in declaration order.
+    pub const ALL: &'static [Channel] = &[
+        Channel::Web,
+        Channel::Rest,
+        Channel::Graphql,
+        Channel::Email,
+        Channel::Rule,
+        Channel::System,
+    ];
+
+    /// The spelling rules and webhooks use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Web => "web",
+            Channel::Rest => "rest",
+            Channel::Graphql => "graphql",
+            Channel::Email => "email",
+            Channel::Rule => "rule",
+            Channel::System => "system",
+        }
+    }
+}
+
 /// Formats `<PREFIX>-<N>` with N zero-padded to at least three digits.
 pub fn format_ticket_number(prefix: &str, number: i64) -> String {
     format!("{prefix}-{number:03}")

@@ -34,6 +34,8 @@ pub struct StateInner {
     pub ticket_reads: crate::service::tickets::TicketReads,
     /// SLA policies by priority, remembered (cleared across instances when they change).
     pub sla_policies: crate::service::sla::policies::KnownPolicies,
+    /// The active triggers, compiled (cleared across instances when they change).
+    pub triggers: crate::service::automation::KnownTriggers,
     /// Configuration.
     pub config: Arc<Config>,
     /// JWT keys.
@@ -76,13 +78,16 @@ impl AppState {
         }
     }
 
-    /// The handles a write that announces itself needs ([`crate::service::WriteDeps`]).
-    pub fn write_deps(&self) -> crate::service::WriteDeps<'_> {
+    /// The handles a write that announces itself needs ([`crate::service::WriteDeps`]), for a write that
+    /// came through `channel`.
+    pub fn write_deps(&self, channel: crate::domain::Channel) -> crate::service::WriteDeps<'_> {
         crate::service::WriteDeps {
             db: &self.db,
             config: &self.config,
             live: &self.live,
             policies: &self.sla_policies,
+            triggers: &self.triggers,
+            channel,
         }
     }
 
@@ -94,6 +99,7 @@ impl AppState {
             notifier: self.notifier.clone(),
             live: self.live.clone(),
             policies: self.sla_policies.clone(),
+            triggers: self.triggers.clone(),
         }
     }
 }
@@ -144,7 +150,12 @@ impl AppState {
         let auth_cache = AuthCache::new(std::time::Duration::from_secs(config.auth_cache_seconds));
         let storage = crate::storage::from_url(config.storage_url.as_deref(), &config.s3, &db)?;
         let sla_policies = crate::service::sla::policies::KnownPolicies::default();
-        let listeners = vec![auth_cache.listener(), sla_policies.listener()];
+        let triggers = crate::service::automation::KnownTriggers::default();
+        let listeners = vec![
+            auth_cache.listener(),
+            sla_policies.listener(),
+            triggers.listener(),
+        ];
         let live = LiveBus::start(&db, &config.database_url, listeners).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
         let oidc = match &config.oidc {
@@ -162,6 +173,7 @@ impl AppState {
             viewer_gate,
             ticket_reads,
             sla_policies,
+            triggers,
             auth_cache,
             plain_objects: Arc::default(),
             storage,

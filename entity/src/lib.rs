@@ -20,6 +20,7 @@ pub mod sla_policy;
 pub mod ticket;
 pub mod ticket_asset;
 pub mod ticket_sla;
+pub mod trigger;
 pub mod user;
 pub mod user_group;
 pub mod values;

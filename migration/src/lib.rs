@@ -22,6 +22,7 @@ mod m20261127_000025_outbox_without_event_index;
 mod m20261128_000026_comment_public_edit_count;
 mod m20261128_000027_accounts;
 mod m20261128_000028_create_idempotency_keys;
+mod m20261128_000029_create_triggers;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -49,6 +50,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000026_comment_public_edit_count::Migration),
             Box::new(m20261128_000027_accounts::Migration),
             Box::new(m20261128_000028_create_idempotency_keys::Migration),
+            Box::new(m20261128_000029_create_triggers::Migration),
         ]
     }
 }

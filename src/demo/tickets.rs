@@ -111,7 +111,7 @@ pub(super) async fn open(
     ];
     for (requester, title, description, priority, project, assignee, network, moves) in plan {
         let created = tickets::create(
-            state.write_deps(),
+            state.write_deps(crate::domain::Channel::System),
             requester,
             NewTicket {
                 title: title.to_string(),
@@ -131,7 +131,7 @@ pub(super) async fn open(
                 ..Default::default()
             };
             tickets::update(
-                state.write_deps(),
+                state.write_deps(crate::domain::Channel::System),
                 assignee.unwrap_or(alice),
                 created.id,
                 patch,
@@ -167,7 +167,7 @@ pub(super) async fn open(
         }
         for status in moves.iter() {
             tickets::update(
-                state.write_deps(),
+                state.write_deps(crate::domain::Channel::System),
                 alice,
                 created.id,
                 TicketPatch {
@@ -193,8 +193,13 @@ async fn add_comment(
         body: body.into(),
         comment_type,
     };
-    comments::create(state.write_deps(), author, ticket_id, input)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    comments::create(
+        state.write_deps(crate::domain::Channel::System),
+        author,
+        ticket_id,
+        input,
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }

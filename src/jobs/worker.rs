@@ -42,6 +42,8 @@ pub struct DeliveryDeps {
     pub live: LiveBus,
     /// SLA policies by priority, remembered.
     pub policies: crate::service::sla::policies::KnownPolicies,
+    /// The active triggers, compiled.
+    pub triggers: crate::service::automation::KnownTriggers,
 }
 
 impl DeliveryDeps {
@@ -51,6 +53,8 @@ impl DeliveryDeps {
             config: &self.config,
             live: &self.live,
             policies: &self.policies,
+            triggers: &self.triggers,
+            channel: crate::domain::Channel::System,
         }
     }
 }

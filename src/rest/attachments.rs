@@ -114,8 +114,14 @@ async fn create(
         comment_id,
         filename,
     };
-    let created =
-        attachments::create(state.write_deps(), &*state.storage, &actor, input, spooled).await?;
+    let created = attachments::create(
+        state.write_deps(crate::domain::Channel::Rest),
+        &*state.storage,
+        &actor,
+        input,
+        spooled,
+    )
+    .await?;
     let listed = attachments::get_listed(&state.db.conn, &actor, created.id).await?;
     let body = items(&state, &actor, &listed).pop();
     Ok((StatusCode::CREATED, Json(body)).into_response())

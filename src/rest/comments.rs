@@ -90,9 +90,14 @@ pub async fn create(
         body: content,
         comment_type: comment_type(&fields)?.unwrap_or(CommentType::Public),
     };
-    let created = comments::create(state.write_deps(), &actor, ticket_id, input)
-        .await
-        .map_err(as_content)?;
+    let created = comments::create(
+        state.write_deps(crate::domain::Channel::Rest),
+        &actor,
+        ticket_id,
+        input,
+    )
+    .await
+    .map_err(as_content)?;
     let json = shapes::comment_created(&created, &actor.user.username);
     Ok((StatusCode::CREATED, axum::Json(json)).into_response())
 }
@@ -122,9 +127,14 @@ pub async fn update(
         return Err(AppError::bad_request("send content, comment_type, or both"));
     }
     let (_, t) = comments::get_visible_on(db, &actor, ticket_id, comment_id).await?;
-    let updated = comments::edit(state.write_deps(), &actor, comment_id, patch)
-        .await
-        .map_err(as_content)?;
+    let updated = comments::edit(
+        state.write_deps(crate::domain::Channel::Rest),
+        &actor,
+        comment_id,
+        patch,
+    )
+    .await
+    .map_err(as_content)?;
     let updated = comments::seen_by(&actor, &t, updated);
     let history = comments::readable_edits(db, &actor, &[updated.id], Take::All)
         .await?
@@ -150,6 +160,11 @@ pub async fn delete(
     let ticket_id = path_id(&ticket_id, "comment")?;
     let comment_id = path_id(&comment_id, "comment")?;
     comments::get_visible_on(&state.db.conn, &actor, ticket_id, comment_id).await?;
-    comments::delete(state.write_deps(), &actor, comment_id).await?;
+    comments::delete(
+        state.write_deps(crate::domain::Channel::Rest),
+        &actor,
+        comment_id,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }

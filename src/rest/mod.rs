@@ -2,6 +2,7 @@
 pub mod assets;
 pub mod attachments;
 pub mod auth;
+pub mod automation;
 pub mod comments;
 pub mod fields;
 pub mod idempotency;
@@ -42,6 +43,7 @@ pub fn router() -> Routes {
         .merge(tickets::router())
         .merge(attachments::router())
         .merge(people::router())
+        .merge(automation::router())
         .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",

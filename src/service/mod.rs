@@ -2,6 +2,7 @@
 pub mod assets;
 pub mod attachments;
 pub mod audit;
+pub mod automation;
 pub mod comments;
 pub mod events;
 pub mod idempotency;
@@ -35,6 +36,10 @@ pub struct WriteDeps<'a> {
     pub live: &'a LiveBus,
     /// SLA policies by priority, remembered (the clocks of created and changed tickets).
     pub policies: &'a sla::policies::KnownPolicies,
+    /// The active triggers, remembered (run on every ticket write).
+    pub triggers: &'a automation::KnownTriggers,
+    /// The door the write came through, as rules see it.
+    pub channel: crate::domain::Channel,
 }
 
 /// An offset page of a list, and whether its total is wanted (it costs a count).

@@ -38,7 +38,11 @@ pub fn web_comment(actor: &Actor, c: &comment::Model, author: Option<&user::Mode
         id: c.id,
         body: c.body.clone(),
         comment_type: c.comment_type.to_string(),
-        author: display_name(author),
+        // No author: an automation rule posted it.
+        author: match c.author_id {
+            None => crate::service::events::RULE_AUTHOR.to_string(),
+            Some(_) => display_name(author),
+        },
         author_username: author.map(|u| u.username.clone()),
         created_at: web_date(&c.created_at),
         updated_at: web_date(&c.updated_at),
@@ -106,7 +110,13 @@ pub async fn add(
         body: text,
         comment_type: comment_type(&fields)?.unwrap_or(CommentType::Public),
     };
-    let created = comments::create(state.write_deps(), &web.actor, ticket_id, input).await?;
+    let created = comments::create(
+        state.write_deps(crate::domain::Channel::Web),
+        &web.actor,
+        ticket_id,
+        input,
+    )
+    .await?;
     let json = WebCommentCreated {
         success: true,
         comment: WebCommentCreatedItem {
@@ -140,7 +150,13 @@ pub async fn edit(
         body: fields.string_not_null("body")?,
         comment_type: comment_type(&fields)?,
     };
-    let updated = comments::edit(state.write_deps(), &web.actor, comment_id, patch).await?;
+    let updated = comments::edit(
+        state.write_deps(crate::domain::Channel::Web),
+        &web.actor,
+        comment_id,
+        patch,
+    )
+    .await?;
     let people = users::people(&state.db.conn, &web.actor, updated.author_id).await?;
     let author = updated.author_id.and_then(|id| people.get(&id));
     let comment = web_comment(&web.actor, &updated, author);
@@ -162,6 +178,11 @@ pub async fn delete(
     web: WebActor,
 ) -> WebResult<axum::Json<WebMessage>> {
     let comment_id = path_id(&comment_id, "comment")?;
-    comments::delete(state.write_deps(), &web.actor, comment_id).await?;
+    comments::delete(
+        state.write_deps(crate::domain::Channel::Web),
+        &web.actor,
+        comment_id,
+    )
+    .await?;
     Ok(axum::Json(WebMessage::new("Comment deleted")))
 }

@@ -6,6 +6,7 @@ mod support;
 
 mod assets;
 mod attachments;
+mod automation;
 mod browser;
 mod comments;
 mod events;

@@ -66,7 +66,7 @@ impl AttachmentMutation {
             filename: upload.filename,
         };
         let created = attachments::create(
-            req.state.write_deps(),
+            req.state.write_deps(crate::domain::Channel::Graphql),
             &*req.state.storage,
             &actor,
             new,

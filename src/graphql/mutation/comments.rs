@@ -75,7 +75,13 @@ impl CommentMutation {
             body: input.body,
             comment_type: input.comment_type.unwrap_or(CommentType::Public),
         };
-        let created = comments::create(req.state.write_deps(), &actor, ticket_id, new).await?;
+        let created = comments::create(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            ticket_id,
+            new,
+        )
+        .await?;
         let t = tickets::get(&req.state.db.conn, &actor, created.ticket_id).await?;
         Ok(AddCommentPayload {
             comment: Comment::new(created, Arc::new(t)),
@@ -94,7 +100,13 @@ impl CommentMutation {
             body: input.body,
             comment_type: input.comment_type,
         };
-        let updated = comments::edit(req.state.write_deps(), &actor, id, patch).await?;
+        let updated = comments::edit(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+            patch,
+        )
+        .await?;
         let t = tickets::get(&req.state.db.conn, &actor, updated.ticket_id).await?;
         Ok(EditCommentPayload {
             comment: Comment::new(updated, Arc::new(t)),
@@ -109,7 +121,12 @@ impl CommentMutation {
     ) -> Result<DeleteCommentPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode(&input.id, "Comment", "id")?;
-        comments::delete(req.state.write_deps(), &actor, id).await?;
+        comments::delete(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+        )
+        .await?;
         Ok(DeleteCommentPayload {
             deleted_comment_id: ids::encode("Comment", id),
         })

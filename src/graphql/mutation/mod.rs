@@ -2,6 +2,7 @@
 pub mod account;
 pub mod assets;
 pub mod attachments;
+pub mod automation;
 pub mod comments;
 pub mod people;
 pub mod projects;
@@ -24,4 +25,5 @@ pub struct MutationRoot(
     projects::ProjectMutation,
     assets::AssetMutation,
     attachments::AttachmentMutation,
+    automation::AutomationMutation,
 );

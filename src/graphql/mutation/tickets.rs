@@ -147,7 +147,12 @@ impl TicketMutation {
                 .map(|raw| IdempotencyKey::parse(raw, tickets::KEY_FIELD))
                 .transpose()?,
         };
-        let ticket = tickets::create(req.state.write_deps(), &actor, new).await?;
+        let ticket = tickets::create(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            new,
+        )
+        .await?;
         Ok(CreateTicketPayload {
             ticket: Ticket(ticket),
         })
@@ -175,7 +180,13 @@ impl TicketMutation {
                 MaybeUndefined::Value(d) => Some(Some(d.0)),
             },
         };
-        let ticket = tickets::update(req.state.write_deps(), &actor, id, patch).await?;
+        let ticket = tickets::update(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+            patch,
+        )
+        .await?;
         Ok(UpdateTicketPayload {
             ticket: Ticket(ticket),
         })
@@ -189,8 +200,13 @@ impl TicketMutation {
     ) -> Result<ChangeTicketStatusPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ticket_id(&input.id)?;
-        let ticket =
-            tickets::change_status(req.state.write_deps(), &actor, id, input.status).await?;
+        let ticket = tickets::change_status(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+            input.status,
+        )
+        .await?;
         Ok(ChangeTicketStatusPayload {
             ticket: Ticket(ticket),
         })
@@ -204,7 +220,12 @@ impl TicketMutation {
     ) -> Result<DeleteTicketPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ticket_id(&input.id)?;
-        let ticket = tickets::archive(req.state.write_deps(), &actor, id).await?;
+        let ticket = tickets::archive(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+        )
+        .await?;
         Ok(DeleteTicketPayload {
             deleted_ticket_id: ids::encode("Ticket", ticket.id),
         })
@@ -218,7 +239,12 @@ impl TicketMutation {
     ) -> Result<RestoreTicketPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ticket_id(&input.id)?;
-        let ticket = tickets::restore(req.state.write_deps(), &actor, id).await?;
+        let ticket = tickets::restore(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+        )
+        .await?;
         Ok(RestoreTicketPayload {
             ticket: Ticket(ticket),
         })

@@ -1,6 +1,7 @@
 //! Root query fields, split by noun.
 pub mod assets;
 pub mod audit;
+pub mod automation;
 pub mod projects;
 pub mod rate;
 pub mod sla;
@@ -81,4 +82,5 @@ pub struct QueryFields(
     projects::ProjectQuery,
     assets::AssetQuery,
     rate::RateLimitQuery,
+    automation::AutomationQuery,
 );

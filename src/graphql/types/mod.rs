@@ -9,6 +9,7 @@ pub mod project;
 pub mod sla;
 pub mod ticket;
 pub mod ticket_event;
+pub mod trigger;
 pub mod user;
 pub mod webhook;
 
@@ -22,5 +23,6 @@ pub use project::Project;
 pub use sla::{SlaPolicy, TicketSla};
 pub use ticket::Ticket;
 pub use ticket_event::{TicketEvent, TicketEventKind};
+pub use trigger::Trigger;
 pub use user::{Group, User};
 pub use webhook::{Webhook, WebhookDelivery};

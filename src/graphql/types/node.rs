@@ -1,13 +1,16 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
 use super::audit::parse_audit_id;
 use super::{
-    ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, User, Webhook,
+    ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, Trigger, User,
+    Webhook,
 };
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
-use crate::service::{assets, attachments, audit, comments, projects, tickets, users, webhooks};
+use crate::service::{
+    assets, attachments, audit, automation, comments, projects, tickets, users, webhooks,
+};
 use async_graphql::{Interface, ID};
 use entity::{api_token, group};
 use sea_orm::EntityTrait;
@@ -31,6 +34,8 @@ pub enum Node {
     ApiToken(ApiToken),
     /// A webhook endpoint (administrators only).
     Webhook(Webhook),
+    /// An automation trigger (administrators only).
+    Trigger(Trigger),
     /// A comment.
     Comment(Comment),
     /// An audit-trail entry.
@@ -67,6 +72,9 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
                 .await?
                 .filter(|t| t.user_id == actor.id())
                 .ok_or_else(not_found)?,
+        )),
+        "Trigger" if actor.is_admin() => Node::Trigger(Trigger(
+            automation::triggers::get(&req.state.db, actor, db_id).await?,
         )),
         "Webhook" if actor.is_admin() => {
             Node::Webhook(Webhook(webhooks::get(&req.state.db, actor, db_id).await?))

@@ -130,9 +130,13 @@ async fn create(
 ) -> AppResult<(StatusCode, Json<shapes::TicketCreated>)> {
     let mut input = body::new_ticket(&body)?;
     input.idempotency_key = idempotency::key(&headers)?;
-    let created = tickets::create(state.write_deps(), &actor, input)
-        .await
-        .map_err(idempotency::name_header)?;
+    let created = tickets::create(
+        state.write_deps(crate::domain::Channel::Rest),
+        &actor,
+        input,
+    )
+    .await
+    .map_err(idempotency::name_header)?;
     Ok((StatusCode::CREATED, Json(shapes::ticket_created(&created))))
 }
 
@@ -152,7 +156,13 @@ async fn update(
 ) -> AppResult<Json<shapes::TicketUpdated>> {
     let id = ticket_id(&id)?;
     let patch = body::ticket_patch(&body)?;
-    let saved = tickets::update(state.write_deps(), &actor, id, patch).await?;
+    let saved = tickets::update(
+        state.write_deps(crate::domain::Channel::Rest),
+        &actor,
+        id,
+        patch,
+    )
+    .await?;
     Ok(Json(shapes::ticket_updated(&saved)))
 }
 
@@ -166,6 +176,11 @@ async fn archive(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<StatusCode> {
-    tickets::archive(state.write_deps(), &actor, ticket_id(&id)?).await?;
+    tickets::archive(
+        state.write_deps(crate::domain::Channel::Rest),
+        &actor,
+        ticket_id(&id)?,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -105,7 +105,21 @@ pub async fn ticket_history(
         .offset(offset)
         .limit(limit)
         .all(db)
-        .await?)
+        .await?
+        .into_iter()
+        .map(|e| seen_by(actor, e))
+        .collect())
+}
+
+/// A history entry as `actor` may read it: the name of the rule that made a change is for the team (rule
+/// names are the administrators' words); others see that a rule made it, by id.
+fn seen_by(actor: &Actor, mut entry: audit_event::Model) -> audit_event::Model {
+    if !actor.is_team() {
+        if let Some(via) = entry.changes.get_mut("via").and_then(|v| v.as_object_mut()) {
+            via.remove("name");
+        }
+    }
+    entry
 }
 
 /// How many history entries of `t` the actor may read.
@@ -197,5 +211,6 @@ pub async fn get_visible(
         .filter(audit_event::Column::Id.eq(id))
         .one(db)
         .await?
+        .map(|e| seen_by(actor, e))
         .ok_or_else(not_found)
 }

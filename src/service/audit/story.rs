@@ -108,6 +108,8 @@ pub struct Told {
     pub at: chrono::DateTime<chrono::Utc>,
     /// Who made the change.
     pub actor_id: Option<i32>,
+    /// The name of the automation rule that made it, when a rule did (the record's `via`).
+    pub rule: Option<String>,
     /// What happened, in the order worth telling.
     pub happenings: Vec<Happening>,
 }
@@ -186,6 +188,15 @@ fn sla_target(changes: &Value) -> SlaTarget {
     }
 }
 
+/// The name of the rule a record's changes say made them (`"via": {"rule": id, "name": …}`).
+pub fn rule_name(changes: &Value) -> Option<String> {
+    changes
+        .get("via")?
+        .get("name")?
+        .as_str()
+        .map(str::to_string)
+}
+
 /// What `record` (an entry of a ticket's history) tells.
 pub fn tell(record: &audit_event::Model) -> Told {
     let changes = &record.changes;
@@ -235,6 +246,7 @@ pub fn tell(record: &audit_event::Model) -> Told {
     Told {
         at: record.created_at,
         actor_id: record.actor_id,
+        rule: rule_name(changes),
         happenings,
     }
 }

@@ -9,6 +9,7 @@ use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
 use crate::service::events;
 use crate::service::text;
+use crate::service::tickets::write::triggered;
 use crate::service::{attachments, tickets, WriteDeps};
 use crate::storage::BlobStore;
 use chrono::Utc;
@@ -115,6 +116,7 @@ async fn create_and_attach(
         }
     }
     let is_internal = input.comment_type == CommentType::Internal;
+    let triggers = state.triggers.active(&state.db.conn).await?;
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
     let created = comment::ActiveModel {
@@ -162,11 +164,15 @@ async fn create_and_attach(
     // Last, so that the ticket row it locks is held only until the commit: comments on one ticket
     // then write in parallel up to here.
     counts::on_created(&txn, t.id, created.comment_type).await?;
+    let ran = triggered::after_comment(&txn, state, actor, &triggers, &t, is_internal).await?;
     txn.commit().await?;
     state
         .live
         .publish(state.db, LiveEvent::comment(t.id, created.id))
         .await;
+    if let Some(ran) = ran {
+        ran.publish(state, &t).await;
+    }
     Ok((created, attached))
 }
 
@@ -273,4 +279,47 @@ pub async fn delete(state: WriteDeps<'_>, actor: &Actor, comment_id: i32) -> App
     counts::on_deleted(&txn, t.id, deleted.comment_type).await?;
     txn.commit().await?;
     Ok(())
+}
+
+/// A comment the rule `via` posts on `t` inside the write that set it off (`txn`): `body` is HTML the rule
+/// rendered from plain text. It has no author, does not count as the team's first response (an automatic
+/// acknowledgement is not one), and is recorded and announced as the rule's.
+pub(in crate::service) async fn post_by_rule(
+    txn: &impl sea_orm::ConnectionTrait,
+    config: &crate::config::Config,
+    via: &crate::service::automation::Via,
+    t: &ticket::Model,
+    comment_type: CommentType,
+    body: String,
+) -> AppResult<comment::Model> {
+    let now = Utc::now();
+    let created = comment::ActiveModel {
+        ticket_id: Set(t.id),
+        author_id: Set(None),
+        body: Set(body),
+        comment_type: Set(comment_type),
+        created_at: Set(now),
+        updated_at: Set(now),
+        edit_count: Set(0),
+        public_edit_count: Set(0),
+        is_deleted: Set(false),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?;
+    audit::record(
+        txn,
+        audit::Entry::new(None, "comment", created.id, "create")
+            .ticket(t.id)
+            .internal(comment_type == CommentType::Internal)
+            .changes(json!({
+                "body": [null, created.body],
+                "comment_type": [null, created.comment_type],
+                "via": via,
+            })),
+    )
+    .await?;
+    events::rule_comment_created(txn, config, via, t, &created).await?;
+    counts::on_created(txn, t.id, comment_type).await?;
+    Ok(created)
 }

@@ -38,9 +38,58 @@ pub async fn comment_created_with_files(
     } else {
         actor.user.full_name.clone()
     };
+    let by = CommentBy {
+        author: &author,
+        skip: Some(actor.id()),
+        via: None,
+    };
+    announce_comment(db, config, &by, t, c, files).await
+}
+
+/// How an automation rule's comment is signed in its emails: rules are the desk's own words.
+pub const RULE_AUTHOR: &str = "Service desk";
+
+/// A comment `c` on `t` that the rule `via` posted: announced as a person's comment is (webhook for a public
+/// one, marked `via` the rule; emails to requester and assignee, or to an assignee who may read an internal
+/// one), signed [`RULE_AUTHOR`], and mailed to everyone it concerns, the person whose write set the rule off
+/// included (an acknowledgement is for them).
+pub async fn rule_comment_created(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    via: &Via,
+    t: &ticket::Model,
+    c: &comment::Model,
+) -> AppResult<()> {
+    let by = CommentBy {
+        author: RULE_AUTHOR,
+        skip: None,
+        via: Some(via),
+    };
+    announce_comment(db, config, &by, t, c, &[]).await
+}
+
+/// Who a comment is announced as coming from.
+struct CommentBy<'a> {
+    /// The name its emails give.
+    author: &'a str,
+    /// Who is not mailed (the person who wrote it).
+    skip: Option<i32>,
+    /// The rule that posted it.
+    via: Option<&'a Via>,
+}
+
+async fn announce_comment(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    by: &CommentBy<'_>,
+    t: &ticket::Model,
+    c: &comment::Model,
+    files: &[attachment::Model],
+) -> AppResult<()> {
+    let author = by.author;
     let is_internal = c.comment_type == CommentType::Internal;
     let occurrence = Occurrence::CommentAdded {
-        author: &author,
+        author,
         body: &c.body,
         internal: is_internal,
         files,
@@ -59,7 +108,7 @@ pub async fn comment_created_with_files(
                 db,
                 &event_id,
                 "comment.created",
-                actor,
+                by.skip,
                 t,
                 &occurrence,
                 &recipients,
@@ -70,13 +119,14 @@ pub async fn comment_created_with_files(
     }
     let mut body = Body::new("comment.created", t);
     body.comment_id = Some(c.id);
+    body.via = by.via;
     let event_id = webhooks(db, config, &body).await?;
     let recipients = [Some(t.requester_id), t.assignee_id];
     emails(
         db,
         &event_id,
         body.event,
-        actor,
+        by.skip,
         t,
         &occurrence,
         &recipients,
@@ -174,7 +224,7 @@ pub async fn attachment_added(
         db,
         &event_id,
         "attachment.added",
-        actor,
+        Some(actor.id()),
         t,
         &occurrence,
         &allowed,

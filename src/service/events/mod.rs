@@ -11,6 +11,7 @@ use crate::error::{AppError, AppResult};
 use crate::notify::mailer::Email;
 use crate::notify::outbox;
 use crate::notify::templates::{render, Occurrence};
+use crate::service::automation::Via;
 use crate::service::comments::can_read;
 use crate::service::sla::clock::{Kind, Target};
 use crate::service::users::{self, Recipient};
@@ -24,7 +25,10 @@ use std::collections::HashMap;
 
 mod activity;
 mod tickets;
-pub use activity::{attachment_added, comment_created, comment_created_with_files, sla_event};
+pub use activity::{
+    attachment_added, comment_created, comment_created_with_files, rule_comment_created, sla_event,
+    RULE_AUTHOR,
+};
 pub use tickets::{ticket_changed, ticket_deleted, TicketCreated};
 
 /// Every event name an endpoint may subscribe to.
@@ -66,6 +70,9 @@ struct Body<'a> {
     target: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     due_at: Option<String>,
+    /// The rule that made the change, when a rule did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    via: Option<&'a Via>,
 }
 
 impl<'a> Body<'a> {
@@ -85,6 +92,7 @@ impl<'a> Body<'a> {
             assignee: None,
             target: None,
             due_at: None,
+            via: None,
         }
     }
 }
@@ -100,13 +108,17 @@ async fn webhooks(
     Ok(event_id)
 }
 
-/// Of `ids`, the people in `known` who have an email address, minus the actor and repeats, in `ids`
-/// order.
-fn mailable(known: &HashMap<i32, Recipient>, actor: &Actor, ids: &[Option<i32>]) -> Vec<Recipient> {
+/// Of `ids`, the people in `known` who have an email address, minus `skip` (who caused the occurrence) and
+/// repeats, in `ids` order.
+fn mailable(
+    known: &HashMap<i32, Recipient>,
+    skip: Option<i32>,
+    ids: &[Option<i32>],
+) -> Vec<Recipient> {
     let mut seen: Vec<i32> = Vec::new();
     let mut out = Vec::new();
     for id in ids.iter().flatten() {
-        if *id == actor.id() || seen.contains(id) {
+        if Some(*id) == skip || seen.contains(id) {
             continue;
         }
         seen.push(*id);
@@ -117,15 +129,15 @@ fn mailable(known: &HashMap<i32, Recipient>, actor: &Actor, ids: &[Option<i32>])
     out
 }
 
-/// The active users among `ids` who have an email address, minus the actor and repeats, in `ids` order.
+/// The active users among `ids` who have an email address, minus `skip` and repeats, in `ids` order.
 async fn recipients(
     db: &impl ConnectionTrait,
-    actor: &Actor,
+    skip: Option<i32>,
     ids: &[Option<i32>],
 ) -> AppResult<Vec<Recipient>> {
-    let wanted = ids.iter().flatten().copied().filter(|id| *id != actor.id());
+    let wanted = ids.iter().flatten().copied().filter(|id| Some(*id) != skip);
     let known = users::recipients(db, wanted).await?;
-    Ok(mailable(&known, actor, ids))
+    Ok(mailable(&known, skip, ids))
 }
 
 /// One outbox row per recipient, each with its rendered email.
@@ -152,18 +164,18 @@ fn email_rows(
         .collect()
 }
 
-/// Queue the emails of `occurrence` to `recipients`, minus the actor, users without email and
-/// repeats.
+/// Queue the emails of `occurrence` to `recipients`, minus `skip` (who caused it: nobody is mailed what they
+/// did themselves), users without email and repeats.
 async fn emails(
     db: &impl ConnectionTrait,
     event_id: &str,
     event: &str,
-    actor: &Actor,
+    skip: Option<i32>,
     t: &ticket::Model,
     occurrence: &Occurrence<'_>,
     recipients: &[Option<i32>],
 ) -> AppResult<()> {
-    let to = self::recipients(db, actor, recipients).await?;
+    let to = self::recipients(db, skip, recipients).await?;
     for row in email_rows(event_id, event, t, occurrence, &to)? {
         row.insert(db).await?;
     }

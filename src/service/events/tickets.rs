@@ -22,7 +22,7 @@ impl TicketCreated {
     ) -> AppResult<Self> {
         Ok(TicketCreated {
             targets: outbox::webhook_targets(db, config, "ticket.created").await?,
-            to: mailable(active, actor, &[Some(requester_id), assignee_id]),
+            to: mailable(active, Some(actor.id()), &[Some(requester_id), assignee_id]),
         })
     }
 
@@ -81,23 +81,29 @@ fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static
         .collect()
 }
 
-/// A ticket change: `ticket.status_changed` (emails to requester and assignee), `ticket.assigned`
+/// A ticket change (made by a rule when `via` names one, marked so in the bodies): `ticket.status_changed` (emails to requester and assignee), `ticket.assigned`
 /// (email to the new assignee) and `ticket.updated` (other fields, no email), as they apply.
 pub async fn ticket_changed(
     db: &impl ConnectionTrait,
     config: &Config,
     actor: &Actor,
+    via: Option<&Via>,
     before: &ticket::Model,
     after: &ticket::Model,
 ) -> AppResult<()> {
     let fields = updated_fields(before, after);
+    let new_body = |event| {
+        let mut body = Body::new(event, after);
+        body.via = via;
+        body
+    };
     if !fields.is_empty() {
-        let mut body = Body::new("ticket.updated", after);
+        let mut body = new_body("ticket.updated");
         body.changes = Some(fields);
         webhooks(db, config, &body).await?;
     }
     if before.status != after.status {
-        let mut body = Body::new("ticket.status_changed", after);
+        let mut body = new_body("ticket.status_changed");
         body.from = Some(before.status.as_str());
         body.to = Some(after.status.as_str());
         let event_id = webhooks(db, config, &body).await?;
@@ -110,7 +116,7 @@ pub async fn ticket_changed(
             db,
             &event_id,
             body.event,
-            actor,
+            Some(actor.id()),
             after,
             &occurrence,
             &recipients,
@@ -126,7 +132,7 @@ pub async fn ticket_changed(
             .remove(&assignee_id)
             .map(|r| r.username)
             .unwrap_or_default();
-        let mut body = Body::new("ticket.assigned", after);
+        let mut body = new_body("ticket.assigned");
         body.assignee = Some(&username);
         let event_id = webhooks(db, config, &body).await?;
         let recipients = [Some(assignee_id)];
@@ -134,7 +140,7 @@ pub async fn ticket_changed(
             db,
             &event_id,
             body.event,
-            actor,
+            Some(actor.id()),
             after,
             &Occurrence::Assigned,
             &recipients,

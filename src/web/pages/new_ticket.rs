@@ -107,7 +107,12 @@ pub async fn submit(
                 priority: Some(priority),
                 ..Default::default()
             };
-            tickets::create(state.write_deps(), &user.actor, input).await
+            tickets::create(
+                state.write_deps(crate::domain::Channel::Web),
+                &user.actor,
+                input,
+            )
+            .await
         }
         (Err(_), Ok(_)) => Err(AppError::field("priority", "choose a priority")),
     };
@@ -120,7 +125,7 @@ pub async fn submit(
                     filename,
                 };
                 attachments::create(
-                    state.write_deps(),
+                    state.write_deps(crate::domain::Channel::Web),
                     &*state.storage,
                     &user.actor,
                     input,

@@ -60,10 +60,13 @@ pub async fn thread(
     let editors = edits.values().flatten().filter_map(|e| e.edited_by_id);
     let mut people = users::people(db, &user.actor, editors.collect::<Vec<_>>()).await?;
     people.extend(found.authors);
-    let name = |id: Option<i32>| {
-        id.and_then(|id| people.get(&id))
+    let name = |id: Option<i32>| match id {
+        // No author: an automation rule posted it.
+        None => crate::service::events::RULE_AUTHOR.to_string(),
+        Some(id) => people
+            .get(&id)
             .map(display_name)
-            .unwrap_or_else(|| "Deleted user".into())
+            .unwrap_or_else(|| "Deleted user".into()),
     };
     Ok(found
         .comments
@@ -118,7 +121,7 @@ pub async fn add(
     };
     let files = file.into_iter().collect();
     let created = comments::create_with_files(
-        state.write_deps(),
+        state.write_deps(crate::domain::Channel::Web),
         &*state.storage,
         &user.actor,
         ticket_id,
@@ -176,6 +179,11 @@ pub async fn delete(
     let comment_id = path_id(&comment_id, "comment")?;
     user.form(&body)?;
     let (_, t) = comments::get_visible(&state.db.conn, &user.actor, comment_id).await?;
-    comments::delete(state.write_deps(), &user.actor, comment_id).await?;
+    comments::delete(
+        state.write_deps(crate::domain::Channel::Web),
+        &user.actor,
+        comment_id,
+    )
+    .await?;
     Ok(Redirect::to(&format!("/tickets/{}/#comments", t.id)).into_response())
 }

@@ -211,9 +211,13 @@ async fn lookups_respect_visibility_and_are_batched(app: &TestApp) {
             .await
             .unwrap();
     }
-    tickets::archive(app.state.write_deps(), &agent, archived_ticket.id)
-        .await
-        .unwrap();
+    tickets::archive(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        archived_ticket.id,
+    )
+    .await
+    .unwrap();
     assets::archive(&app.state.db, &agent, retired.id)
         .await
         .unwrap();

@@ -69,10 +69,14 @@ async fn an_agent_assigns_prioritises_and_watches_the_clock_in_chromium() {
             ..Default::default()
         };
         ids.push(
-            tickets::create(app.state.write_deps(), &owner_a, new)
-                .await
-                .unwrap()
-                .id,
+            tickets::create(
+                app.state.write_deps(deskgraph::domain::Channel::System),
+                &owner_a,
+                new,
+            )
+            .await
+            .unwrap()
+            .id,
         );
     }
     let server_down = ids[0];

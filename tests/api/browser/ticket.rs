@@ -48,7 +48,7 @@ async fn a_ticket_is_worked_end_to_end_in_chromium() {
     let owner = app.user("owner").await;
     app.agent("agent").await;
     let ticket = tickets::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &actor(&app, &owner).await,
         tickets::NewTicket {
             title: "Monitor flickers".into(),

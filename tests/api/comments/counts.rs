@@ -42,9 +42,14 @@ async fn edit(
     body: Option<&str>,
     kind: Option<CommentType>,
 ) {
-    comments::edit(app.state.write_deps(), actor, id, patch(body, kind))
-        .await
-        .unwrap();
+    comments::edit(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        actor,
+        id,
+        patch(body, kind),
+    )
+    .await
+    .unwrap();
 }
 
 fn patch(body: Option<&str>, kind: Option<CommentType>) -> comments::CommentPatch {
@@ -73,18 +78,30 @@ async fn every_write_keeps_the_counts(app: &TestApp) {
     // The same type again changes nothing.
     edit(app, &agent, note.id, None, Some(CommentType::Public)).await;
     assert_eq!(assert_exact(app, t, "same type").await, (2, 3));
-    comments::delete(app.state.write_deps(), &agent, first.id)
-        .await
-        .unwrap();
+    comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        first.id,
+    )
+    .await
+    .unwrap();
     assert_eq!(assert_exact(app, t, "delete internal").await, (2, 2));
-    comments::delete(app.state.write_deps(), &agent, note.id)
-        .await
-        .unwrap();
+    comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        note.id,
+    )
+    .await
+    .unwrap();
     assert_eq!(assert_exact(app, t, "delete public").await, (1, 1));
     // A second delete of the same comment is a 404 and counts nothing.
-    assert!(comments::delete(app.state.write_deps(), &agent, note.id)
-        .await
-        .is_err());
+    assert!(comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        note.id
+    )
+    .await
+    .is_err());
     assert_eq!(assert_exact(app, t, "repeated delete").await, (1, 1));
 }
 db_test!(every_write_keeps_the_counts);
@@ -109,22 +126,36 @@ async fn racing_writers_keep_the_counts(app: &TestApp) {
                     body: format!("<p>{writer}-{round}</p>"),
                     comment_type: kind,
                 };
-                let made = comments::create(state.write_deps(), &agent, t, input)
-                    .await
-                    .unwrap();
+                let made = comments::create(
+                    state.write_deps(deskgraph::domain::Channel::System),
+                    &agent,
+                    t,
+                    input,
+                )
+                .await
+                .unwrap();
                 match round % 3 {
-                    0 => comments::delete(state.write_deps(), &agent, made.id)
-                        .await
-                        .unwrap(),
+                    0 => comments::delete(
+                        state.write_deps(deskgraph::domain::Channel::System),
+                        &agent,
+                        made.id,
+                    )
+                    .await
+                    .unwrap(),
                     1 => {
                         let flipped = match kind {
                             CommentType::Public => CommentType::Internal,
                             _ => CommentType::Public,
                         };
                         let change = patch(None, Some(flipped));
-                        comments::edit(state.write_deps(), &agent, made.id, change)
-                            .await
-                            .unwrap();
+                        comments::edit(
+                            state.write_deps(deskgraph::domain::Channel::System),
+                            &agent,
+                            made.id,
+                            change,
+                        )
+                        .await
+                        .unwrap();
                     }
                     _ => {}
                 }
@@ -165,9 +196,13 @@ async fn every_door_shows_what_the_viewer_may_read(app: &TestApp) {
     add(app, &owner, t, "<p>public</p>", CommentType::Public).await;
     add(app, &agent, t, "<p>internal</p>", CommentType::Internal).await;
     let gone = add(app, &agent, t, "<p>gone</p>", CommentType::Public).await;
-    comments::delete(app.state.write_deps(), &actor(app, &agent).await, gone.id)
-        .await
-        .unwrap();
+    comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor(app, &agent).await,
+        gone.id,
+    )
+    .await
+    .unwrap();
     let detail =
         "query($id: Int!) { ticket(databaseId: $id) { commentsCount requester { username } } }";
     let plain = "query($id: Int!) { ticket(databaseId: $id) { commentsCount } }";

@@ -19,9 +19,13 @@ async fn visibility_matrix(app: &TestApp) {
     add(app, &w.owner, t, PUBLIC_OWNER, CommentType::Public).await;
     add(app, &w.agent, t, SECRET, CommentType::Internal).await;
     let gone = add(app, &w.agent, t, DELETED, CommentType::Public).await;
-    comments::delete(app.state.write_deps(), &actor(app, &w.agent).await, gone.id)
-        .await
-        .unwrap();
+    comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor(app, &w.agent).await,
+        gone.id,
+    )
+    .await
+    .unwrap();
     add(app, &w.agent, t, PUBLIC_AGENT, CommentType::Public).await;
 
     let everything = vec![

@@ -114,9 +114,14 @@ async fn stored_endpoint_gets_only_the_events_it_wants_and_can_redeliver(app: &T
     .await
     .unwrap();
     let t = create_ticket(&state, &agent, titled("Disk full")).await;
-    tickets::change_status(state.write_deps(), &agent, t.id, TicketStatus::Open)
-        .await
-        .unwrap();
+    tickets::change_status(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        t.id,
+        TicketStatus::Open,
+    )
+    .await
+    .unwrap();
     while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
     let hits = receiver.hits();
     assert_eq!(hits.len(), 1, "ticket.created was not wanted");

@@ -18,7 +18,7 @@ async fn comment(
     kind: CommentType,
 ) -> i32 {
     comments::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         who,
         ticket,
         NewComment {
@@ -167,7 +167,7 @@ async fn a_refused_comment_sends_nothing(app: &TestApp) {
     let t = create_ticket(&state, &ann_a, titled("Door stuck")).await;
     let before = outbox_rows(app).await.len();
     let refused = comments::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &ann_a,
         t.id,
         NewComment {

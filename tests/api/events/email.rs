@@ -71,13 +71,23 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
         assignee_id: Some(Some(who)),
         ..Default::default()
     };
-    tickets::update(state.write_deps(), &bob_a, t.id, patch(bob.id))
-        .await
-        .unwrap();
+    tickets::update(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &bob_a,
+        t.id,
+        patch(bob.id),
+    )
+    .await
+    .unwrap();
     assert_eq!(sent(&state, &mailer, seen).await, vec![]);
-    tickets::update(state.write_deps(), &bob_a, t.id, patch(cat.id))
-        .await
-        .unwrap();
+    tickets::update(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &bob_a,
+        t.id,
+        patch(cat.id),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         sent(&state, &mailer, seen).await,
         vec![mail("cat", "Ticket Assigned: Printer <jammed> (TKT-001)")]
@@ -85,9 +95,14 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
     seen = mailer.sent().len();
 
     // Cat (the assignee) moves the status: the requester is told, Cat is not.
-    let t = tickets::change_status(state.write_deps(), &cat_a, t.id, TicketStatus::InProgress)
-        .await
-        .unwrap();
+    let t = tickets::change_status(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &cat_a,
+        t.id,
+        TicketStatus::InProgress,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         sent(&state, &mailer, seen).await,
         vec![mail(

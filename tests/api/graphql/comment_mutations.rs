@@ -186,7 +186,7 @@ async fn comment_pages_run_a_constant_number_of_statements(app: &TestApp) {
             add(app, &requester, t.id, "public", CommentType::Public).await;
             let note = add(app, &agent, t.id, "note", CommentType::Internal).await;
             comments::edit(
-                app.state.write_deps(),
+                app.state.write_deps(deskgraph::domain::Channel::System),
                 &agent_a,
                 note.id,
                 CommentPatch {

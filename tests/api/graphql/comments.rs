@@ -39,7 +39,7 @@ async fn secrets(app: &TestApp) -> Secrets {
     .await;
     let agent = actor(app, &w.agent).await;
     comments::edit(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &agent,
         was_internal.id,
         CommentPatch {
@@ -58,7 +58,7 @@ async fn secrets(app: &TestApp) -> Secrets {
     )
     .await;
     comments::edit(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &agent,
         leaked.id,
         CommentPatch {
@@ -192,9 +192,13 @@ async fn deleted_comments_leave_lists_counts_and_nodes(app: &TestApp) {
     let w = world(app).await;
     let keep = add(app, &w.owner, w.ticket.id, "keep", CommentType::Public).await;
     let gone = add(app, &w.owner, w.ticket.id, "gone", CommentType::Public).await;
-    comments::delete(app.state.write_deps(), &actor(app, &w.owner).await, gone.id)
-        .await
-        .unwrap();
+    comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor(app, &w.owner).await,
+        gone.id,
+    )
+    .await
+    .unwrap();
     let body = app
         .graphql(
             Some(&w.agent.token),

@@ -59,7 +59,7 @@ async fn lists_under_an_object_return_at_most_their_price(app: &TestApp) {
     let agent = app.agent("ava").await;
     let team = actor(app, &agent).await;
     let ticket = tickets::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &team,
         NewTicket {
             title: "Many things".into(),

@@ -58,29 +58,56 @@ async fn history_records_every_action_in_order(app: &TestApp) {
         title: Some("Printer still on fire".into()),
         ..Default::default()
     };
-    tickets::update(app.state.write_deps(), &owner, t, patch)
-        .await
-        .unwrap();
-    tickets::change_status(app.state.write_deps(), &agent, t, TicketStatus::Open)
-        .await
-        .unwrap();
-    tickets::archive(app.state.write_deps(), &agent, t)
-        .await
-        .unwrap();
-    tickets::restore(app.state.write_deps(), &agent, t)
-        .await
-        .unwrap();
+    tickets::update(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &owner,
+        t,
+        patch,
+    )
+    .await
+    .unwrap();
+    tickets::change_status(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        t,
+        TicketStatus::Open,
+    )
+    .await
+    .unwrap();
+    tickets::archive(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        t,
+    )
+    .await
+    .unwrap();
+    tickets::restore(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &agent,
+        t,
+    )
+    .await
+    .unwrap();
     let c = add(app, &w.owner, t, "help", CommentType::Public).await;
     let edit = CommentPatch {
         body: Some("help please".into()),
         comment_type: None,
     };
-    comments::edit(app.state.write_deps(), &owner, c.id, edit)
-        .await
-        .unwrap();
-    comments::delete(app.state.write_deps(), &owner, c.id)
-        .await
-        .unwrap();
+    comments::edit(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &owner,
+        c.id,
+        edit,
+    )
+    .await
+    .unwrap();
+    comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &owner,
+        c.id,
+    )
+    .await
+    .unwrap();
 
     let entries = history(app, &w.owner.token, t).await;
     assert_eq!(
@@ -128,9 +155,13 @@ async fn internal_entries_stay_with_those_who_may_read_them(app: &TestApp) {
     let w = world(app).await;
     let t = w.ticket.id;
     let note = add(app, &w.agent, t, "SECRET note", CommentType::Internal).await;
-    comments::delete(app.state.write_deps(), &actor(app, &w.agent).await, note.id)
-        .await
-        .unwrap();
+    comments::delete(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor(app, &w.agent).await,
+        note.id,
+    )
+    .await
+    .unwrap();
     let team_view = history(app, &w.grouper.token, t).await;
     assert_eq!(
         summary(&team_view),

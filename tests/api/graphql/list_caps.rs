@@ -49,9 +49,13 @@ async fn new_ticket(app: &TestApp, by: &TestUser, title: String) -> ticket::Mode
         title,
         ..Default::default()
     };
-    tickets::create(app.state.write_deps(), &actor(app, by).await, input)
-        .await
-        .unwrap()
+    tickets::create(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor(app, by).await,
+        input,
+    )
+    .await
+    .unwrap()
 }
 
 async fn link(app: &TestApp, ticket_id: i32, asset_id: i32) {

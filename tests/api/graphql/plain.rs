@@ -128,7 +128,7 @@ async fn plain_answers_are_the_executors_answers(app: &TestApp) {
     add(app, &w.agent, t, "SECRET root cause", CommentType::Internal).await;
     let edited = add(app, &w.agent, t, "first words", CommentType::Public).await;
     comments::edit(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, &w.agent).await,
         edited.id,
         CommentPatch {

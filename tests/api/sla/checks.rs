@@ -49,7 +49,7 @@ async fn high(
 ) -> ticket::Model {
     around_the_clock(app, admin, "High", "HIGH", json!({})).await;
     tickets::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &app.desk().await,
         NewTicket {
             title: "Printer on fire".into(),
@@ -92,7 +92,7 @@ async fn each_clock_queues_one_check_and_each_check_the_next(app: &TestApp) {
         ..Default::default()
     };
     tickets::update(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         t.id,
         pause(TicketStatus::OnHold),
@@ -100,7 +100,7 @@ async fn each_clock_queues_one_check_and_each_check_the_next(app: &TestApp) {
     .await
     .unwrap();
     tickets::update(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         t.id,
         pause(TicketStatus::InProgress),

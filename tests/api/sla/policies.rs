@@ -261,7 +261,7 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
     around_the_clock(app, &admin, "Medium", "MEDIUM", json!({})).await;
     let bob_a = actor(app, &bob).await;
     let t = tickets::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         NewTicket {
             title: "Disk full".into(),
@@ -275,7 +275,7 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
         ..Default::default()
     };
     tickets::update(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         t.id,
         status(TicketStatus::OnHold),
@@ -297,7 +297,7 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
     active.paused_since = Set(Some(since - Duration::hours(2)));
     active.update(&app.state.db.conn).await.unwrap();
     tickets::update(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         t.id,
         status(TicketStatus::InProgress),
@@ -316,7 +316,7 @@ async fn a_pause_stops_the_clock_and_resuming_moves_the_due_times(app: &TestApp)
 
     // Its REST detail says paused while on hold.
     tickets::update(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         t.id,
         status(TicketStatus::Blocked),
@@ -368,7 +368,7 @@ async fn a_breach_is_announced_once_at_its_time_even_with_two_workers(app: &Test
     around_the_clock(app, &admin, "High", "HIGH", json!({})).await;
     let ann_a = actor(app, &ann).await;
     let t = tickets::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, &bob).await,
         NewTicket {
             title: "Server room hot".into(),
@@ -412,7 +412,7 @@ async fn a_breach_is_announced_once_at_its_time_even_with_two_workers(app: &Test
     // A duplicate check scheduled for the same breach (a clock recomputed to the same time), and two
     // instances delivering side by side: one breach event.
     tickets::update(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, &bob).await,
         t.id,
         TicketPatch {
@@ -423,7 +423,7 @@ async fn a_breach_is_announced_once_at_its_time_even_with_two_workers(app: &Test
     .await
     .unwrap();
     tickets::update(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, &bob).await,
         t.id,
         TicketPatch {
@@ -500,7 +500,7 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
     around_the_clock(app, &admin, "Critical", "CRITICAL", json!({})).await;
     let bob_a = actor(app, &bob).await;
     let resolved = tickets::create(
-        state_m.write_deps(),
+        state_m.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         NewTicket {
             title: "Fixed fast".into(),
@@ -511,7 +511,7 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
     .await
     .unwrap();
     tickets::update(
-        state_m.write_deps(),
+        state_m.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         resolved.id,
         TicketPatch {
@@ -530,7 +530,7 @@ async fn no_breach_for_a_ticket_resolved_in_time_and_the_group_hears_of_unassign
             .unwrap()
             .id;
     let for_group = tickets::create(
-        state_m.write_deps(),
+        state_m.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         NewTicket {
             title: "Switch down".into(),
@@ -603,7 +603,7 @@ async fn lists_filter_and_sort_by_sla(app: &TestApp) {
         ("ten", Priority::Critical),
     ] {
         let t = tickets::create(
-            app.state.write_deps(),
+            app.state.write_deps(deskgraph::domain::Channel::System),
             &bob_a,
             NewTicket {
                 title: title.into(),
@@ -656,7 +656,7 @@ async fn lists_filter_and_sort_by_sla(app: &TestApp) {
     assert_eq!(count["data"]["tickets"]["totalCount"], 2, "{count}");
     // A first response stops the first-response target; the resolution target still runs.
     deskgraph::service::comments::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         ids[2],
         deskgraph::service::comments::NewComment {

@@ -64,24 +64,33 @@ async fn policy_edits_reclock_open_tickets(app: &TestApp) {
     )
     .await;
     let open = tickets::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         titled("Printer", Priority::High),
     )
     .await
     .unwrap();
-    let done = tickets::create(state.write_deps(), &bob_a, titled("Done", Priority::High))
-        .await
-        .unwrap();
+    let done = tickets::create(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &bob_a,
+        titled("Done", Priority::High),
+    )
+    .await
+    .unwrap();
     let resolve = TicketPatch {
         status: Some(TicketStatus::Resolved),
         ..Default::default()
     };
-    tickets::update(state.write_deps(), &bob_a, done.id, resolve)
-        .await
-        .unwrap();
+    tickets::update(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &bob_a,
+        done.id,
+        resolve,
+    )
+    .await
+    .unwrap();
     let medium = tickets::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &bob_a,
         titled("Mouse", Priority::Medium),
     )
@@ -167,7 +176,7 @@ async fn reclocking_runs_in_batches_of_bounded_size(app: &TestApp) {
     let n = BATCH as usize + 5;
     for i in 0..n {
         tickets::create(
-            app.state.write_deps(),
+            app.state.write_deps(deskgraph::domain::Channel::System),
             &bob_a,
             titled(&format!("t{i}"), Priority::Low),
         )
@@ -211,12 +220,18 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
         let bob_a = bob_a.clone();
         async move {
             let before = state.db.statement_count();
-            let t = tickets::create(state.write_deps(), &bob_a, titled(title, Priority::High))
-                .await
-                .unwrap();
+            let t = tickets::create(
+                state.write_deps(deskgraph::domain::Channel::System),
+                &bob_a,
+                titled(title, Priority::High),
+            )
+            .await
+            .unwrap();
             (state.db.statement_count() - before, t.id)
         }
     };
+    // The triggers are remembered the same way; read them first, so that only the policies are counted.
+    state.triggers.active(&state.db.conn).await.unwrap();
     let (first, _) = create("First").await;
     let (remembered, _) = create("Second").await;
     assert_eq!(remembered + 1, first, "the second create reads no policies");
@@ -243,9 +258,14 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
         let bob_a = bob_a.clone();
         async move {
             let before = state.db.statement_count();
-            tickets::update(state.write_deps(), &bob_a, id, patch)
-                .await
-                .unwrap();
+            tickets::update(
+                state.write_deps(deskgraph::domain::Channel::System),
+                &bob_a,
+                id,
+                patch,
+            )
+            .await
+            .unwrap();
             state.db.statement_count() - before
         }
     };
@@ -267,7 +287,9 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
                 .await
                 .unwrap();
         }
+        state.triggers.active(&state.db.conn).await.unwrap();
     };
+    remember().await;
     let by_title = update(titled_as("Renamed")).await;
     for priority in [Priority::Low, Priority::High, Priority::Low, Priority::High] {
         remember().await;
@@ -277,6 +299,7 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
             "{priority:?}"
         );
     }
+    remember().await;
     assert_eq!(update(titled_as("Renamed again")).await, by_title);
     let seen = sla_of(app, &bob.token, id).await;
     assert_eq!(seen["sla"]["policy"]["name"], "High", "{seen}");
@@ -285,10 +308,14 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
     let on_second = |title: &'static str| {
         let (second, bob_a) = (&second, bob_a.clone());
         async move {
-            tickets::create(second.write_deps(), &bob_a, titled(title, Priority::High))
-                .await
-                .unwrap()
-                .id
+            tickets::create(
+                second.write_deps(deskgraph::domain::Channel::System),
+                &bob_a,
+                titled(title, Priority::High),
+            )
+            .await
+            .unwrap()
+            .id
         }
     };
     on_second("Remembered there").await;

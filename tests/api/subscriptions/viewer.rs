@@ -22,7 +22,7 @@ const WATCH: &str = r#"subscription($t: ID) { ticketEvents(ticketId: $t) {
 /// Move `ticket_id` as `agent`, which every subscriber of the ticket hears about.
 async fn poke(app: &TestApp, agent: &TestUser, ticket_id: i32, to: TicketStatus) {
     tickets::change_status(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, agent).await,
         ticket_id,
         to,

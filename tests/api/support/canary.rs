@@ -114,7 +114,7 @@ pub async fn plant(app: &TestApp) -> Canary {
     let team = actor(app, &agent).await;
     // Only the team assigns: the agent opens it for the requester.
     let ticket = tickets::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &team,
         NewTicket {
             title: "Printer queue stuck".into(),
@@ -126,7 +126,7 @@ pub async fn plant(app: &TestApp) -> Canary {
     .await
     .unwrap();
     tickets::create(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, &other_requester).await,
         NewTicket {
             title: "Their own ticket".into(),
@@ -178,16 +178,21 @@ pub async fn plant(app: &TestApp) -> Canary {
         let state = state.clone();
         let team = team.clone();
         async move {
-            comments::create(state.write_deps(), &team, ticket.id, write(text, kind))
-                .await
-                .unwrap()
-                .id
+            comments::create(
+                state.write_deps(deskgraph::domain::Channel::System),
+                &team,
+                ticket.id,
+                write(text, kind),
+            )
+            .await
+            .unwrap()
+            .id
         }
     };
     let internal = created(Mark::Internal.text(&base), CommentType::Internal).await;
     let was = created(Mark::WasInternal.text(&base), CommentType::Internal).await;
     comments::edit(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &team,
         was,
         edit("Now public, nothing to hide".into(), CommentType::Public),
@@ -196,7 +201,7 @@ pub async fn plant(app: &TestApp) -> Canary {
     .unwrap();
     let now = created("A public remark".into(), CommentType::Public).await;
     comments::edit(
-        state.write_deps(),
+        state.write_deps(deskgraph::domain::Channel::System),
         &team,
         now,
         edit(Mark::NowInternal.text(&base), CommentType::Internal),
@@ -204,9 +209,13 @@ pub async fn plant(app: &TestApp) -> Canary {
     .await
     .unwrap();
     let deleted = created(Mark::Deleted.text(&base), CommentType::Internal).await;
-    comments::delete(state.write_deps(), &team, deleted)
-        .await
-        .unwrap();
+    comments::delete(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &team,
+        deleted,
+    )
+    .await
+    .unwrap();
     let asset = assets::create(
         &state.db,
         &team,

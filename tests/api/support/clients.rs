@@ -66,9 +66,13 @@ impl TestApp {
             requester_id: Some(requester.id()),
             ..input
         };
-        tickets::create(self.state.write_deps(), &self.desk().await, input)
-            .await
-            .unwrap()
+        tickets::create(
+            self.state.write_deps(deskgraph::domain::Channel::System),
+            &self.desk().await,
+            input,
+        )
+        .await
+        .unwrap()
     }
 
     /// A comment row of `kind` ("public" or "internal") written straight to the database, as a bulk load

@@ -129,9 +129,13 @@ pub fn hooked(app: &TestApp, receiver: &Receiver) -> AppState {
 pub use crate::support::clients::actor;
 
 pub async fn create_ticket(state: &AppState, actor: &Actor, input: NewTicket) -> ticket::Model {
-    tickets::create(state.write_deps(), actor, input)
-        .await
-        .unwrap()
+    tickets::create(
+        state.write_deps(deskgraph::domain::Channel::System),
+        actor,
+        input,
+    )
+    .await
+    .unwrap()
 }
 
 /// A comment record as the comments service hands it to `events::comment_created` (not stored).

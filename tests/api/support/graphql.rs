@@ -11,9 +11,13 @@ use serde_json::{json, Value};
 /// Open a ticket as `user` through the service.
 pub async fn ticket_as(app: &TestApp, user: &TestUser, input: NewTicket) -> entity::ticket::Model {
     let actor = app.actor(user).await;
-    tickets::create(app.state.write_deps(), &actor, input)
-        .await
-        .unwrap()
+    tickets::create(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        input,
+    )
+    .await
+    .unwrap()
 }
 
 /// Open a ticket titled `title` as `user`.

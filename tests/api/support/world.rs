@@ -38,7 +38,7 @@ pub async fn world(app: &TestApp) -> World {
         .unwrap();
     // Only the team assigns: an agent opens it for the owner.
     let ticket = tickets::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, &agent).await,
         tickets::NewTicket {
             title: "Printer on fire".into(),
@@ -65,7 +65,7 @@ pub async fn world(app: &TestApp) -> World {
 /// A plain ticket of `owner` with nobody assigned.
 pub async fn plain_ticket(app: &TestApp, owner: &TestUser) -> ticket::Model {
     tickets::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, owner).await,
         tickets::NewTicket {
             title: "Another ticket".into(),
@@ -85,7 +85,7 @@ pub async fn add(
     kind: CommentType,
 ) -> comment::Model {
     comments::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, author).await,
         ticket_id,
         comments::NewComment {

@@ -17,7 +17,7 @@ pub async fn ticket_in(
     project_id: Option<i32>,
 ) -> entity::ticket::Model {
     tickets::create(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         actor,
         NewTicket {
             title: "Printer jam".into(),
@@ -304,9 +304,13 @@ async fn ticket_counts_are_batched(app: &TestApp) {
     ticket_in(app, &actor, Some(ids[0])).await;
     ticket_in(app, &actor, Some(ids[0])).await;
     let archived = ticket_in(app, &actor, Some(ids[0])).await;
-    tickets::archive(app.state.write_deps(), &actor, archived.id)
-        .await
-        .unwrap();
+    tickets::archive(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        archived.id,
+    )
+    .await
+    .unwrap();
     ticket_in(app, &actor, Some(ids[1])).await;
     ticket_in(app, &actor, None).await;
 

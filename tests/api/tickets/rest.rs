@@ -322,9 +322,13 @@ async fn archive_hides_and_restore_brings_back(app: &TestApp) {
         .unwrap()
         .unwrap();
     let id = t["id"].as_i64().unwrap() as i32;
-    deskgraph::service::tickets::restore(app.state.write_deps(), &actor, id)
-        .await
-        .unwrap();
+    deskgraph::service::tickets::restore(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        id,
+    )
+    .await
+    .unwrap();
     assert_eq!(app.as_user(&alice).get(&path).await.status, StatusCode::OK);
     let list = app.as_user(&alice).get("/api/tickets/").await.json;
     assert_eq!(ids(&list), vec![i64::from(id)]);

@@ -151,9 +151,13 @@ async fn counts_follow_every_write(app: &TestApp) {
         .unwrap();
     let id = made[4]["id"].as_i64().unwrap() as i32;
     for _ in 0..2 {
-        tickets::restore(app.state.write_deps(), &actor, id)
-            .await
-            .unwrap();
+        tickets::restore(
+            app.state.write_deps(deskgraph::domain::Channel::System),
+            &actor,
+            id,
+        )
+        .await
+        .unwrap();
     }
     assert_eq!(
         rest_count(app, &bob, "").await,
@@ -275,25 +279,43 @@ async fn search_totals_follow_every_write_on_every_instance(app: &TestApp) {
         title: Some("Toner low".into()),
         ..Default::default()
     };
-    tickets::update(second_state.write_deps(), &actor, id, patch)
-        .await
-        .unwrap();
+    tickets::update(
+        second_state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        id,
+        patch,
+    )
+    .await
+    .unwrap();
     check("after a title no longer matches").await;
     let patch = deskgraph::service::tickets::TicketPatch {
         description: Some("the printer again".into()),
         ..Default::default()
     };
-    tickets::update(second_state.write_deps(), &actor, id, patch)
-        .await
-        .unwrap();
+    tickets::update(
+        second_state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        id,
+        patch,
+    )
+    .await
+    .unwrap();
     check("after a description matches").await;
-    tickets::archive(second_state.write_deps(), &actor, id)
-        .await
-        .unwrap();
+    tickets::archive(
+        second_state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        id,
+    )
+    .await
+    .unwrap();
     check("after an archive").await;
-    tickets::restore(second_state.write_deps(), &actor, id)
-        .await
-        .unwrap();
+    tickets::restore(
+        second_state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        id,
+    )
+    .await
+    .unwrap();
     check("after a restore").await;
 
     // Visibility moves with the ticket: assigned to alice, she counts it.

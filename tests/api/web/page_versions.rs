@@ -19,7 +19,7 @@ async fn earlier_internal_versions_stay_off_the_requesters_page(app: &TestApp) {
     .await;
     // Published with new text: the internal text is now only an earlier version.
     comments::edit(
-        app.state.write_deps(),
+        app.state.write_deps(deskgraph::domain::Channel::System),
         &actor(app, &w.agent).await,
         note.id,
         CommentPatch {

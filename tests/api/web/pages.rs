@@ -143,9 +143,13 @@ async fn queue_filters_and_pages(app: &TestApp) {
         app.open_for(&owner_actor, input).await;
     }
     let theirs = make("Stranger's secret <b>plan</b>", Priority::Medium, None);
-    tickets::create(app.state.write_deps(), &actor(app, &stranger).await, theirs)
-        .await
-        .unwrap();
+    tickets::create(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor(app, &stranger).await,
+        theirs,
+    )
+    .await
+    .unwrap();
 
     let browser = login(app, &agent).await;
     let titles = |text: &str| {

@@ -1,6 +1,6 @@
 //! Creating a ticket: its number, counters, SLA clock, audit record, outbox rows and idempotency key in
 //! one statement.
-use super::{check_group, check_project, clean_description, NewTicket};
+use super::{check_group, check_project, clean_description, triggered, NewTicket};
 use crate::auth::Actor;
 use crate::db::insert_together;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
@@ -8,6 +8,7 @@ use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::service::audit;
+use crate::service::automation::Event;
 use crate::service::events;
 use crate::service::idempotency::{self, IdempotencyKey};
 use crate::service::text;
@@ -215,6 +216,7 @@ async fn make(
     // Everything that does not need the id or the number is done before taking them: every create waits
     // on the number's lock until this one commits.
     let clock = sla::on_created(&sla_policies, &new);
+    let triggers = state.triggers.active(db).await?;
     let txn = state.db.begin_write().await?;
     if let (Some((key, _)), true) = (&keyed, replace_expired_key) {
         idempotency::forget_expired(&txn, actor.id(), key, now).await?;
@@ -261,10 +263,12 @@ async fn make(
     let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
     insert.returning_all();
     let created: ticket::Model = insert_together(&txn, insert, rest).await?;
+    let ran = triggered::run(&txn, state, actor, &triggers, Event::Created, None, created).await?;
     txn.commit().await?;
     state
         .live
-        .publish(state.db, LiveEvent::new(LiveKind::Created, created.id))
+        .publish(state.db, LiveEvent::new(LiveKind::Created, ran.ticket.id))
         .await;
-    Ok(created)
+    ran.publish_comments(state).await;
+    Ok(ran.ticket)
 }

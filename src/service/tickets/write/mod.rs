@@ -4,6 +4,7 @@
 mod archive;
 mod create;
 mod status;
+pub(in crate::service) mod triggered;
 mod update;
 
 pub use archive::{archive, restore};

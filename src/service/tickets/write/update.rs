@@ -1,18 +1,19 @@
 //! Changing a ticket's fields, with field permissions and the workflow checked on the locked row.
 use super::status::{apply_lifecycle, check_transition};
-use super::{check_group, check_project, check_user, clean_description, TicketPatch};
+use super::{check_group, check_project, check_user, clean_description, triggered, TicketPatch};
 use crate::auth::Actor;
 use crate::db::run_together;
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::audit::{self, Changes};
+use crate::service::automation::{Event, Via};
 use crate::service::events;
 use crate::service::text;
 use crate::service::tickets::{self, counters, rules};
 use crate::service::{sla, WriteDeps};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use entity::ticket;
-use sea_orm::{ActiveModelTrait, EntityTrait, QuerySelect, Set};
+use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, QuerySelect, Set};
 
 fn check_patch_permission(
     actor: &Actor,
@@ -74,6 +75,8 @@ pub async fn update(
     if let Some(Some(gid)) = patch.assigned_group_id {
         check_group(&state.db.conn, gid).await?;
     }
+    // Before the transaction, as every read the write can make early: remembered, mostly.
+    let triggers = state.triggers.active(&state.db.conn).await?;
     let txn = state.db.begin_write().await?;
     // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
     // and the status counters move from the status the row really had.
@@ -88,7 +91,6 @@ pub async fn update(
         check_transition(current_status, next)?;
     }
     let now = Utc::now();
-    let mut changes = Changes::new();
     let mut next = current.clone();
     if let Some(t) = title {
         next.title = t;
@@ -117,6 +119,40 @@ pub async fn update(
     if let Some(v) = patch.due_date {
         next.due_date = v;
     }
+    let before = current.clone();
+    let action = if patch.fields() == ["status"] {
+        "status_change"
+    } else {
+        "update"
+    };
+    let written = write_change(&txn, state, actor, None, action, current, next, now).await?;
+    let Some(saved) = written else {
+        txn.commit().await?;
+        return Ok(before);
+    };
+    let event = Event::Updated;
+    let ran = triggered::run(&txn, state, actor, &triggers, event, Some(&before), saved).await?;
+    txn.commit().await?;
+    publish_change(state, &before, &ran.ticket).await;
+    ran.publish_comments(state).await;
+    Ok(ran.ticket)
+}
+
+/// Write `next` over `current` (locked in `txn`): the row, the counters, the clock and its checks, the audit
+/// record (`action`: `update`, or `status_change` for a move and nothing else) and the events. `via` names the
+/// rule when a rule made the change. `None` when nothing differs.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn write_change(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    via: Option<&Via>,
+    action: &'static str,
+    current: ticket::Model,
+    mut next: ticket::Model,
+    now: DateTime<Utc>,
+) -> AppResult<Option<ticket::Model>> {
+    let mut changes = Changes::new();
     changes.diff("title", &current.title, &next.title);
     changes.diff("description", &current.description, &next.description);
     changes.diff("priority", &current.priority, &next.priority);
@@ -130,11 +166,9 @@ pub async fn update(
     );
     changes.diff("due_date", &current.due_date, &next.due_date);
     if changes.is_empty() {
-        txn.commit().await?;
-        return Ok(current);
+        return Ok(None);
     }
     next.updated_at = now;
-    let status_only = patch.fields() == ["status"];
     let before = current.clone();
     let mut active: ticket::ActiveModel = current.into();
     active.title = Set(next.title.clone());
@@ -148,32 +182,38 @@ pub async fn update(
     active.resolved_at = Set(next.resolved_at);
     active.closed_at = Set(next.closed_at);
     active.updated_at = Set(now);
-    let saved = active.update(&txn).await?;
-    let action = if status_only {
-        "status_change"
-    } else {
-        "update"
-    };
+    let saved = active.update(txn).await?;
+    let mut changes = changes.into_value();
+    if let Some(via) = via {
+        changes["via"] = serde_json::to_value(via).map_err(AppError::internal)?;
+    }
     // The counters, the clock and its checks, and the audit record: one statement on PostgreSQL.
     let mut writes: Vec<_> = counters::on_updated(before.status, saved.status)?
         .into_iter()
         .collect();
-    writes.extend(sla::on_updated(&txn, state.policies, &before, &saved, now).await?);
+    writes.extend(sla::on_updated(txn, state.policies, &before, &saved, now).await?);
+    let author = if via.is_some() {
+        None
+    } else {
+        Some(actor.id())
+    };
     writes.push(audit::insert_of(
-        audit::Entry::new(Some(actor.id()), "ticket", id, action)
-            .ticket(id)
-            .changes(changes.into_value()),
+        audit::Entry::new(author, "ticket", saved.id, action)
+            .ticket(saved.id)
+            .changes(changes),
     ));
-    run_together(&txn, writes).await?;
-    events::ticket_changed(&txn, state.config, actor, &before, &saved).await?;
-    txn.commit().await?;
-    publish_change(state, &before, &saved).await;
-    Ok(saved)
+    run_together(txn, writes).await?;
+    events::ticket_changed(txn, state.config, actor, via, &before, &saved).await?;
+    Ok(Some(saved))
 }
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
 /// other field did (both when both did).
-async fn publish_change(state: WriteDeps<'_>, before: &ticket::Model, after: &ticket::Model) {
+pub(super) async fn publish_change(
+    state: WriteDeps<'_>,
+    before: &ticket::Model,
+    after: &ticket::Model,
+) {
     if before.status != after.status {
         let event = LiveEvent::new(LiveKind::StatusChanged, after.id);
         state.live.publish(state.db, event).await;

@@ -1,6 +1,6 @@
 //! `/admin/audit/`: the audit trail, newest first, filtered by what changed, the change and who made it
 //! (administrators only), over the same service read as GraphQL's `auditEvents`.
-use crate::service::audit::{self, AuditFilter};
+use crate::service::audit::{self, story, AuditFilter};
 use crate::service::users::{self, Admin};
 use crate::state::AppState;
 use crate::web::pages::{display_name, html, Layout, PageResult, PageUser};
@@ -139,12 +139,13 @@ pub async fn audit_page(
         .iter()
         .map(|e| Row {
             when: e.created_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
-            who: match e.actor_id {
-                Some(id) => people
+            who: match (story::rule_name(&e.changes), e.actor_id) {
+                (Some(rule), _) => format!("the rule “{rule}”"),
+                (None, Some(id)) => people
                     .get(&id)
                     .map(display_name)
                     .unwrap_or_else(|| format!("user {id}")),
-                None => "the system".to_string(),
+                (None, None) => "the system".to_string(),
             },
             action: e.action.clone(),
             what: format!("{} {}", e.entity_type, e.entity_id),

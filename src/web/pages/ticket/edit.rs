@@ -27,7 +27,13 @@ pub async fn change_status(
     let form = user.form(&body)?;
     let status = TicketStatus::parse(form.get("status"))?;
     let before = tickets::get(&state.db.conn, &user.actor, id).await?.status;
-    tickets::change_status(state.write_deps(), &user.actor, id, status).await?;
+    tickets::change_status(
+        state.write_deps(crate::domain::Channel::Web),
+        &user.actor,
+        id,
+        status,
+    )
+    .await?;
     // Resolving may leave a note for the requester, as a public comment.
     let note = form.get("note").trim();
     if status == TicketStatus::Resolved && !note.is_empty() {
@@ -43,7 +49,13 @@ pub async fn change_status(
             body,
             comment_type: crate::domain::CommentType::Public,
         };
-        crate::service::comments::create(state.write_deps(), &user.actor, id, input).await?;
+        crate::service::comments::create(
+            state.write_deps(crate::domain::Channel::Web),
+            &user.actor,
+            id,
+            input,
+        )
+        .await?;
     }
     let said = match status {
         TicketStatus::Resolved => "Resolved".to_string(),
@@ -149,7 +161,13 @@ pub async fn edit(
         return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
     }
     let to_me = patch.assignee_id == Some(Some(user.actor.id())) && patch.fields().len() == 1;
-    tickets::update(state.write_deps(), &user.actor, id, patch).await?;
+    tickets::update(
+        state.write_deps(crate::domain::Channel::Web),
+        &user.actor,
+        id,
+        patch,
+    )
+    .await?;
     Ok(super::flash::back(
         id,
         if to_me {

@@ -213,6 +213,9 @@ pub async fn lines(
     let mut out = Vec::new();
     for entry in told {
         let who = match entry.actor_id {
+            _ if entry.rule.is_some() && actor.is_team() => {
+                format!("The rule “{}”", entry.rule.as_deref().unwrap_or_default())
+            }
             Some(id) if id == actor.id() => "You".to_string(),
             Some(id) => names.person(Some(id)),
             None => "The service".to_string(),

@@ -1,0 +1,47 @@
+//! Automation: triggers, the administrators' rules that change a ticket when a write to it matches
+//! (docs/automation.md). The rule language is in `language`, its evaluation (pure, in memory) in `evaluate`,
+//! managing triggers in `triggers`, and the per-instance compiled set in `known`. The ticket writes run the
+//! rules (`service::tickets::write::triggered`), so a rule's change goes through the same code as a person's.
+pub mod evaluate;
+pub mod known;
+pub mod language;
+pub mod triggers;
+
+pub use evaluate::Facts;
+pub use known::KnownTriggers;
+pub use language::{Event, Role};
+pub use triggers::{NewTrigger, Trigger, TriggerPatch};
+
+use crate::auth::Actor;
+use serde::Serialize;
+
+/// What made a change that no person made directly: the rule, by id and name. Written as `via` into the
+/// change's audit record and webhook bodies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Via {
+    /// The rule's id.
+    pub rule: i32,
+    /// Its name when it acted.
+    pub name: String,
+}
+
+impl Via {
+    /// The rule `t`.
+    pub fn rule(t: &Trigger) -> Via {
+        Via {
+            rule: t.id,
+            name: t.name.clone(),
+        }
+    }
+}
+
+/// The role rules see for `actor`.
+pub fn role_of(actor: &Actor) -> Role {
+    if actor.is_admin() {
+        Role::Admin
+    } else if actor.is_team() {
+        Role::Agent
+    } else {
+        Role::Requester
+    }
+}

@@ -1,0 +1,322 @@
+//! Running the triggers on a ticket write, inside its transaction (docs/automation.md).
+//!
+//! Each active trigger, in position order, is matched against the write as the person and the triggers
+//! before it left the ticket; it fires at most once. Its changes are written by the same code as a person's
+//! (`update::write_change`: workflow, counters, clock, audit record, events), with the record and the
+//! webhooks marked `via` the rule. A rule's change starts no new round, so rules cannot loop.
+use super::status::apply_lifecycle;
+use super::update::write_change;
+use super::{check_group, check_project, check_user};
+use crate::auth::Actor;
+use crate::domain::CommentType;
+use crate::domain::Workflow;
+use crate::error::{AppError, AppResult};
+use crate::notify::live::LiveEvent;
+use crate::sanitize::text_to_html;
+use crate::service::automation::language::{Action, DueDate, Placeholder};
+use crate::service::automation::{role_of, Event, Facts, Trigger, Via};
+use crate::service::comments::{self, MAX_BODY_BYTES};
+use crate::service::users;
+use crate::service::WriteDeps;
+use chrono::{DateTime, Utc};
+use entity::ticket;
+use sea_orm::{DatabaseTransaction, EntityTrait, QuerySelect};
+use std::collections::HashMap;
+
+/// What the rules did to a write: the ticket as the last one left it, and the comments they posted (for
+/// the live events sent after the commit).
+pub struct Ran {
+    /// The ticket.
+    pub ticket: ticket::Model,
+    /// Ids of the comments the rules posted.
+    pub comments: Vec<i32>,
+}
+
+impl Ran {
+    /// The live events of what the rules changed in `before` and posted, once the write committed.
+    pub async fn publish(&self, state: WriteDeps<'_>, before: &ticket::Model) {
+        super::update::publish_change(state, before, &self.ticket).await;
+        self.publish_comments(state).await;
+    }
+
+    /// The live events of what the rules posted, once the write committed.
+    pub async fn publish_comments(&self, state: WriteDeps<'_>) {
+        for id in &self.comments {
+            let event = LiveEvent::comment(self.ticket.id, *id);
+            state.live.publish(state.db, event).await;
+        }
+    }
+}
+
+/// Run `triggers` on a write of `event` that took the ticket from `before` (none: created) to `current`.
+pub(super) async fn run(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    triggers: &[Trigger],
+    event: Event,
+    before: Option<&ticket::Model>,
+    current: ticket::Model,
+) -> AppResult<Ran> {
+    run_on(txn, state, actor, triggers, (event, None), before, current).await
+}
+
+/// The triggers on a comment the actor added to `t` (`internal`: an internal note), inside the comment's
+/// transaction: nothing is read or locked unless one fires; then the ticket row is locked and re-read, and
+/// the rules run on it as on any write.
+pub async fn after_comment(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    triggers: &[Trigger],
+    t: &ticket::Model,
+    internal: bool,
+) -> AppResult<Option<Ran>> {
+    let groups = actor.group_ids();
+    let facts = Facts {
+        event: Event::CommentAdded,
+        channel: state.channel,
+        role: role_of(actor),
+        groups: &groups,
+        comment_internal: Some(internal),
+        before: Some(t),
+        after: t,
+    };
+    if !triggers.iter().any(|trigger| trigger.fires(&facts)) {
+        return Ok(None);
+    }
+    let current = ticket::Entity::find_by_id(t.id)
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    let happened = (Event::CommentAdded, Some(internal));
+    let before = current.clone();
+    let ran = run_on(
+        txn,
+        state,
+        actor,
+        triggers,
+        happened,
+        Some(&before),
+        current,
+    )
+    .await?;
+    Ok(Some(ran))
+}
+
+async fn run_on(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    triggers: &[Trigger],
+    (event, comment_internal): (Event, Option<bool>),
+    before: Option<&ticket::Model>,
+    mut current: ticket::Model,
+) -> AppResult<Ran> {
+    if triggers.is_empty() {
+        return Ok(Ran {
+            ticket: current,
+            comments: Vec::new(),
+        });
+    }
+    let mut posted = Vec::new();
+    let groups = actor.group_ids();
+    let role = role_of(actor);
+    for trigger in triggers {
+        let facts = Facts {
+            event,
+            channel: state.channel,
+            role,
+            groups: &groups,
+            comment_internal,
+            before,
+            after: &current,
+        };
+        if !trigger.fires(&facts) {
+            continue;
+        }
+        let now = Utc::now();
+        let next = plan(txn, trigger, &current, now).await?;
+        let only_status = trigger
+            .actions
+            .iter()
+            .all(|a| matches!(a, Action::SetStatus(_)));
+        let action = if only_status {
+            "status_change"
+        } else {
+            "update"
+        };
+        let via = Via::rule(trigger);
+        let written = write_change(
+            txn,
+            state,
+            actor,
+            Some(&via),
+            action,
+            current.clone(),
+            next,
+            now,
+        )
+        .await?;
+        if let Some(saved) = written {
+            current = saved;
+        }
+        posted.extend(post_comments(txn, state, trigger, &via, &current).await?);
+    }
+    Ok(Ran {
+        ticket: current,
+        comments: posted,
+    })
+}
+
+/// The comments of `trigger`'s actions, rendered for `t` and posted; their ids.
+async fn post_comments(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    trigger: &Trigger,
+    via: &Via,
+    t: &ticket::Model,
+) -> AppResult<Vec<i32>> {
+    let mut posted = Vec::new();
+    for action in &trigger.actions {
+        let Action::Comment { template, internal } = action else {
+            continue;
+        };
+        let wants_people = template.placeholders().any(|p| {
+            matches!(
+                p,
+                Placeholder::RequesterName
+                    | Placeholder::RequesterUsername
+                    | Placeholder::AssigneeName
+            )
+        });
+        let people = if wants_people {
+            users::recipients(
+                txn,
+                [Some(t.requester_id), t.assignee_id].into_iter().flatten(),
+            )
+            .await?
+        } else {
+            HashMap::new()
+        };
+        let person = |id: Option<i32>| id.and_then(|id| people.get(&id));
+        let text = template.render(|p| match p {
+            Placeholder::TicketNumber => t.ticket_number.clone(),
+            Placeholder::TicketTitle => t.title.clone(),
+            Placeholder::TicketStatus => t.status.as_str().to_string(),
+            Placeholder::TicketPriority => t.priority.as_str().to_string(),
+            Placeholder::RequesterName => person(Some(t.requester_id))
+                .map(|r| r.name.clone())
+                .unwrap_or_default(),
+            Placeholder::RequesterUsername => person(Some(t.requester_id))
+                .map(|r| r.username.clone())
+                .unwrap_or_default(),
+            Placeholder::AssigneeName => person(t.assignee_id)
+                .map(|r| r.name.clone())
+                .unwrap_or_default(),
+            Placeholder::RuleName => trigger.name.clone(),
+        });
+        // Plain text in, escaped HTML out: nothing a ticket's title or a name holds becomes markup.
+        let body = text_to_html(&text);
+        if body.is_empty() || body.len() > MAX_BODY_BYTES {
+            tracing::warn!(
+                trigger = trigger.id,
+                ticket = t.id,
+                "trigger comment skipped: empty or too long once rendered"
+            );
+            continue;
+        }
+        let kind = if *internal {
+            CommentType::Internal
+        } else {
+            CommentType::Public
+        };
+        let created = comments::post_by_rule(txn, state.config, via, t, kind, body).await?;
+        posted.push(created.id);
+    }
+    Ok(posted)
+}
+
+/// Whether a check passed; a validation refusal is a skipped action, anything else an error.
+fn passed(check: AppResult<()>) -> AppResult<bool> {
+    match check {
+        Ok(()) => Ok(true),
+        Err(AppError::Validation { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The ticket as `trigger`'s actions leave `current`. An action that the workflow refuses, or that names a
+/// user, group or project gone since the rule was saved, is skipped and logged.
+async fn plan(
+    txn: &DatabaseTransaction,
+    trigger: &Trigger,
+    current: &ticket::Model,
+    now: DateTime<Utc>,
+) -> AppResult<ticket::Model> {
+    let mut next = current.clone();
+    for action in &trigger.actions {
+        let applied = match action {
+            Action::SetStatus(status) if *status == next.status => true,
+            Action::SetStatus(status) if next.status.can_move_to(*status) => {
+                next.status = *status;
+                apply_lifecycle(&mut next, *status, now);
+                true
+            }
+            Action::SetStatus(_) => false,
+            Action::SetPriority(priority) => {
+                next.priority = *priority;
+                true
+            }
+            Action::SetAssignee(user) => {
+                let ok = match user {
+                    Some(id) => passed(check_user(txn, "assigned_to", *id).await)?,
+                    None => true,
+                };
+                if ok {
+                    next.assignee_id = *user;
+                }
+                ok
+            }
+            Action::SetGroup(group) => {
+                let ok = match group {
+                    Some(id) => passed(check_group(txn, *id).await)?,
+                    None => true,
+                };
+                if ok {
+                    next.assigned_group_id = *group;
+                }
+                ok
+            }
+            Action::SetProject(project) => {
+                let ok = match project {
+                    Some(id) => passed(check_project(txn, *id).await)?,
+                    None => true,
+                };
+                if ok {
+                    next.project_id = *project;
+                }
+                ok
+            }
+            Action::SetDueDate(due) => {
+                next.due_date = match due {
+                    DueDate::Clear => None,
+                    DueDate::On(date) => Some(*date),
+                    DueDate::InDays(days) => Some(now.date_naive() + chrono::Duration::days(*days)),
+                };
+                true
+            }
+            Action::Comment { .. } => true,
+        };
+        if !applied {
+            tracing::warn!(
+                trigger = trigger.id,
+                ticket = current.id,
+                action = ?action,
+                "trigger action skipped: the workflow refuses it or what it names is gone"
+            );
+        }
+    }
+    Ok(next)
+}

@@ -1,0 +1,2 @@
+//! Automation: triggers managed through every door, and what they do to the tickets they fire on.
+mod triggers;

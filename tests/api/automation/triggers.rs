@@ -1,0 +1,514 @@
+//! Triggers: only administrators manage them (REST and GraphQL), a mistake is a 400 naming its JSON path,
+//! and on a ticket write they run in order, once each, inside the write, marked as the rule's.
+use crate::db_test;
+use crate::support::helpers::{TestApp, TestUser};
+use crate::support::world::login;
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+
+const TRIGGERS: &str = "/api/automation/triggers/";
+
+async fn group(app: &TestApp, admin: &TestUser, name: &str) -> i64 {
+    let made = app
+        .as_user(admin)
+        .post("/api/groups/", json!({ "name": name }))
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    made.json["id"].as_i64().unwrap()
+}
+
+async fn trigger(app: &TestApp, admin: &TestUser, body: Value) -> Value {
+    let made = app.as_user(admin).post(TRIGGERS, body).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    made.json
+}
+
+const TICKET: &str = r#"query($n: Int!) { ticket(databaseId: $n) {
+    status priority dueDate assignedGroup { name }
+    comments(first: 20) { nodes { body commentType author { username } } }
+    history(first: 50) { nodes { action changes actor { username } } }
+} }"#;
+
+async fn ticket(app: &TestApp, as_user: &TestUser, id: i64) -> Value {
+    app.as_user(as_user)
+        .graphql_data(TICKET, json!({ "n": id }))
+        .await["ticket"]
+        .clone()
+}
+
+/// The history entries a rule made (their `via`).
+fn by_rules(t: &Value) -> Vec<Value> {
+    t["history"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["changes"].get("via").cloned())
+        .collect()
+}
+
+db_test!(only_administrators_manage_triggers_through_any_door);
+async fn only_administrators_manage_triggers_through_any_door(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let root = app.admin("root").await;
+    let rule = json!({
+        "name": "Urgent",
+        "conditions": {"all": [{"field": "ticket.title", "operator": "contains", "value": "urgent"}]},
+        "actions": [{"set": "priority", "value": "critical"}]
+    });
+    for who in [&ann, &bob] {
+        let refused = app.as_user(who).post(TRIGGERS, rule.clone()).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
+        assert_eq!(
+            app.as_user(who).get(TRIGGERS).await.status,
+            StatusCode::FORBIDDEN
+        );
+        let listed = app
+            .as_user(who)
+            .graphql("{ triggers { id } }", json!({}))
+            .await;
+        assert_eq!(
+            listed["errors"][0]["extensions"]["code"], "FORBIDDEN",
+            "{listed}"
+        );
+        let made = app
+            .as_user(who)
+            .graphql(
+                "mutation($i: CreateTriggerInput!) { createTrigger(input: $i) { trigger { id } } }",
+                json!({"i": {"name": "x", "conditions": {}, "actions": [{"set": "priority", "value": "low"}]}}),
+            )
+            .await;
+        assert_eq!(
+            made["errors"][0]["extensions"]["code"], "FORBIDDEN",
+            "{made}"
+        );
+    }
+    assert_eq!(
+        app.anonymous().get(TRIGGERS).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+
+    // A mistake is named by the JSON path that holds it.
+    let cases = [
+        (
+            json!({"all": [{"field": "ticket.colour", "operator": "is", "value": "red"}]}),
+            json!([{"set": "priority", "value": "low"}]),
+            "conditions.all[0].field",
+        ),
+        (
+            json!({"any": [{"field": "ticket.title", "operator": "greater_than", "value": "a"}]}),
+            json!([{"set": "priority", "value": "low"}]),
+            "conditions.any[0].operator",
+        ),
+        (
+            json!({}),
+            json!([{"set": "priority", "value": "urgent-ish"}]),
+            "actions[0].value",
+        ),
+        (
+            json!({}),
+            json!([{"comment": "Hello {{ticket.secret}}"}]),
+            "actions[0].comment",
+        ),
+        (
+            json!({}),
+            json!([{"set": "assigned_to", "value": 999999}]),
+            "actions[0].value",
+        ),
+        (json!({}), json!([]), "actions"),
+    ];
+    for (conditions, actions, path) in cases {
+        let body = json!({"name": "Bad", "conditions": conditions, "actions": actions});
+        let refused = app.as_user(&root).post(TRIGGERS, body).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+        assert!(
+            refused.json["details"].get(path).is_some(),
+            "{path}: {}",
+            refused.text
+        );
+    }
+    let bad = app
+        .as_user(&root)
+        .graphql(
+            "mutation($i: CreateTriggerInput!) { createTrigger(input: $i) { trigger { id } } }",
+            json!({"i": {"name": "x", "conditions": {"all": [{"field": "event", "operator": "is", "value": "exploded"}]}, "actions": [{"set": "priority", "value": "low"}]}}),
+        )
+        .await;
+    assert_eq!(
+        bad["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
+        "{bad}"
+    );
+    assert!(bad.to_string().contains("conditions.all[0].value"), "{bad}");
+
+    // Created through both doors, listed in position order, reordered, changed and removed.
+    let first = trigger(app, &root, rule.clone()).await;
+    assert_eq!(first["position"], 1);
+    assert_eq!(first["active"], true);
+    assert_eq!(first["project"], Value::Null);
+    let second = app
+        .as_user(&root)
+        .graphql_data(
+            "mutation($i: CreateTriggerInput!) { createTrigger(input: $i) { trigger { databaseId position name } } }",
+            json!({"i": {"name": "Second", "conditions": {"all": [{"field": "event", "operator": "is", "value": "created"}]}, "actions": [{"set": "due_date", "value": 3}]}}),
+        )
+        .await["createTrigger"]["trigger"]
+        .clone();
+    assert_eq!(second["position"], 2);
+    let names = |list: &Value| -> Vec<String> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&app.as_user(&root).get(TRIGGERS).await.json),
+        ["Urgent", "Second"]
+    );
+    let reordered = app
+        .as_user(&root)
+        .post(
+            &format!("{TRIGGERS}order/"),
+            json!({"ids": [second["databaseId"]]}),
+        )
+        .await;
+    assert_eq!(reordered.status, StatusCode::OK, "{}", reordered.text);
+    assert_eq!(names(&reordered.json), ["Second", "Urgent"]);
+    let listed = app
+        .as_user(&root)
+        .graphql_data("{ triggers { name position } }", json!({}))
+        .await;
+    assert_eq!(
+        listed["triggers"][0],
+        json!({"name": "Second", "position": 1})
+    );
+    let id = first["id"].as_i64().unwrap();
+    let path = format!("{TRIGGERS}{id}/");
+    let off = app
+        .as_user(&root)
+        .patch(&path, json!({"active": false, "name": "Urgent (off)"}))
+        .await;
+    assert_eq!(off.status, StatusCode::OK, "{}", off.text);
+    assert_eq!(
+        (off.json["active"].clone(), off.json["name"].clone()),
+        (json!(false), json!("Urgent (off)"))
+    );
+    // Stored as the service understood it: spellings made canonical.
+    assert_eq!(
+        off.json["actions"],
+        json!([{"set": "priority", "value": "critical"}])
+    );
+    assert_eq!(
+        app.as_user(&root).delete(&path).await.status,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        app.as_user(&root).get(&path).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // Every change is in the audit trail.
+    let trail = app
+        .as_user(&root)
+        .graphql_data(
+            r#"{ auditEvents(first: 50, filter: {entityType: "trigger"}) { nodes { action } } }"#,
+            json!({}),
+        )
+        .await;
+    let actions: Vec<&str> = trail["auditEvents"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["action"].as_str().unwrap())
+        .collect();
+    for wanted in ["create", "reorder", "update", "delete"] {
+        assert!(actions.contains(&wanted), "{wanted}: {actions:?}");
+    }
+}
+
+db_test!(a_new_ticket_is_routed_and_answered_by_its_words);
+async fn a_new_ticket_is_routed_and_answered_by_its_words(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let root = app.admin("root").await;
+    let network = group(app, &root, "Network").await;
+    let rule = trigger(
+        app,
+        &root,
+        json!({
+            "name": "Route VPN to Network",
+            "conditions": {"all": [
+                {"field": "event", "operator": "is", "value": "created"},
+                {"field": "ticket.title", "operator": "contains", "value": "VPN"}
+            ]},
+            "actions": [
+                {"set": "assigned_group", "value": network},
+                {"set": "priority", "value": "high"},
+                {"comment": "Thanks {{requester.full_name}}, {{ticket.number}} ({{ticket.title}}) is with the network team."}
+            ]
+        }),
+    )
+    .await;
+    let made = app
+        .as_user(&ann)
+        .ticket_titled("vpn <b>keeps</b> dropping")
+        .await;
+    // The create's answer is the ticket as the rule left it.
+    assert_eq!(made["priority"], "high", "{made}");
+    let id = made["id"].as_i64().unwrap();
+    let seen = ticket(app, &bob, id).await;
+    assert_eq!(seen["assignedGroup"]["name"], "Network");
+    assert_eq!(seen["priority"], "HIGH");
+    let comments = seen["comments"]["nodes"].as_array().unwrap();
+    assert_eq!(comments.len(), 1, "{seen}");
+    assert_eq!(comments[0]["author"], Value::Null);
+    assert_eq!(comments[0]["commentType"], "PUBLIC");
+    let body = comments[0]["body"].as_str().unwrap();
+    let number = made["ticket_number"].as_str().unwrap();
+    // The title is text in the comment, never markup.
+    assert_eq!(
+        body,
+        format!("<p>Thanks Ann Example, {number} (vpn &lt;b&gt;keeps&lt;/b&gt; dropping) is with the network team.</p>")
+    );
+    // The team sees which rule acted, the requester that a rule did.
+    let via = by_rules(&seen);
+    assert_eq!(via.len(), 2, "a field change and a comment: {via:?}");
+    assert!(
+        via.iter()
+            .all(|v| *v == json!({"rule": rule["id"], "name": "Route VPN to Network"})),
+        "{via:?}"
+    );
+    let theirs = ticket(app, &ann, id).await;
+    assert_eq!(theirs["comments"]["nodes"].as_array().unwrap().len(), 1);
+    assert!(
+        by_rules(&theirs)
+            .iter()
+            .all(|v| *v == json!({"rule": rule["id"]})),
+        "{theirs}"
+    );
+    // The ticket page signs the comment as the desk, and tells the team which rule acted.
+    let page = login(app, &bob)
+        .await
+        .page(app, &format!("/tickets/{id}/"))
+        .await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+    assert!(page.text.contains("Service desk"), "{}", page.text);
+    assert!(
+        page.text.contains("The rule “Route VPN to Network”"),
+        "{}",
+        page.text
+    );
+    let page = login(app, &ann)
+        .await
+        .page(app, &format!("/tickets/{id}/"))
+        .await;
+    assert!(page.text.contains("Service desk"));
+    assert!(!page.text.contains("Route VPN"), "{}", page.text);
+
+    // Another ticket is left alone, and so is the VPN ticket's next update.
+    let other = app.as_user(&ann).ticket_titled("Printer jam").await;
+    assert_eq!(other["priority"], "medium");
+    let other = ticket(app, &bob, other["id"].as_i64().unwrap()).await;
+    assert_eq!(other["assignedGroup"], Value::Null);
+    assert!(by_rules(&other).is_empty());
+    let changed = app
+        .as_user(&bob)
+        .patch(&format!("/api/tickets/{id}/"), json!({"priority": "low"}))
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.text);
+    assert_eq!(changed.json["priority"], "low");
+}
+
+db_test!(triggers_run_in_order_once_each_and_never_loop);
+async fn triggers_run_in_order_once_each_and_never_loop(app: &TestApp) {
+    let bob = app.agent("bob").await;
+    let root = app.admin("root").await;
+    let when_priority = |p: &str| {
+        json!({"all": [
+            {"field": "event", "operator": "is", "value": "updated"},
+            {"field": "ticket.priority", "operator": "is", "value": p}
+        ]})
+    };
+    // Each undoes the other: run again on their own changes, they would never stop.
+    trigger(app, &root, json!({"name": "Down", "conditions": when_priority("high"), "actions": [{"set": "priority", "value": "low"}]})).await;
+    trigger(app, &root, json!({"name": "Up", "conditions": when_priority("low"), "actions": [{"set": "priority", "value": "high"}, {"set": "due_date", "value": "2030-01-31"}]})).await;
+    // A third sees what the second did.
+    trigger(
+        app,
+        &root,
+        json!({"name": "Seen", "conditions": {"all": [
+        {"field": "ticket.due_date", "operator": "changed_to", "value": "2030-01-31"}
+    ]}, "actions": [{"set": "status", "value": "in_progress"}]}),
+    )
+    .await;
+    let made = app.as_user(&bob).ticket_titled("Slow laptop").await;
+    let id = made["id"].as_i64().unwrap();
+    let changed = app
+        .as_user(&bob)
+        .patch(&format!("/api/tickets/{id}/"), json!({"priority": "high"}))
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.text);
+    assert_eq!(changed.json["priority"], "high");
+    assert_eq!(changed.json["status"], "in_progress");
+    let seen = ticket(app, &bob, id).await;
+    assert_eq!(seen["dueDate"], "2030-01-31");
+    let names: Vec<Value> = by_rules(&seen).iter().map(|v| v["name"].clone()).collect();
+    assert_eq!(names, [json!("Down"), json!("Up"), json!("Seen")]);
+    // The person's change is theirs; the rules' are nobody's.
+    let nodes = seen["history"]["nodes"].as_array().unwrap();
+    let mine = nodes
+        .iter()
+        .filter(|n| n["actor"]["username"] == "bob")
+        .count();
+    assert_eq!(mine, 2, "the create and the update: {nodes:?}");
+    assert!(nodes
+        .iter()
+        .filter(|n| n["changes"].get("via").is_some())
+        .all(|n| n["actor"].is_null()));
+}
+
+db_test!(a_customer_reply_reopens_a_resolved_ticket);
+async fn a_customer_reply_reopens_a_resolved_ticket(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let root = app.admin("root").await;
+    trigger(
+        app,
+        &root,
+        json!({
+            "name": "Reopen on reply",
+            "conditions": {"all": [
+                {"field": "event", "operator": "is", "value": "comment_added"},
+                {"field": "comment.internal", "operator": "is", "value": false},
+                {"field": "actor.role", "operator": "is", "value": "requester"},
+                {"field": "ticket.status", "operator": "is", "value": "resolved"}
+            ]},
+            "actions": [{"set": "status", "value": "open"}, {"comment": "Reopened by {{rule.name}}.", "internal": true}]
+        }),
+    )
+    .await;
+    let id = app.as_user(&ann).ticket_titled("Mail bounces").await["id"]
+        .as_i64()
+        .unwrap();
+    let path = format!("/api/tickets/{id}/");
+    let resolved = app
+        .as_user(&bob)
+        .patch(&path, json!({"status": "resolved"}))
+        .await;
+    assert_eq!(resolved.json["status"], "resolved", "{}", resolved.text);
+    // The agent's own note does not reopen it.
+    let note = app
+        .as_user(&bob)
+        .post(
+            &format!("{path}comments/"),
+            json!({"content": "Fixed the MX record."}),
+        )
+        .await;
+    assert_eq!(note.status, StatusCode::CREATED, "{}", note.text);
+    assert_eq!(ticket(app, &bob, id).await["status"], "RESOLVED");
+    let reply = app
+        .as_user(&ann)
+        .post(
+            &format!("{path}comments/"),
+            json!({"content": "Still bouncing."}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    let seen = ticket(app, &bob, id).await;
+    assert_eq!(seen["status"], "OPEN");
+    let notes: Vec<&Value> = seen["comments"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["commentType"] == "INTERNAL")
+        .collect();
+    assert_eq!(notes.len(), 1, "{seen}");
+    assert_eq!(notes[0]["body"], "<p>Reopened by Reopen on reply.</p>");
+    // The requester does not see the rule's internal note.
+    let theirs = ticket(app, &ann, id).await;
+    assert!(theirs["comments"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["commentType"] == "PUBLIC"));
+}
+
+db_test!(a_trigger_change_reaches_every_instance_at_once);
+/// Instances remember the compiled triggers; saving one makes the others forget them through PostgreSQL's
+/// notice (on SQLite there is one instance). Matching a write against them reads nothing.
+async fn a_trigger_change_reaches_every_instance_at_once(app: &TestApp) {
+    let bob = app.agent("bob").await;
+    let root = app.admin("root").await;
+    let bob_a = app.actor(&bob).await;
+    let state = &app.state;
+    let create = |title: &'static str| {
+        let bob_a = bob_a.clone();
+        async move {
+            let before = state.db.statement_count();
+            let t = deskgraph::service::tickets::create(
+                state.write_deps(deskgraph::domain::Channel::Rest),
+                &bob_a,
+                deskgraph::service::tickets::NewTicket {
+                    title: title.into(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+            (state.db.statement_count() - before, t)
+        }
+    };
+    let (plain, _) = create("Warm the caches").await;
+    let (without_rules, _) = create("No rules yet").await;
+    assert!(without_rules < plain, "the triggers are remembered");
+    trigger(
+        app,
+        &root,
+        json!({"name": "Urgent", "conditions": {"all": [{"field": "ticket.title", "operator": "starts_with", "value": "urgent"}]},
+               "actions": [{"set": "priority", "value": "critical"}]}),
+    )
+    .await;
+    // Seen at once on this instance; a write the rule does not match costs what it did without rules,
+    // once the new set is read.
+    let (_, matched) = create("Urgent: server room hot").await;
+    assert_eq!(matched.priority, deskgraph::domain::Priority::Critical);
+    let (unmatched, t) = create("Not this one").await;
+    assert_eq!(t.priority, deskgraph::domain::Priority::Medium);
+    assert_eq!(unmatched, without_rules);
+    if !app.is_postgres() {
+        return;
+    }
+    let (second, _) = app.second_instance().await;
+    let on_second = |title: &'static str| {
+        let (second, bob_a) = (&second, bob_a.clone());
+        async move {
+            deskgraph::service::tickets::create(
+                second.write_deps(deskgraph::domain::Channel::Rest),
+                &bob_a,
+                deskgraph::service::tickets::NewTicket {
+                    title: title.into(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap()
+        }
+    };
+    assert_eq!(
+        on_second("urgent there").await.priority,
+        deskgraph::domain::Priority::Critical
+    );
+    let id = app.as_user(&root).get(TRIGGERS).await.json[0]["id"].clone();
+    let off = app
+        .as_user(&root)
+        .patch(&format!("{TRIGGERS}{id}/"), json!({"active": false}))
+        .await;
+    assert_eq!(off.status, StatusCode::OK);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while on_second("urgent again").await.priority == deskgraph::domain::Priority::Critical {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second instance still runs the switched-off trigger"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
