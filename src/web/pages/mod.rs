@@ -57,6 +57,17 @@ pub fn router() -> Routes {
         .route("/admin/", get(admin::home))
         .route("/admin/audit/", get(admin::audit_page))
         .route(
+            "/admin/triggers/",
+            get(admin::triggers_page).post(admin::create_trigger),
+        )
+        .route("/admin/triggers/new/", get(admin::new_trigger_page))
+        .route(
+            "/admin/triggers/{id}/",
+            get(admin::trigger_page).post(admin::update_trigger),
+        )
+        .route("/admin/triggers/{id}/move/", post(admin::move_trigger))
+        .route("/admin/triggers/{id}/delete/", post(admin::delete_trigger))
+        .route(
             "/admin/webhooks/",
             get(admin::webhooks_page).post(admin::create_webhook),
         )

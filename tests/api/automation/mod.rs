@@ -1,2 +1,3 @@
 //! Automation: triggers managed through every door, and what they do to the tickets they fire on.
+mod pages;
 mod triggers;

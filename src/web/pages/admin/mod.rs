@@ -1,14 +1,19 @@
 //! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
-//! groups, webhook endpoints and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! groups, webhook endpoints, automation triggers and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
 pub mod groups;
+pub mod triggers;
 pub mod users;
 pub mod webhooks;
 
 pub use audit::audit_page;
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
+};
+pub use triggers::{
+    create_trigger, delete_trigger, move_trigger, new_trigger_page, trigger_page, triggers_page,
+    update_trigger,
 };
 pub use users::{
     create_user, deactivate, reactivate, set_password, update_user, user_page, users_page,

@@ -1,0 +1,699 @@
+//! `/admin/triggers/`: the automation triggers in the order they run; add, change, switch off, move and remove
+//! them (administrators only), over the service calls GraphQL and REST use.
+//!
+//! The editor builds a rule without JSON: each condition is a row (all/any, field, operator, value) and each
+//! action a row (what, value), with a few blank rows to fill. People, groups and projects are named in the
+//! value boxes by user name or name (an id works too); `none` is the empty value, and `one of` takes a
+//! comma-separated list. The page turns the rows into the rule language (docs/automation.md) and back.
+use super::messages;
+use crate::auth::Actor;
+use crate::error::{AppError, AppResult};
+use crate::rest::comments::path_id;
+use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
+use crate::service::{projects, users, Take};
+use crate::state::AppState;
+use crate::web::pages::{html, Layout, PageResult, PageUser};
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use entity::trigger;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// Blank condition rows offered after the filled ones.
+const BLANK_CONDITIONS: usize = 3;
+/// Blank action rows offered after the filled ones.
+const BLANK_ACTIONS: usize = 2;
+
+/// The fields a condition row offers: (spelling, label).
+const FIELDS: [(&str, &str); 14] = [
+    ("event", "Event"),
+    ("channel", "Channel"),
+    ("actor.role", "Changed by: role"),
+    ("actor.group", "Changed by: member of group"),
+    ("comment.internal", "Comment is internal"),
+    ("ticket.title", "Title"),
+    ("ticket.description", "Description"),
+    ("ticket.status", "Status"),
+    ("ticket.priority", "Priority"),
+    ("ticket.project", "Project"),
+    ("ticket.assigned_to", "Assignee"),
+    ("ticket.assigned_group", "Assigned group"),
+    ("ticket.requester", "Requester"),
+    ("ticket.due_date", "Due date"),
+];
+
+/// The operators a condition row offers.
+const OPERATORS: [(&str, &str); 10] = [
+    ("is", "is"),
+    ("is_not", "is not"),
+    ("one_of", "is one of"),
+    ("contains", "contains"),
+    ("starts_with", "starts with"),
+    ("greater_than", "is greater than / after"),
+    ("less_than", "is less than / before"),
+    ("changed", "changed"),
+    ("changed_from", "changed from"),
+    ("changed_to", "changed to"),
+];
+
+/// What an action row can do.
+const ACTIONS: [(&str, &str); 8] = [
+    ("status", "Set status"),
+    ("priority", "Set priority"),
+    ("assigned_to", "Assign to (user name)"),
+    ("assigned_group", "Assign to group"),
+    ("project", "Move to project"),
+    ("due_date", "Set due date (date, or days from now)"),
+    ("comment", "Add a public reply"),
+    ("note", "Add an internal note"),
+];
+
+/// An option of a select.
+pub struct Opt {
+    value: &'static str,
+    label: &'static str,
+    selected: bool,
+}
+
+fn options(all: &[(&'static str, &'static str)], chosen: &str) -> Vec<Opt> {
+    all.iter()
+        .map(|(value, label)| Opt {
+            value,
+            label,
+            selected: *value == chosen,
+        })
+        .collect()
+}
+
+/// A condition row of the editor.
+pub struct ConditionRow {
+    any: bool,
+    fields: Vec<Opt>,
+    operators: Vec<Opt>,
+    value: String,
+}
+
+/// An action row of the editor.
+pub struct ActionRow {
+    kinds: Vec<Opt>,
+    value: String,
+}
+
+/// A trigger as the list shows it.
+pub struct Listed {
+    id: i32,
+    name: String,
+    project: String,
+    active: bool,
+    conditions: usize,
+    actions: usize,
+    first: bool,
+    last: bool,
+}
+
+#[derive(Template)]
+#[template(path = "admin_triggers.html")]
+struct TriggersPage {
+    layout: Layout,
+    section: &'static str,
+    flash: Option<String>,
+    listed: Vec<Listed>,
+}
+
+#[derive(Template)]
+#[template(path = "admin_trigger.html")]
+struct TriggerPage {
+    layout: Layout,
+    section: &'static str,
+    flash: Option<String>,
+    form_error: String,
+    /// `None`: a new trigger.
+    id: Option<i32>,
+    name: String,
+    project: String,
+    active: bool,
+    conditions: Vec<ConditionRow>,
+    actions: Vec<ActionRow>,
+    groups: String,
+    projects: String,
+}
+
+/// Names of groups, projects and people, both ways, for the value boxes.
+struct Names {
+    groups: HashMap<i32, String>,
+    projects: HashMap<i32, String>,
+    people: HashMap<i32, String>,
+}
+
+impl Names {
+    async fn read(state: &AppState, actor: &Actor, people: Vec<i32>) -> AppResult<Names> {
+        let db = &state.db.conn;
+        Ok(Names {
+            groups: users::list_groups(db, Take::All)
+                .await?
+                .into_iter()
+                .map(|g| (g.id, g.name))
+                .collect(),
+            projects: projects::list(db)
+                .await?
+                .into_iter()
+                .map(|p| (p.id, p.name))
+                .collect(),
+            people: users::people(db, actor, people)
+                .await?
+                .into_iter()
+                .map(|(id, u)| (id, u.username))
+                .collect(),
+        })
+    }
+
+    /// How a stored value of `field` reads in a box.
+    fn show(&self, field: &str, value: &Value) -> String {
+        let named = |names: &HashMap<i32, String>, id: i64| {
+            i32::try_from(id)
+                .ok()
+                .and_then(|id| names.get(&id).cloned())
+                .unwrap_or_else(|| id.to_string())
+        };
+        match value {
+            Value::Null => "none".to_string(),
+            Value::Array(items) => items
+                .iter()
+                .map(|v| self.show(field, v))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Value::Number(n) => match (field, n.as_i64()) {
+                ("ticket.assigned_group" | "actor.group" | "assigned_group", Some(id)) => {
+                    named(&self.groups, id)
+                }
+                ("ticket.project" | "project", Some(id)) => named(&self.projects, id),
+                ("ticket.assigned_to" | "ticket.requester" | "assigned_to", Some(id)) => {
+                    named(&self.people, id)
+                }
+                _ => n.to_string(),
+            },
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Every id a stored rule names as a person (for [`Names::read`]).
+fn people_named(t: &trigger::Model) -> Vec<i32> {
+    let person_fields = ["ticket.assigned_to", "ticket.requester"];
+    let ids = |v: &Value| -> Vec<i32> {
+        match v {
+            Value::Array(items) => items
+                .iter()
+                .filter_map(|i| i.as_i64()?.try_into().ok())
+                .collect(),
+            other => other
+                .as_i64()
+                .and_then(|i| i.try_into().ok())
+                .into_iter()
+                .collect(),
+        }
+    };
+    let mut out = Vec::new();
+    for list in ["all", "any"] {
+        for c in t.conditions[list].as_array().into_iter().flatten() {
+            if person_fields.contains(&c["field"].as_str().unwrap_or_default()) {
+                out.extend(ids(&c["value"]));
+            }
+        }
+    }
+    for a in t.actions.as_array().into_iter().flatten() {
+        if a["set"] == "assigned_to" {
+            out.extend(ids(&a["value"]));
+        }
+    }
+    out
+}
+
+/// A typed value box as the rule language's JSON for `field` (a condition's field, or an action's `set`).
+async fn read_value(state: &AppState, actor: &Actor, field: &str, text: &str) -> AppResult<Value> {
+    let text = text.trim();
+    let db = &state.db.conn;
+    if text.eq_ignore_ascii_case("none") || (text.is_empty() && field == "due_date") {
+        return Ok(Value::Null);
+    }
+    if let Ok(n) = text.parse::<i64>() {
+        if !matches!(field, "ticket.title" | "ticket.description") {
+            return Ok(json!(n));
+        }
+    }
+    let lower = text.to_lowercase();
+    let by_name = |names: Vec<(i32, String)>, what: &str| -> AppResult<Value> {
+        names
+            .into_iter()
+            .find(|(_, n)| n.to_lowercase() == lower)
+            .map(|(id, _)| json!(id))
+            .ok_or_else(|| AppError::bad_request(format!("there is no {what} named \"{text}\"")))
+    };
+    match field {
+        "ticket.assigned_group" | "actor.group" | "assigned_group" => by_name(
+            users::list_groups(db, Take::All)
+                .await?
+                .into_iter()
+                .map(|g| (g.id, g.name))
+                .collect(),
+            "group",
+        ),
+        "ticket.project" | "project" => by_name(
+            projects::list(db)
+                .await?
+                .into_iter()
+                .map(|p| (p.id, p.name))
+                .collect(),
+            "project",
+        ),
+        "ticket.assigned_to" | "ticket.requester" | "assigned_to" => {
+            match users::find_assignable(db, actor, text).await? {
+                Some(u) => Ok(json!(u.id)),
+                None => Err(AppError::bad_request(format!(
+                    "there is no active account named \"{text}\""
+                ))),
+            }
+        }
+        "comment.internal" => match lower.as_str() {
+            "true" | "yes" => Ok(json!(true)),
+            "false" | "no" => Ok(json!(false)),
+            _ => Err(AppError::bad_request(
+                "an internal comment is \"yes\" or \"no\"",
+            )),
+        },
+        _ => Ok(json!(text)),
+    }
+}
+
+/// The rows of a posted editor as the rule's conditions and actions.
+async fn rule_of(state: &AppState, actor: &Actor, body: &[u8]) -> AppResult<(Value, Value)> {
+    let values = |name: &str| super::all_values(body, name);
+    let (lists, fields, operators, texts) = (
+        values("cond_list"),
+        values("cond_field"),
+        values("cond_op"),
+        values("cond_value"),
+    );
+    let (mut all, mut any) = (Vec::new(), Vec::new());
+    for (i, field) in fields.iter().enumerate() {
+        if field.is_empty() {
+            continue;
+        }
+        let operator = operators.get(i).map(String::as_str).unwrap_or("is");
+        let text = texts.get(i).map(String::as_str).unwrap_or("");
+        let mut condition = json!({"field": field, "operator": operator});
+        if operator != "changed" {
+            condition["value"] = if operator == "one_of" {
+                let mut items = Vec::new();
+                for item in text.split(',').filter(|s| !s.trim().is_empty()) {
+                    items.push(read_value(state, actor, field, item).await?);
+                }
+                Value::Array(items)
+            } else {
+                read_value(state, actor, field, text).await?
+            };
+        }
+        if lists.get(i).map(String::as_str) == Some("any") {
+            any.push(condition);
+        } else {
+            all.push(condition);
+        }
+    }
+    let (kinds, texts) = (values("act_kind"), values("act_value"));
+    let mut actions = Vec::new();
+    for (i, kind) in kinds.iter().enumerate() {
+        let text = texts.get(i).map(String::as_str).unwrap_or("");
+        actions.push(match kind.as_str() {
+            "" => continue,
+            "comment" | "note" => json!({"comment": text, "internal": kind == "note"}),
+            set => json!({"set": set, "value": read_value(state, actor, set, text).await?}),
+        });
+    }
+    Ok((json!({"all": all, "any": any}), Value::Array(actions)))
+}
+
+/// The editor's rows for stored conditions and actions, with blank rows to fill.
+fn rows(names: &Names, conditions: &Value, actions: &Value) -> (Vec<ConditionRow>, Vec<ActionRow>) {
+    let mut condition_rows = Vec::new();
+    for (list, any) in [("all", false), ("any", true)] {
+        for c in conditions[list].as_array().into_iter().flatten() {
+            let field = c["field"].as_str().unwrap_or_default();
+            condition_rows.push(ConditionRow {
+                any,
+                fields: options(&FIELDS, field),
+                operators: options(&OPERATORS, c["operator"].as_str().unwrap_or_default()),
+                value: c
+                    .get("value")
+                    .map(|v| names.show(field, v))
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    for _ in 0..BLANK_CONDITIONS {
+        condition_rows.push(ConditionRow {
+            any: false,
+            fields: options(&FIELDS, ""),
+            operators: options(&OPERATORS, "is"),
+            value: String::new(),
+        });
+    }
+    let mut action_rows = Vec::new();
+    for a in actions.as_array().into_iter().flatten() {
+        let (kind, value) = match a.get("comment") {
+            Some(text) => (
+                if a["internal"] == true {
+                    "note"
+                } else {
+                    "comment"
+                },
+                text.as_str().unwrap_or_default().to_string(),
+            ),
+            None => {
+                let set = a["set"].as_str().unwrap_or_default();
+                (set, names.show(set, &a["value"]))
+            }
+        };
+        action_rows.push(ActionRow {
+            kinds: options(&ACTIONS, kind),
+            value,
+        });
+    }
+    for _ in 0..BLANK_ACTIONS {
+        action_rows.push(ActionRow {
+            kinds: options(&ACTIONS, ""),
+            value: String::new(),
+        });
+    }
+    (condition_rows, action_rows)
+}
+
+/// The editor for `t` (none: a new trigger), with rows for `conditions` and `actions`.
+async fn editor(
+    state: &AppState,
+    user: &PageUser,
+    t: Option<&trigger::Model>,
+    conditions: &Value,
+    actions: &Value,
+) -> PageResult<TriggerPage> {
+    let names = Names::read(state, &user.actor, t.map(people_named).unwrap_or_default()).await?;
+    let (conditions, actions) = rows(&names, conditions, actions);
+    let mut groups: Vec<&str> = names.groups.values().map(String::as_str).collect();
+    groups.sort_unstable();
+    let mut project_names: Vec<&str> = names.projects.values().map(String::as_str).collect();
+    project_names.sort_unstable();
+    Ok(TriggerPage {
+        layout: Layout::for_user(user),
+        section: "triggers",
+        flash: None,
+        form_error: String::new(),
+        id: t.map(|t| t.id),
+        name: t.map(|t| t.name.clone()).unwrap_or_default(),
+        project: t
+            .and_then(|t| t.project_id)
+            .map(|id| names.show("project", &json!(id)))
+            .unwrap_or_default(),
+        active: t.is_none_or(|t| t.active),
+        conditions,
+        actions,
+        groups: groups.join(", "),
+        projects: project_names.join(", "),
+    })
+}
+
+/// What a redirect back to a page says.
+#[derive(Deserialize, Default)]
+pub struct Shown {
+    done: Option<String>,
+}
+
+fn flash(done: Option<&str>) -> Option<String> {
+    done.map(|d| {
+        match d {
+            "created" => "Trigger added. It runs on the next ticket write.",
+            "deleted" => "Trigger removed.",
+            "moved" => "Order changed.",
+            _ => "Saved.",
+        }
+        .to_string()
+    })
+}
+
+/// `GET /admin/triggers/`.
+#[utoipa::path(get, path = "/admin/triggers/", tag = "pages", operation_id = "pageAdminTriggers",
+    summary = "Automation triggers in the order they run (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn triggers_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Query(shown): Query<Shown>,
+) -> PageResult<Response> {
+    let found = triggers::list(&state.db, &user.actor).await?;
+    let projects: HashMap<i32, String> = projects::list(&state.db.conn)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect();
+    let count = found.len();
+    let listed = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| Listed {
+            id: t.id,
+            project: t
+                .project_id
+                .map(|p| projects.get(&p).cloned().unwrap_or_else(|| p.to_string()))
+                .unwrap_or_else(|| "every ticket".to_string()),
+            active: t.active,
+            conditions: ["all", "any"]
+                .iter()
+                .map(|l| t.conditions[l].as_array().map_or(0, Vec::len))
+                .sum(),
+            actions: t.actions.as_array().map_or(0, Vec::len),
+            first: i == 0,
+            last: i + 1 == count,
+            name: t.name,
+        })
+        .collect();
+    let page = TriggersPage {
+        layout: Layout::for_user(&user),
+        section: "triggers",
+        flash: flash(shown.done.as_deref()),
+        listed,
+    };
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// `GET /admin/triggers/new/`.
+#[utoipa::path(get, path = "/admin/triggers/new/", tag = "pages", operation_id = "pageAdminNewTrigger",
+    summary = "The editor for a new trigger (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn new_trigger_page(
+    State(state): State<AppState>,
+    user: PageUser,
+) -> PageResult<Response> {
+    crate::service::users::Admin::of(&user.actor)?;
+    let page = editor(&state, &user, None, &json!({}), &json!([])).await?;
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// The posted name, project and switch, read from the form.
+async fn settings(
+    state: &AppState,
+    actor: &Actor,
+    form: &crate::web::pages::Form,
+) -> AppResult<(String, Option<i32>, bool)> {
+    let project = match form.get("project").trim() {
+        "" => None,
+        name => Some(
+            read_value(state, actor, "project", name)
+                .await?
+                .as_i64()
+                .and_then(|id| i32::try_from(id).ok())
+                .ok_or_else(|| AppError::field("project", "choose a project by name"))?,
+        ),
+    };
+    Ok((
+        form.get("name").to_string(),
+        project,
+        form.get("active") == "true",
+    ))
+}
+
+/// The editor again, with what was posted and why it was refused.
+async fn refused(
+    state: &AppState,
+    user: &PageUser,
+    t: Option<&trigger::Model>,
+    form: &crate::web::pages::Form,
+    body: &[u8],
+    err: AppError,
+) -> PageResult<Response> {
+    let Some((message, _)) = messages(&err) else {
+        return Err(err.into());
+    };
+    // Rows as posted: what could not be read stays as it was typed.
+    let (conditions, actions) = match rule_of(state, &user.actor, body).await {
+        Ok(rule) => rule,
+        Err(_) => (
+            t.map(|t| t.conditions.clone()).unwrap_or_else(|| json!({})),
+            t.map(|t| t.actions.clone()).unwrap_or_else(|| json!([])),
+        ),
+    };
+    let mut page = editor(state, user, t, &conditions, &actions).await?;
+    page.form_error = message;
+    page.name = form.get("name").to_string();
+    page.project = form.get("project").to_string();
+    page.active = form.get("active") == "true";
+    Ok(html(err.status(), &page))
+}
+
+/// `POST /admin/triggers/` (form: `name`, `project`, `active`, condition and action rows).
+#[utoipa::path(post, path = "/admin/triggers/", tag = "pages", operation_id = "pageAdminCreateTrigger",
+    summary = "Add a trigger from the editor's rows (administrators only).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Added: to the trigger's page"), (status = 400, description = "The editor with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn create_trigger(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let form = user.form(&body)?;
+    crate::service::users::Admin::of(&user.actor)?;
+    let made = async {
+        let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let input = NewTrigger {
+            name,
+            project_id,
+            position: None,
+            active: Some(active),
+            conditions,
+            actions,
+        };
+        triggers::create(&state.db, &state.triggers, &user.actor, input).await
+    }
+    .await;
+    match made {
+        Ok(t) => {
+            Ok(Redirect::to(&format!("/admin/triggers/{}/?done=created", t.id)).into_response())
+        }
+        Err(err) => refused(&state, &user, None, &form, &body, err).await,
+    }
+}
+
+/// `GET /admin/triggers/<id>/`.
+#[utoipa::path(get, path = "/admin/triggers/{id}/", tag = "pages", operation_id = "pageAdminTrigger",
+    summary = "One trigger in the editor (administrators only).",
+    params(("id" = i32, Path, description = "Trigger id")),
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn trigger_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    Query(shown): Query<Shown>,
+) -> PageResult<Response> {
+    let id = path_id(&id, "trigger")?;
+    let t = triggers::get(&state.db, &user.actor, id).await?;
+    let mut page = editor(&state, &user, Some(&t), &t.conditions, &t.actions).await?;
+    page.flash = flash(shown.done.as_deref());
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// `POST /admin/triggers/<id>/` (the editor's form).
+#[utoipa::path(post, path = "/admin/triggers/{id}/", tag = "pages", operation_id = "pageAdminUpdateTrigger",
+    summary = "Change a trigger from the editor's rows (administrators only).",
+    params(("id" = i32, Path, description = "Trigger id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Saved: back to the trigger"), (status = 400, description = "The editor with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn update_trigger(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "trigger")?;
+    let form = user.form(&body)?;
+    let current = triggers::get(&state.db, &user.actor, id).await?;
+    let saved = async {
+        let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let patch = TriggerPatch {
+            name: Some(name),
+            project_id: Some(project_id),
+            position: None,
+            active: Some(active),
+            conditions: Some(conditions),
+            actions: Some(actions),
+        };
+        triggers::update(&state.db, &state.triggers, &user.actor, id, patch).await
+    }
+    .await;
+    match saved {
+        Ok(_) => Ok(Redirect::to(&format!("/admin/triggers/{id}/?done=saved")).into_response()),
+        Err(err) => refused(&state, &user, Some(&current), &form, &body, err).await,
+    }
+}
+
+/// `POST /admin/triggers/<id>/move/` (form: `direction` = `up` or `down`).
+#[utoipa::path(post, path = "/admin/triggers/{id}/move/", tag = "pages", operation_id = "pageAdminMoveTrigger",
+    summary = "Run a trigger one place earlier or later (administrators only).",
+    params(("id" = i32, Path, description = "Trigger id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Moved: to the triggers")),
+    security(("session" = [], "csrf" = [])))]
+pub async fn move_trigger(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "trigger")?;
+    let form = user.form(&body)?;
+    let mut order: Vec<i32> = triggers::list(&state.db, &user.actor)
+        .await?
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    let at = order
+        .iter()
+        .position(|t| *t == id)
+        .ok_or_else(|| AppError::not_found("trigger"))?;
+    let to = match form.get("direction") {
+        "up" => at.checked_sub(1),
+        "down" => Some(at + 1).filter(|to| *to < order.len()),
+        _ => return Err(AppError::field("direction", "up or down").into()),
+    };
+    if let Some(to) = to {
+        order.swap(at, to);
+        triggers::reorder(&state.db, &state.triggers, &user.actor, &order).await?;
+    }
+    Ok(Redirect::to("/admin/triggers/?done=moved").into_response())
+}
+
+/// `POST /admin/triggers/<id>/delete/`.
+#[utoipa::path(post, path = "/admin/triggers/{id}/delete/", tag = "pages", operation_id = "pageAdminDeleteTrigger",
+    summary = "Remove a trigger (administrators only); what it did stays in the tickets' history.",
+    params(("id" = i32, Path, description = "Trigger id")),
+    responses((status = 303, description = "Removed: to the triggers")),
+    security(("session" = [], "csrf" = [])))]
+pub async fn delete_trigger(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "trigger")?;
+    user.form(&body)?;
+    triggers::delete(&state.db, &state.triggers, &user.actor, id).await?;
+    Ok(Redirect::to("/admin/triggers/?done=deleted").into_response())
+}
