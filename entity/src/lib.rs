@@ -19,6 +19,7 @@ pub mod sla_event;
 pub mod sla_policy;
 pub mod ticket;
 pub mod ticket_asset;
+pub mod ticket_macro;
 pub mod ticket_sla;
 pub mod trigger;
 pub mod user;

@@ -23,6 +23,7 @@ mod m20261128_000026_comment_public_edit_count;
 mod m20261128_000027_accounts;
 mod m20261128_000028_create_idempotency_keys;
 mod m20261128_000029_create_triggers;
+mod m20261128_000030_create_macros;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -51,6 +52,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000027_accounts::Migration),
             Box::new(m20261128_000028_create_idempotency_keys::Migration),
             Box::new(m20261128_000029_create_triggers::Migration),
+            Box::new(m20261128_000030_create_macros::Migration),
         ]
     }
 }

@@ -1,5 +1,5 @@
-//! `/api/automation/triggers/` (administrators only, additive to the contract): thin handlers over
-//! `service::automation::triggers`. Conditions and actions are the rule language's JSON
+//! `/api/automation/triggers/` (administrators only) and `/api/automation/macros/` (team members), additive
+//! to the contract: thin handlers over `service::automation`. Conditions and actions are the rule language's JSON
 //! (docs/automation.md); a mistake in them is a 400 whose field is the JSON path that holds it.
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
@@ -9,6 +9,7 @@ use crate::rest::fields::Fields;
 use crate::rest::json::{Json, JsonObject};
 use crate::rest::path::PathId;
 use crate::rest::shapes::timestamp;
+use crate::service::automation::macros::{self, MacroPatch, NewMacro, Scope};
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
 use crate::state::AppState;
 use axum::extract::State;
@@ -33,6 +34,7 @@ pub fn router() -> Routes {
                 .delete(delete_trigger),
         )
         .route("/api/automation/triggers/order/", post(reorder_triggers))
+        .merge(macro_router())
 }
 
 /// A trigger as REST shows it.
@@ -239,4 +241,304 @@ pub async fn reorder_triggers(
 ) -> AppResult<axum::Json<Vec<Trigger>>> {
     let list = triggers::reorder(&state.db, &state.triggers, &actor, &body.ids).await?;
     Ok(axum::Json(list.into_iter().map(Trigger::of).collect()))
+}
+
+/// A macro as REST shows it.
+#[derive(Serialize, ToSchema)]
+pub struct Macro {
+    /// Macro id.
+    id: i32,
+    /// Name.
+    name: String,
+    /// `personal`, `group` or `everyone`.
+    scope: &'static str,
+    /// The owner of a personal macro, or null.
+    #[schema(required = true)]
+    owner: Option<i32>,
+    /// The group of a group's macro, or null.
+    #[schema(required = true)]
+    group: Option<i32>,
+    /// `[action…]`: `{"set": field, "value": …}` or `{"comment": template, "internal": bool}`.
+    actions: Value,
+    /// ISO 8601 UTC.
+    #[schema(format = DateTime)]
+    created_at: String,
+    /// ISO 8601 UTC.
+    #[schema(format = DateTime)]
+    updated_at: String,
+}
+
+impl Macro {
+    fn of(m: entity::ticket_macro::Model) -> Self {
+        Macro {
+            scope: match macros::scope_of(&m) {
+                Scope::Personal => "personal",
+                Scope::Group(_) => "group",
+                Scope::Everyone => "everyone",
+            },
+            created_at: timestamp(&m.created_at),
+            updated_at: timestamp(&m.updated_at),
+            id: m.id,
+            name: m.name,
+            owner: m.owner_id,
+            group: m.group_id,
+            actions: m.actions,
+        }
+    }
+}
+
+/// Fields of a macro: `name` and `actions` are required on create; `scope` (`personal`, the default, `group`
+/// with `group`, or `everyone`) is set on create only.
+#[derive(Serialize, ToSchema)]
+pub struct MacroInput {
+    /// 1–200 characters.
+    name: Option<String>,
+    /// `personal`, `group` or `everyone` (the last two for administrators).
+    scope: Option<String>,
+    /// Group id, for scope `group`.
+    group: Option<i32>,
+    /// 1 to 20 actions.
+    actions: Option<Value>,
+}
+
+/// The tickets to apply a macro to.
+#[derive(Deserialize, ToSchema)]
+pub struct MacroTargets {
+    /// 1 to 100 ticket ids.
+    tickets: Vec<i32>,
+}
+
+/// A ticket a macro could not be applied to.
+#[derive(Serialize, ToSchema)]
+pub struct MacroFailure {
+    /// Ticket id.
+    ticket: i32,
+    /// The error code, as in error bodies.
+    code: &'static str,
+    /// Why.
+    error: String,
+}
+
+/// What applying a macro did, ticket by ticket.
+#[derive(Serialize, ToSchema)]
+pub struct MacroApplied {
+    /// The tickets it changed, as they are now.
+    tickets: Vec<crate::rest::shapes::TicketUpdated>,
+    /// The tickets it could not change.
+    failures: Vec<MacroFailure>,
+}
+
+/// A reply a macro would post.
+#[derive(Serialize, ToSchema)]
+pub struct MacroReply {
+    /// HTML.
+    body: String,
+    /// An internal note.
+    internal: bool,
+}
+
+/// What applying a macro would do; nothing is written.
+#[derive(Serialize, ToSchema)]
+pub struct MacroPreview {
+    /// Ticket id.
+    ticket: i32,
+    /// `{field: [old, new]}` of the fields it would change.
+    changes: Value,
+    /// The replies it would post.
+    replies: Vec<MacroReply>,
+}
+
+/// The macro routes.
+pub fn macro_router() -> Routes {
+    Routes::new(Door::Rest)
+        .route(
+            "/api/automation/macros/",
+            get(list_macros).post(create_macro),
+        )
+        .route(
+            "/api/automation/macros/{id}/",
+            get(get_macro).patch(update_macro).delete(delete_macro),
+        )
+        .route("/api/automation/macros/{id}/preview/", get(preview_macro))
+        .route("/api/automation/macros/{id}/apply/", post(apply_macro))
+}
+
+/// `GET /api/automation/macros/`: the macros the caller may apply (team members).
+#[utoipa::path(get, path = "/api/automation/macros/", tag = "automation", operation_id = "listMacros",
+    summary = "The caller's macros, their groups' and everyone's (team members).",
+    responses((status = 200, description = "The macros", body = Vec<Macro>), (status = 403, description = "Not a team member", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn list_macros(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+) -> AppResult<axum::Json<Vec<Macro>>> {
+    let list = macros::list(&state.db.conn, &actor).await?;
+    Ok(axum::Json(list.into_iter().map(Macro::of).collect()))
+}
+
+/// `POST /api/automation/macros/` → 201.
+#[utoipa::path(post, path = "/api/automation/macros/", tag = "automation", operation_id = "createMacro",
+    summary = "Save a macro: a personal one (team members) or a shared one (administrators).",
+    request_body = MacroInput,
+    responses((status = 201, description = "Created", body = Macro), (status = 403, description = "Not a team member, or sharing without being an administrator", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn create_macro(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    JsonObject(body): JsonObject,
+) -> AppResult<(StatusCode, axum::Json<Macro>)> {
+    let fields = Fields(&body);
+    let scope = match fields.string("scope")?.as_deref().map(str::trim) {
+        None | Some("personal") => Scope::Personal,
+        Some("everyone") => Scope::Everyone,
+        Some("group") => Scope::Group(
+            fields
+                .nullable_id("group")?
+                .flatten()
+                .ok_or_else(|| AppError::field("group", "a group macro names its group"))?,
+        ),
+        Some(_) => {
+            return Err(AppError::field(
+                "scope",
+                "must be one of: personal, group, everyone",
+            ))
+        }
+    };
+    let input = NewMacro {
+        name: fields
+            .string_not_null("name")?
+            .ok_or_else(|| AppError::field("name", "this field is required"))?,
+        scope,
+        actions: rule_part(&fields, "actions")
+            .ok_or_else(|| AppError::field("actions", "this field is required"))?,
+    };
+    let created = macros::create(&state.db, &actor, input).await?;
+    Ok((StatusCode::CREATED, axum::Json(Macro::of(created))))
+}
+
+/// `GET /api/automation/macros/{id}/`.
+#[utoipa::path(get, path = "/api/automation/macros/{id}/", tag = "automation", operation_id = "getMacro",
+    summary = "One macro the caller may apply.",
+    params(("id" = i32, Path, description = "Macro id")),
+    responses((status = 200, description = "The macro", body = Macro), (status = 403, description = "Not a team member", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn get_macro(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+) -> AppResult<axum::Json<Macro>> {
+    Ok(axum::Json(Macro::of(
+        macros::get(&state.db.conn, &actor, id).await?,
+    )))
+}
+
+/// `PATCH /api/automation/macros/{id}/` with `name` and/or `actions`.
+#[utoipa::path(patch, path = "/api/automation/macros/{id}/", tag = "automation", operation_id = "updateMacro",
+    summary = "Change a macro (its owner, or an administrator for a shared one).",
+    params(("id" = i32, Path, description = "Macro id")),
+    request_body = MacroInput,
+    responses((status = 200, description = "Updated", body = Macro), (status = 403, description = "Not the owner, or a shared macro and not an administrator", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn update_macro(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+    JsonObject(body): JsonObject,
+) -> AppResult<axum::Json<Macro>> {
+    let fields = Fields(&body);
+    let patch = MacroPatch {
+        name: fields.string_not_null("name")?,
+        actions: rule_part(&fields, "actions"),
+    };
+    let saved = macros::update(&state.db, &actor, id, patch).await?;
+    Ok(axum::Json(Macro::of(saved)))
+}
+
+/// `DELETE /api/automation/macros/{id}/` → 204.
+#[utoipa::path(delete, path = "/api/automation/macros/{id}/", tag = "automation", operation_id = "deleteMacro",
+    summary = "Remove a macro (its owner, or an administrator for a shared one).",
+    params(("id" = i32, Path, description = "Macro id")),
+    responses((status = 204, description = "Deleted"), (status = 403, description = "Not the owner, or a shared macro and not an administrator", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn delete_macro(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+) -> AppResult<StatusCode> {
+    macros::delete(&state.db, &actor, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The `ticket` query parameter of a preview.
+#[derive(Deserialize)]
+pub struct PreviewQuery {
+    ticket: Option<String>,
+}
+
+/// `GET /api/automation/macros/{id}/preview/?ticket=<id>`: what applying it would do; nothing is written.
+#[utoipa::path(get, path = "/api/automation/macros/{id}/preview/", tag = "automation", operation_id = "previewMacro",
+    summary = "What applying a macro to a ticket would do, with every check applying makes; nothing is written.",
+    params(("id" = i32, Path, description = "Macro id"), ("ticket" = i32, Query, description = "Ticket id")),
+    responses((status = 200, description = "The preview", body = MacroPreview), (status = 403, description = "Not allowed to make the change", body = crate::error::bodies::Error), (status = 409, description = "The workflow refuses the move", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn preview_macro(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+    axum::extract::Query(query): axum::extract::Query<PreviewQuery>,
+) -> AppResult<axum::Json<MacroPreview>> {
+    let ticket = query
+        .ticket
+        .as_deref()
+        .map(|t| crate::rest::fields::id_value("ticket", &Value::String(t.to_string())))
+        .transpose()?
+        .ok_or_else(|| AppError::field("ticket", "this field is required"))?;
+    let p = macros::preview(&state.db.conn, &actor, id, ticket).await?;
+    let changes = p.changes();
+    Ok(axum::Json(MacroPreview {
+        ticket,
+        changes,
+        replies: p
+            .replies
+            .into_iter()
+            .map(|r| MacroReply {
+                body: r.body,
+                internal: r.internal,
+            })
+            .collect(),
+    }))
+}
+
+/// `POST /api/automation/macros/{id}/apply/` `{tickets}`: apply a macro to 1 to 100 tickets, each on its own.
+#[utoipa::path(post, path = "/api/automation/macros/{id}/apply/", tag = "automation", operation_id = "applyMacro",
+    summary = "Apply a macro to tickets, each on its own; the ones it could not change are listed with why.",
+    params(("id" = i32, Path, description = "Macro id")),
+    request_body = MacroTargets,
+    responses((status = 200, description = "Ticket by ticket", body = MacroApplied), (status = 403, description = "Not a team member", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn apply_macro(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+    Json(body): Json<MacroTargets>,
+) -> AppResult<axum::Json<MacroApplied>> {
+    let deps = state.write_deps(crate::domain::Channel::Rest);
+    let outcomes = macros::apply(deps, &actor, id, &body.tickets).await?;
+    let mut applied = MacroApplied {
+        tickets: Vec::new(),
+        failures: Vec::new(),
+    };
+    for (ticket, outcome) in outcomes {
+        match outcome {
+            Ok(t) => applied
+                .tickets
+                .push(crate::rest::shapes::ticket_updated(&t)),
+            Err(err) => applied.failures.push(MacroFailure {
+                ticket,
+                code: err.code(),
+                error: err.public_message(),
+            }),
+        }
+    }
+    Ok(axum::Json(applied))
 }

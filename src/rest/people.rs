@@ -390,7 +390,7 @@ pub async fn update_user(
 #[utoipa::path(post, path = "/api/users/{id}/deactivate/", tag = "people", operation_id = "deactivateUser",
     summary = "Deactivate an account: its sessions, tokens and subscriptions stop at once, everywhere (administrators).",
     params(("id" = i32, Path, description = "User id")),
-    responses((status = 200, description = "Deactivated", body = Deactivated)),
+    responses((status = 200, description = "Deactivated", body = Deactivated), (status = 400, description = "An administrator's own account", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn deactivate_user(
     State(state): State<AppState>,
@@ -520,7 +520,7 @@ pub async fn rename_group(
 #[utoipa::path(delete, path = "/api/groups/{id}/", tag = "people", operation_id = "deleteGroup",
     summary = "Delete a group (administrators); refused with the count while open tickets are assigned to it.",
     params(("id" = i32, Path, description = "Group id")),
-    responses((status = 204, description = "Deleted"), (status = 409, description = "Open tickets are assigned to the group (the count in the message)", body = crate::error::bodies::Error)),
+    responses((status = 204, description = "Deleted"), (status = 400, description = "The team groups (Agents, Administrators) cannot be deleted", body = crate::error::bodies::Error), (status = 409, description = "Open tickets are assigned to the group (the count in the message)", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn delete_group(
     State(state): State<AppState>,
@@ -563,7 +563,7 @@ pub async fn add_member(
 #[utoipa::path(delete, path = "/api/groups/{id}/members/{user_id}/", tag = "people", operation_id = "removeGroupMember",
     summary = "Remove an account from a group (administrators).",
     params(("id" = i32, Path, description = "Group id"), ("user_id" = i32, Path, description = "User id")),
-    responses((status = 204, description = "Removed")),
+    responses((status = 204, description = "Removed"), (status = 400, description = "No such user", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 pub async fn remove_member(
     State(state): State<AppState>,

@@ -3,7 +3,8 @@
 //! `field` is the JSON path that holds it.
 use crate::graphql::context::viewer;
 use crate::graphql::ids;
-use crate::graphql::types::Trigger;
+use crate::graphql::types::{Macro, MacroScope, Ticket, Trigger};
+use crate::service::automation::macros::{self, MacroPatch, NewMacro, Scope};
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
 use async_graphql::{Context, InputObject, Json, MaybeUndefined, Object, Result, SimpleObject, ID};
 
@@ -87,6 +88,87 @@ pub struct DeleteTriggerInput {
 pub struct DeleteTriggerPayload {
     /// Global id of the deleted trigger.
     deleted_trigger_id: ID,
+}
+
+/// A new macro.
+#[derive(InputObject)]
+pub struct CreateMacroInput {
+    /// 1-200 characters.
+    name: String,
+    /// Who it is for (default PERSONAL); GROUP and EVERYONE are for administrators.
+    scope: Option<MacroScope>,
+    /// The group, for scope GROUP.
+    group_id: Option<ID>,
+    /// `[action…]`, 1 to 20.
+    actions: Json<serde_json::Value>,
+}
+
+/// The created macro.
+#[derive(SimpleObject)]
+pub struct CreateMacroPayload {
+    /// The macro.
+    r#macro: Macro,
+}
+
+/// A change to a macro; absent fields stay.
+#[derive(InputObject)]
+pub struct UpdateMacroInput {
+    /// Global id of the macro.
+    id: ID,
+    /// New name.
+    name: Option<String>,
+    /// New actions.
+    actions: Option<Json<serde_json::Value>>,
+}
+
+/// The changed macro.
+#[derive(SimpleObject)]
+pub struct UpdateMacroPayload {
+    /// The macro.
+    r#macro: Macro,
+}
+
+/// Which macro to delete.
+#[derive(InputObject)]
+pub struct DeleteMacroInput {
+    /// Global id of the macro.
+    id: ID,
+}
+
+/// The deleted macro's id.
+#[derive(SimpleObject)]
+pub struct DeleteMacroPayload {
+    /// Global id of the deleted macro.
+    deleted_macro_id: ID,
+}
+
+/// A macro and the tickets to apply it to.
+#[derive(InputObject)]
+pub struct ApplyMacroInput {
+    /// Global id of the macro.
+    macro_id: ID,
+    /// 1 to 100 tickets; each gets the checks a change by hand would.
+    ticket_ids: Vec<ID>,
+}
+
+/// A ticket the macro could not be applied to.
+#[derive(SimpleObject)]
+pub struct MacroFailure {
+    /// Global id of the ticket.
+    ticket_id: ID,
+    /// The error code (`FORBIDDEN`, `NOT_FOUND`, `INVALID_TRANSITION`, …).
+    code: String,
+    /// Why.
+    message: String,
+}
+
+/// What applying a macro did, ticket by ticket.
+#[derive(SimpleObject)]
+pub struct ApplyMacroPayload {
+    /// The tickets it changed, as they are now.
+    tickets: Vec<Ticket>,
+    /// The tickets it could not change, and why.
+    failures: Vec<MacroFailure>,
 }
 
 fn project_id(id: &ID) -> Result<i32> {
@@ -173,5 +255,106 @@ impl AutomationMutation {
         Ok(DeleteTriggerPayload {
             deleted_trigger_id: ids::encode("Trigger", id),
         })
+    }
+
+    /// Save a macro.
+    async fn create_macro(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateMacroInput,
+    ) -> Result<CreateMacroPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let scope = match (input.scope.unwrap_or(MacroScope::Personal), &input.group_id) {
+            (MacroScope::Group, Some(g)) => Scope::Group(ids::decode(g, "Group", "groupId")?),
+            (MacroScope::Group, None) => {
+                return Err(crate::error::AppError::field(
+                    "groupId",
+                    "a GROUP macro names its group",
+                )
+                .into())
+            }
+            (MacroScope::Personal, _) => Scope::Personal,
+            (MacroScope::Everyone, _) => Scope::Everyone,
+        };
+        let new = NewMacro {
+            name: input.name,
+            scope,
+            actions: input.actions.0,
+        };
+        let created = macros::create(&req.state.db, &actor, new).await?;
+        Ok(CreateMacroPayload {
+            r#macro: Macro(created),
+        })
+    }
+
+    /// Change a macro (its owner, or an administrator for a shared one).
+    async fn update_macro(
+        &self,
+        ctx: &Context<'_>,
+        input: UpdateMacroInput,
+    ) -> Result<UpdateMacroPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ids::decode(&input.id, "Macro", "id")?;
+        let patch = MacroPatch {
+            name: input.name,
+            actions: input.actions.map(|a| a.0),
+        };
+        let saved = macros::update(&req.state.db, &actor, id, patch).await?;
+        Ok(UpdateMacroPayload {
+            r#macro: Macro(saved),
+        })
+    }
+
+    /// Remove a macro (its owner, or an administrator for a shared one).
+    async fn delete_macro(
+        &self,
+        ctx: &Context<'_>,
+        input: DeleteMacroInput,
+    ) -> Result<DeleteMacroPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ids::decode(&input.id, "Macro", "id")?;
+        macros::delete(&req.state.db, &actor, id).await?;
+        Ok(DeleteMacroPayload {
+            deleted_macro_id: ids::encode("Macro", id),
+        })
+    }
+
+    /// Apply a macro to tickets, each on its own: one refused ticket does not stop the others.
+    async fn apply_macro(
+        &self,
+        ctx: &Context<'_>,
+        input: ApplyMacroInput,
+    ) -> Result<ApplyMacroPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let macro_id = ids::decode(&input.macro_id, "Macro", "macroId")?;
+        if input.ticket_ids.len() > macros::MAX_TICKETS {
+            return Err(crate::error::AppError::field(
+                "ticketIds",
+                format!("name 1 to {} tickets", macros::MAX_TICKETS),
+            )
+            .into());
+        }
+        let ticket_ids = input
+            .ticket_ids
+            .iter()
+            .map(|id| ids::decode(id, "Ticket", "ticketIds"))
+            .collect::<Result<Vec<i32>, _>>()?;
+        let deps = req.state.write_deps(crate::domain::Channel::Graphql);
+        let outcomes = macros::apply(deps, &actor, macro_id, &ticket_ids).await?;
+        let mut payload = ApplyMacroPayload {
+            tickets: Vec::new(),
+            failures: Vec::new(),
+        };
+        for (id, outcome) in outcomes {
+            match outcome {
+                Ok(t) => payload.tickets.push(Ticket(t)),
+                Err(err) => payload.failures.push(MacroFailure {
+                    ticket_id: ids::encode("Ticket", id),
+                    code: err.graphql_code().to_string(),
+                    message: err.public_message(),
+                }),
+            }
+        }
+        Ok(payload)
     }
 }

@@ -5,11 +5,14 @@
 pub mod evaluate;
 pub mod known;
 pub mod language;
+pub mod macros;
+mod render;
 pub mod triggers;
 
 pub use evaluate::Facts;
 pub use known::KnownTriggers;
 pub use language::{Event, Role};
+pub use render::render;
 pub use triggers::{NewTrigger, Trigger, TriggerPatch};
 
 use crate::auth::Actor;

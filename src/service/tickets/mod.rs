@@ -10,5 +10,5 @@ pub use read::{
     TicketOrder, TicketPage, TicketQuery, TicketReads, TicketSort,
 };
 pub use write::{
-    archive, change_status, create, restore, update, NewTicket, TicketPatch, KEY_FIELD,
+    archive, change_status, create, preview, restore, update, NewTicket, TicketPatch, KEY_FIELD,
 };

@@ -45,6 +45,7 @@ pub fn router() -> Routes {
         )
         .route("/tickets/{id}/", get(ticket::page))
         .route("/tickets/{id}/status/", post(ticket::change_status))
+        .route("/tickets/{id}/macro/", post(ticket::apply_macro))
         .route("/tickets/{id}/edit/", post(ticket::edit))
         .uploads("/tickets/{id}/comments/new/", post(thread::add))
         .route("/settings/", get(settings::page))

@@ -10,7 +10,7 @@ mod update;
 pub use archive::{archive, restore};
 pub use create::{create, KEY_FIELD};
 pub use status::change_status;
-pub use update::update;
+pub use update::{preview, update};
 
 use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};

@@ -12,16 +12,13 @@ use crate::domain::CommentType;
 use crate::domain::Workflow;
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
-use crate::sanitize::text_to_html;
-use crate::service::automation::language::{Action, DueDate, Placeholder};
-use crate::service::automation::{role_of, Event, Facts, Trigger, Via};
-use crate::service::comments::{self, MAX_BODY_BYTES};
-use crate::service::users;
+use crate::service::automation::language::{Action, DueDate};
+use crate::service::automation::{render, role_of, Event, Facts, Trigger, Via};
+use crate::service::comments;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Utc};
 use entity::ticket;
 use sea_orm::{DatabaseTransaction, EntityTrait, QuerySelect};
-use std::collections::HashMap;
 
 /// What the rules did to a write: the ticket as the last one left it, and the comments they posted (for
 /// the live events sent after the commit).
@@ -183,50 +180,14 @@ async fn post_comments(
         let Action::Comment { template, internal } = action else {
             continue;
         };
-        let wants_people = template.placeholders().any(|p| {
-            matches!(
-                p,
-                Placeholder::RequesterName
-                    | Placeholder::RequesterUsername
-                    | Placeholder::AssigneeName
-            )
-        });
-        let people = if wants_people {
-            users::recipients(
-                txn,
-                [Some(t.requester_id), t.assignee_id].into_iter().flatten(),
-            )
-            .await?
-        } else {
-            HashMap::new()
-        };
-        let person = |id: Option<i32>| id.and_then(|id| people.get(&id));
-        let text = template.render(|p| match p {
-            Placeholder::TicketNumber => t.ticket_number.clone(),
-            Placeholder::TicketTitle => t.title.clone(),
-            Placeholder::TicketStatus => t.status.as_str().to_string(),
-            Placeholder::TicketPriority => t.priority.as_str().to_string(),
-            Placeholder::RequesterName => person(Some(t.requester_id))
-                .map(|r| r.name.clone())
-                .unwrap_or_default(),
-            Placeholder::RequesterUsername => person(Some(t.requester_id))
-                .map(|r| r.username.clone())
-                .unwrap_or_default(),
-            Placeholder::AssigneeName => person(t.assignee_id)
-                .map(|r| r.name.clone())
-                .unwrap_or_default(),
-            Placeholder::RuleName => trigger.name.clone(),
-        });
-        // Plain text in, escaped HTML out: nothing a ticket's title or a name holds becomes markup.
-        let body = text_to_html(&text);
-        if body.is_empty() || body.len() > MAX_BODY_BYTES {
+        let Some(body) = render(txn, template, t, &trigger.name).await? else {
             tracing::warn!(
                 trigger = trigger.id,
                 ticket = t.id,
                 "trigger comment skipped: empty or too long once rendered"
             );
             continue;
-        }
+        };
         let kind = if *internal {
             CommentType::Internal
         } else {

@@ -45,15 +45,22 @@ fn check_patch_permission(
     }
 }
 
-/// Apply a partial change, enforcing field permissions and the workflow.
-pub async fn update(
-    state: WriteDeps<'_>,
+/// A patch checked against the ticket as the actor may see it: permissions, text and what it names. The
+/// workflow is checked on the row the change is made to.
+struct Checked {
+    current: ticket::Model,
+    title: Option<String>,
+    description: Option<String>,
+}
+
+async fn check(
+    db: &impl sea_orm::ConnectionTrait,
     actor: &Actor,
     id: i32,
-    patch: TicketPatch,
-) -> AppResult<ticket::Model> {
-    let current = tickets::get(&state.db.conn, actor, id).await?;
-    check_patch_permission(actor, &current, &patch)?;
+    patch: &TicketPatch,
+) -> AppResult<Checked> {
+    let current = tickets::get(db, actor, id).await?;
+    check_patch_permission(actor, &current, patch)?;
     let title = patch
         .title
         .as_deref()
@@ -66,31 +73,33 @@ pub async fn update(
         .transpose()?;
     if let Some(Some(pid)) = patch.project_id {
         if current.project_id != Some(pid) {
-            check_project(&state.db.conn, pid).await?;
+            check_project(db, pid).await?;
         }
     }
     if let Some(Some(uid)) = patch.assignee_id {
-        check_user(&state.db.conn, "assigned_to", uid).await?;
+        check_user(db, "assigned_to", uid).await?;
     }
     if let Some(Some(gid)) = patch.assigned_group_id {
-        check_group(&state.db.conn, gid).await?;
+        check_group(db, gid).await?;
     }
-    // Before the transaction, as every read the write can make early: remembered, mostly.
-    let triggers = state.triggers.active(&state.db.conn).await?;
-    let txn = state.db.begin_write().await?;
-    // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
-    // and the status counters move from the status the row really had.
-    let current = ticket::Entity::find_by_id(id)
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .filter(|t| t.archived_at.is_none())
-        .ok_or_else(|| AppError::not_found("ticket"))?;
-    let current_status = current.status;
+    Ok(Checked {
+        current,
+        title,
+        description,
+    })
+}
+
+/// The ticket `current` becomes under `patch` (its text already checked), the move checked by the workflow.
+fn patched(
+    current: &ticket::Model,
+    patch: &TicketPatch,
+    title: Option<String>,
+    description: Option<String>,
+    now: DateTime<Utc>,
+) -> AppResult<ticket::Model> {
     if let Some(next) = patch.status {
-        check_transition(current_status, next)?;
+        check_transition(current.status, next)?;
     }
-    let now = Utc::now();
     let mut next = current.clone();
     if let Some(t) = title {
         next.title = t;
@@ -103,7 +112,7 @@ pub async fn update(
     }
     if let Some(s) = patch.status {
         next.status = s;
-        if s != current_status {
+        if s != current.status {
             apply_lifecycle(&mut next, s, now);
         }
     }
@@ -119,6 +128,49 @@ pub async fn update(
     if let Some(v) = patch.due_date {
         next.due_date = v;
     }
+    Ok(next)
+}
+
+/// What [`update`] would make of the ticket, with every check it makes, written nowhere: the ticket as it is
+/// and as it would be (triggers left out: they run on the write itself).
+pub async fn preview(
+    db: &impl sea_orm::ConnectionTrait,
+    actor: &Actor,
+    id: i32,
+    patch: &TicketPatch,
+) -> AppResult<(ticket::Model, ticket::Model)> {
+    let checked = check(db, actor, id, patch).await?;
+    let next = patched(
+        &checked.current,
+        patch,
+        checked.title,
+        checked.description,
+        Utc::now(),
+    )?;
+    Ok((checked.current, next))
+}
+
+/// Apply a partial change, enforcing field permissions and the workflow.
+pub async fn update(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    id: i32,
+    patch: TicketPatch,
+) -> AppResult<ticket::Model> {
+    let checked = check(&state.db.conn, actor, id, &patch).await?;
+    // Before the transaction, as every read the write can make early: remembered, mostly.
+    let triggers = state.triggers.active(&state.db.conn).await?;
+    let txn = state.db.begin_write().await?;
+    // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
+    // and the status counters move from the status the row really had.
+    let current = ticket::Entity::find_by_id(id)
+        .lock_exclusive()
+        .one(&txn)
+        .await?
+        .filter(|t| t.archived_at.is_none())
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    let now = Utc::now();
+    let next = patched(&current, &patch, checked.title, checked.description, now)?;
     let before = current.clone();
     let action = if patch.fields() == ["status"] {
         "status_change"

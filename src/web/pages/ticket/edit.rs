@@ -37,14 +37,7 @@ pub async fn change_status(
     // Resolving may leave a note for the requester, as a public comment.
     let note = form.get("note").trim();
     if status == TicketStatus::Resolved && !note.is_empty() {
-        let escaped = note
-            .replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;");
-        let body = format!(
-            "<p>{}</p>",
-            escaped.replace("\r\n", "\n").replace('\n', "<br>")
-        );
+        let body = crate::sanitize::text_to_html(note);
         let input = crate::service::comments::NewComment {
             body,
             comment_type: crate::domain::CommentType::Public,
@@ -176,4 +169,29 @@ pub async fn edit(
             "Changes saved"
         },
     ))
+}
+
+/// `POST /tickets/<id>/macro/` (form, `macro=<id>`): apply one of the viewer's macros to the ticket.
+#[utoipa::path(post, path = "/tickets/{id}/macro/", tag = "pages", operation_id = "pageApplyMacro",
+    summary = "Apply a macro to a ticket from its page (team members).",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the ticket page")),
+    security(("session" = [], "csrf" = [])))]
+pub async fn apply_macro(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    use crate::service::automation::macros;
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let macro_id = path_id(form.get("macro"), "macro")?;
+    let m = macros::get(&state.db.conn, &user.actor, macro_id).await?;
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    for (_, outcome) in macros::apply(deps, &user.actor, macro_id, &[id]).await? {
+        outcome?;
+    }
+    Ok(super::flash::back(id, &format!("Applied {}", m.name)))
 }

@@ -6,7 +6,7 @@ mod flash;
 mod history;
 mod sla_badge;
 
-pub use edit::{change_status, edit};
+pub use edit::{apply_macro, change_status, edit};
 
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
@@ -87,6 +87,8 @@ struct TicketPage {
     groups: Vec<Choice>,
     sla: Option<SlaBadges>,
     history: Vec<HistoryLine>,
+    /// The macros a team member may apply.
+    macros: Vec<Choice>,
 }
 
 /// Render the page of ticket `id` for `user`, with the comment form showing `draft`.
@@ -130,6 +132,15 @@ pub async fn render_ticket(
         .map(|p| choice(p.as_str().to_string(), label(p.as_str()), *p == t.priority))
         .collect();
     let history = history::lines(db, actor, &t).await?;
+    let macros = if actor.is_team() {
+        crate::service::automation::macros::list(db, actor)
+            .await?
+            .into_iter()
+            .map(|m| choice(m.id.to_string(), m.name, false))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut files = upload::views(state, user, &listed);
     let mut comments = thread(state, user, &t).await?;
     for c in &mut comments {
@@ -170,6 +181,7 @@ pub async fn render_ticket(
         groups,
         sla,
         history,
+        macros,
     };
     Ok(html(status, &page))
 }
