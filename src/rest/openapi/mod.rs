@@ -55,7 +55,7 @@ use web::pages;
         web::comments::edit, web::comments::delete,
         http::health::healthz, http::health::readyz, http::health::metrics,
         graphql::http::graphql_get, graphql::http::graphql_post, graphql::ws::graphql_ws,
-        pages::login::page, pages::queue::page, pages::new_ticket::page, pages::new_ticket::submit,
+        pages::login::page, pages::queue::page, pages::queue::bulk_macro, pages::new_ticket::page, pages::new_ticket::submit,
         pages::ticket::page, pages::ticket::edit::change_status, pages::ticket::edit::apply_macro, pages::ticket::edit::edit,
         pages::thread::add, pages::thread::delete, pages::assets::serve, pages::assets::serve_graphiql,
         pages::settings::page, pages::settings::change_password, pages::settings::create_token,

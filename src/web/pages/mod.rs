@@ -38,6 +38,7 @@ pub fn router() -> Routes {
     Routes::new(Door::Web)
         .route("/", get(home))
         .route("/tickets/", get(queue::page))
+        .route("/tickets/bulk/", post(queue::bulk_macro))
         // Forms that may carry a file: the front layer bounds their bodies by the upload limit.
         .uploads(
             "/tickets/new/",

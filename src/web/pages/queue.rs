@@ -37,6 +37,12 @@ struct Choice {
     selected: bool,
 }
 
+/// A macro the queue offers to apply to the ticked tickets.
+struct MacroChoice {
+    id: i32,
+    name: String,
+}
+
 /// A saved view of the queue (`?view=`).
 struct View {
     value: &'static str,
@@ -61,6 +67,10 @@ const REQUESTER_VIEWS: [(&str, &str); 1] = [("", "My requests")];
 #[template(path = "queue.html")]
 struct QueuePage {
     layout: Layout,
+    /// What the last macro applied from here did.
+    flash: Option<String>,
+    /// The macros a team member may apply to the tickets they tick.
+    macros: Vec<MacroChoice>,
     /// A team member: the agent views and the assignee filter.
     team: bool,
     views: Vec<View>,
@@ -226,8 +236,29 @@ pub async fn page(
             current: *value == view,
         })
         .collect();
+    let flash = match (wanted("changed").parse::<u32>(), wanted("failed").parse::<u32>()) {
+        (Ok(changed), Ok(0)) => Some(format!("Macro applied to {changed} tickets.")),
+        (Ok(changed), Ok(failed)) => Some(format!(
+            "Macro applied to {changed} tickets; {failed} could not be changed (open them to see why)."
+        )),
+        _ => None,
+    };
+    let macros = if team {
+        crate::service::automation::macros::list(&state.db.conn, &user.actor)
+            .await?
+            .into_iter()
+            .map(|m| MacroChoice {
+                id: m.id,
+                name: m.name,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let page = QueuePage {
         layout: Layout::for_user(&user),
+        flash,
+        macros,
         team,
         views,
         view: view.to_string(),
@@ -244,4 +275,36 @@ pub async fn page(
         next: (params.page.saturating_mul(params.limit) < count).then(|| link(params.page + 1)),
     };
     Ok(html(StatusCode::OK, &page))
+}
+
+/// `POST /tickets/bulk/` (form: `macro=<id>`, `ticket=<id>`…): apply a macro to the tickets ticked in the
+/// queue (at most 100, each on its own), then back to the queue with what it did.
+#[utoipa::path(post, path = "/tickets/bulk/", tag = "pages", operation_id = "pageBulkMacro",
+    summary = "Apply a macro to the tickets ticked in the queue (team members; at most 100).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the queue, with how many changed and failed")),
+    security(("session" = [], "csrf" = [])))]
+pub async fn bulk_macro(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: axum::body::Bytes,
+) -> PageResult<Response> {
+    use crate::service::automation::macros;
+    let form = user.form(&body)?;
+    let macro_id = crate::rest::comments::path_id(form.get("macro"), "macro")?;
+    let tickets: Vec<i32> = url::form_urlencoded::parse(&body)
+        .filter(|(k, _)| k == "ticket")
+        .filter_map(|(_, v)| v.parse::<i32>().ok())
+        .collect();
+    if tickets.is_empty() {
+        return Err(crate::error::AppError::field("ticket", "tick the tickets to change").into());
+    }
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    let outcomes = macros::apply(deps, &user.actor, macro_id, &tickets).await?;
+    let failed = outcomes.iter().filter(|(_, o)| o.is_err()).count();
+    let changed = outcomes.len() - failed;
+    let back = format!("/tickets/?changed={changed}&failed={failed}");
+    Ok(axum::response::IntoResponse::into_response(
+        axum::response::Redirect::to(&back),
+    ))
 }

@@ -317,3 +317,67 @@ async fn macros_over_rest(app: &TestApp) {
         StatusCode::NOT_FOUND
     );
 }
+
+db_test!(an_agent_changes_many_tickets_from_the_queue);
+async fn an_agent_changes_many_tickets_from_the_queue(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let made = app
+        .as_user(&bob)
+        .graphql_data(
+            CREATE,
+            json!({"i": {"name": "Low", "actions": [{"set": "priority", "value": "low"}]}}),
+        )
+        .await["createMacro"]["macro"]["databaseId"]
+        .to_string();
+    let mut ids = Vec::new();
+    for title in ["One", "Two", "Three"] {
+        ids.push(app.as_user(&ann).ticket_titled(title).await["id"].to_string());
+    }
+    let agent = login(app, &bob).await;
+    let queue = agent.page(app, "/tickets/").await;
+    assert!(queue.text.contains("name=\"ticket\""), "{}", queue.text);
+    assert!(queue.text.contains("id=\"bulk-apply\""));
+    // Requesters get no selection and no macros.
+    let theirs = login(app, &ann).await.page(app, "/tickets/").await;
+    assert!(!theirs.text.contains("bulk-apply"));
+    let done = agent
+        .form(
+            app,
+            "/tickets/bulk/",
+            &[
+                ("macro", &made),
+                ("ticket", &ids[0]),
+                ("ticket", &ids[2]),
+                ("ticket", "999999"),
+            ],
+        )
+        .await;
+    let back = crate::support::pages::location(&done);
+    assert_eq!(back, "/tickets/?changed=2&failed=1");
+    let shown = agent.page(app, &back).await;
+    assert!(
+        shown
+            .text
+            .contains("Macro applied to 2 tickets; 1 could not be changed"),
+        "{}",
+        shown.text
+    );
+    for (id, want) in [(&ids[0], "LOW"), (&ids[1], "MEDIUM"), (&ids[2], "LOW")] {
+        let seen = app
+            .as_user(&bob)
+            .graphql_data(TICKET, json!({"n": id.parse::<i64>().unwrap()}))
+            .await;
+        assert_eq!(seen["ticket"]["priority"], want);
+    }
+    // A requester cannot use the door either.
+    let refused = login(app, &ann)
+        .await
+        .form(
+            app,
+            "/tickets/bulk/",
+            &[("macro", &made), ("ticket", &ids[1])],
+        )
+        .await;
+    assert!(refused.status.is_client_error(), "{}", refused.status);
+}
