@@ -20,6 +20,8 @@ pub struct Facts<'a> {
     pub groups: &'a [i32],
     /// On `comment_added`: whether the comment is internal.
     pub comment_internal: Option<bool>,
+    /// On an SLA event: the target (`first_response` or `resolution`).
+    pub sla_target: Option<&'static str>,
     /// The ticket before the write (`None` when it was just created).
     pub before: Option<&'a ticket::Model>,
     /// The ticket after the write and the rules before this one.
@@ -95,6 +97,7 @@ impl Condition {
             Subject::Channel => text(facts.channel.as_str()),
             Subject::ActorRole => text(facts.role.as_str()),
             Subject::CommentInternal => facts.comment_internal.map_or(Value::Null, Value::Bool),
+            Subject::SlaTarget => facts.sla_target.map_or(Value::Null, text),
             Subject::ActorGroup => {
                 let member = |v: &Value| matches!(v, Value::Id(g) if facts.groups.contains(g));
                 return match (&self.operator, &self.operand) {
@@ -176,6 +179,7 @@ mod tests {
             role: Role::Requester,
             groups: &[4],
             comment_internal: None,
+            sla_target: None,
             before,
             after,
         }

@@ -30,11 +30,21 @@ pub enum Event {
     Updated,
     /// A comment was added to it.
     CommentAdded,
+    /// A service-level target is close (`sla.target` names it).
+    SlaAtRisk,
+    /// A service-level target was missed.
+    SlaBreached,
 }
 
 impl Event {
     /// Every event.
-    pub const ALL: &'static [Event] = &[Event::Created, Event::Updated, Event::CommentAdded];
+    pub const ALL: &'static [Event] = &[
+        Event::Created,
+        Event::Updated,
+        Event::CommentAdded,
+        Event::SlaAtRisk,
+        Event::SlaBreached,
+    ];
 
     /// The rules' spelling.
     pub fn as_str(self) -> &'static str {
@@ -42,6 +52,8 @@ impl Event {
             Event::Created => "created",
             Event::Updated => "updated",
             Event::CommentAdded => "comment_added",
+            Event::SlaAtRisk => "sla_at_risk",
+            Event::SlaBreached => "sla_breached",
         }
     }
 }
@@ -55,6 +67,8 @@ pub enum Role {
     Agent,
     /// An administrator.
     Admin,
+    /// The service itself (the SLA checks).
+    System,
 }
 
 impl Role {
@@ -64,6 +78,7 @@ impl Role {
             Role::Requester => "requester",
             Role::Agent => "agent",
             Role::Admin => "admin",
+            Role::System => "system",
         }
     }
 }
@@ -146,6 +161,8 @@ pub enum Subject {
     ActorGroup,
     /// `comment.internal`: on `comment_added`, whether the comment is an internal note.
     CommentInternal,
+    /// `sla.target`: on `sla_at_risk` and `sla_breached`, `first_response` or `resolution`.
+    SlaTarget,
     /// A field of the ticket as it is after the change.
     Ticket(TicketField),
 }
@@ -158,6 +175,7 @@ impl Subject {
             "actor.role" => Subject::ActorRole,
             "actor.group" => Subject::ActorGroup,
             "comment.internal" => Subject::CommentInternal,
+            "sla.target" => Subject::SlaTarget,
             other => {
                 let field = other.strip_prefix("ticket.")?;
                 Subject::Ticket(TicketField::ALL.into_iter().find(|f| f.as_str() == field)?)
@@ -173,6 +191,7 @@ impl Subject {
             Subject::ActorRole => "actor.role".into(),
             Subject::ActorGroup => "actor.group".into(),
             Subject::CommentInternal => "comment.internal".into(),
+            Subject::SlaTarget => "sla.target".into(),
             Subject::Ticket(field) => format!("ticket.{}", field.as_str()),
         }
     }
@@ -184,6 +203,7 @@ impl Subject {
             Subject::ActorRole => Kind::Choice(ROLES, false),
             Subject::ActorGroup => Kind::Ref,
             Subject::CommentInternal => Kind::Bool,
+            Subject::SlaTarget => Kind::Choice(SLA_TARGETS, false),
             Subject::Ticket(field) => field.kind(),
         }
     }
@@ -204,9 +224,16 @@ const STATUSES: &[&str] = &[
     "closed",
 ];
 const PRIORITIES: &[&str] = &["low", "medium", "high", "critical"];
-const EVENTS: &[&str] = &["created", "updated", "comment_added"];
+const EVENTS: &[&str] = &[
+    "created",
+    "updated",
+    "comment_added",
+    "sla_at_risk",
+    "sla_breached",
+];
 const CHANNELS: &[&str] = &["web", "rest", "graphql", "email", "rule", "system"];
-const ROLES: &[&str] = &["requester", "agent", "admin"];
+const ROLES: &[&str] = &["requester", "agent", "admin", "system"];
+const SLA_TARGETS: &[&str] = &["first_response", "resolution"];
 
 /// The type of a subject's values.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -596,7 +623,7 @@ impl Condition {
                     &field_path,
                     format!(
                     "unknown field \"{field}\"; known: event, channel, actor.role, actor.group, \
-                     comment.internal, {}",
+                     comment.internal, sla.target, {}",
                     TicketField::ALL.map(|f| format!("ticket.{}", f.as_str())).join(", ")
                 ),
                 )

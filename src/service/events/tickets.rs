@@ -81,12 +81,13 @@ fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static
         .collect()
 }
 
-/// A ticket change (made by a rule when `via` names one, marked so in the bodies): `ticket.status_changed` (emails to requester and assignee), `ticket.assigned`
+/// A ticket change (made by a rule when `via` names one, marked so in the bodies; `skip` made it and is not
+/// mailed): `ticket.status_changed` (emails to requester and assignee), `ticket.assigned`
 /// (email to the new assignee) and `ticket.updated` (other fields, no email), as they apply.
 pub async fn ticket_changed(
     db: &impl ConnectionTrait,
     config: &Config,
-    actor: &Actor,
+    skip: Option<i32>,
     via: Option<&Via>,
     before: &ticket::Model,
     after: &ticket::Model,
@@ -116,7 +117,7 @@ pub async fn ticket_changed(
             db,
             &event_id,
             body.event,
-            Some(actor.id()),
+            skip,
             after,
             &occurrence,
             &recipients,
@@ -140,7 +141,7 @@ pub async fn ticket_changed(
             db,
             &event_id,
             body.event,
-            Some(actor.id()),
+            skip,
             after,
             &Occurrence::Assigned,
             &recipients,

@@ -9,6 +9,7 @@ use crate::notify::outbox;
 use crate::service::audit;
 use crate::service::events;
 use crate::service::tickets::counters;
+use crate::service::tickets::write::triggered;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Duration, Utc};
 use entity::{sla_event, ticket, ticket_sla};
@@ -43,6 +44,7 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
     else {
         return Err(AppError::internal(anyhow::anyhow!("unknown SLA check")));
     };
+    let triggers = deps.triggers.active(&deps.db.conn).await?;
     let txn = deps.db.begin_write().await?;
     let Some((t, clock, policy)) = clocked(&txn, row.ticket_id).await? else {
         if let Some(at) = row.at {
@@ -88,6 +90,7 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
     };
     let mut next = clock.clone();
     let mut recorded = false;
+    let mut happened = Vec::new();
     for (target, kind, at) in due {
         // A check that comes late (the workers were down) does not warn of a breach that already happened.
         let superseded = kind == Kind::AtRisk
@@ -99,6 +102,7 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
         }
         *happened_mut(&mut next, target, kind) = Some(now);
         recorded = true;
+        happened.push((target, kind));
     }
     if chained {
         let following = next_check(&dues, &next, Some(now));
@@ -119,11 +123,32 @@ pub async fn check(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> Ap
     if recorded {
         counters::on_clock_moved(&txn).await?;
     }
+    // Last, once the clock is saved: a rule that changes the priority re-clocks the ticket from it.
+    let before = t.clone();
+    let mut current = t;
+    let mut ran = Vec::new();
+    for (target, kind) in happened {
+        let breached = kind == Kind::Breached;
+        let done = triggered::after_sla_event(
+            &txn,
+            deps,
+            &triggers,
+            current.clone(),
+            breached,
+            target.as_str(),
+        )
+        .await?;
+        current = done.ticket.clone();
+        ran.push(done);
+    }
     txn.commit().await?;
     if recorded {
         deps.live
-            .publish(deps.db, LiveEvent::new(LiveKind::SlaChanged, t.id))
+            .publish(deps.db, LiveEvent::new(LiveKind::SlaChanged, current.id))
             .await;
+    }
+    for done in &ran {
+        done.publish(deps, &before).await;
     }
     Ok(recorded)
 }

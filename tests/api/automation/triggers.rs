@@ -512,3 +512,57 @@ async fn a_trigger_change_reaches_every_instance_at_once(app: &TestApp) {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+db_test!(a_breach_escalates_the_ticket_once);
+/// A trigger on `sla_breached` runs in the SLA check's own transaction, once per breach, as the service.
+async fn a_breach_escalates_the_ticket_once(app: &TestApp) {
+    use crate::support::sla::{around_the_clock, run_at};
+    use chrono::Duration;
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let root = app.admin("root").await;
+    around_the_clock(app, &root, "High", "HIGH", json!({})).await;
+    trigger(
+        app,
+        &root,
+        json!({
+            "name": "Escalate breaches",
+            "conditions": {"all": [
+                {"field": "event", "operator": "is", "value": "sla_breached"},
+                {"field": "sla.target", "operator": "is", "value": "first_response"},
+                {"field": "actor.role", "operator": "is", "value": "system"}
+            ]},
+            "actions": [
+                {"set": "priority", "value": "critical"},
+                {"set": "assigned_to", "value": bob.id},
+                {"comment": "{{ticket.number}} missed its first response.", "internal": true}
+            ]
+        }),
+    )
+    .await;
+    let made = app
+        .as_user(&bob)
+        .create_ticket(json!({"title": "Server down", "priority": "high", "requester": ann.id}))
+        .await;
+    let id = made["id"].as_i64().unwrap();
+    let created = chrono::DateTime::parse_from_rfc3339(made["created_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    run_at(&app.state, created + Duration::minutes(30)).await;
+    assert_eq!(
+        ticket(app, &bob, id).await["priority"],
+        "HIGH",
+        "not breached yet"
+    );
+    run_at(&app.state, created + Duration::minutes(61)).await;
+    let seen = ticket(app, &bob, id).await;
+    assert_eq!(seen["priority"], "CRITICAL", "{seen}");
+    let notes = seen["comments"]["nodes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{seen}");
+    assert_eq!(notes[0]["commentType"], "INTERNAL");
+    // Running the checks again changes nothing: the breach is recorded once.
+    run_at(&app.state, created + Duration::minutes(70)).await;
+    let again = ticket(app, &bob, id).await;
+    assert_eq!(again["comments"]["nodes"].as_array().unwrap().len(), 1);
+    assert_eq!(by_rules(&again).len(), by_rules(&seen).len());
+}

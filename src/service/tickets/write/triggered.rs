@@ -13,7 +13,7 @@ use crate::domain::Workflow;
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
 use crate::service::automation::language::{Action, DueDate};
-use crate::service::automation::{render, role_of, Event, Facts, Trigger, Via};
+use crate::service::automation::{render, role_of, Event, Facts, Role, Trigger, Via};
 use crate::service::comments;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Utc};
@@ -45,6 +45,24 @@ impl Ran {
     }
 }
 
+/// What happened to the ticket, as the rules see it besides its fields.
+#[derive(Clone, Copy, Debug)]
+struct Happened {
+    event: Event,
+    comment_internal: Option<bool>,
+    sla_target: Option<&'static str>,
+}
+
+impl Happened {
+    fn of(event: Event) -> Self {
+        Happened {
+            event,
+            comment_internal: None,
+            sla_target: None,
+        }
+    }
+}
+
 /// Run `triggers` on a write of `event` that took the ticket from `before` (none: created) to `current`.
 pub(super) async fn run(
     txn: &DatabaseTransaction,
@@ -55,7 +73,32 @@ pub(super) async fn run(
     before: Option<&ticket::Model>,
     current: ticket::Model,
 ) -> AppResult<Ran> {
-    run_on(txn, state, actor, triggers, (event, None), before, current).await
+    let happened = Happened::of(event);
+    run_on(txn, state, Some(actor), triggers, happened, before, current).await
+}
+
+/// The triggers on an SLA event the service recorded for `t` (locked in `txn`, the SLA check's
+/// transaction): `sla_at_risk` or `sla_breached` of `target`. Nobody made it, so the actor's role is
+/// `system` and nobody is left out of the emails.
+pub async fn after_sla_event(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    triggers: &[Trigger],
+    t: ticket::Model,
+    breached: bool,
+    target: &'static str,
+) -> AppResult<Ran> {
+    let happened = Happened {
+        event: if breached {
+            Event::SlaBreached
+        } else {
+            Event::SlaAtRisk
+        },
+        comment_internal: None,
+        sla_target: Some(target),
+    };
+    let before = t.clone();
+    run_on(txn, state, None, triggers, happened, Some(&before), t).await
 }
 
 /// The triggers on a comment the actor added to `t` (`internal`: an internal note), inside the comment's
@@ -70,12 +113,18 @@ pub async fn after_comment(
     internal: bool,
 ) -> AppResult<Option<Ran>> {
     let groups = actor.group_ids();
-    let facts = Facts {
+    let happened = Happened {
         event: Event::CommentAdded,
+        comment_internal: Some(internal),
+        sla_target: None,
+    };
+    let facts = Facts {
+        event: happened.event,
         channel: state.channel,
         role: role_of(actor),
         groups: &groups,
-        comment_internal: Some(internal),
+        comment_internal: happened.comment_internal,
+        sla_target: None,
         before: Some(t),
         after: t,
     };
@@ -87,12 +136,11 @@ pub async fn after_comment(
         .one(txn)
         .await?
         .ok_or_else(|| AppError::not_found("ticket"))?;
-    let happened = (Event::CommentAdded, Some(internal));
     let before = current.clone();
     let ran = run_on(
         txn,
         state,
-        actor,
+        Some(actor),
         triggers,
         happened,
         Some(&before),
@@ -102,12 +150,13 @@ pub async fn after_comment(
     Ok(Some(ran))
 }
 
+/// The triggers in order on what `actor` (none: the service) made happen.
 async fn run_on(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
-    actor: &Actor,
+    actor: Option<&Actor>,
     triggers: &[Trigger],
-    (event, comment_internal): (Event, Option<bool>),
+    happened: Happened,
     before: Option<&ticket::Model>,
     mut current: ticket::Model,
 ) -> AppResult<Ran> {
@@ -118,15 +167,16 @@ async fn run_on(
         });
     }
     let mut posted = Vec::new();
-    let groups = actor.group_ids();
-    let role = role_of(actor);
+    let groups = actor.map(Actor::group_ids).unwrap_or_default();
+    let role = actor.map_or(Role::System, role_of);
     for trigger in triggers {
         let facts = Facts {
-            event,
+            event: happened.event,
             channel: state.channel,
             role,
             groups: &groups,
-            comment_internal,
+            comment_internal: happened.comment_internal,
+            sla_target: happened.sla_target,
             before,
             after: &current,
         };

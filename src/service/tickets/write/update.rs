@@ -177,7 +177,7 @@ pub async fn update(
     } else {
         "update"
     };
-    let written = write_change(&txn, state, actor, None, action, current, next, now).await?;
+    let written = write_change(&txn, state, Some(actor), None, action, current, next, now).await?;
     let Some(saved) = written else {
         txn.commit().await?;
         return Ok(before);
@@ -192,12 +192,13 @@ pub async fn update(
 
 /// Write `next` over `current` (locked in `txn`): the row, the counters, the clock and its checks, the audit
 /// record (`action`: `update`, or `status_change` for a move and nothing else) and the events. `via` names the
-/// rule when a rule made the change. `None` when nothing differs.
+/// rule when a rule made the change; `actor` is whoever's write it is (none: the service's), left out of the
+/// emails. `None` when nothing differs.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn write_change(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
-    actor: &Actor,
+    actor: Option<&Actor>,
     via: Option<&Via>,
     action: &'static str,
     current: ticket::Model,
@@ -244,18 +245,15 @@ pub(super) async fn write_change(
         .into_iter()
         .collect();
     writes.extend(sla::on_updated(txn, state.policies, &before, &saved, now).await?);
-    let author = if via.is_some() {
-        None
-    } else {
-        Some(actor.id())
-    };
+    let author = actor.filter(|_| via.is_none()).map(Actor::id);
     writes.push(audit::insert_of(
         audit::Entry::new(author, "ticket", saved.id, action)
             .ticket(saved.id)
             .changes(changes),
     ));
     run_together(txn, writes).await?;
-    events::ticket_changed(txn, state.config, actor, via, &before, &saved).await?;
+    let skip = actor.map(Actor::id);
+    events::ticket_changed(txn, state.config, skip, via, &before, &saved).await?;
     Ok(Some(saved))
 }
 
