@@ -37,6 +37,13 @@ pub enum Occurrence<'a> {
         /// Whether it is on an internal note.
         internal: bool,
     },
+    /// An automation rule's own message.
+    Notice {
+        /// Its subject line.
+        subject: &'a str,
+        /// Its text.
+        body: &'a str,
+    },
     /// A service-level target is at risk or breached.
     Sla {
         /// `first_response` or `resolution`.
@@ -133,6 +140,11 @@ pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &s
                 format!("{uploader} attached a file to {label}: {filename}"),
                 "Open the ticket to see it.".to_string(),
             ],
+        ),
+        Occurrence::Notice { subject, body } => (
+            // One line, whatever the rule's text holds.
+            format!("{}: {label}", subject.replace(['\r', '\n'], " ").trim()),
+            body.lines().map(str::to_string).collect(),
         ),
         Occurrence::Sla {
             target,

@@ -511,6 +511,21 @@ impl Template {
     }
 }
 
+/// Who a rule's email goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotifyTarget {
+    /// The ticket's requester.
+    Requester,
+    /// The ticket's assignee (nobody when unassigned).
+    Assignee,
+    /// The members of the ticket's assigned group.
+    AssignedGroup,
+    /// One account.
+    User(i32),
+    /// The members of one group.
+    Group(i32),
+}
+
 /// One thing a rule does to the ticket.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -532,6 +547,16 @@ pub enum Action {
         template: Template,
         /// An internal note rather than a public reply.
         internal: bool,
+    },
+    /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3}, "subject": …,
+    /// "body": …}`: an email (plain text, templates filled in) to the active people named who have an address.
+    Notify {
+        /// Who.
+        to: NotifyTarget,
+        /// The subject line (the ticket's number and title follow it).
+        subject: Template,
+        /// The text.
+        body: Template,
     },
 }
 
@@ -759,6 +784,49 @@ impl Conditions {
 impl Action {
     fn parse(path: &str, raw: &Json) -> AppResult<Action> {
         let map = object(path, raw)?;
+        if let Some(to) = map.get("notify") {
+            only_keys(path, map, &["notify", "subject", "body"])?;
+            let to_path = format!("{path}.notify");
+            let id_of = |v: &Json| {
+                v.as_i64()
+                    .and_then(|n| i32::try_from(n).ok())
+                    .filter(|n| *n > 0)
+            };
+            let to = match to {
+                Json::String(s) if s == "requester" => NotifyTarget::Requester,
+                Json::String(s) if s == "assignee" => NotifyTarget::Assignee,
+                Json::String(s) if s == "assigned_group" => NotifyTarget::AssignedGroup,
+                Json::Object(o) if o.len() == 1 && o.get("user").and_then(id_of).is_some() => {
+                    NotifyTarget::User(o.get("user").and_then(id_of).unwrap_or_default())
+                }
+                Json::Object(o) if o.len() == 1 && o.get("group").and_then(id_of).is_some() => {
+                    NotifyTarget::Group(o.get("group").and_then(id_of).unwrap_or_default())
+                }
+                _ => {
+                    return Err(field_error(
+                        &to_path,
+                        "must be \"requester\", \"assignee\", \"assigned_group\", {\"user\": id} or {\"group\": id}",
+                    ))
+                }
+            };
+            let template = |key: &str, max: usize| -> AppResult<Template> {
+                let key_path = format!("{path}.{key}");
+                let source = map
+                    .get(key)
+                    .and_then(Json::as_str)
+                    .filter(|s| !s.trim().is_empty())
+                    .ok_or_else(|| field_error(&key_path, "must be a non-empty string"))?;
+                if source.chars().count() > max {
+                    return Err(field_error(&key_path, format!("at most {max} characters")));
+                }
+                Template::parse(&key_path, source)
+            };
+            return Ok(Action::Notify {
+                to,
+                subject: template("subject", MAX_TEXT)?,
+                body: template("body", MAX_TEMPLATE)?,
+            });
+        }
         if let Some(template) = map.get("comment") {
             only_keys(path, map, &["comment", "internal"])?;
             let template_path = format!("{path}.comment");
@@ -851,6 +919,16 @@ impl Action {
             Action::Comment { template, internal } => {
                 json!({"comment": template.source, "internal": internal})
             }
+            Action::Notify { to, subject, body } => {
+                let to = match to {
+                    NotifyTarget::Requester => json!("requester"),
+                    NotifyTarget::Assignee => json!("assignee"),
+                    NotifyTarget::AssignedGroup => json!("assigned_group"),
+                    NotifyTarget::User(id) => json!({ "user": id }),
+                    NotifyTarget::Group(id) => json!({ "group": id }),
+                };
+                json!({"notify": to, "subject": subject.source, "body": body.source})
+            }
         }
     }
 }
@@ -906,7 +984,9 @@ mod tests {
         let actions = parse_actions(&json!([
             {"set": "assigned_group", "value": 3},
             {"set": "due_date", "value": 2},
-            {"comment": "Hello {{ requester.full_name }}, {{ticket.number}}", "internal": true}
+            {"comment": "Hello {{ requester.full_name }}, {{ticket.number}}", "internal": true},
+            {"notify": {"group": 4}, "subject": "Breach on {{ticket.number}}", "body": "Look"},
+            {"notify": "assignee", "subject": "Hi", "body": "{{rule.name}}"}
         ]))
         .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(

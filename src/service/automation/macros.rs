@@ -49,6 +49,22 @@ pub fn scope_of(m: &ticket_macro::Model) -> Scope {
     }
 }
 
+/// The actions of a macro: the rule language's, less `notify` (a macro changes tickets and replies on them;
+/// mailing people is a trigger's), checked as a trigger's are.
+fn macro_actions(raw: &Json) -> AppResult<Json> {
+    let actions = parse_actions(raw)?;
+    if let Some(i) = actions
+        .iter()
+        .position(|a| matches!(a, Action::Notify { .. }))
+    {
+        return Err(AppError::field(
+            &format!("actions[{i}]"),
+            "a macro changes tickets and replies; notify is for triggers",
+        ));
+    }
+    Ok(actions_to_json(&actions))
+}
+
 /// Fields of a new macro.
 #[derive(Debug, Clone)]
 pub struct NewMacro {
@@ -148,7 +164,7 @@ pub async fn create(db: &Db, actor: &Actor, input: NewMacro) -> AppResult<ticket
         ));
     }
     let name = text::required_line("name", &input.name)?;
-    let actions = actions_to_json(&parse_actions(&input.actions)?);
+    let actions = macro_actions(&input.actions)?;
     if let Scope::Group(g) = input.scope {
         if group::Entity::find_by_id(g).count(&db.conn).await? == 0 {
             return Err(AppError::field(
@@ -217,7 +233,7 @@ pub async fn update(
         row.name = Set(name);
     }
     if let Some(raw) = &patch.actions {
-        let actions = actions_to_json(&parse_actions(raw)?);
+        let actions = macro_actions(raw)?;
         changes.diff("actions", &current.actions, &actions);
         row.actions = Set(actions);
     }
@@ -305,7 +321,7 @@ fn patch_of(actions: &[Action]) -> TicketPatch {
                     }
                 })
             }
-            Action::Comment { .. } => {}
+            Action::Comment { .. } | Action::Notify { .. } => {}
         }
     }
     patch

@@ -12,7 +12,7 @@ pub mod triggers;
 pub use evaluate::Facts;
 pub use known::KnownTriggers;
 pub use language::{Event, Role};
-pub use render::render;
+pub use render::{fill, render};
 pub use triggers::{NewTrigger, Trigger, TriggerPatch};
 
 use crate::auth::Actor;

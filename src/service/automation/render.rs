@@ -17,6 +17,17 @@ pub async fn render(
     t: &ticket::Model,
     rule: &str,
 ) -> AppResult<Option<String>> {
+    let body = text_to_html(&fill(db, template, t, rule).await?);
+    Ok((!body.is_empty() && body.len() <= MAX_BODY_BYTES).then_some(body))
+}
+
+/// `template` for `t` as plain text, placeholders filled in (for an email's text; escape it for HTML).
+pub async fn fill(
+    db: &impl ConnectionTrait,
+    template: &Template,
+    t: &ticket::Model,
+    rule: &str,
+) -> AppResult<String> {
     let wants_people = template.placeholders().any(|p| {
         matches!(
             p,
@@ -46,6 +57,5 @@ pub async fn render(
             .unwrap_or_default(),
         Placeholder::RuleName => rule.to_string(),
     });
-    let body = text_to_html(&text);
-    Ok((!body.is_empty() && body.len() <= MAX_BODY_BYTES).then_some(body))
+    Ok(text)
 }

@@ -2,7 +2,7 @@
 //! (administrators only, each change in the audit trail) and reading them compiled for the writes.
 use super::evaluate::Facts;
 use super::known::KnownTriggers;
-use super::language::{actions_to_json, parse_actions, Action, Conditions};
+use super::language::{actions_to_json, parse_actions, Action, Conditions, NotifyTarget};
 use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
@@ -148,6 +148,20 @@ async fn check_actions(db: &impl ConnectionTrait, actions: &[Action]) -> AppResu
                 return Err(AppError::field(&path, format!("group {id} does not exist")));
             }
             Action::SetProject(Some(id)) => check_project(db, &path, *id).await?,
+            Action::Notify {
+                to: NotifyTarget::User(id),
+                ..
+            } if !users::active_user_exists(db, *id).await? => {
+                let path = format!("actions[{i}].notify");
+                return Err(AppError::field(&path, format!("user {id} does not exist")));
+            }
+            Action::Notify {
+                to: NotifyTarget::Group(id),
+                ..
+            } if group::Entity::find_by_id(*id).count(db).await? == 0 => {
+                let path = format!("actions[{i}].notify");
+                return Err(AppError::field(&path, format!("group {id} does not exist")));
+            }
             _ => {}
         }
     }

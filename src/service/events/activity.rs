@@ -151,15 +151,7 @@ pub async fn sla_event(
     let event_id = webhooks(db, config, &body).await?;
     let ids: Vec<i32> = match (t.assignee_id, t.assigned_group_id) {
         (Some(id), _) => vec![id],
-        (None, Some(group)) => {
-            user_group::Entity::find()
-                .select_only()
-                .column(user_group::Column::UserId)
-                .filter(user_group::Column::GroupId.eq(group))
-                .into_tuple()
-                .all(db)
-                .await?
-        }
+        (None, Some(group)) => group_members(db, group).await?,
         (None, None) => Vec::new(),
     };
     let known = users::recipients(db, ids.iter().copied()).await?;
@@ -244,4 +236,34 @@ async fn attachment_webhook(
     body.attachment_id = Some(a.id);
     body.filename = Some(&a.filename);
     webhooks(db, config, &body).await
+}
+
+/// The ids of the members of `group`.
+pub async fn group_members(db: &impl ConnectionTrait, group: i32) -> AppResult<Vec<i32>> {
+    Ok(user_group::Entity::find()
+        .select_only()
+        .column(user_group::Column::UserId)
+        .filter(user_group::Column::GroupId.eq(group))
+        .into_tuple()
+        .all(db)
+        .await?)
+}
+
+/// A rule's email about `t` to the people `to` (the active ones with an address, each once): `subject` and
+/// `text` as the rule filled them in, plain text. Its outbox rows commit with the write that set the rule
+/// off.
+pub async fn rule_notice(
+    db: &impl ConnectionTrait,
+    t: &ticket::Model,
+    to: &[i32],
+    subject: &str,
+    text: &str,
+) -> AppResult<()> {
+    let event_id = outbox::new_event_id();
+    let occurrence = Occurrence::Notice {
+        subject,
+        body: text,
+    };
+    let ids: Vec<Option<i32>> = to.iter().copied().map(Some).collect();
+    emails(db, &event_id, "rule.notice", None, t, &occurrence, &ids).await
 }

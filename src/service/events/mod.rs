@@ -26,8 +26,8 @@ use std::collections::HashMap;
 mod activity;
 mod tickets;
 pub use activity::{
-    attachment_added, comment_created, comment_created_with_files, rule_comment_created, sla_event,
-    RULE_AUTHOR,
+    attachment_added, comment_created, comment_created_with_files, group_members,
+    rule_comment_created, rule_notice, sla_event, RULE_AUTHOR,
 };
 pub use tickets::{ticket_changed, ticket_deleted, TicketCreated};
 

@@ -256,6 +256,19 @@ async fn macros_over_rest(app: &TestApp) {
         )
         .await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    let mailing = app
+        .as_user(&bob)
+        .post(
+            MACROS,
+            json!({"name": "x", "actions": [{"notify": "requester", "subject": "s", "body": "b"}]}),
+        )
+        .await;
+    assert_eq!(mailing.status, StatusCode::BAD_REQUEST, "{}", mailing.text);
+    assert!(
+        mailing.json["details"].get("actions[0]").is_some(),
+        "{}",
+        mailing.text
+    );
     assert!(
         bad.json["details"].get("actions[0].value").is_some(),
         "{}",

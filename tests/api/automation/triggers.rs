@@ -116,6 +116,16 @@ async fn only_administrators_manage_triggers_through_any_door(app: &TestApp) {
             "actions[0].value",
         ),
         (json!({}), json!([]), "actions"),
+        (
+            json!({}),
+            json!([{"notify": {"group": 999999}, "subject": "x", "body": "y"}]),
+            "actions[0].notify",
+        ),
+        (
+            json!({}),
+            json!([{"notify": "everyone", "subject": "x", "body": "y"}]),
+            "actions[0].notify",
+        ),
     ];
     for (conditions, actions, path) in cases {
         let body = json!({"name": "Bad", "conditions": conditions, "actions": actions});
@@ -522,6 +532,16 @@ async fn a_breach_escalates_the_ticket_once(app: &TestApp) {
     let bob = app.agent("bob").await;
     let root = app.admin("root").await;
     around_the_clock(app, &root, "High", "HIGH", json!({})).await;
+    let oncall = group(app, &root, "On call").await;
+    let cat = app.agent("cat").await;
+    let added = app
+        .as_user(&root)
+        .post(
+            &format!("/api/groups/{oncall}/members/"),
+            json!({"user": cat.id}),
+        )
+        .await;
+    assert!(added.status.is_success(), "{}", added.text);
     trigger(
         app,
         &root,
@@ -535,7 +555,8 @@ async fn a_breach_escalates_the_ticket_once(app: &TestApp) {
             "actions": [
                 {"set": "priority", "value": "critical"},
                 {"set": "assigned_to", "value": bob.id},
-                {"comment": "{{ticket.number}} missed its first response.", "internal": true}
+                {"comment": "{{ticket.number}} missed its first response.", "internal": true},
+                {"notify": {"group": oncall}, "subject": "Breach\non {{ticket.number}}", "body": "{{ticket.title}} needs {{assignee.full_name}}.\nNow."}
             ]
         }),
     )
@@ -560,9 +581,35 @@ async fn a_breach_escalates_the_ticket_once(app: &TestApp) {
     let notes = seen["comments"]["nodes"].as_array().unwrap();
     assert_eq!(notes.len(), 1, "{seen}");
     assert_eq!(notes[0]["commentType"], "INTERNAL");
+    // The on-call group is mailed, as the rule wrote it, once.
+    let mails: Vec<Value> = crate::support::events::outbox_rows(app)
+        .await
+        .iter()
+        .filter(|r| r.event == "rule.notice")
+        .map(|r| serde_json::from_str(&r.payload).unwrap())
+        .collect();
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    assert_eq!(mails[0]["to"], "cat@example.com");
+    let number = made["ticket_number"].as_str().unwrap();
+    assert_eq!(
+        mails[0]["subject"],
+        format!("Breach on {number}: Server down ({number})")
+    );
+    assert!(
+        mails[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Server down needs Bob Example.\nNow."),
+        "{mails:?}"
+    );
     // Running the checks again changes nothing: the breach is recorded once.
     run_at(&app.state, created + Duration::minutes(70)).await;
     let again = ticket(app, &bob, id).await;
     assert_eq!(again["comments"]["nodes"].as_array().unwrap().len(), 1);
     assert_eq!(by_rules(&again).len(), by_rules(&seen).len());
+    let notices = crate::support::events::outbox_rows(app).await;
+    assert_eq!(
+        notices.iter().filter(|r| r.event == "rule.notice").count(),
+        1
+    );
 }

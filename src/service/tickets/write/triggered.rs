@@ -12,9 +12,10 @@ use crate::domain::CommentType;
 use crate::domain::Workflow;
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
-use crate::service::automation::language::{Action, DueDate};
-use crate::service::automation::{render, role_of, Event, Facts, Role, Trigger, Via};
+use crate::service::automation::language::{Action, DueDate, NotifyTarget};
+use crate::service::automation::{fill, render, role_of, Event, Facts, Role, Trigger, Via};
 use crate::service::comments;
+use crate::service::events;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Utc};
 use entity::ticket;
@@ -210,11 +211,42 @@ async fn run_on(
             current = saved;
         }
         posted.extend(post_comments(txn, state, trigger, &via, &current).await?);
+        send_notices(txn, trigger, &current).await?;
     }
     Ok(Ran {
         ticket: current,
         comments: posted,
     })
+}
+
+/// The emails of `trigger`'s `notify` actions about `t`, queued with the write.
+async fn send_notices(
+    txn: &DatabaseTransaction,
+    trigger: &Trigger,
+    t: &ticket::Model,
+) -> AppResult<()> {
+    for action in &trigger.actions {
+        let Action::Notify { to, subject, body } = action else {
+            continue;
+        };
+        let ids = match to {
+            NotifyTarget::Requester => vec![t.requester_id],
+            NotifyTarget::Assignee => t.assignee_id.into_iter().collect(),
+            NotifyTarget::AssignedGroup => match t.assigned_group_id {
+                Some(group) => events::group_members(txn, group).await?,
+                None => Vec::new(),
+            },
+            NotifyTarget::User(id) => vec![*id],
+            NotifyTarget::Group(group) => events::group_members(txn, *group).await?,
+        };
+        if ids.is_empty() {
+            continue;
+        }
+        let subject = fill(txn, subject, t, &trigger.name).await?;
+        let text = fill(txn, body, t, &trigger.name).await?;
+        events::rule_notice(txn, t, &ids, &subject, &text).await?;
+    }
+    Ok(())
 }
 
 /// The comments of `trigger`'s actions, rendered for `t` and posted; their ids.
@@ -318,7 +350,7 @@ async fn plan(
                 };
                 true
             }
-            Action::Comment { .. } => true,
+            Action::Comment { .. } | Action::Notify { .. } => true,
         };
         if !applied {
             tracing::warn!(
