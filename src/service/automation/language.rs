@@ -511,6 +511,15 @@ impl Template {
     }
 }
 
+/// How a rule picks an assignee among a group's members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// The member with the fewest open tickets assigned (ties: the lowest id).
+    LeastLoaded,
+    /// Each member in turn, by id.
+    RoundRobin,
+}
+
 /// Who a rule's email goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotifyTarget {
@@ -547,6 +556,14 @@ pub enum Action {
         template: Template,
         /// An internal note rather than a public reply.
         internal: bool,
+    },
+    /// `{"assign": "least_loaded" | "round_robin", "group": 3}`: an active team member of the group (absent:
+    /// the ticket's assigned group), or nothing when it has none.
+    Assign {
+        /// How.
+        spread: Spread,
+        /// Which group; `None`: the ticket's.
+        group: Option<i32>,
     },
     /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3}, "subject": …,
     /// "body": …}`: an email (plain text, templates filled in) to the active people named who have an address.
@@ -784,6 +801,24 @@ impl Conditions {
 impl Action {
     fn parse(path: &str, raw: &Json) -> AppResult<Action> {
         let map = object(path, raw)?;
+        if let Some(how) = map.get("assign") {
+            only_keys(path, map, &["assign", "group"])?;
+            let spread = match how.as_str() {
+                Some("least_loaded") => Spread::LeastLoaded,
+                Some("round_robin") => Spread::RoundRobin,
+                _ => {
+                    return Err(field_error(
+                        &format!("{path}.assign"),
+                        "must be \"least_loaded\" or \"round_robin\"",
+                    ))
+                }
+            };
+            let group = match map.get("group") {
+                None => None,
+                Some(v) => id_or_null(&format!("{path}.group"), v)?,
+            };
+            return Ok(Action::Assign { spread, group });
+        }
         if let Some(to) = map.get("notify") {
             only_keys(path, map, &["notify", "subject", "body"])?;
             let to_path = format!("{path}.notify");
@@ -919,6 +954,13 @@ impl Action {
             Action::Comment { template, internal } => {
                 json!({"comment": template.source, "internal": internal})
             }
+            Action::Assign { spread, group } => {
+                let how = match spread {
+                    Spread::LeastLoaded => "least_loaded",
+                    Spread::RoundRobin => "round_robin",
+                };
+                json!({"assign": how, "group": group})
+            }
             Action::Notify { to, subject, body } => {
                 let to = match to {
                     NotifyTarget::Requester => json!("requester"),
@@ -986,7 +1028,9 @@ mod tests {
             {"set": "due_date", "value": 2},
             {"comment": "Hello {{ requester.full_name }}, {{ticket.number}}", "internal": true},
             {"notify": {"group": 4}, "subject": "Breach on {{ticket.number}}", "body": "Look"},
-            {"notify": "assignee", "subject": "Hi", "body": "{{rule.name}}"}
+            {"notify": "assignee", "subject": "Hi", "body": "{{rule.name}}"},
+            {"assign": "round_robin", "group": 2},
+            {"assign": "least_loaded", "group": null}
         ]))
         .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(

@@ -49,8 +49,8 @@ pub fn scope_of(m: &ticket_macro::Model) -> Scope {
     }
 }
 
-/// The actions of a macro: the rule language's, less `notify` (a macro changes tickets and replies on them;
-/// mailing people is a trigger's), checked as a trigger's are.
+/// The actions of a macro: the rule language's, less `notify` and `assign` (a macro sets fields and replies;
+/// mailing people and spreading work are a trigger's), checked as a trigger's are.
 fn macro_actions(raw: &Json) -> AppResult<Json> {
     let actions = parse_actions(raw)?;
     if let Some(i) = actions
@@ -321,7 +321,7 @@ fn patch_of(actions: &[Action]) -> TicketPatch {
                     }
                 })
             }
-            Action::Comment { .. } | Action::Notify { .. } => {}
+            Action::Comment { .. } | Action::Notify { .. } | Action::Assign { .. } => {}
         }
     }
     patch

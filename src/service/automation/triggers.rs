@@ -144,7 +144,10 @@ async fn check_actions(db: &impl ConnectionTrait, actions: &[Action]) -> AppResu
             Action::SetAssignee(Some(id)) if !users::active_user_exists(db, *id).await? => {
                 return Err(AppError::field(&path, format!("user {id} does not exist")));
             }
-            Action::SetGroup(Some(id)) if group::Entity::find_by_id(*id).count(db).await? == 0 => {
+            Action::SetGroup(Some(id))
+            | Action::Assign {
+                group: Some(id), ..
+            } if group::Entity::find_by_id(*id).count(db).await? == 0 => {
                 return Err(AppError::field(&path, format!("group {id} does not exist")));
             }
             Action::SetProject(Some(id)) => check_project(db, &path, *id).await?,

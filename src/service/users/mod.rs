@@ -17,7 +17,7 @@ use crate::service::Take;
 use chrono::Utc;
 use entity::{group, user, user_group};
 pub use recipients::{recipients, Recipient};
-use sea_orm::sea_query::{Expr, ExprTrait, Func};
+use sea_orm::sea_query::{Expr, ExprTrait, Func, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
     QueryFilter, QueryOrder, QuerySelect, Set,
@@ -246,6 +246,25 @@ pub async fn find_assignable(
 pub async fn list_groups(db: &impl ConnectionTrait, take: Take) -> AppResult<Vec<group::Model>> {
     let select = group::Entity::find().order_by_asc(group::Column::Name);
     Ok(take.limit(select).all(db).await?)
+}
+
+/// The active team members of group `group_id`, by id: whom a rule may hand the group's tickets to.
+pub async fn assignable_members(db: &impl ConnectionTrait, group_id: i32) -> AppResult<Vec<i32>> {
+    let members = Query::select()
+        .column(user_group::Column::UserId)
+        .from(user_group::Entity)
+        .and_where(Expr::col(user_group::Column::GroupId).eq(group_id))
+        .to_owned();
+    Ok(user::Entity::find()
+        .select_only()
+        .column(user::Column::Id)
+        .filter(user::Column::IsActive.eq(true))
+        .filter(user::Column::Id.in_subquery(members))
+        .filter(groups::role_condition(accounts::Role::Requester).not())
+        .order_by_asc(user::Column::Id)
+        .into_tuple()
+        .all(db)
+        .await?)
 }
 
 /// Whether a user with this id exists and is active.

@@ -101,6 +101,11 @@ async fn admins_build_triggers_from_rows_on_the_pages(app: &TestApp) {
                     ("assigned_group", "network"),
                     ("assigned_to", "bob"),
                     ("note", "For {{assignee.full_name}}: {{ticket.number}}"),
+                    (
+                        "notify_user",
+                        "bob\nVPN ticket {{ticket.number}}\nHave a look.\nThanks.",
+                    ),
+                    ("assign_round_robin", ""),
                 ],
             ),
         )
@@ -137,6 +142,21 @@ async fn admins_build_triggers_from_rows_on_the_pages(app: &TestApp) {
     );
     assert!(shown.text.contains(">Network</textarea>"), "{}", shown.text);
     assert!(shown.text.contains(">bob</textarea>"), "{}", shown.text);
+    assert_eq!(
+        stored["actions"][3],
+        json!({"notify": {"user": bob.id}, "subject": "VPN ticket {{ticket.number}}", "body": "Have a look.\nThanks."})
+    );
+    assert_eq!(
+        stored["actions"][4],
+        json!({"assign": "round_robin", "group": null})
+    );
+    assert!(
+        shown
+            .text
+            .contains(">bob\nVPN ticket {{ticket.number}}\nHave a look.\nThanks.</textarea>"),
+        "{}",
+        shown.text
+    );
 
     // It runs.
     let t = app.as_user(&ann).ticket_titled("VPN down").await;

@@ -613,3 +613,83 @@ async fn a_breach_escalates_the_ticket_once(app: &TestApp) {
         1
     );
 }
+
+db_test!(new_tickets_are_spread_over_a_groups_people);
+async fn new_tickets_are_spread_over_a_groups_people(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let root = app.admin("root").await;
+    let cat = app.agent("cat").await;
+    let dan = app.agent("dan").await;
+    let eve = app.user("eve").await;
+    let network = group(app, &root, "Network").await;
+    // A requester in the group is never handed tickets.
+    for who in [&cat, &dan, &eve] {
+        let added = app
+            .as_user(&root)
+            .post(
+                &format!("/api/groups/{network}/members/"),
+                json!({"user": who.id}),
+            )
+            .await;
+        assert!(added.status.is_success(), "{}", added.text);
+    }
+    for (word, how) in [("vpn", "least_loaded"), ("printer", "round_robin")] {
+        trigger(
+            app,
+            &root,
+            json!({
+                "name": format!("Spread {word}"),
+                "conditions": {"all": [
+                    {"field": "event", "operator": "is", "value": "created"},
+                    {"field": "ticket.title", "operator": "contains", "value": word}
+                ]},
+                "actions": [{"set": "assigned_group", "value": network}, {"assign": how}]
+            }),
+        )
+        .await;
+    }
+    let root_ref = &root;
+    let assignee = |id: i64| async move {
+        let data = app
+            .as_user(root_ref)
+            .graphql_data(
+                "query($n: Int!) { ticket(databaseId: $n) { assignee { username } } }",
+                json!({"n": id}),
+            )
+            .await;
+        data["ticket"]["assignee"]["username"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut got = Vec::new();
+    for title in ["VPN 1", "VPN 2", "VPN 3"] {
+        let id = app.as_user(&ann).ticket_titled(title).await["id"]
+            .as_i64()
+            .unwrap();
+        got.push(assignee(id).await);
+    }
+    // Least loaded: cat and dan hold none, then one each.
+    assert_eq!(got, ["cat", "dan", "cat"]);
+    let mut turns = Vec::new();
+    for title in ["Printer 1", "Printer 2", "Printer 3"] {
+        let id = app.as_user(&ann).ticket_titled(title).await["id"]
+            .as_i64()
+            .unwrap();
+        turns.push(assignee(id).await);
+    }
+    assert_eq!(turns, ["cat", "dan", "cat"]);
+    let refused = app
+        .as_user(&root)
+        .post(
+            TRIGGERS,
+            json!({"name": "x", "conditions": {}, "actions": [{"assign": "at_random"}]}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused.json["details"].get("actions[0].assign").is_some(),
+        "{}",
+        refused.text
+    );
+}

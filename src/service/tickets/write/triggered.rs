@@ -10,15 +10,20 @@ use super::{check_group, check_project, check_user};
 use crate::auth::Actor;
 use crate::domain::CommentType;
 use crate::domain::Workflow;
+use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
-use crate::service::automation::language::{Action, DueDate, NotifyTarget};
+use crate::service::automation::language::{Action, DueDate, NotifyTarget, Spread};
 use crate::service::automation::{fill, render, role_of, Event, Facts, Role, Trigger, Via};
 use crate::service::comments;
 use crate::service::events;
+use crate::service::users;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Utc};
+use entity::counter;
 use entity::ticket;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ColumnTrait, QueryFilter, Set};
 use sea_orm::{DatabaseTransaction, EntityTrait, QuerySelect};
 
 /// What the rules did to a write: the ticket as the last one left it, and the comments they posted (for
@@ -219,6 +224,68 @@ async fn run_on(
     })
 }
 
+/// The member of `group` an `assign` action hands a ticket to: the least loaded (fewest open tickets, then
+/// the lowest id), or the next after the last one round-robin picked (its place kept in `counters`, whose row
+/// lock serialises concurrent picks). `None` when the group has no active team member.
+async fn pick(txn: &DatabaseTransaction, spread: Spread, group: i32) -> AppResult<Option<i32>> {
+    let members = users::assignable_members(txn, group).await?;
+    if members.is_empty() {
+        return Ok(None);
+    }
+    match spread {
+        Spread::LeastLoaded => {
+            let open: Vec<TicketStatus> = TicketStatus::ALL
+                .iter()
+                .copied()
+                .filter(|s| s.category() != StatusCategory::Done)
+                .collect();
+            let loads: Vec<(Option<i32>, i64)> = ticket::Entity::find()
+                .select_only()
+                .column(ticket::Column::AssigneeId)
+                .column_as(ticket::Column::Id.count(), "open")
+                .filter(ticket::Column::AssigneeId.is_in(members.clone()))
+                .filter(ticket::Column::Status.is_in(open))
+                .filter(ticket::Column::ArchivedAt.is_null())
+                .group_by(ticket::Column::AssigneeId)
+                .into_tuple()
+                .all(txn)
+                .await?;
+            let load = |id: i32| {
+                loads
+                    .iter()
+                    .find(|(who, _)| *who == Some(id))
+                    .map_or(0, |(_, n)| *n)
+            };
+            Ok(members.into_iter().min_by_key(|id| (load(*id), *id)))
+        }
+        Spread::RoundRobin => {
+            let name = format!("round_robin:{group}");
+            let last = counter::Entity::find_by_id(name.clone())
+                .lock_exclusive()
+                .one(txn)
+                .await?
+                .map(|c| c.value);
+            let next = members
+                .iter()
+                .copied()
+                .find(|id| last.is_some_and(|last| i64::from(*id) > last))
+                .unwrap_or(members[0]);
+            counter::Entity::insert(counter::ActiveModel {
+                name: Set(name),
+                value: Set(i64::from(next)),
+            })
+            .on_conflict(
+                OnConflict::column(counter::Column::Name)
+                    .update_column(counter::Column::Value)
+                    .to_owned(),
+            )
+            .exec_without_returning(txn)
+            .await?;
+            Ok(Some(next))
+        }
+    }
+}
+
 /// The emails of `trigger`'s `notify` actions about `t`, queued with the write.
 async fn send_notices(
     txn: &DatabaseTransaction,
@@ -349,6 +416,17 @@ async fn plan(
                     DueDate::InDays(days) => Some(now.date_naive() + chrono::Duration::days(*days)),
                 };
                 true
+            }
+            Action::Assign { spread, group } => {
+                let group = group.or(next.assigned_group_id);
+                let picked = match group {
+                    Some(group) => pick(txn, *spread, group).await?,
+                    None => None,
+                };
+                if picked.is_some() {
+                    next.assignee_id = picked;
+                }
+                picked.is_some()
             }
             Action::Comment { .. } | Action::Notify { .. } => true,
         };

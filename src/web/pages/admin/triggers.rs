@@ -61,7 +61,7 @@ const OPERATORS: [(&str, &str); 10] = [
 ];
 
 /// What an action row can do.
-const ACTIONS: [(&str, &str); 8] = [
+const ACTIONS: [(&str, &str); 15] = [
     ("status", "Set status"),
     ("priority", "Set priority"),
     ("assigned_to", "Assign to (user name)"),
@@ -70,6 +70,34 @@ const ACTIONS: [(&str, &str); 8] = [
     ("due_date", "Set due date (date, or days from now)"),
     ("comment", "Add a public reply"),
     ("note", "Add an internal note"),
+    (
+        "assign_least_loaded",
+        "Assign to the least loaded member of (group; blank: the ticket's)",
+    ),
+    (
+        "assign_round_robin",
+        "Assign in turn to the members of (group; blank: the ticket's)",
+    ),
+    (
+        "notify_requester",
+        "Email the requester (subject, then the text)",
+    ),
+    (
+        "notify_assignee",
+        "Email the assignee (subject, then the text)",
+    ),
+    (
+        "notify_assigned_group",
+        "Email the assigned group (subject, then the text)",
+    ),
+    (
+        "notify_group",
+        "Email a group (its name, the subject, then the text)",
+    ),
+    (
+        "notify_user",
+        "Email a person (user name, the subject, then the text)",
+    ),
 ];
 
 /// An option of a select.
@@ -230,6 +258,7 @@ fn people_named(t: &trigger::Model) -> Vec<i32> {
         if a["set"] == "assigned_to" {
             out.extend(ids(&a["value"]));
         }
+        out.extend(ids(&a["notify"]["user"]));
     }
     out
 }
@@ -331,6 +360,35 @@ async fn rule_of(state: &AppState, actor: &Actor, body: &[u8]) -> AppResult<(Val
         actions.push(match kind.as_str() {
             "" => continue,
             "comment" | "note" => json!({"comment": text, "internal": kind == "note"}),
+            "assign_least_loaded" | "assign_round_robin" => {
+                let how = kind.trim_start_matches("assign_");
+                match text.trim() {
+                    "" => json!({ "assign": how }),
+                    name => json!({
+                        "assign": how,
+                        "group": read_value(state, actor, "assigned_group", name).await?,
+                    }),
+                }
+            }
+            notify if notify.starts_with("notify_") => {
+                let mut lines = text.lines();
+                let to = match notify {
+                    "notify_group" | "notify_user" => {
+                        let field = if notify == "notify_group" {
+                            "assigned_group"
+                        } else {
+                            "assigned_to"
+                        };
+                        let key = notify.trim_start_matches("notify_");
+                        let name = lines.next().unwrap_or_default();
+                        json!({ key: read_value(state, actor, field, name).await? })
+                    }
+                    other => json!(other.trim_start_matches("notify_")),
+                };
+                let subject = lines.next().unwrap_or_default();
+                let body = lines.collect::<Vec<_>>().join("\n");
+                json!({"notify": to, "subject": subject, "body": body})
+            }
             set => json!({"set": set, "value": read_value(state, actor, set, text).await?}),
         });
     }
@@ -364,19 +422,42 @@ fn rows(names: &Names, conditions: &Value, actions: &Value) -> (Vec<ConditionRow
     }
     let mut action_rows = Vec::new();
     for a in actions.as_array().into_iter().flatten() {
-        let (kind, value) = match a.get("comment") {
-            Some(text) => (
-                if a["internal"] == true {
-                    "note"
-                } else {
-                    "comment"
-                },
-                text.as_str().unwrap_or_default().to_string(),
-            ),
-            None => {
-                let set = a["set"].as_str().unwrap_or_default();
-                (set, names.show(set, &a["value"]))
-            }
+        let (kind, value) = if let Some(text) = a.get("comment") {
+            let kind = if a["internal"] == true {
+                "note"
+            } else {
+                "comment"
+            };
+            (kind, text.as_str().unwrap_or_default().to_string())
+        } else if let Some(how) = a.get("assign") {
+            let kind = if how == "round_robin" {
+                "assign_round_robin"
+            } else {
+                "assign_least_loaded"
+            };
+            let group = match &a["group"] {
+                Value::Null => String::new(),
+                id => names.show("assigned_group", id),
+            };
+            (kind, group)
+        } else if let Some(to) = a.get("notify") {
+            let (kind, first) = match to {
+                Value::Object(o) if o.contains_key("group") => (
+                    "notify_group",
+                    Some(names.show("assigned_group", &o["group"])),
+                ),
+                Value::Object(o) => ("notify_user", Some(names.show("assigned_to", &o["user"]))),
+                Value::String(w) if w == "requester" => ("notify_requester", None),
+                Value::String(w) if w == "assignee" => ("notify_assignee", None),
+                _ => ("notify_assigned_group", None),
+            };
+            let mut lines: Vec<String> = first.into_iter().collect();
+            lines.push(a["subject"].as_str().unwrap_or_default().to_string());
+            lines.push(a["body"].as_str().unwrap_or_default().to_string());
+            (kind, lines.join("\n"))
+        } else {
+            let set = a["set"].as_str().unwrap_or_default();
+            (set, names.show(set, &a["value"]))
         };
         action_rows.push(ActionRow {
             kinds: options(&ACTIONS, kind),
