@@ -52,6 +52,8 @@ pub async fn seed_and_print(state: &AppState, bind: SocketAddr) -> anyhow::Resul
     println!("Try: curl -s -H 'Authorization: Bearer {token_hint}' http://{bind}/api/tickets/");
     println!("     curl -s -H 'Authorization: Bearer {token_hint}' -H 'Content-Type: application/json' \\");
     println!("          -d '{{\"query\":\"{{ me {{ username }} }}\"}}' http://{bind}/graphql");
+    println!("Automation: a new ticket about VPN, Wi-Fi or the network goes to the Network Team (trigger),");
+    println!("     and agents have the macro \"Fixed by a restart\" (admin: http://{bind}/admin/triggers/)");
     if !empty {
         println!("(database already had data: nothing seeded; demo tokens were re-issued)");
     }
@@ -144,6 +146,38 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         network_group.id,
     )
     .await?;
+    // After the demo tickets, so they stay as written: new ones show the rules at work.
+    let words = ["vpn", "wifi", "network"]
+        .map(|w| serde_json::json!({"field": "ticket.title", "operator": "contains", "value": w}));
+    let route = crate::service::automation::NewTrigger {
+        name: "Route network problems to the Network Team".into(),
+        project_id: None,
+        position: None,
+        active: Some(true),
+        conditions: serde_json::json!({
+            "all": [{"field": "event", "operator": "is", "value": "created"}],
+            "any": words,
+        }),
+        actions: serde_json::json!([
+            {"set": "assigned_group", "value": network_group.id},
+            {"assign": "least_loaded"},
+            {"comment": "Thanks {{requester.full_name}}: {{ticket.number}} is with the Network Team."}
+        ]),
+    };
+    crate::service::automation::triggers::create(&state.db, &state.triggers, &admin, route)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let restart = crate::service::automation::macros::NewMacro {
+        name: "Fixed by a restart".into(),
+        scope: crate::service::automation::macros::Scope::Everyone,
+        actions: serde_json::json!([
+            {"set": "status", "value": "resolved"},
+            {"comment": "Hi {{requester.full_name}}, a restart fixed {{ticket.number}}. Reply if it comes back."}
+        ]),
+    };
+    crate::service::automation::macros::create(&state.db, &admin, restart)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     for (name, kind, status, location, owner, serial) in [
         (
             "ThinkPad T14 #1042",

@@ -170,10 +170,50 @@ async fn the_demo_seeds_through_the_services(app: &TestApp) {
     // It ships service levels, so SLA badges show from the start.
     assert_eq!(scalar(app, "SELECT count(*) FROM sla_policies").await, 4);
     assert!(scalar(app, "SELECT count(*) FROM ticket_slas").await >= 4);
+    // And a trigger and a macro, so automation shows at work: a new VPN ticket goes to the Network Team.
+    assert_eq!(scalar(app, "SELECT count(*) FROM triggers").await, 1);
+    assert_eq!(scalar(app, "SELECT count(*) FROM macros").await, 1);
+    let carol: i32 = scalar(
+        app,
+        "SELECT CAST(id AS BIGINT) FROM users WHERE username = 'carol'",
+    )
+    .await
+    .try_into()
+    .unwrap();
+    let carol = deskgraph::auth::load_actor(&app.state.db.conn, carol)
+        .await
+        .unwrap()
+        .unwrap();
+    let vpn = deskgraph::service::tickets::create(
+        app.state.write_deps(deskgraph::domain::Channel::Web),
+        &carol,
+        deskgraph::service::tickets::NewTicket {
+            title: "VPN drops every hour".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let network: i64 = scalar(
+        app,
+        "SELECT CAST(id AS BIGINT) FROM groups WHERE name = 'Network Team'",
+    )
+    .await;
+    assert_eq!(vpn.assigned_group_id.map(i64::from), Some(network));
+    assert!(
+        vpn.assignee_id.is_some(),
+        "handed to the team's least loaded agent"
+    );
+    assert_eq!(vpn.public_comment_count, 1, "the rule's reply: {vpn:?}");
     // Run again on the seeded database, it seeds nothing more and still prints its ways in.
     deskgraph::demo::seed_and_print(&app.state, bind)
         .await
         .unwrap();
-    assert_eq!(scalar(app, "SELECT count(*) FROM tickets").await, 8);
+    assert_eq!(
+        scalar(app, "SELECT count(*) FROM tickets").await,
+        9,
+        "the 8 and the VPN one"
+    );
+    assert_eq!(scalar(app, "SELECT count(*) FROM triggers").await, 1);
 }
 db_test!(the_demo_seeds_through_the_services);

@@ -215,7 +215,15 @@ async fn run_on(
         if let Some(saved) = written {
             current = saved;
         }
-        posted.extend(post_comments(txn, state, trigger, &via, &current).await?);
+        let comments = post_comments(txn, state, trigger, &via, &current).await?;
+        if !comments.is_empty() {
+            // The comment counts moved on the row: answer the ticket as it is.
+            current = ticket::Entity::find_by_id(current.id)
+                .one(txn)
+                .await?
+                .ok_or_else(|| AppError::not_found("ticket"))?;
+        }
+        posted.extend(comments);
         send_notices(txn, trigger, &current).await?;
     }
     Ok(Ran {
