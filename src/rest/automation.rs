@@ -469,12 +469,6 @@ pub async fn delete_macro(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The `ticket` query parameter of a preview.
-#[derive(Deserialize)]
-pub struct PreviewQuery {
-    ticket: Option<String>,
-}
-
 /// `GET /api/automation/macros/{id}/preview/?ticket=<id>`: what applying it would do; nothing is written.
 #[utoipa::path(get, path = "/api/automation/macros/{id}/preview/", tag = "automation", operation_id = "previewMacro",
     summary = "What applying a macro to a ticket would do, with every check applying makes; nothing is written.",
@@ -485,12 +479,13 @@ pub async fn preview_macro(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
     PathId(id): PathId,
-    axum::extract::Query(query): axum::extract::Query<PreviewQuery>,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> AppResult<axum::Json<MacroPreview>> {
-    let ticket = query
-        .ticket
-        .as_deref()
-        .map(|t| crate::rest::fields::id_value("ticket", &Value::String(t.to_string())))
+    // Read by hand, so that a repeated or malformed parameter is the documented JSON 400, not the extractor's
+    // plain-text one; the first `ticket` counts.
+    let ticket = url::form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "ticket")
+        .map(|(_, v)| crate::rest::fields::id_value("ticket", &Value::String(v.into_owned())))
         .transpose()?
         .ok_or_else(|| AppError::field("ticket", "this field is required"))?;
     let p = macros::preview(&state.db.conn, &actor, id, ticket).await?;

@@ -288,6 +288,13 @@ async fn macros_over_rest(app: &TestApp) {
         .get(&format!("{MACROS}{id}/preview/?ticket={}", t["id"]))
         .await;
     assert_eq!(preview.status, StatusCode::OK, "{}", preview.text);
+    // A malformed or repeated parameter is the documented JSON 400.
+    let bad = app
+        .as_user(&bob)
+        .get(&format!("{MACROS}{id}/preview/?ticket=x&ticket=y"))
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    assert_eq!(bad.json["code"], "validation_error", "{}", bad.text);
     assert_eq!(
         preview.json["changes"],
         json!({"status": ["new", "on_hold"]})
