@@ -21,6 +21,8 @@ pub mod ticket;
 pub mod ticket_asset;
 pub mod ticket_macro;
 pub mod ticket_sla;
+pub mod time_rule;
+pub mod time_rule_fire;
 pub mod trigger;
 pub mod user;
 pub mod user_group;

@@ -34,6 +34,9 @@ pub struct Model {
     pub public_comment_count: i64,
     /// Live comments, internal ones included (likewise).
     pub all_comment_count: i64,
+    /// When the status last changed (at creation, the creation). Time rules count waits from it.
+    #[serde(default)]
+    pub status_changed_at: Option<DateTimeUtc>,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

@@ -219,6 +219,8 @@ stored_enum!(
         SlaCheck => "sla_check",
         /// Re-clock the open tickets of a priority after its policy changed.
         SlaReclock => "sla_reclock",
+        /// Run a time rule over the tickets whose wait has passed.
+        TimeRule => "time_rule",
     }
 );
 

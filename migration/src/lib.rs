@@ -24,6 +24,7 @@ mod m20261128_000027_accounts;
 mod m20261128_000028_create_idempotency_keys;
 mod m20261128_000029_create_triggers;
 mod m20261128_000030_create_macros;
+mod m20261128_000031_create_time_rules;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -53,6 +54,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000028_create_idempotency_keys::Migration),
             Box::new(m20261128_000029_create_triggers::Migration),
             Box::new(m20261128_000030_create_macros::Migration),
+            Box::new(m20261128_000031_create_time_rules::Migration),
         ]
     }
 }

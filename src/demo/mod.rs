@@ -53,7 +53,8 @@ pub async fn seed_and_print(state: &AppState, bind: SocketAddr) -> anyhow::Resul
     println!("     curl -s -H 'Authorization: Bearer {token_hint}' -H 'Content-Type: application/json' \\");
     println!("          -d '{{\"query\":\"{{ me {{ username }} }}\"}}' http://{bind}/graphql");
     println!("Automation: a new ticket about VPN, Wi-Fi or the network goes to the Network Team (trigger),");
-    println!("     and agents have the macro \"Fixed by a restart\" (admin: http://{bind}/admin/triggers/)");
+    println!("     agents have the macro \"Fixed by a restart\", and tickets resolved a week ago close (time rule)");
+    println!("     (admin: http://{bind}/admin/triggers/ and http://{bind}/admin/time-rules/)");
     if !empty {
         println!("(database already had data: nothing seeded; demo tokens were re-issued)");
     }
@@ -176,6 +177,22 @@ async fn seed(state: &AppState) -> anyhow::Result<()> {
         ]),
     };
     crate::service::automation::macros::create(&state.db, &admin, restart)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let close = crate::service::automation::time_rules::NewTimeRule {
+        name: "Close tickets resolved a week ago".into(),
+        project_id: None,
+        active: Some(true),
+        wait: serde_json::json!({"since": "resolved", "hours": 168}),
+        conditions: serde_json::json!({
+            "all": [{"field": "ticket.status", "operator": "is", "value": "resolved"}]
+        }),
+        actions: serde_json::json!([
+            {"set": "status", "value": "closed"},
+            {"comment": "{{ticket.number}} was resolved a week ago and is now closed. Open a new ticket if it comes back."}
+        ]),
+    };
+    crate::service::automation::time_rules::create(&state.db, &admin, close)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     for (name, kind, status, location, owner, serial) in [

@@ -9,6 +9,7 @@ use crate::notify::mailer::Email;
 use crate::notify::outbox::{self, Destination, JobKind, Outcome};
 use crate::notify::webhooks;
 use crate::notify::Notifier;
+use crate::service::automation::time_rules;
 use crate::service::{sla, WriteDeps};
 use chrono::{DateTime, TimeZone, Utc};
 use entity::outbox as row;
@@ -85,6 +86,14 @@ async fn deliver(deps: &DeliveryDeps, item: &row::Model, now_ms: i64) -> AppResu
         }
         JobKind::SlaReclock => {
             sla::reclock::run(&deps.db, &deps.live, &item.payload, sla_now(now_ms)).await?;
+            Ok(Outcome::Delivered)
+        }
+        JobKind::TimeRule => {
+            let deps = WriteDeps {
+                channel: crate::domain::Channel::Rule,
+                ..deps.write_deps()
+            };
+            time_rules::run(deps, &item.payload, sla_now(now_ms)).await?;
             Ok(Outcome::Delivered)
         }
     }

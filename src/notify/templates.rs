@@ -218,6 +218,7 @@ mod tests {
             all_comment_count: 0,
             created_at: chrono::Utc::now(),
             updated_at: chrono::Utc::now(),
+            status_changed_at: None,
         };
         let email = render(&Occurrence::Created, &t, "a@example.com", "Ann");
         assert_eq!(email.subject, "New Ticket: <b>Printer</b> & co (TKT-001)");

@@ -35,6 +35,7 @@ pub fn router() -> Routes {
         )
         .route("/api/automation/triggers/order/", post(reorder_triggers))
         .merge(macro_router())
+        .merge(crate::rest::time_rules::router())
 }
 
 /// A trigger as REST shows it.
@@ -115,7 +116,7 @@ fn position(fields: &Fields<'_>) -> AppResult<Option<i32>> {
     }
 }
 
-fn active(fields: &Fields<'_>) -> AppResult<Option<bool>> {
+pub(super) fn active(fields: &Fields<'_>) -> AppResult<Option<bool>> {
     match fields.0.get("active") {
         None => Ok(None),
         Some(v) => v

@@ -13,6 +13,7 @@ pub mod people;
 pub mod projects;
 pub mod shapes;
 pub mod tickets;
+pub mod time_rules;
 
 use crate::http::errors::Door;
 use crate::http::routes::Routes;

@@ -3,8 +3,9 @@
 //! `field` is the JSON path that holds it.
 use crate::graphql::context::viewer;
 use crate::graphql::ids;
-use crate::graphql::types::{Macro, MacroScope, Ticket, Trigger};
+use crate::graphql::types::{Macro, MacroScope, Ticket, TimeRule, Trigger};
 use crate::service::automation::macros::{self, MacroPatch, NewMacro, Scope};
+use crate::service::automation::time_rules::{self, NewTimeRule, TimeRulePatch};
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
 use async_graphql::{Context, InputObject, Json, MaybeUndefined, Object, Result, SimpleObject, ID};
 
@@ -88,6 +89,71 @@ pub struct DeleteTriggerInput {
 pub struct DeleteTriggerPayload {
     /// Global id of the deleted trigger.
     deleted_trigger_id: ID,
+}
+
+/// A new time rule.
+#[derive(InputObject)]
+pub struct CreateTimeRuleInput {
+    /// 1-200 characters.
+    name: String,
+    /// Only tickets of this project.
+    project_id: Option<ID>,
+    /// Whether it runs (default true).
+    active: Option<bool>,
+    /// `{"since": "created" | "updated" | "status_changed" | "resolved", "hours": 1-8784,
+    /// "business_hours": bool}`.
+    wait: Json<serde_json::Value>,
+    /// `{"all": [condition…], "any": [condition…]}` on the ticket's fields (`ticket.*`).
+    conditions: Json<serde_json::Value>,
+    /// `[action…]`, 1 to 20.
+    actions: Json<serde_json::Value>,
+}
+
+/// The created time rule.
+#[derive(SimpleObject)]
+pub struct CreateTimeRulePayload {
+    /// The time rule.
+    time_rule: TimeRule,
+}
+
+/// A change to a time rule; absent fields stay as they are.
+#[derive(InputObject)]
+pub struct UpdateTimeRuleInput {
+    /// Global id of the time rule.
+    id: ID,
+    /// New name.
+    name: Option<String>,
+    /// New project; null: every ticket.
+    project_id: MaybeUndefined<ID>,
+    /// Switch on or off.
+    active: Option<bool>,
+    /// New wait.
+    wait: Option<Json<serde_json::Value>>,
+    /// New conditions.
+    conditions: Option<Json<serde_json::Value>>,
+    /// New actions.
+    actions: Option<Json<serde_json::Value>>,
+}
+
+/// The changed time rule.
+#[derive(SimpleObject)]
+pub struct UpdateTimeRulePayload {
+    /// The time rule.
+    time_rule: TimeRule,
+}
+
+/// Which time rule to delete.
+#[derive(InputObject)]
+pub struct DeleteTimeRuleInput {
+    /// Global id of the time rule.
+    id: ID,
+}
+
+/// The deleted time rule's id.
+#[derive(SimpleObject)]
+pub struct DeleteTimeRulePayload {
+    /// Global id of the deleted time rule.
+    deleted_time_rule_id: ID,
 }
 
 /// A new macro.
@@ -254,6 +320,67 @@ impl AutomationMutation {
         triggers::delete(&req.state.db, &req.state.triggers, &actor, id).await?;
         Ok(DeleteTriggerPayload {
             deleted_trigger_id: ids::encode("Trigger", id),
+        })
+    }
+
+    /// Add a time rule; it first runs at once.
+    async fn create_time_rule(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateTimeRuleInput,
+    ) -> Result<CreateTimeRulePayload> {
+        let (req, actor) = viewer(ctx)?;
+        let new = NewTimeRule {
+            name: input.name,
+            project_id: input.project_id.as_ref().map(project_id).transpose()?,
+            active: input.active,
+            wait: input.wait.0,
+            conditions: input.conditions.0,
+            actions: input.actions.0,
+        };
+        let saved = time_rules::create(&req.state.db, &actor, new).await?;
+        Ok(CreateTimeRulePayload {
+            time_rule: TimeRule(saved),
+        })
+    }
+
+    /// Change a time rule; it runs again at once with what it says now.
+    async fn update_time_rule(
+        &self,
+        ctx: &Context<'_>,
+        input: UpdateTimeRuleInput,
+    ) -> Result<UpdateTimeRulePayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ids::decode(&input.id, "TimeRule", "id")?;
+        let patch = TimeRulePatch {
+            name: input.name,
+            project_id: match &input.project_id {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(v) => Some(Some(project_id(v)?)),
+            },
+            active: input.active,
+            wait: input.wait.map(|w| w.0),
+            conditions: input.conditions.map(|c| c.0),
+            actions: input.actions.map(|a| a.0),
+        };
+        let saved = time_rules::update(&req.state.db, &actor, id, patch).await?;
+        Ok(UpdateTimeRulePayload {
+            time_rule: TimeRule(saved),
+        })
+    }
+
+    /// Remove a time rule; what it did stays in the tickets' history.
+    async fn delete_time_rule(
+        &self,
+        ctx: &Context<'_>,
+        input: DeleteTimeRuleInput,
+    ) -> Result<DeleteTimeRulePayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ids::decode(&input.id, "TimeRule", "id")?;
+        time_rules::delete(&req.state.db, &actor, id).await?;
+        Ok(DeleteTimeRulePayload {
+            deleted_time_rule_id: ids::encode("TimeRule", id),
         })
     }
 

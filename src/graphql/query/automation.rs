@@ -1,8 +1,8 @@
 //! `triggers`: the automation rules administrators manage.
 use crate::graphql::context::viewer;
 use crate::graphql::ids;
-use crate::graphql::types::{Macro, MacroPreview, Trigger};
-use crate::service::automation::{macros, triggers};
+use crate::graphql::types::{Macro, MacroPreview, TimeRule, TimeRuleDryRun, Trigger};
+use crate::service::automation::{macros, time_rules, triggers};
 use async_graphql::{Context, Object, Result, ID};
 
 /// Queries about automation.
@@ -17,6 +17,23 @@ impl AutomationQuery {
         let (req, actor) = viewer(ctx)?;
         let list = triggers::list(&req.state.db, &actor).await?;
         Ok(list.into_iter().map(Trigger).collect())
+    }
+
+    /// Every time rule, active or not, oldest first (at most 100, the most there can be).
+    /// Administrators only; FORBIDDEN otherwise.
+    async fn time_rules(&self, ctx: &Context<'_>) -> Result<Vec<TimeRule>> {
+        let (req, actor) = viewer(ctx)?;
+        let list = time_rules::list(&req.state.db, &actor).await?;
+        Ok(list.into_iter().map(TimeRule).collect())
+    }
+
+    /// How many open tickets a time rule would act on now (it has not acted on them from the same moment);
+    /// nothing is changed. Administrators only.
+    async fn dry_run_time_rule(&self, ctx: &Context<'_>, id: ID) -> Result<TimeRuleDryRun> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ids::decode(&id, "TimeRule", "id")?;
+        let deps = req.state.write_deps(crate::domain::Channel::Graphql);
+        Ok(time_rules::dry_run(deps, &actor, id).await?.into())
     }
 
     /// The macros the viewer may apply: their own, their groups' and everyone's (administrators see every

@@ -1,8 +1,8 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
 use super::audit::parse_audit_id;
 use super::{
-    ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, Trigger, User,
-    Webhook,
+    ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, TimeRule, Trigger,
+    User, Webhook,
 };
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
@@ -36,6 +36,8 @@ pub enum Node {
     Webhook(Webhook),
     /// An automation trigger (administrators only).
     Trigger(Trigger),
+    /// An automation time rule (administrators only).
+    TimeRule(TimeRule),
     /// A comment.
     Comment(Comment),
     /// An audit-trail entry.
@@ -75,6 +77,9 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
         )),
         "Trigger" if actor.is_admin() => Node::Trigger(Trigger(
             automation::triggers::get(&req.state.db, actor, db_id).await?,
+        )),
+        "TimeRule" if actor.is_admin() => Node::TimeRule(TimeRule(
+            automation::time_rules::get(&req.state.db, actor, db_id).await?,
         )),
         "Webhook" if actor.is_admin() => {
             Node::Webhook(Webhook(webhooks::get(&req.state.db, actor, db_id).await?))

@@ -34,7 +34,7 @@ impl Destination {
         match kind {
             JobKind::Email => Destination::Email,
             JobKind::Webhook => Destination::Webhook(webhook_id.unwrap_or(0)),
-            JobKind::SlaCheck | JobKind::SlaReclock => Destination::Other,
+            JobKind::SlaCheck | JobKind::SlaReclock | JobKind::TimeRule => Destination::Other,
         }
     }
 
@@ -69,10 +69,16 @@ impl Destination {
                 vec![JobKind::Webhook.as_str().into(), (*id).into()],
             ),
             Destination::Other => (
-                format!("kind IN ({}, {})", placeholder(next), placeholder(next + 1)),
+                format!(
+                    "kind IN ({}, {}, {})",
+                    placeholder(next),
+                    placeholder(next + 1),
+                    placeholder(next + 2)
+                ),
                 vec![
                     JobKind::SlaCheck.as_str().into(),
                     JobKind::SlaReclock.as_str().into(),
+                    JobKind::TimeRule.as_str().into(),
                 ],
             ),
         }

@@ -165,6 +165,7 @@ mod tests {
             archived_by_id: None,
             public_comment_count: 0,
             all_comment_count: 0,
+            status_changed_at: None,
         }
     }
 

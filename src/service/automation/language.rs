@@ -789,6 +789,59 @@ impl Conditions {
         })
     }
 
+    /// Refuse what only a write has (the event, channel, actor, comment, SLA event, `changed*`): a time rule
+    /// looks at the ticket as it stands. The error names the condition's path.
+    pub fn ticket_only(&self) -> AppResult<()> {
+        for (list, name) in [(&self.all, "all"), (&self.any, "any")] {
+            for (i, c) in list.iter().enumerate() {
+                let path = format!("conditions.{name}[{i}]");
+                if !matches!(c.subject, Subject::Ticket(_)) {
+                    return Err(field_error(
+                        &format!("{path}.field"),
+                        "a time rule looks only at the ticket's fields (ticket.*)",
+                    ));
+                }
+                if matches!(
+                    c.operator,
+                    Operator::Changed | Operator::ChangedFrom | Operator::ChangedTo
+                ) {
+                    return Err(field_error(
+                        &format!("{path}.operator"),
+                        "a time rule sees no change: use is, is_not, one_of, ...",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The statuses `all` allows, when it names them (`ticket.status` `is` or `one_of`); `None` when any
+    /// status may do. Lets a scan read only the tickets that can match.
+    pub fn statuses(&self) -> Option<Vec<String>> {
+        let mut allowed: Option<Vec<String>> = None;
+        for c in &self.all {
+            if c.subject != Subject::Ticket(TicketField::Status) {
+                continue;
+            }
+            let named: Vec<String> = match (&c.operator, &c.operand) {
+                (Operator::Is, Operand::One(Value::Text(s))) => vec![s.clone()],
+                (Operator::OneOf, Operand::Many(values)) => values
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Text(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => continue,
+            };
+            allowed = Some(match allowed {
+                None => named,
+                Some(before) => before.into_iter().filter(|s| named.contains(s)).collect(),
+            });
+        }
+        allowed
+    }
+
     /// The canonical JSON, as stored.
     pub fn to_json(&self) -> Json {
         json!({

@@ -1,12 +1,14 @@
 //! Automation: triggers, the administrators' rules that change a ticket when a write to it matches
 //! (docs/automation.md). The rule language is in `language`, its evaluation (pure, in memory) in `evaluate`,
-//! managing triggers in `triggers`, and the per-instance compiled set in `known`. The ticket writes run the
+//! managing triggers in `triggers`, and the per-instance compiled set in `known`. Time rules (`time_rules`) act
+//! on tickets once a wait has passed, run by scheduled outbox rows. The ticket writes run the
 //! rules (`service::tickets::write::triggered`), so a rule's change goes through the same code as a person's.
 pub mod evaluate;
 pub mod known;
 pub mod language;
 pub mod macros;
 mod render;
+pub mod time_rules;
 pub mod triggers;
 
 pub use evaluate::Facts;
@@ -26,6 +28,8 @@ pub struct Via {
     pub rule: i32,
     /// Its name when it acted.
     pub name: String,
+    /// `trigger` or `time_rule`: their ids are counted apart.
+    pub kind: &'static str,
 }
 
 impl Via {
@@ -34,6 +38,7 @@ impl Via {
         Via {
             rule: t.id,
             name: t.name.clone(),
+            kind: t.kind,
         }
     }
 }

@@ -32,6 +32,8 @@ pub struct Trigger {
     pub conditions: Conditions,
     /// What it does, in order.
     pub actions: Vec<Action>,
+    /// `trigger`, or `time_rule` for a time rule run through the same code.
+    pub kind: &'static str,
 }
 
 impl Trigger {
@@ -43,6 +45,7 @@ impl Trigger {
             project_id: row.project_id,
             conditions: Conditions::parse(&row.conditions)?,
             actions: parse_actions(&row.actions)?,
+            kind: "trigger",
         })
     }
 
@@ -109,17 +112,15 @@ pub struct TriggerPatch {
     pub actions: Option<Json>,
 }
 
-fn require_admin(actor: &Actor) -> AppResult<()> {
+pub(super) fn require_admin(actor: &Actor) -> AppResult<()> {
     if actor.is_admin() {
         Ok(())
     } else {
-        Err(AppError::forbidden(
-            "only administrators may manage triggers",
-        ))
+        Err(AppError::forbidden("only administrators may manage rules"))
     }
 }
 
-async fn check_project(db: &impl ConnectionTrait, path: &str, id: i32) -> AppResult<()> {
+pub(super) async fn check_project(db: &impl ConnectionTrait, path: &str, id: i32) -> AppResult<()> {
     let live = project::Entity::find_by_id(id)
         .filter(project::Column::ArchivedAt.is_null())
         .count(db)
@@ -137,7 +138,7 @@ async fn check_project(db: &impl ConnectionTrait, path: &str, id: i32) -> AppRes
 
 /// What the actions name exists: a rule that assigns to nobody real is refused when saved, not skipped on
 /// every write.
-async fn check_actions(db: &impl ConnectionTrait, actions: &[Action]) -> AppResult<()> {
+pub(super) async fn check_actions(db: &impl ConnectionTrait, actions: &[Action]) -> AppResult<()> {
     for (i, action) in actions.iter().enumerate() {
         let path = format!("actions[{i}].value");
         match action {

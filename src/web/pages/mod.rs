@@ -70,6 +70,23 @@ pub fn router() -> Routes {
         .route("/admin/triggers/{id}/move/", post(admin::move_trigger))
         .route("/admin/triggers/{id}/delete/", post(admin::delete_trigger))
         .route(
+            "/admin/time-rules/",
+            get(admin::time_rules_page).post(admin::create_time_rule),
+        )
+        .route("/admin/time-rules/new/", get(admin::new_time_rule_page))
+        .route(
+            "/admin/time-rules/{id}/",
+            get(admin::time_rule_page).post(admin::update_time_rule),
+        )
+        .route(
+            "/admin/time-rules/{id}/dry-run/",
+            post(admin::dry_run_time_rule),
+        )
+        .route(
+            "/admin/time-rules/{id}/delete/",
+            post(admin::delete_time_rule),
+        )
+        .route(
             "/admin/webhooks/",
             get(admin::webhooks_page).post(admin::create_webhook),
         )

@@ -228,3 +228,85 @@ async fn admins_build_triggers_from_rows_on_the_pages(app: &TestApp) {
     assert_eq!(location(&gone), "/admin/triggers/?done=deleted");
     assert_eq!(admin.page(app, &second).await.status, StatusCode::NOT_FOUND);
 }
+
+db_test!(admins_build_time_rules_on_the_pages_and_count_what_they_would_do);
+async fn admins_build_time_rules_on_the_pages_and_count_what_they_would_do(app: &TestApp) {
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let browser = login(app, &bob).await;
+    assert_eq!(
+        browser.page(app, "/admin/time-rules/").await.status,
+        StatusCode::FORBIDDEN
+    );
+    let admin = login(app, &root).await;
+    let empty = admin.page(app, "/admin/time-rules/").await;
+    assert_eq!(empty.status, StatusCode::OK, "{}", empty.text);
+    assert!(empty.text.contains("No time rule yet."));
+    let blank = admin.page(app, "/admin/time-rules/new/").await;
+    assert_eq!(blank.status, StatusCode::OK);
+    // Only the ticket's own fields: no event, actor or change rows.
+    assert!(blank.text.contains("name=\"hours\""), "{}", blank.text);
+    assert!(!blank.text.contains("value=\"event\""), "{}", blank.text);
+    assert!(
+        !blank.text.contains("value=\"changed_to\""),
+        "{}",
+        blank.text
+    );
+
+    let rows = |hours: &'static str| {
+        let mut fields = editor(
+            "Nudge",
+            &[("all", "ticket.status", "is", "on_hold")],
+            &[("comment", "Still waiting?")],
+        );
+        fields.extend([
+            ("hours", hours),
+            ("since", "status_changed"),
+            ("business_hours", "true"),
+        ]);
+        fields
+    };
+    let refused = admin.form(app, "/admin/time-rules/", &rows("soon")).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(refused.text.contains("wait.hours"), "{}", refused.text);
+    assert!(refused.text.contains("value=\"soon\""), "{}", refused.text);
+
+    let made = admin.form(app, "/admin/time-rules/", &rows("72")).await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.text);
+    let page = location(&made);
+    let shown = admin.page(app, &page).await;
+    assert!(shown.text.contains("Time rule added."), "{}", shown.text);
+    let listed = admin.page(app, "/admin/time-rules/").await;
+    assert!(
+        listed
+            .text
+            .contains("72 business hours after its status last changed"),
+        "{}",
+        listed.text
+    );
+    let stored = app.as_user(&root).get("/api/automation/time-rules/").await;
+    assert_eq!(
+        stored.json[0]["wait"],
+        json!({"since": "status_changed", "hours": 72, "business_hours": true})
+    );
+    assert_eq!(
+        stored.json[0]["conditions"]["all"][0],
+        json!({"field": "ticket.status", "operator": "is", "value": "on_hold"})
+    );
+
+    let path = page.split('?').next().unwrap().to_string();
+    let counted = admin.form(app, &format!("{path}dry-run/"), &[]).await;
+    assert_eq!(counted.status, StatusCode::OK, "{}", counted.text);
+    assert!(
+        counted.text.contains("It would act on 0 tickets now."),
+        "{}",
+        counted.text
+    );
+    let removed = admin.form(app, &format!("{path}delete/"), &[]).await;
+    assert_eq!(removed.status, StatusCode::SEE_OTHER);
+    assert!(admin
+        .page(app, "/admin/time-rules/")
+        .await
+        .text
+        .contains("No time rule yet."));
+}

@@ -283,8 +283,8 @@ async fn a_new_ticket_is_routed_and_answered_by_its_words(app: &TestApp) {
     let via = by_rules(&seen);
     assert_eq!(via.len(), 2, "a field change and a comment: {via:?}");
     assert!(
-        via.iter()
-            .all(|v| *v == json!({"rule": rule["id"], "name": "Route VPN to Network"})),
+        via.iter().all(|v| *v
+            == json!({"rule": rule["id"], "name": "Route VPN to Network", "kind": "trigger"})),
         "{via:?}"
     );
     let theirs = ticket(app, &ann, id).await;
@@ -292,7 +292,7 @@ async fn a_new_ticket_is_routed_and_answered_by_its_words(app: &TestApp) {
     assert!(
         by_rules(&theirs)
             .iter()
-            .all(|v| *v == json!({"rule": rule["id"]})),
+            .all(|v| *v == json!({"rule": rule["id"], "kind": "trigger"})),
         "{theirs}"
     );
     // The ticket page signs the comment as the desk, and tells the team which rule acted.

@@ -85,6 +85,7 @@ positional!(ticket::Model {
     archived_by_id,
     public_comment_count,
     all_comment_count,
+    status_changed_at,
 });
 positional!(user::Model {
     id,

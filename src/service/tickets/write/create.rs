@@ -212,6 +212,7 @@ async fn make(
         archived_by_id: None,
         public_comment_count: 0,
         all_comment_count: 0,
+        status_changed_at: Some(now),
     };
     // Everything that does not need the id or the number is done before taking them: every create waits
     // on the number's lock until this one commits.

@@ -23,12 +23,13 @@ pub(super) fn check_transition(current: TicketStatus, next: TicketStatus) -> App
     })
 }
 
-/// Set or clear the resolved and closed dates for a move to `status`.
+/// Set or clear the resolved and closed dates for a move to `status`, and when the status changed.
 pub(super) fn apply_lifecycle(
     t: &mut ticket::Model,
     status: TicketStatus,
     now: chrono::DateTime<Utc>,
 ) {
+    t.status_changed_at = Some(now);
     match status {
         TicketStatus::Resolved => t.resolved_at = Some(now),
         TicketStatus::Closed => {

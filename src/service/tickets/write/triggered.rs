@@ -189,47 +189,73 @@ async fn run_on(
         if !trigger.fires(&facts) {
             continue;
         }
-        let now = Utc::now();
-        let next = plan(txn, trigger, &current, now).await?;
-        let only_status = trigger
-            .actions
-            .iter()
-            .all(|a| matches!(a, Action::SetStatus(_)));
-        let action = if only_status {
-            "status_change"
-        } else {
-            "update"
-        };
-        let via = Via::rule(trigger);
-        let written = write_change(
-            txn,
-            state,
-            actor,
-            Some(&via),
-            action,
-            current.clone(),
-            next,
-            now,
-        )
-        .await?;
-        if let Some(saved) = written {
-            current = saved;
-        }
-        let comments = post_comments(txn, state, trigger, &via, &current).await?;
-        if !comments.is_empty() {
-            // The comment counts moved on the row: answer the ticket as it is.
-            current = ticket::Entity::find_by_id(current.id)
-                .one(txn)
-                .await?
-                .ok_or_else(|| AppError::not_found("ticket"))?;
-        }
+        let (saved, comments) = apply(txn, state, actor, trigger, current).await?;
+        current = saved;
         posted.extend(comments);
-        send_notices(txn, trigger, &current).await?;
     }
     Ok(Ran {
         ticket: current,
         comments: posted,
     })
+}
+
+/// What a time rule does to `current` (locked in `txn`), as the service: its changes, comments and notices,
+/// through the same code as a trigger's.
+pub async fn by_time_rule(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    rule: &Trigger,
+    current: ticket::Model,
+) -> AppResult<Ran> {
+    let (ticket, comments) = apply(txn, state, None, rule, current).await?;
+    Ok(Ran { ticket, comments })
+}
+
+/// Apply one rule's actions to `current`, made by `actor` (none: the service): the fields at once, then
+/// its comments and notices. Returns the ticket as it is after, and the comments posted.
+async fn apply(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: Option<&Actor>,
+    trigger: &Trigger,
+    mut current: ticket::Model,
+) -> AppResult<(ticket::Model, Vec<i32>)> {
+    let now = Utc::now();
+    let next = plan(txn, trigger, &current, now).await?;
+    let only_status = trigger
+        .actions
+        .iter()
+        .all(|a| matches!(a, Action::SetStatus(_)));
+    let action = if only_status {
+        "status_change"
+    } else {
+        "update"
+    };
+    let via = Via::rule(trigger);
+    let written = write_change(
+        txn,
+        state,
+        actor,
+        Some(&via),
+        action,
+        current.clone(),
+        next,
+        now,
+    )
+    .await?;
+    if let Some(saved) = written {
+        current = saved;
+    }
+    let comments = post_comments(txn, state, trigger, &via, &current).await?;
+    if !comments.is_empty() {
+        // The comment counts moved on the row: answer the ticket as it is.
+        current = ticket::Entity::find_by_id(current.id)
+            .one(txn)
+            .await?
+            .ok_or_else(|| AppError::not_found("ticket"))?;
+    }
+    send_notices(txn, trigger, &current).await?;
+    Ok((current, comments))
 }
 
 /// The member of `group` an `assign` action hands a ticket to: the least loaded (fewest open tickets, then

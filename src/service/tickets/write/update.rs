@@ -234,6 +234,7 @@ pub(super) async fn write_change(
     active.due_date = Set(next.due_date);
     active.resolved_at = Set(next.resolved_at);
     active.closed_at = Set(next.closed_at);
+    active.status_changed_at = Set(next.status_changed_at);
     active.updated_at = Set(now);
     let saved = active.update(txn).await?;
     let mut changes = changes.into_value();
@@ -272,6 +273,7 @@ pub(super) async fn publish_change(
     others.status = after.status;
     others.resolved_at = after.resolved_at;
     others.closed_at = after.closed_at;
+    others.status_changed_at = after.status_changed_at;
     others.updated_at = after.updated_at;
     if others != *after {
         let event = LiveEvent::new(LiveKind::Updated, after.id);

@@ -1,8 +1,9 @@
 //! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
-//! groups, webhook endpoints, automation triggers and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! groups, webhook endpoints, automation triggers and time rules, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
 pub mod groups;
+pub mod time_rules;
 pub mod triggers;
 pub mod users;
 pub mod webhooks;
@@ -10,6 +11,10 @@ pub mod webhooks;
 pub use audit::audit_page;
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
+};
+pub use time_rules::{
+    create_time_rule, delete_time_rule, dry_run_time_rule, new_time_rule_page, time_rule_page,
+    time_rules_page, update_time_rule,
 };
 pub use triggers::{
     create_trigger, delete_trigger, move_trigger, new_trigger_page, trigger_page, triggers_page,

@@ -100,6 +100,9 @@ const ACTIONS: [(&str, &str); 15] = [
     ),
 ];
 
+/// A select's option as the code spells it: (value, label).
+type Choice = (&'static str, &'static str);
+
 /// An option of a select.
 pub struct Opt {
     value: &'static str,
@@ -154,12 +157,18 @@ struct TriggersPage {
 
 #[derive(Template)]
 #[template(path = "admin_trigger.html")]
-struct TriggerPage {
+pub(super) struct TriggerPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
+    pub(super) flash: Option<String>,
     form_error: String,
-    /// `None`: a new trigger.
+    /// Where the rule's pages are: `/admin/triggers/` or `/admin/time-rules/`.
+    base: &'static str,
+    /// "trigger" or "time rule".
+    noun: &'static str,
+    /// For a time rule: the wait's moment choices, hours and business-hours switch.
+    wait: Option<WaitBox>,
+    /// `None`: a new rule.
     id: Option<i32>,
     name: String,
     project: String,
@@ -168,6 +177,70 @@ struct TriggerPage {
     actions: Vec<ActionRow>,
     groups: String,
     projects: String,
+}
+
+/// A time rule's wait as the editor shows it.
+pub(super) struct WaitBox {
+    since: Vec<Opt>,
+    hours: String,
+    business_hours: bool,
+}
+
+/// The moments a wait counts from.
+const SINCE: [(&str, &str); 4] = [
+    ("status_changed", "its status last changed"),
+    ("updated", "it was last updated"),
+    ("created", "it was opened"),
+    ("resolved", "it was resolved"),
+];
+
+impl WaitBox {
+    /// The box for a stored or posted wait.
+    pub(super) fn of(wait: &Value) -> WaitBox {
+        WaitBox {
+            since: options(&SINCE, wait["since"].as_str().unwrap_or("status_changed")),
+            hours: wait["hours"]
+                .as_i64()
+                .map(|h| h.to_string())
+                .or_else(|| wait["hours"].as_str().map(str::to_string))
+                .unwrap_or_default(),
+            business_hours: wait["business_hours"] == true,
+        }
+    }
+}
+
+/// What kind of rule the editor edits.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Run on ticket writes.
+    Trigger,
+    /// Run when a wait has passed.
+    TimeRule,
+}
+
+/// A saved rule as the editor reads it.
+pub(super) struct Saved {
+    pub(super) id: i32,
+    pub(super) name: String,
+    pub(super) project_id: Option<i32>,
+    pub(super) active: bool,
+    pub(super) conditions: Value,
+    pub(super) actions: Value,
+    pub(super) wait: Value,
+}
+
+impl Saved {
+    fn trigger(t: &trigger::Model) -> Saved {
+        Saved {
+            id: t.id,
+            name: t.name.clone(),
+            project_id: t.project_id,
+            active: t.active,
+            conditions: t.conditions.clone(),
+            actions: t.actions.clone(),
+            wait: Value::Null,
+        }
+    }
 }
 
 /// Names of groups, projects and people, both ways, for the value boxes.
@@ -231,7 +304,7 @@ impl Names {
 }
 
 /// Every id a stored rule names as a person (for [`Names::read`]).
-fn people_named(t: &trigger::Model) -> Vec<i32> {
+fn people_named(t: &Saved) -> Vec<i32> {
     let person_fields = ["ticket.assigned_to", "ticket.requester"];
     let ids = |v: &Value| -> Vec<i32> {
         match v {
@@ -320,7 +393,11 @@ async fn read_value(state: &AppState, actor: &Actor, field: &str, text: &str) ->
 }
 
 /// The rows of a posted editor as the rule's conditions and actions.
-async fn rule_of(state: &AppState, actor: &Actor, body: &[u8]) -> AppResult<(Value, Value)> {
+pub(super) async fn rule_of(
+    state: &AppState,
+    actor: &Actor,
+    body: &[u8],
+) -> AppResult<(Value, Value)> {
     let values = |name: &str| super::all_values(body, name);
     let (lists, fields, operators, texts) = (
         values("cond_list"),
@@ -396,15 +473,25 @@ async fn rule_of(state: &AppState, actor: &Actor, body: &[u8]) -> AppResult<(Val
 }
 
 /// The editor's rows for stored conditions and actions, with blank rows to fill.
-fn rows(names: &Names, conditions: &Value, actions: &Value) -> (Vec<ConditionRow>, Vec<ActionRow>) {
+fn rows(
+    kind: Kind,
+    names: &Names,
+    conditions: &Value,
+    actions: &Value,
+) -> (Vec<ConditionRow>, Vec<ActionRow>) {
+    // A time rule looks only at the ticket as it stands: no event, actor or change.
+    let (fields, operators): (&[Choice], &[Choice]) = match kind {
+        Kind::Trigger => (&FIELDS, &OPERATORS),
+        Kind::TimeRule => (&FIELDS[5..], &OPERATORS[..7]),
+    };
     let mut condition_rows = Vec::new();
     for (list, any) in [("all", false), ("any", true)] {
         for c in conditions[list].as_array().into_iter().flatten() {
             let field = c["field"].as_str().unwrap_or_default();
             condition_rows.push(ConditionRow {
                 any,
-                fields: options(&FIELDS, field),
-                operators: options(&OPERATORS, c["operator"].as_str().unwrap_or_default()),
+                fields: options(fields, field),
+                operators: options(operators, c["operator"].as_str().unwrap_or_default()),
                 value: c
                     .get("value")
                     .map(|v| names.show(field, v))
@@ -415,8 +502,8 @@ fn rows(names: &Names, conditions: &Value, actions: &Value) -> (Vec<ConditionRow
     for _ in 0..BLANK_CONDITIONS {
         condition_rows.push(ConditionRow {
             any: false,
-            fields: options(&FIELDS, ""),
-            operators: options(&OPERATORS, "is"),
+            fields: options(fields, ""),
+            operators: options(operators, "is"),
             value: String::new(),
         });
     }
@@ -473,25 +560,34 @@ fn rows(names: &Names, conditions: &Value, actions: &Value) -> (Vec<ConditionRow
     (condition_rows, action_rows)
 }
 
-/// The editor for `t` (none: a new trigger), with rows for `conditions` and `actions`.
-async fn editor(
+/// The editor for `t` (none: a new rule of `kind`), with rows for `conditions` and `actions`.
+pub(super) async fn editor(
     state: &AppState,
     user: &PageUser,
-    t: Option<&trigger::Model>,
+    kind: Kind,
+    t: Option<&Saved>,
     conditions: &Value,
     actions: &Value,
 ) -> PageResult<TriggerPage> {
     let names = Names::read(state, &user.actor, t.map(people_named).unwrap_or_default()).await?;
-    let (conditions, actions) = rows(&names, conditions, actions);
+    let (conditions, actions) = rows(kind, &names, conditions, actions);
     let mut groups: Vec<&str> = names.groups.values().map(String::as_str).collect();
     groups.sort_unstable();
     let mut project_names: Vec<&str> = names.projects.values().map(String::as_str).collect();
     project_names.sort_unstable();
+    let (base, noun, section) = match kind {
+        Kind::Trigger => ("/admin/triggers/", "trigger", "triggers"),
+        Kind::TimeRule => ("/admin/time-rules/", "time rule", "time-rules"),
+    };
     Ok(TriggerPage {
         layout: Layout::for_user(user),
-        section: "triggers",
+        section,
         flash: None,
         form_error: String::new(),
+        base,
+        noun,
+        wait: (kind == Kind::TimeRule)
+            .then(|| WaitBox::of(&t.map_or_else(|| json!({"hours": 72}), |t| t.wait.clone()))),
         id: t.map(|t| t.id),
         name: t.map(|t| t.name.clone()).unwrap_or_default(),
         project: t
@@ -580,12 +676,12 @@ pub async fn new_trigger_page(
     user: PageUser,
 ) -> PageResult<Response> {
     crate::service::users::Admin::of(&user.actor)?;
-    let page = editor(&state, &user, None, &json!({}), &json!([])).await?;
+    let page = editor(&state, &user, Kind::Trigger, None, &json!({}), &json!([])).await?;
     Ok(html(StatusCode::OK, &page))
 }
 
 /// The posted name, project and switch, read from the form.
-async fn settings(
+pub(super) async fn settings(
     state: &AppState,
     actor: &Actor,
     form: &crate::web::pages::Form,
@@ -608,10 +704,11 @@ async fn settings(
 }
 
 /// The editor again, with what was posted and why it was refused.
-async fn refused(
+pub(super) async fn refused(
     state: &AppState,
     user: &PageUser,
-    t: Option<&trigger::Model>,
+    kind: Kind,
+    t: Option<&Saved>,
     form: &crate::web::pages::Form,
     body: &[u8],
     err: AppError,
@@ -627,7 +724,14 @@ async fn refused(
             t.map(|t| t.actions.clone()).unwrap_or_else(|| json!([])),
         ),
     };
-    let mut page = editor(state, user, t, &conditions, &actions).await?;
+    let mut page = editor(state, user, kind, t, &conditions, &actions).await?;
+    if page.wait.is_some() {
+        page.wait = Some(WaitBox::of(&json!({
+            "since": form.get("since"),
+            "hours": form.get("hours"),
+            "business_hours": form.get("business_hours") == "true",
+        })));
+    }
     page.form_error = message;
     page.name = form.get("name").to_string();
     page.project = form.get("project").to_string();
@@ -666,7 +770,7 @@ pub async fn create_trigger(
         Ok(t) => {
             Ok(Redirect::to(&format!("/admin/triggers/{}/?done=created", t.id)).into_response())
         }
-        Err(err) => refused(&state, &user, None, &form, &body, err).await,
+        Err(err) => refused(&state, &user, Kind::Trigger, None, &form, &body, err).await,
     }
 }
 
@@ -683,8 +787,16 @@ pub async fn trigger_page(
     Query(shown): Query<Shown>,
 ) -> PageResult<Response> {
     let id = path_id(&id, "trigger")?;
-    let t = triggers::get(&state.db, &user.actor, id).await?;
-    let mut page = editor(&state, &user, Some(&t), &t.conditions, &t.actions).await?;
+    let t = Saved::trigger(&triggers::get(&state.db, &user.actor, id).await?);
+    let mut page = editor(
+        &state,
+        &user,
+        Kind::Trigger,
+        Some(&t),
+        &t.conditions,
+        &t.actions,
+    )
+    .await?;
     page.flash = flash(shown.done.as_deref());
     Ok(html(StatusCode::OK, &page))
 }
@@ -704,7 +816,7 @@ pub async fn update_trigger(
 ) -> PageResult<Response> {
     let id = path_id(&id, "trigger")?;
     let form = user.form(&body)?;
-    let current = triggers::get(&state.db, &user.actor, id).await?;
+    let current = Saved::trigger(&triggers::get(&state.db, &user.actor, id).await?);
     let saved = async {
         let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
         let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
@@ -721,7 +833,18 @@ pub async fn update_trigger(
     .await;
     match saved {
         Ok(_) => Ok(Redirect::to(&format!("/admin/triggers/{id}/?done=saved")).into_response()),
-        Err(err) => refused(&state, &user, Some(&current), &form, &body, err).await,
+        Err(err) => {
+            refused(
+                &state,
+                &user,
+                Kind::Trigger,
+                Some(&current),
+                &form,
+                &body,
+                err,
+            )
+            .await
+        }
     }
 }
 

@@ -1,0 +1,322 @@
+//! `/admin/time-rules/`: the time rules; add, change, switch off, count what they would act on and remove them
+//! (administrators only), with the triggers' editor (`triggers.rs`) and a wait, over the service calls GraphQL
+//! and REST use.
+use super::triggers::{editor, refused, rule_of, settings, Kind, Saved};
+use crate::rest::comments::path_id;
+use crate::service::automation::time_rules::{self, NewTimeRule, TimeRulePatch};
+use crate::service::projects;
+use crate::state::AppState;
+use crate::web::pages::{html, Form, Layout, PageResult, PageUser};
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use entity::time_rule;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// A time rule as the list shows it.
+pub struct Listed {
+    id: i32,
+    name: String,
+    wait: String,
+    project: String,
+    active: bool,
+    conditions: usize,
+    actions: usize,
+}
+
+#[derive(Template)]
+#[template(path = "admin_time_rules.html")]
+struct TimeRulesPage {
+    layout: Layout,
+    section: &'static str,
+    flash: Option<String>,
+    listed: Vec<Listed>,
+}
+
+fn saved(t: &time_rule::Model) -> Saved {
+    Saved {
+        id: t.id,
+        name: t.name.clone(),
+        project_id: t.project_id,
+        active: t.active,
+        conditions: t.conditions.clone(),
+        actions: t.actions.clone(),
+        wait: t.wait.clone(),
+    }
+}
+
+/// "72 business hours after its status last changed".
+fn wait_text(wait: &Value) -> String {
+    let hours = wait["hours"].as_i64().unwrap_or_default();
+    let since = match wait["since"].as_str().unwrap_or_default() {
+        "created" => "it was opened",
+        "updated" => "it was last updated",
+        "resolved" => "it was resolved",
+        _ => "its status last changed",
+    };
+    let unit = match (wait["business_hours"] == true, hours == 1) {
+        (true, true) => "business hour",
+        (true, false) => "business hours",
+        (false, true) => "hour",
+        (false, false) => "hours",
+    };
+    format!("{hours} {unit} after {since}")
+}
+
+/// The posted wait: its hours as a number when they read as one, so the service names what is wrong.
+fn wait_of(form: &Form) -> Value {
+    let hours = form.get("hours").trim();
+    json!({
+        "since": form.get("since"),
+        "hours": hours.parse::<i64>().map_or_else(|_| json!(hours), |h| json!(h)),
+        "business_hours": form.get("business_hours") == "true",
+    })
+}
+
+/// What a redirect back to a page says.
+#[derive(Deserialize, Default)]
+pub struct Shown {
+    done: Option<String>,
+}
+
+fn flash(done: Option<&str>) -> Option<String> {
+    done.map(|d| {
+        match d {
+            "created" => "Time rule added. It runs at once, then as waits end.",
+            "deleted" => "Time rule removed.",
+            _ => "Saved. The rule runs again at once.",
+        }
+        .to_string()
+    })
+}
+
+/// `GET /admin/time-rules/`.
+#[utoipa::path(get, path = "/admin/time-rules/", tag = "pages", operation_id = "pageAdminTimeRules",
+    summary = "Automation time rules (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn time_rules_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Query(shown): Query<Shown>,
+) -> PageResult<Response> {
+    let found = time_rules::list(&state.db, &user.actor).await?;
+    let projects: HashMap<i32, String> = projects::list(&state.db.conn)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect();
+    let listed = found
+        .into_iter()
+        .map(|t| Listed {
+            id: t.id,
+            wait: wait_text(&t.wait),
+            project: t
+                .project_id
+                .map(|p| projects.get(&p).cloned().unwrap_or_else(|| p.to_string()))
+                .unwrap_or_else(|| "every ticket".to_string()),
+            active: t.active,
+            conditions: ["all", "any"]
+                .iter()
+                .map(|l| t.conditions[l].as_array().map_or(0, Vec::len))
+                .sum(),
+            actions: t.actions.as_array().map_or(0, Vec::len),
+            name: t.name,
+        })
+        .collect();
+    let page = TimeRulesPage {
+        layout: Layout::for_user(&user),
+        section: "time-rules",
+        flash: flash(shown.done.as_deref()),
+        listed,
+    };
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// `GET /admin/time-rules/new/`.
+#[utoipa::path(get, path = "/admin/time-rules/new/", tag = "pages", operation_id = "pageAdminNewTimeRule",
+    summary = "The editor for a new time rule (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn new_time_rule_page(
+    State(state): State<AppState>,
+    user: PageUser,
+) -> PageResult<Response> {
+    crate::service::users::Admin::of(&user.actor)?;
+    let page = editor(&state, &user, Kind::TimeRule, None, &json!({}), &json!([])).await?;
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// `POST /admin/time-rules/` (form: `name`, `project`, `active`, `hours`, `since`, `business_hours`, rows).
+#[utoipa::path(post, path = "/admin/time-rules/", tag = "pages", operation_id = "pageAdminCreateTimeRule",
+    summary = "Add a time rule from the editor (administrators only).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Added: to the time rule's page"), (status = 400, description = "The editor with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn create_time_rule(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let form = user.form(&body)?;
+    crate::service::users::Admin::of(&user.actor)?;
+    let made = async {
+        let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let input = NewTimeRule {
+            name,
+            project_id,
+            active: Some(active),
+            wait: wait_of(&form),
+            conditions,
+            actions,
+        };
+        time_rules::create(&state.db, &user.actor, input).await
+    }
+    .await;
+    match made {
+        Ok(t) => {
+            Ok(Redirect::to(&format!("/admin/time-rules/{}/?done=created", t.id)).into_response())
+        }
+        Err(err) => refused(&state, &user, Kind::TimeRule, None, &form, &body, err).await,
+    }
+}
+
+/// `GET /admin/time-rules/<id>/`.
+#[utoipa::path(get, path = "/admin/time-rules/{id}/", tag = "pages", operation_id = "pageAdminTimeRule",
+    summary = "One time rule in the editor (administrators only).",
+    params(("id" = i32, Path, description = "Time rule id")),
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn time_rule_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    Query(shown): Query<Shown>,
+) -> PageResult<Response> {
+    let id = path_id(&id, "time rule")?;
+    let t = saved(&time_rules::get(&state.db, &user.actor, id).await?);
+    let mut page = editor(
+        &state,
+        &user,
+        Kind::TimeRule,
+        Some(&t),
+        &t.conditions,
+        &t.actions,
+    )
+    .await?;
+    page.flash = flash(shown.done.as_deref());
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// `POST /admin/time-rules/<id>/` (the editor's form).
+#[utoipa::path(post, path = "/admin/time-rules/{id}/", tag = "pages", operation_id = "pageAdminUpdateTimeRule",
+    summary = "Change a time rule from the editor (administrators only).",
+    params(("id" = i32, Path, description = "Time rule id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Saved: back to the time rule"), (status = 400, description = "The editor with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn update_time_rule(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "time rule")?;
+    let form = user.form(&body)?;
+    let current = saved(&time_rules::get(&state.db, &user.actor, id).await?);
+    let changed = async {
+        let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let patch = TimeRulePatch {
+            name: Some(name),
+            project_id: Some(project_id),
+            active: Some(active),
+            wait: Some(wait_of(&form)),
+            conditions: Some(conditions),
+            actions: Some(actions),
+        };
+        time_rules::update(&state.db, &user.actor, id, patch).await
+    }
+    .await;
+    match changed {
+        Ok(_) => Ok(Redirect::to(&format!("/admin/time-rules/{id}/?done=saved")).into_response()),
+        Err(err) => {
+            refused(
+                &state,
+                &user,
+                Kind::TimeRule,
+                Some(&current),
+                &form,
+                &body,
+                err,
+            )
+            .await
+        }
+    }
+}
+
+/// `POST /admin/time-rules/<id>/dry-run/`: the rule's page, saying how many tickets it would act on now.
+#[utoipa::path(post, path = "/admin/time-rules/{id}/dry-run/", tag = "pages", operation_id = "pageAdminDryRunTimeRule",
+    summary = "Count the open tickets a time rule would act on now, changing nothing (administrators only).",
+    params(("id" = i32, Path, description = "Time rule id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 200, description = "The rule's page with the count", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn dry_run_time_rule(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "time rule")?;
+    user.form(&body)?;
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    let found = time_rules::dry_run(deps, &user.actor, id).await?;
+    let t = saved(&time_rules::get(&state.db, &user.actor, id).await?);
+    let mut page = editor(
+        &state,
+        &user,
+        Kind::TimeRule,
+        Some(&t),
+        &t.conditions,
+        &t.actions,
+    )
+    .await?;
+    let tickets = if found.matching == 1 {
+        "ticket"
+    } else {
+        "tickets"
+    };
+    page.flash = Some(if found.capped {
+        format!(
+            "It would act on {} {tickets} now among the first {} it looked at; there may be more.",
+            found.matching, found.examined
+        )
+    } else {
+        format!("It would act on {} {tickets} now.", found.matching)
+    });
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// `POST /admin/time-rules/<id>/delete/`.
+#[utoipa::path(post, path = "/admin/time-rules/{id}/delete/", tag = "pages", operation_id = "pageAdminDeleteTimeRule",
+    summary = "Remove a time rule (administrators only); what it did stays in the tickets' history.",
+    params(("id" = i32, Path, description = "Time rule id")),
+    responses((status = 303, description = "Removed: to the time rules")),
+    security(("session" = [], "csrf" = [])))]
+pub async fn delete_time_rule(
+    State(state): State<AppState>,
+    user: PageUser,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "time rule")?;
+    user.form(&body)?;
+    time_rules::delete(&state.db, &user.actor, id).await?;
+    Ok(Redirect::to("/admin/time-rules/?done=deleted").into_response())
+}
