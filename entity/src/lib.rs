@@ -6,6 +6,7 @@ pub mod attachment;
 pub mod audit_event;
 pub mod blob;
 pub mod blob_chunk;
+pub mod bulk_job;
 pub mod comment;
 pub mod comment_edit;
 pub mod counter;

@@ -221,6 +221,8 @@ stored_enum!(
         SlaReclock => "sla_reclock",
         /// Run a time rule over the tickets whose wait has passed.
         TimeRule => "time_rule",
+        /// Change the next tickets of a bulk change.
+        BulkChange => "bulk_change",
     }
 );
 
@@ -233,6 +235,18 @@ stored_enum!(
         Delivered => "delivered",
         /// Gave up after the configured attempts; kept for inspection and redelivery.
         Failed => "failed",
+    }
+);
+
+stored_enum!(
+    /// Where a bulk change stands.
+    BulkStatus, "status" {
+        /// Waiting for the worker.
+        Queued => "queued",
+        /// Some of its tickets are done.
+        Running => "running",
+        /// Every ticket was tried.
+        Done => "done",
     }
 );
 

@@ -25,6 +25,7 @@ mod m20261128_000028_create_idempotency_keys;
 mod m20261128_000029_create_triggers;
 mod m20261128_000030_create_macros;
 mod m20261128_000031_create_time_rules;
+mod m20261128_000032_create_bulk_jobs;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -55,6 +56,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000029_create_triggers::Migration),
             Box::new(m20261128_000030_create_macros::Migration),
             Box::new(m20261128_000031_create_time_rules::Migration),
+            Box::new(m20261128_000032_create_bulk_jobs::Migration),
         ]
     }
 }

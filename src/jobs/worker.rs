@@ -10,7 +10,7 @@ use crate::notify::outbox::{self, Destination, JobKind, Outcome};
 use crate::notify::webhooks;
 use crate::notify::Notifier;
 use crate::service::automation::time_rules;
-use crate::service::{sla, WriteDeps};
+use crate::service::{sla, tickets, WriteDeps};
 use chrono::{DateTime, TimeZone, Utc};
 use entity::outbox as row;
 use futures_util::StreamExt;
@@ -94,6 +94,16 @@ async fn deliver(deps: &DeliveryDeps, item: &row::Model, now_ms: i64) -> AppResu
                 ..deps.write_deps()
             };
             time_rules::run(deps, &item.payload, sla_now(now_ms)).await?;
+            Ok(Outcome::Delivered)
+        }
+        JobKind::BulkChange => {
+            let ran = tickets::bulk::run(deps.write_deps(), &item.payload, sla_now(now_ms)).await?;
+            if !ran {
+                // Tried again later, past the circuits: the holder is this service, not a destination.
+                return Err(crate::error::AppError::internal(anyhow::anyhow!(
+                    "another run holds the bulk change"
+                )));
+            }
             Ok(Outcome::Delivered)
         }
     }

@@ -3,6 +3,7 @@ pub mod assets;
 pub mod attachments;
 pub mod auth;
 pub mod automation;
+pub mod bulk;
 pub mod comments;
 pub mod fields;
 pub mod idempotency;
@@ -45,6 +46,7 @@ pub fn router() -> Routes {
         .merge(attachments::router())
         .merge(people::router())
         .merge(automation::router())
+        .merge(bulk::router())
         .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",

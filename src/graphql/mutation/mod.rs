@@ -3,6 +3,7 @@ pub mod account;
 pub mod assets;
 pub mod attachments;
 pub mod automation;
+pub mod bulk;
 pub mod comments;
 pub mod people;
 pub mod projects;
@@ -26,4 +27,5 @@ pub struct MutationRoot(
     assets::AssetMutation,
     attachments::AttachmentMutation,
     automation::AutomationMutation,
+    bulk::BulkMutation,
 );

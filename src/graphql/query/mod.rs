@@ -2,10 +2,11 @@
 pub mod assets;
 pub mod audit;
 pub mod automation;
+pub mod bulk;
 pub mod projects;
 pub mod rate;
 pub mod sla;
-mod ticket_inputs;
+pub(crate) mod ticket_inputs;
 pub mod tickets;
 pub mod viewer;
 pub mod webhooks;
@@ -83,4 +84,5 @@ pub struct QueryFields(
     assets::AssetQuery,
     rate::RateLimitQuery,
     automation::AutomationQuery,
+    bulk::BulkQuery,
 );

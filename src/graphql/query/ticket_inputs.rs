@@ -62,7 +62,7 @@ impl From<SlaFilter> for SlaState {
 }
 
 impl TicketFilter {
-    pub(super) fn into_service(self) -> Result<tickets::TicketFilter, AppError> {
+    pub(crate) fn into_service(self) -> Result<tickets::TicketFilter, AppError> {
         if self.assignee.is_some() && self.assignee_id.is_some() {
             return Err(AppError::field(
                 "assigneeId",

@@ -34,7 +34,9 @@ impl Destination {
         match kind {
             JobKind::Email => Destination::Email,
             JobKind::Webhook => Destination::Webhook(webhook_id.unwrap_or(0)),
-            JobKind::SlaCheck | JobKind::SlaReclock | JobKind::TimeRule => Destination::Other,
+            JobKind::SlaCheck | JobKind::SlaReclock | JobKind::TimeRule | JobKind::BulkChange => {
+                Destination::Other
+            }
         }
     }
 
@@ -68,19 +70,19 @@ impl Destination {
                 ),
                 vec![JobKind::Webhook.as_str().into(), (*id).into()],
             ),
-            Destination::Other => (
-                format!(
-                    "kind IN ({}, {}, {})",
-                    placeholder(next),
-                    placeholder(next + 1),
-                    placeholder(next + 2)
-                ),
-                vec![
-                    JobKind::SlaCheck.as_str().into(),
-                    JobKind::SlaReclock.as_str().into(),
-                    JobKind::TimeRule.as_str().into(),
-                ],
-            ),
+            Destination::Other => {
+                // The service's own work: every kind that is neither mail nor a webhook.
+                let kinds: Vec<JobKind> = JobKind::ALL
+                    .iter()
+                    .copied()
+                    .filter(|k| Destination::of_parts(*k, None) == Destination::Other)
+                    .collect();
+                let places: Vec<String> = (0..kinds.len()).map(|i| placeholder(next + i)).collect();
+                (
+                    format!("kind IN ({})", places.join(", ")),
+                    kinds.iter().map(|k| k.as_str().into()).collect(),
+                )
+            }
         }
     }
 }

@@ -48,6 +48,7 @@ use web::pages;
         rest::automation::list_triggers, rest::automation::create_trigger,
         rest::automation::get_trigger, rest::automation::update_trigger,
         rest::automation::delete_trigger, rest::automation::reorder_triggers,
+        rest::bulk::start, rest::bulk::job,
         rest::time_rules::list_time_rules, rest::time_rules::create_time_rule,
         rest::time_rules::get_time_rule, rest::time_rules::update_time_rule,
         rest::time_rules::delete_time_rule, rest::time_rules::dry_run_time_rule,

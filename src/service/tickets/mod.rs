@@ -1,5 +1,6 @@
 //! Tickets: every read in `read`, changes in `write`, permissions in `rules`, and the counters of live
 //! tickets that list totals read in `counters`.
+pub mod bulk;
 pub mod counters;
 pub mod read;
 pub mod rules;

@@ -265,6 +265,29 @@ impl TicketReads {
         Ok((t, seen_by(actor, found)))
     }
 
+    /// The ids of visible, live tickets matching `filter`, lowest first, at most `limit` (bulk changes name
+    /// their tickets by a filter).
+    pub async fn ids(
+        &self,
+        db: &Db,
+        actor: &Actor,
+        filter: &TicketFilter,
+        limit: u64,
+    ) -> AppResult<Vec<i32>> {
+        use sea_orm::{QueryOrder, QuerySelect};
+        filter.check()?;
+        Ok(
+            filter::visible_query(&Viewer::of(actor), filter, &self.0.prefix)
+                .select_only()
+                .column(ticket::Column::Id)
+                .order_by_asc(ticket::Column::Id)
+                .limit(limit)
+                .into_tuple::<i32>()
+                .all(&db.conn)
+                .await?,
+        )
+    }
+
     /// How many visible, live tickets match `filter` (for connection totals and backward paging).
     pub async fn total(&self, db: &Db, actor: &Actor, filter: &TicketFilter) -> AppResult<u64> {
         filter.check()?;

@@ -1,0 +1,266 @@
+//! Bulk changes: asked for over REST (202 and a job to follow) or GraphQL, by ids or by a filter, made by the
+//! worker ticket by ticket with the checks of a change by hand; a ticket that cannot be changed is reported,
+//! a held job waits, and a job resumes where a dead run left it.
+use crate::db_test;
+use crate::support::helpers::{TestApp, TestUser};
+use crate::support::sla::run_at;
+use crate::support::tickets::create_ticket;
+use axum::http::{header, StatusCode};
+use chrono::Utc;
+use entity::bulk_job;
+use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+use serde_json::{json, Value};
+
+const BULK: &str = "/api/tickets/bulk/";
+
+async fn ticket(app: &TestApp, requester: &TestUser, title: &str) -> i64 {
+    create_ticket(app, requester, json!({"title": title, "description": "d"})).await["id"]
+        .as_i64()
+        .unwrap()
+}
+
+async fn status_of(app: &TestApp, who: &TestUser, id: i64) -> (String, String) {
+    let t = app.as_user(who).get(&format!("/api/tickets/{id}/")).await;
+    assert_eq!(t.status, StatusCode::OK, "{}", t.text);
+    (
+        t.json["status"].as_str().unwrap().to_string(),
+        t.json["priority"].as_str().unwrap().to_string(),
+    )
+}
+
+db_test!(a_bulk_change_by_ids_reports_each_ticket_it_could_not_change);
+async fn a_bulk_change_by_ids_reports_each_ticket_it_could_not_change(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let carl = app.agent("carl").await;
+    let root = app.admin("root").await;
+    let one = ticket(app, &ann, "One").await;
+    let two = ticket(app, &ann, "Two").await;
+    let closed = ticket(app, &ann, "Closed").await;
+    for status in ["resolved", "closed"] {
+        let moved = app
+            .as_user(&bob)
+            .patch(
+                &format!("/api/tickets/{closed}/"),
+                json!({ "status": status }),
+            )
+            .await;
+        assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    }
+    let body = json!({"ids": [one, two, closed, 999_999], "changes": {"status": "resolved", "priority": "high"}});
+
+    // Requesters may not; a mistake in the change names its path.
+    let refused = app.as_user(&ann).post(BULK, body.clone()).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
+    let bad = app
+        .as_user(&bob)
+        .post(BULK, json!({"ids": [one], "changes": {"status": "done"}}))
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    assert!(
+        bad.json["details"].get("changes.status").is_some(),
+        "{}",
+        bad.text
+    );
+    let bad = app
+        .as_user(&bob)
+        .post(BULK, json!({"ids": [one], "changes": {"title": "x"}}))
+        .await;
+    assert!(
+        bad.json["details"].get("changes.title").is_some(),
+        "{}",
+        bad.text
+    );
+
+    let started = app.as_user(&bob).post(BULK, body).await;
+    assert_eq!(started.status, StatusCode::ACCEPTED, "{}", started.text);
+    let url = started.json["url"].as_str().unwrap().to_string();
+    assert_eq!(started.headers[header::LOCATION], url.as_str());
+    assert_eq!(started.json["status"], "queued");
+    assert_eq!(started.json["total"], 4);
+    // Nothing changed before the worker runs.
+    assert_eq!(status_of(app, &bob, one).await.0, "new");
+
+    run_at(&app.state, Utc::now()).await;
+    let job = app.as_user(&bob).get(&url).await;
+    assert_eq!(job.status, StatusCode::OK, "{}", job.text);
+    assert_eq!(job.json["status"], "done", "{}", job.text);
+    assert_eq!(job.json["processed"], 4);
+    assert_eq!(job.json["failed"], 2);
+    let codes: Vec<(i64, String)> = job.json["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["ticket_id"].as_i64().unwrap(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            (closed, "invalid_transition".to_string()),
+            (999_999, "not_found".to_string())
+        ],
+        "{}",
+        job.text
+    );
+    assert!(job.json["finished_at"].is_string());
+    for id in [one, two] {
+        assert_eq!(
+            status_of(app, &bob, id).await,
+            ("resolved".to_string(), "high".to_string())
+        );
+    }
+    assert_eq!(status_of(app, &bob, closed).await.0, "closed");
+
+    // The job is its owner's and the administrators'.
+    assert_eq!(
+        app.as_user(&carl).get(&url).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(app.as_user(&root).get(&url).await.status, StatusCode::OK);
+    let history = app
+        .as_user(&bob)
+        .graphql_data(
+            "query($n: Int!) { ticket(databaseId: $n) { history(first: 20) { nodes { action actor { username } } } } }",
+            json!({ "n": one }),
+        )
+        .await;
+    assert!(
+        history["ticket"]["history"]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["actor"]["username"] == "bob"),
+        "the change is recorded as bob's: {history}"
+    );
+}
+
+db_test!(a_bulk_change_by_filter_works_through_chunks_and_resumes_after_a_dead_run);
+async fn a_bulk_change_by_filter_works_through_chunks_and_resumes_after_a_dead_run(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let mut ids = Vec::new();
+    for i in 0..230 {
+        ids.push(ticket(app, &ann, &format!("Printer {i}")).await);
+    }
+    let other = ticket(app, &ann, "Laptop").await;
+    let started = app
+        .as_user(&bob)
+        .graphql_data(
+            "mutation($i: BulkUpdateTicketsInput!) { bulkUpdateTickets(input: $i) { job { id databaseId status total } } }",
+            json!({"i": {"filter": {"query": "printer"}, "changes": {"priority": "LOW", "dueDate": "2027-01-15"}}}),
+        )
+        .await["bulkUpdateTickets"]["job"]
+        .clone();
+    assert_eq!(started["status"], "QUEUED");
+    assert_eq!(started["total"], 230);
+    let job_id = started["databaseId"].as_i64().unwrap() as i32;
+
+    // A run that held the job died: its hold keeps others off until it runs out.
+    let held = bulk_job::Entity::find_by_id(job_id)
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap();
+    let now = Utc::now();
+    let mut dead: bulk_job::ActiveModel = held.into();
+    dead.locked_until_ms = Set(now.timestamp_millis() + 60_000);
+    dead.update(&app.state.db.conn).await.unwrap();
+    deskgraph::jobs::worker::run_once_at(&app.state.delivery_deps(), now.timestamp_millis())
+        .await
+        .unwrap();
+    assert_eq!(job(app, &bob, &started["id"]).await["processed"], 0);
+
+    // Past the hold, the worker takes it up and goes through every chunk.
+    run_at(&app.state, now + chrono::Duration::minutes(10)).await;
+    let done = job(app, &bob, &started["id"]).await;
+    assert_eq!(
+        done,
+        json!({"status": "DONE", "processed": 230, "failed": 0, "total": 230})
+    );
+    for id in [ids[0], ids[199], ids[229]] {
+        let t = app.as_user(&bob).get(&format!("/api/tickets/{id}/")).await;
+        assert_eq!(t.json["priority"], "low");
+        assert_eq!(t.json["due_date"], "2027-01-15");
+    }
+    let untouched = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{other}/"))
+        .await;
+    assert_eq!(untouched.json["priority"], "medium");
+
+    // Another agent cannot follow it.
+    let carl = app.agent("carl").await;
+    let hidden = app
+        .as_user(&carl)
+        .graphql(
+            "query($id: ID!) { bulkJob(id: $id) { status } }",
+            json!({"id": started["id"]}),
+        )
+        .await;
+    assert_eq!(
+        hidden["errors"][0]["extensions"]["code"], "NOT_FOUND",
+        "{hidden}"
+    );
+}
+
+async fn job(app: &TestApp, who: &TestUser, id: &Value) -> Value {
+    app.as_user(who)
+        .graphql_data(
+            "query($id: ID!) { bulkJob(id: $id) { status processed failed total } }",
+            json!({ "id": id }),
+        )
+        .await["bulkJob"]
+        .clone()
+}
+
+db_test!(a_filter_that_finds_too_many_or_a_mixed_request_is_refused);
+async fn a_filter_that_finds_too_many_or_a_mixed_request_is_refused(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let one = ticket(app, &ann, "One").await;
+    let both = app
+        .as_user(&bob)
+        .post(
+            BULK,
+            json!({"ids": [one], "filter": {"q": "x"}, "changes": {"priority": "low"}}),
+        )
+        .await;
+    assert_eq!(both.status, StatusCode::BAD_REQUEST, "{}", both.text);
+    let unknown = app
+        .as_user(&bob)
+        .post(
+            BULK,
+            json!({"filter": {"colour": "red"}, "changes": {"priority": "low"}}),
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{}", unknown.text);
+    assert!(
+        unknown.json["details"].get("filter.colour").is_some(),
+        "{}",
+        unknown.text
+    );
+    let by_status = app
+        .as_user(&bob)
+        .post(
+            BULK,
+            json!({"filter": {"status": ["new"]}, "changes": {"priority": "low"}}),
+        )
+        .await;
+    assert_eq!(by_status.status, StatusCode::ACCEPTED, "{}", by_status.text);
+    assert_eq!(by_status.json["total"], 1);
+    let nothing: Value = app
+        .as_user(&bob)
+        .post(
+            BULK,
+            json!({"filter": {"q": "no such words"}, "changes": {"priority": "low"}}),
+        )
+        .await
+        .json;
+    assert_eq!(nothing["status"], "done", "{nothing}");
+    assert_eq!(nothing["total"], 0);
+}
