@@ -13,7 +13,10 @@ async fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
-            std::process::ExitCode::FAILURE
+            match err.downcast_ref::<deskgraph::cli::Exit>() {
+                Some(exit) => std::process::ExitCode::from(exit.code),
+                None => std::process::ExitCode::FAILURE,
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod comment_edit;
 pub mod counter;
 pub mod group;
 pub mod idempotency_key;
+pub mod mail_message;
 pub mod outbox;
 pub mod password_reset;
 pub mod project;

@@ -56,6 +56,11 @@ pub enum Command {
     Schema,
     /// Fill the database with bulk test data (benchmarks, load tests), then exit.
     Seed(crate::seed::SeedOptions),
+    /// Take in one email (RFC 5322) from standard input, as a mail server's pipe delivers it: a new ticket,
+    /// or a comment on the ticket it answers. Exits 0 when taken in (or ignored on purpose: an auto-reply,
+    /// a duplicate), 65 when the message is unreadable or too large, 67 when the sender is refused, and 75
+    /// when the service cannot take it now (the mail server retries).
+    MailIn,
     /// Seed demo data on an empty database, print the ways in, then serve.
     Demo {
         /// Address to listen on.
@@ -208,6 +213,66 @@ pub enum TokenCommand {
     },
 }
 
+/// An exit with a documented status (sysexits): what `main` returns for it.
+#[derive(Debug)]
+pub struct Exit {
+    /// The status.
+    pub code: u8,
+    /// Said on standard error.
+    pub message: String,
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Exit {}
+
+/// `deskgraph mail-in`: one message from standard input.
+async fn mail_in(config: Config) -> anyhow::Result<()> {
+    use crate::service::mail_in::{self, Received, Refused, MAX_BYTES};
+    use tokio::io::AsyncReadExt;
+    let exit = |code: u8, message: String| anyhow::Error::new(Exit { code, message });
+    let mut raw = Vec::new();
+    tokio::io::stdin()
+        .take(MAX_BYTES as u64 + 1)
+        .read_to_end(&mut raw)
+        .await
+        .map_err(|e| exit(75, format!("cannot read the message: {e}")))?;
+    let state = AppState::init(config)
+        .await
+        .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e:#}")))?;
+    let received = mail_in::receive(
+        state.write_deps(crate::domain::Channel::Email),
+        state.people_deps(),
+        &state.config,
+        &raw,
+    )
+    .await
+    .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e}")))?;
+    match received {
+        Ok(Received::Ticket(id)) => println!("ticket {id} opened"),
+        Ok(Received::Comment { ticket, comment }) => {
+            println!("comment {comment} added to ticket {ticket}")
+        }
+        Ok(Received::Ignored(why)) => println!("ignored: {why}"),
+        Err(Refused::Unreadable(why)) => return Err(exit(65, format!("refused: {why}"))),
+        Err(Refused::TooLarge) => {
+            return Err(exit(
+                65,
+                format!(
+                    "refused: the message is larger than {} MiB",
+                    MAX_BYTES >> 20
+                ),
+            ))
+        }
+        Err(Refused::Sender(why)) => return Err(exit(67, format!("refused: {why}"))),
+    }
+    Ok(())
+}
+
 /// Run the parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     // Needs no configuration or database, so it works in any checkout.
@@ -269,6 +334,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("revoked {count} token(s)");
             Ok(())
         }
+        Command::MailIn => mail_in(config).await,
         Command::Worker => {
             let state = AppState::init(config).await?;
             tracing::info!("deskgraph outbox worker started");

@@ -87,6 +87,13 @@ impl Config {
             webhook_allow_private,
             smtp_url,
             mail_from: get("DESKGRAPH_MAIL_FROM").unwrap_or_else(|| DEFAULT_MAIL_FROM.to_string()),
+            mail_in_open: match get("DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS").as_deref() {
+                None | Some("create") => true,
+                Some("refuse") => false,
+                Some(other) => bail!(
+                    "DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS must be create or refuse (got {other:?})"
+                ),
+            },
             outbox_max_attempts: number(&get, "DESKGRAPH_OUTBOX_MAX_ATTEMPTS", 8, 1, 100)? as i32,
             outbox_backoff_ms: number(&get, "DESKGRAPH_OUTBOX_BACKOFF_MS", 2000, 0, 3_600_000)?,
             delivery_timeout_ms: number(

@@ -94,6 +94,9 @@ pub struct Config {
     pub smtp_url: Option<String>,
     /// `DESKGRAPH_MAIL_FROM`: sender address (default `deskgraph@localhost`).
     pub mail_from: String,
+    /// `DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS`: `create` (default) gives a stranger who writes to the help desk a
+    /// requester account; `refuse` turns them away.
+    pub mail_in_open: bool,
     /// `DESKGRAPH_OUTBOX_MAX_ATTEMPTS`: delivery attempts before a message is marked failed (default 8).
     pub outbox_max_attempts: i32,
     /// `DESKGRAPH_OUTBOX_BACKOFF_MS`: first retry delay, doubled per attempt (default 2000; 0 retries at once).
@@ -176,6 +179,7 @@ impl Config {
             webhook_allow_private: false,
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_string(),
+            mail_in_open: true,
             outbox_max_attempts: 8,
             outbox_backoff_ms: 0,
             delivery_timeout_ms: 2000,

@@ -17,6 +17,28 @@ pub struct Email {
     pub text: String,
     /// HTML body (user text escaped).
     pub html: String,
+    /// The ticket it is about: its messages carry a `Message-ID` and `References` that name it, so a reply
+    /// threads back onto it (`service::mail_in`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket: Option<i32>,
+}
+
+/// The thread of ticket `id` as message ids say it: `<ticket-<id>@<domain>>` is the thread's root, named in
+/// `References` and `In-Reply-To`; each message's own id is `<ticket-<id>.<random>@<domain>>`.
+pub fn thread_root(id: i32, domain: &str) -> String {
+    format!("<ticket-{id}@{domain}>")
+}
+
+/// The ticket a message id of ours names (`<ticket-<id>@…>` or `<ticket-<id>.<anything>@…>`).
+pub fn ticket_of_message_id(message_id: &str) -> Option<i32> {
+    let inner = message_id.trim().trim_start_matches('<');
+    let rest = inner.strip_prefix("ticket-")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let after = rest[digits.len()..].chars().next()?;
+    if !matches!(after, '@' | '.') {
+        return None;
+    }
+    digits.parse().ok().filter(|id: &i32| *id > 0)
 }
 
 /// Something that sends emails. An error is a message for the outbox row; the worker retries.
@@ -96,9 +118,24 @@ impl Mailer for SmtpMailer {
                 .to
                 .parse()
                 .map_err(|e| format!("bad recipient: {e}"))?;
-            let message = Message::builder()
-                .from(from)
-                .to(to)
+            let domain = from.email.domain().to_string();
+            let mut builder = Message::builder().from(from).to(to);
+            if let Some(id) = email.ticket {
+                let root = thread_root(id, &domain);
+                let own = format!(
+                    "<ticket-{id}.{}@{domain}>",
+                    crate::auth::tokens::new_secret("")
+                        .chars()
+                        .filter(char::is_ascii_alphanumeric)
+                        .take(20)
+                        .collect::<String>()
+                );
+                builder = builder
+                    .message_id(Some(own))
+                    .in_reply_to(root.clone())
+                    .references(root);
+            }
+            let message = builder
                 .subject(email.subject.clone())
                 .multipart(MultiPart::alternative_plain_html(
                     email.text.clone(),

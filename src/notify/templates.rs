@@ -187,6 +187,7 @@ pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &s
         subject,
         text,
         html,
+        ticket: Some(t.id),
     }
 }
 

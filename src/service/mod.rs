@@ -6,6 +6,7 @@ pub mod automation;
 pub mod comments;
 pub mod events;
 pub mod idempotency;
+pub mod mail_in;
 pub mod projects;
 pub mod sign_in;
 pub mod sla;

@@ -8,6 +8,7 @@ mod assets;
 mod attachments;
 mod automation;
 mod browser;
+mod channels;
 mod comments;
 mod events;
 mod fuzz;

@@ -262,6 +262,7 @@ async fn send_reset(
         subject: "Reset your help-desk password".into(),
         text,
         html,
+        ticket: None,
     };
     let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
     let txn = db.begin_write().await?;

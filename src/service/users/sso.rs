@@ -131,7 +131,11 @@ pub async fn sign_in(
     })
 }
 
-async fn find_by_email(db: &impl ConnectionTrait, email: &str) -> AppResult<Option<user::Model>> {
+/// The account with `email`, whatever its letter case (active or not).
+pub async fn find_by_email(
+    db: &impl ConnectionTrait,
+    email: &str,
+) -> AppResult<Option<user::Model>> {
     Ok(user::Entity::find()
         .filter(lower(user::Column::Email).eq(email.to_lowercase()))
         .one(db)
@@ -204,7 +208,13 @@ async fn provision(
         password.push_str(&new_secret(""));
     }
     let account = NewAccount {
-        username: free_username(&deps.db.conn, settings, identity, email).await?,
+        username: free_username(
+            &deps.db.conn,
+            identity.preferred_username.as_deref(),
+            settings.break_glass_user.as_deref().unwrap_or(""),
+            email,
+        )
+        .await?,
         password,
         full_name: identity
             .name
@@ -222,6 +232,29 @@ async fn provision(
     accounts::create(deps, &PROVIDER, account).await
 }
 
+/// A requester account for someone who wrote to the help desk from `email` (display name `name`), with a
+/// password nobody knows: they sign in after a password reset. Made as the provider makes accounts.
+pub async fn requester_for_email(
+    deps: PeopleDeps<'_>,
+    email: &str,
+    name: &str,
+) -> AppResult<user::Model> {
+    let mut password = new_secret("");
+    while password.len() < deps.min_password_length {
+        password.push_str(&new_secret(""));
+    }
+    let account = NewAccount {
+        username: free_username(&deps.db.conn, None, "", email).await?,
+        password,
+        full_name: name.chars().filter(|c| !c.is_control()).take(150).collect(),
+        email: Some(email.to_string()),
+        is_staff: false,
+        is_superuser: false,
+        group_ids: Vec::new(),
+    };
+    accounts::create(deps, &PROVIDER, account).await
+}
+
 /// Letters, digits and `._-@+` of `raw`, at most 150 of them.
 fn tidy(raw: &str) -> String {
     raw.chars()
@@ -234,17 +267,12 @@ fn tidy(raw: &str) -> String {
 /// email, whichever is free first (never the break-glass user's), else the local part with a random tail.
 async fn free_username(
     db: &impl ConnectionTrait,
-    settings: &OidcSettings,
-    identity: &Identity,
+    preferred: Option<&str>,
+    reserved: &str,
     email: &str,
 ) -> AppResult<String> {
     let local = tidy(email.split('@').next().unwrap_or(""));
-    let candidates = [
-        identity.preferred_username.as_deref().map(tidy),
-        Some(local.clone()),
-        Some(tidy(email)),
-    ];
-    let reserved = settings.break_glass_user.as_deref().unwrap_or("");
+    let candidates = [preferred.map(tidy), Some(local.clone()), Some(tidy(email))];
     for candidate in candidates.into_iter().flatten() {
         if candidate.is_empty() || candidate.eq_ignore_ascii_case(reserved) {
             continue;

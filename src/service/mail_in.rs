@@ -1,0 +1,398 @@
+//! Mail in: a message written to the help desk becomes a ticket, or a comment on the ticket it answers
+//! (docs/mail.md). The message is parsed by `mail-parser`; the ticket and comment are made by the same
+//! service calls as every other door, as the sender, with their permissions.
+//!
+//! A reply is matched to its ticket by the message ids of ours it names (`In-Reply-To`, `References`: see
+//! `notify::mailer::thread_root`), then by the ticket number in the subject (`[TKT-123]` or `(TKT-123)`).
+//! Either only counts when the sender may see that ticket; otherwise the message opens a new one, so naming
+//! another requester's ticket gets nobody into it. Auto-replies, bounces and mailing-list mail, the
+//! service's own mail, and a message already taken in (by `Message-ID`) do nothing.
+use crate::auth::{load_actor, Actor};
+use crate::config::Config;
+use crate::domain::{parse_ticket_number, Channel};
+use crate::error::{AppError, AppResult};
+use crate::notify::mailer::ticket_of_message_id;
+use crate::service::comments::{self, NewComment};
+use crate::service::tickets::{self, NewTicket};
+use crate::service::users::{sso, PeopleDeps};
+use crate::service::WriteDeps;
+use chrono::Utc;
+use entity::mail_message;
+use entity::values::{CommentType, TicketStatus};
+use mail_parser::{Message, MessageParser};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+
+/// The largest message taken in.
+pub const MAX_BYTES: usize = 25 * 1024 * 1024;
+/// The first line an agent writes to make their reply an internal note.
+pub const INTERNAL_MARKER: &str = "#internal";
+/// Longest title a subject gives.
+const MAX_TITLE: usize = 200;
+
+/// What a message became.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received {
+    /// A new ticket.
+    Ticket(i32),
+    /// A comment on the ticket it answers.
+    Comment {
+        /// The ticket.
+        ticket: i32,
+        /// The comment.
+        comment: i32,
+    },
+    /// Nothing, on purpose: an auto-reply, a bounce, list mail, our own mail, or a duplicate.
+    Ignored(&'static str),
+}
+
+/// Why a message was turned away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// It is not a message (or not one we can read): exit 65 from `mail-in`.
+    Unreadable(String),
+    /// The sender may not write to the help desk (unknown, deactivated): exit 67.
+    Sender(String),
+    /// It is larger than [`MAX_BYTES`]: exit 65, and the mail server tells the sender.
+    TooLarge,
+}
+
+/// Take in one RFC 5322 message. `Err(AppError)` is a failure of the service (retry later); a message it
+/// will not take is `Ok(Err(Refused))`.
+pub async fn receive(
+    deps: WriteDeps<'_>,
+    people: PeopleDeps<'_>,
+    config: &Config,
+    raw: &[u8],
+) -> AppResult<Result<Received, Refused>> {
+    if raw.len() > MAX_BYTES {
+        return Ok(Err(Refused::TooLarge));
+    }
+    let Some(message) = MessageParser::default().parse(raw) else {
+        return Ok(Err(Refused::Unreadable("not an RFC 5322 message".into())));
+    };
+    let Some(sender) = message
+        .from()
+        .and_then(|f| f.first())
+        .and_then(|a| a.address())
+        .map(|a| a.trim().to_lowercase())
+        .filter(|a| a.contains('@'))
+    else {
+        return Ok(Err(Refused::Unreadable(
+            "the message has no From address".into(),
+        )));
+    };
+    let message_id = message
+        .message_id()
+        .map(|id| id.trim().chars().take(998).collect::<String>())
+        .filter(|id| !id.is_empty());
+    if let Some(reason) = automatic(&message) {
+        return Ok(Ok(Received::Ignored(reason)));
+    }
+    if sender.eq_ignore_ascii_case(address_of(&config.mail_from)) {
+        return Ok(Ok(Received::Ignored("our own mail")));
+    }
+    let db = &deps.db.conn;
+    if let Some(id) = &message_id {
+        let seen = mail_message::Entity::find()
+            .filter(mail_message::Column::MessageId.eq(id.as_str()))
+            .one(db)
+            .await?;
+        if seen.is_some() {
+            return Ok(Ok(Received::Ignored("already taken in")));
+        }
+    }
+    let account = sso::find_by_email(db, &sender).await?;
+    let account = match account {
+        Some(a) if !a.is_active => {
+            return Ok(Err(Refused::Sender(
+                "this account is deactivated".to_string(),
+            )))
+        }
+        Some(a) => a,
+        None if config.mail_in_open => {
+            let name = message
+                .from()
+                .and_then(|f| f.first())
+                .and_then(|a| a.name())
+                .unwrap_or("");
+            sso::requester_for_email(people, &sender, name).await?
+        }
+        None => {
+            return Ok(Err(Refused::Sender(
+                "this help desk takes mail only from its accounts".to_string(),
+            )))
+        }
+    };
+    let Some(actor) = load_actor(db, account.id).await? else {
+        return Ok(Err(Refused::Sender("this account is deactivated".into())));
+    };
+    let deps = WriteDeps {
+        channel: Channel::Email,
+        ..deps
+    };
+    let body = body_of(&message);
+    let subject = message.subject().unwrap_or("").trim().to_string();
+    let answered = match answered_ticket(deps, config, &actor, &message, &subject).await? {
+        Some(t) if t.status == TicketStatus::Closed => None,
+        other => other,
+    };
+    let received = match answered {
+        Some(t) => {
+            let (text, internal) = match body.strip_prefix(INTERNAL_MARKER) {
+                Some(rest) if comments::can_read_internal(&actor, &t) => (rest.trim_start(), true),
+                _ => (body.as_str(), false),
+            };
+            let input = NewComment {
+                body: crate::sanitize::text_to_html(non_empty(text)),
+                comment_type: if internal {
+                    CommentType::Internal
+                } else {
+                    CommentType::Public
+                },
+            };
+            let made = comments::create(deps, &actor, t.id, input).await?;
+            Received::Comment {
+                ticket: t.id,
+                comment: made.id,
+            }
+        }
+        None => {
+            let title: String = match strip_reply_prefixes(&subject) {
+                "" => "(no subject)".to_string(),
+                s => s
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .take(MAX_TITLE)
+                    .collect(),
+            };
+            let input = NewTicket {
+                title,
+                description: Some(crate::sanitize::text_to_html(non_empty(&body))),
+                idempotency_key: message_id
+                    .as_ref()
+                    .map(|id| {
+                        let key = format!("mail:{}", crate::auth::tokens::hash_secret(id));
+                        crate::service::idempotency::IdempotencyKey::parse(&key, "message_id")
+                    })
+                    .transpose()?,
+                ..Default::default()
+            };
+            Received::Ticket(tickets::create(deps, &actor, input).await?.id)
+        }
+    };
+    if let Some(id) = message_id {
+        let (outcome, ticket_id, comment_id) = match &received {
+            Received::Ticket(t) => ("ticket", Some(*t), None),
+            Received::Comment { ticket, comment } => ("comment", Some(*ticket), Some(*comment)),
+            Received::Ignored(_) => ("ignored", None, None),
+        };
+        // A second delivery racing this one is refused by the unique id; what it made is the first's.
+        let _ = mail_message::ActiveModel {
+            message_id: Set(id),
+            sender: Set(sender.chars().take(320).collect()),
+            outcome: Set(outcome.into()),
+            ticket_id: Set(ticket_id),
+            comment_id: Set(comment_id),
+            received_at: Set(Utc::now()),
+            ..Default::default()
+        }
+        .insert(db)
+        .await;
+    }
+    Ok(Ok(received))
+}
+
+fn non_empty(text: &str) -> &str {
+    if text.trim().is_empty() {
+        "(no text)"
+    } else {
+        text
+    }
+}
+
+/// The address in `From`-style text (`Help desk <help@example.com>` or `help@example.com`).
+fn address_of(mailbox: &str) -> &str {
+    match (mailbox.find('<'), mailbox.rfind('>')) {
+        (Some(a), Some(b)) if a < b => mailbox[a + 1..b].trim(),
+        _ => mailbox.trim(),
+    }
+}
+
+/// Why a message is machine mail that must not open a ticket or be answered, if it is.
+fn automatic(message: &Message<'_>) -> Option<&'static str> {
+    let header = |name: &str| {
+        message
+            .header_raw(name)
+            .map(|v| v.trim().to_ascii_lowercase())
+    };
+    if header("Auto-Submitted").is_some_and(|v| !v.starts_with("no")) {
+        return Some("an automatic reply (Auto-Submitted)");
+    }
+    if header("X-Autoreply").is_some() || header("X-Autorespond").is_some() {
+        return Some("an automatic reply");
+    }
+    if header("Precedence").is_some_and(|v| ["bulk", "junk", "list"].contains(&v.as_str())) {
+        return Some("bulk or list mail");
+    }
+    if header("Content-Type").is_some_and(|v| v.starts_with("multipart/report")) {
+        return Some("a delivery report");
+    }
+    None
+}
+
+/// The text of the message: its plain text (or its HTML as text), without the quoted history and the
+/// signature, with its line breaks.
+fn body_of(message: &Message<'_>) -> String {
+    let text = message
+        .body_text(0)
+        .map(|t| t.replace("\r\n", "\n"))
+        .unwrap_or_default();
+    let mut kept = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed == "--"
+            || line == "-- "
+            || trimmed.starts_with("-----Original Message-----")
+            || (trimmed.starts_with("On ") && trimmed.ends_with("wrote:"))
+            || (trimmed.starts_with("Am ") && trimmed.ends_with("schrieb:"))
+            || trimmed.starts_with("From: ") && !kept.is_empty() && kept.last() == Some(&"")
+        {
+            break;
+        }
+        if trimmed.starts_with('>') {
+            continue;
+        }
+        kept.push(line);
+    }
+    while kept.last().is_some_and(|l| l.trim().is_empty()) {
+        kept.pop();
+    }
+    kept.join("\n").trim_start_matches('\n').to_string()
+}
+
+/// `Re: Fwd: AW: title` → `title`.
+fn strip_reply_prefixes(subject: &str) -> &str {
+    let mut s = subject.trim();
+    loop {
+        let lower = s.to_ascii_lowercase();
+        let Some(cut) = ["re:", "fwd:", "fw:", "aw:", "wg:"]
+            .iter()
+            .find(|p| lower.starts_with(*p))
+        else {
+            return s;
+        };
+        s = s[cut.len()..].trim_start();
+    }
+}
+
+/// The ticket the message answers, when it names one the sender may see: by our message ids in
+/// `In-Reply-To` and `References`, then by the ticket number in the subject.
+async fn answered_ticket(
+    deps: WriteDeps<'_>,
+    config: &Config,
+    actor: &Actor,
+    message: &Message<'_>,
+    subject: &str,
+) -> AppResult<Option<entity::ticket::Model>> {
+    let db = &deps.db.conn;
+    let mut named: Vec<i32> = Vec::new();
+    for header in [message.in_reply_to(), message.references()] {
+        for id in header.as_text_list().into_iter().flatten() {
+            if let Some(t) = ticket_of_message_id(id) {
+                if !named.contains(&t) {
+                    named.push(t);
+                }
+            }
+        }
+    }
+    for id in named {
+        match tickets::get(db, actor, id).await {
+            Ok(t) => return Ok(Some(t)),
+            Err(AppError::NotFound(_)) | Err(AppError::Forbidden { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    for number in subject_numbers(subject, &config.ticket_prefix) {
+        match tickets::get_by_number(db, actor, &number, &config.ticket_prefix).await {
+            Ok(t) => return Ok(Some(t)),
+            Err(AppError::NotFound(_)) | Err(AppError::Forbidden { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
+}
+
+/// Ticket numbers in brackets or parentheses in a subject: `[TKT-123]`, `(TKT-123)`.
+fn subject_numbers(subject: &str, prefix: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        let mut rest = subject;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + 1..];
+            let Some(end) = after.find(close) else {
+                break;
+            };
+            let inside = after[..end].trim();
+            if parse_ticket_number(inside, prefix).is_some()
+                && inside
+                    .to_ascii_uppercase()
+                    .starts_with(&prefix.to_ascii_uppercase())
+            {
+                found.push(inside.to_string());
+            }
+            rest = &after[end..];
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(raw: &[u8]) -> Result<Message<'_>, String> {
+        MessageParser::default()
+            .parse(raw)
+            .ok_or_else(|| "unparsable".to_string())
+    }
+
+    #[test]
+    fn quoted_history_and_signatures_are_left_out() -> Result<(), String> {
+        let raw = b"From: Ann <ann@example.com>\r\nSubject: Re: x\r\n\r\nStill broken.\r\nSecond line.\r\n\r\nOn Mon, 1 Dec 2026, Help <help@example.com> wrote:\r\n> old text\r\n";
+        let message = parsed(&raw[..])?;
+        assert_eq!(body_of(&message), "Still broken.\nSecond line.");
+        let raw = b"From: a@example.com\r\n\r\nHi\r\n-- \r\nAnn, Accounting\r\n";
+        let message = parsed(&raw[..])?;
+        assert_eq!(body_of(&message), "Hi");
+        Ok(())
+    }
+
+    #[test]
+    fn subjects_name_tickets_in_brackets_only() {
+        assert_eq!(
+            subject_numbers("Re: New Ticket: Printer (TKT-012)", "TKT"),
+            vec!["TKT-012"]
+        );
+        assert_eq!(subject_numbers("[tkt-7] again", "TKT"), vec!["tkt-7"]);
+        assert!(subject_numbers("about TKT-7 and (42)", "TKT").is_empty());
+        assert_eq!(strip_reply_prefixes("Re: AW: Fwd:  Printer"), "Printer");
+    }
+
+    #[test]
+    fn automatic_mail_is_recognised() -> Result<(), String> {
+        for header in [
+            "Auto-Submitted: auto-replied",
+            "X-Autoreply: yes",
+            "Precedence: bulk",
+            "Content-Type: multipart/report; report-type=delivery-status; boundary=x",
+        ] {
+            let raw = format!("From: a@example.com\r\n{header}\r\nSubject: x\r\n\r\nbody\r\n");
+            let message = parsed(raw.as_bytes())?;
+            assert!(automatic(&message).is_some(), "{header}");
+        }
+        let raw = b"From: a@example.com\r\nAuto-Submitted: no\r\n\r\nbody\r\n";
+        let message = parsed(&raw[..])?;
+        assert_eq!(automatic(&message), None);
+        Ok(())
+    }
+}

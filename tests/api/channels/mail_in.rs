@@ -1,0 +1,368 @@
+//! Mail in: a message to the help desk opens a ticket as its sender; a reply threads onto the ticket by our
+//! message ids or the subject tag, only for a sender who may see that ticket; machine mail, duplicates and
+//! refused senders do nothing; and `deskgraph mail-in` answers a mail server with the documented codes.
+use crate::db_test;
+use crate::support::events::state_with;
+use crate::support::helpers::{TestApp, TestUser};
+use crate::support::sla::run_at;
+use chrono::Utc;
+use deskgraph::notify::mailer::thread_root;
+use deskgraph::service::mail_in::{self, Received, Refused};
+use deskgraph::state::AppState;
+use serde_json::json;
+
+async fn mail(state: &AppState, raw: &str) -> Result<Received, Refused> {
+    mail_in::receive(
+        state.write_deps(deskgraph::domain::Channel::Email),
+        state.people_deps(),
+        &state.config,
+        raw.as_bytes(),
+    )
+    .await
+    .unwrap()
+}
+
+fn message(from: &str, id: &str, subject: &str, extra: &str, body: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: help@example.com\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n{extra}\r\n{body}\r\n"
+    )
+}
+
+fn ticket_of(received: &Result<Received, Refused>) -> i32 {
+    match received {
+        Ok(Received::Ticket(id)) => *id,
+        other => panic!("not a new ticket: {other:?}"),
+    }
+}
+
+/// The ticket's requester, title and comments (body, type, author) as `who` reads them.
+async fn seen(app: &TestApp, who: &TestUser, id: i32) -> serde_json::Value {
+    app.as_user(who)
+        .graphql_data(
+            "query($n: Int!) { ticket(databaseId: $n) { title description status requester { username email }
+              comments(first: 20) { nodes { body commentType author { username } } } } }",
+            json!({ "n": id }),
+        )
+        .await["ticket"]
+        .clone()
+}
+
+db_test!(a_stranger_writes_gets_a_ticket_and_their_reply_lands_on_it);
+async fn a_stranger_writes_gets_a_ticket_and_their_reply_lands_on_it(app: &TestApp) {
+    let bob = app.agent("bob").await;
+    let (state, mailer) = state_with(app, |_| {});
+    let first = mail(
+        &state,
+        &message(
+            "Dana Stone <Dana.Stone@Example.com>",
+            "first@mail.example.com",
+            "VPN drops every hour",
+            "",
+            "It drops.\r\nEvery hour.\r\n\r\n-- \r\nDana, Sales",
+        ),
+    )
+    .await;
+    let id = ticket_of(&first);
+    let t = seen(app, &bob, id).await;
+    assert_eq!(t["title"], "VPN drops every hour");
+    assert_eq!(t["description"], "<p>It drops.<br>Every hour.</p>");
+    assert_eq!(t["requester"]["email"], "dana.stone@example.com");
+
+    // The same message again (a mail server's retry) does nothing.
+    let again = mail(
+        &state,
+        &message(
+            "dana.stone@example.com",
+            "first@mail.example.com",
+            "VPN drops every hour",
+            "",
+            "It drops.",
+        ),
+    )
+    .await;
+    assert_eq!(again, Ok(Received::Ignored("already taken in")));
+
+    // The agent answers; the email about it names the ticket, and a reply to it threads back.
+    let posted = app
+        .as_user(&bob)
+        .post(
+            &format!("/api/tickets/{id}/comments/"),
+            json!({"content": "Which VPN client?", "comment_type": "public"}),
+        )
+        .await;
+    assert!(posted.status.is_success(), "{}", posted.text);
+    run_at(&state, Utc::now()).await;
+    let to_dana: Vec<_> = mailer
+        .sent()
+        .into_iter()
+        .filter(|e| e.to == "dana.stone@example.com")
+        .collect();
+    assert!(!to_dana.is_empty());
+    assert!(to_dana.iter().all(|e| e.ticket == Some(id)), "{to_dana:?}");
+    let references = format!(
+        "References: {}\r\nIn-Reply-To: <ticket-{id}.x1y2@localhost>\r\n",
+        thread_root(id, "localhost")
+    );
+    let reply = mail(
+        &state,
+        &message(
+            "dana.stone@example.com",
+            "reply@mail.example.com",
+            "Re: something else entirely",
+            &references,
+            "The Cisco one.\r\n\r\nOn Tue, Help Desk <help@example.com> wrote:\r\n> Which VPN client?",
+        ),
+    )
+    .await;
+    let Ok(Received::Comment { ticket, .. }) = reply else {
+        panic!("not threaded: {reply:?}");
+    };
+    assert_eq!(ticket, id);
+    let t = seen(app, &bob, id).await;
+    let last = t["comments"]["nodes"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["body"], "<p>The Cisco one.</p>");
+    assert_eq!(last["commentType"], "PUBLIC");
+    assert_eq!(last["author"]["username"], t["requester"]["username"]);
+}
+
+db_test!(subject_tags_thread_only_for_senders_who_may_see_the_ticket);
+async fn subject_tags_thread_only_for_senders_who_may_see_the_ticket(app: &TestApp) {
+    // Test accounts' emails are <username>@example.com.
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let mallory = app.user("mallory").await;
+    let state = &app.state;
+    let id = ticket_of(
+        &mail(
+            state,
+            &message("ann@example.com", "a1@x", "Printer jams", "", "Jams."),
+        )
+        .await,
+    );
+    let tag = format!("TKT-{id:03}");
+
+    // Ann's reply by the subject tag alone threads.
+    let reply = mail(
+        state,
+        &message(
+            "ann@example.com",
+            "a2@x",
+            &format!("Re: New Ticket: Printer jams ({tag})"),
+            "",
+            "Still jams.",
+        ),
+    )
+    .await;
+    assert!(
+        matches!(reply, Ok(Received::Comment { ticket, .. }) if ticket == id),
+        "{reply:?}"
+    );
+
+    // Mallory names Ann's ticket by tag and by our message id: a new ticket of her own, Ann's untouched.
+    let forged = format!("References: {}\r\n", thread_root(id, "localhost"));
+    let theirs = mail(
+        state,
+        &message(
+            "mallory@example.com",
+            "m1@x",
+            &format!("Re: [{tag}]"),
+            &forged,
+            "Let me in.",
+        ),
+    )
+    .await;
+    let other = ticket_of(&theirs);
+    assert_ne!(other, id);
+    assert_eq!(
+        seen(app, &mallory, other).await["requester"]["username"],
+        "mallory"
+    );
+    let anns = seen(app, &ann, id).await;
+    assert_eq!(anns["comments"]["nodes"].as_array().unwrap().len(), 1);
+
+    // An agent may make an internal note by mail; a requester's marker stays public text.
+    let note = mail(
+        state,
+        &message(
+            "bob@example.com",
+            "b1@x",
+            &format!("[{tag}]"),
+            "",
+            "#internal\r\nCartridge on order.",
+        ),
+    )
+    .await;
+    assert!(matches!(note, Ok(Received::Comment { .. })), "{note:?}");
+    let plain = mail(
+        state,
+        &message(
+            "ann@example.com",
+            "a3@x",
+            &format!("[{tag}]"),
+            "",
+            "#internal\r\nhello",
+        ),
+    )
+    .await;
+    assert!(matches!(plain, Ok(Received::Comment { .. })), "{plain:?}");
+    let by_bob = seen(app, &bob, id).await;
+    let kinds: Vec<(String, String)> = by_bob["comments"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["author"]["username"].as_str().unwrap().to_string(),
+                c["commentType"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("ann".to_string(), "PUBLIC".to_string()),
+            ("bob".to_string(), "INTERNAL".to_string()),
+            ("ann".to_string(), "PUBLIC".to_string()),
+        ]
+    );
+    let anns = seen(app, &ann, id).await;
+    assert!(!anns.to_string().contains("Cartridge"), "{anns}");
+
+    // A reply to a closed ticket opens a new one.
+    for status in ["resolved", "closed"] {
+        let moved = app
+            .as_user(&bob)
+            .patch(&format!("/api/tickets/{id}/"), json!({ "status": status }))
+            .await;
+        assert!(moved.status.is_success(), "{}", moved.text);
+    }
+    let late = mail(
+        state,
+        &message(
+            "ann@example.com",
+            "a4@x",
+            &format!("Re: ({tag})"),
+            "",
+            "It is back.",
+        ),
+    )
+    .await;
+    assert_ne!(ticket_of(&late), id);
+}
+
+db_test!(machine_mail_and_refused_senders_make_nothing);
+async fn machine_mail_and_refused_senders_make_nothing(app: &TestApp) {
+    let root = app.admin("root").await;
+    let gone = app.user("gone").await;
+    let deactivated = app
+        .as_user(&root)
+        .post(&format!("/api/users/{}/deactivate/", gone.id), json!({}))
+        .await;
+    assert!(deactivated.status.is_success(), "{}", deactivated.text);
+    let state = &app.state;
+    for extra in [
+        "Auto-Submitted: auto-replied\r\n",
+        "X-Autoreply: yes\r\n",
+        "Precedence: bulk\r\n",
+        "Content-Type: multipart/report; report-type=delivery-status; boundary=b\r\n",
+    ] {
+        let got = mail(
+            state,
+            &message(
+                "someone@example.com",
+                &format!("{}@x", extra.len()),
+                "Out of office",
+                extra,
+                "Away",
+            ),
+        )
+        .await;
+        assert!(matches!(got, Ok(Received::Ignored(_))), "{extra}: {got:?}");
+    }
+    let own = mail(
+        state,
+        &message(
+            "deskgraph@localhost",
+            "own@x",
+            "New Ticket: x (TKT-001)",
+            "",
+            "loop",
+        ),
+    )
+    .await;
+    assert!(matches!(own, Ok(Received::Ignored(_))), "{own:?}");
+    let refused = mail(
+        state,
+        &message("gone@example.com", "g1@x", "Hello", "", "Let me back in"),
+    )
+    .await;
+    assert!(matches!(refused, Err(Refused::Sender(_))), "{refused:?}");
+    let unreadable = mail(state, "no headers at all").await;
+    assert!(
+        matches!(unreadable, Err(Refused::Unreadable(_))),
+        "{unreadable:?}"
+    );
+
+    let (closed, _) = state_with(app, |c| c.mail_in_open = false);
+    let stranger = mail(
+        &closed,
+        &message("stranger@example.com", "s1@x", "Hello", "", "Hi"),
+    )
+    .await;
+    assert!(matches!(stranger, Err(Refused::Sender(_))), "{stranger:?}");
+    let listed = app.as_user(&root).get("/api/tickets/").await;
+    assert_eq!(listed.json["count"], 0, "{}", listed.text);
+
+    // Other charsets are decoded.
+    let latin = "From: Jörg <joerg@example.com>\r\nSubject: =?ISO-8859-1?Q?Dr=FCcker_kaputt?=\r\nMessage-ID: <l1@x>\r\nContent-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nDer Dr=FCcker ist kaputt.\r\n";
+    let id = ticket_of(&mail(state, latin).await);
+    let t = seen(app, &root, id).await;
+    assert_eq!(t["title"], "Drücker kaputt");
+    assert_eq!(t["description"], "<p>Der Drücker ist kaputt.</p>");
+}
+
+db_test!(mail_in_answers_the_mail_server_with_its_exit_codes);
+async fn mail_in_answers_the_mail_server_with_its_exit_codes(app: &TestApp) {
+    use tokio::io::AsyncWriteExt;
+    let root = app.admin("root").await;
+    let run = |input: String| {
+        let url = app.state.config.database_url.clone();
+        async move {
+            let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
+                .arg("mail-in")
+                .env("DATABASE_URL", url)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.as_bytes()).await.unwrap();
+            drop(stdin);
+            let out = child.wait_with_output().await.unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).to_string(),
+            )
+        }
+    };
+    let (code, out) = run(message(
+        "eve@example.com",
+        "e1@x",
+        "Monitor flickers",
+        "",
+        "Flickers.",
+    ))
+    .await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("ticket"), "{out}");
+    assert_eq!(run("not a message".into()).await.0, Some(65));
+    let listed = app.as_user(&root).get("/api/tickets/").await;
+    assert_eq!(listed.json["count"], 1, "{}", listed.text);
+    assert_eq!(listed.json["results"][0]["title"], "Monitor flickers");
+}

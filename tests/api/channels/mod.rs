@@ -1,0 +1,2 @@
+//! Channels: mail to the help desk.
+mod mail_in;
