@@ -366,3 +366,80 @@ async fn mail_in_answers_the_mail_server_with_its_exit_codes(app: &TestApp) {
     assert_eq!(listed.json["count"], 1, "{}", listed.text);
     assert_eq!(listed.json["results"][0]["title"], "Monitor flickers");
 }
+
+/// The value of header `name` in a raw message (first occurrence, unfolded).
+fn header(data: &str, name: &str) -> Option<String> {
+    let unfolded = data.replace("\r\n ", " ").replace("\r\n\t", " ");
+    unfolded.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_string())
+    })
+}
+
+db_test!(a_reply_to_a_real_smtp_message_threads_by_its_headers);
+async fn a_reply_to_a_real_smtp_message_threads_by_its_headers(app: &TestApp) {
+    use crate::support::events::{state_configured, SmtpSink};
+    let sink = SmtpSink::start().await;
+    let url = sink.url.clone();
+    let state = state_configured(app, |c| {
+        c.smtp_url = Some(url);
+        c.mail_from = "Help Desk <help@desk.example.org>".into();
+    });
+    let bob = app.agent("bob").await;
+    let id = ticket_of(
+        &mail(
+            &state,
+            &message(
+                "erin@example.com",
+                "e1@x",
+                "Dock does not charge",
+                "",
+                "Nothing.",
+            ),
+        )
+        .await,
+    );
+    let posted = app
+        .as_user(&bob)
+        .post(
+            &format!("/api/tickets/{id}/comments/"),
+            json!({"content": "Try the other port.", "comment_type": "public"}),
+        )
+        .await;
+    assert!(posted.status.is_success(), "{}", posted.text);
+    run_at(&state, Utc::now()).await;
+    let sent = sink
+        .messages()
+        .into_iter()
+        .rfind(|m| m.to.iter().any(|t| t.contains("erin@example.com")))
+        .expect("an email to erin");
+    let own = header(&sent.data, "Message-ID").expect("a Message-ID");
+    assert!(own.starts_with(&format!("<ticket-{id}.")), "{own}");
+    assert!(own.ends_with("@desk.example.org>"), "{own}");
+    assert_eq!(
+        header(&sent.data, "References").as_deref(),
+        Some(thread_root(id, "desk.example.org").as_str())
+    );
+    // A mail client's reply: In-Reply-To the message, References the thread and the message; a subject
+    // that no longer names the ticket.
+    let reply = format!(
+        "In-Reply-To: {own}\r\nReferences: {} {own}\r\n",
+        thread_root(id, "desk.example.org")
+    );
+    let got = mail(
+        &state,
+        &message(
+            "erin@example.com",
+            "e2@x",
+            "Re: dock",
+            &reply,
+            "That worked, thanks!",
+        ),
+    )
+    .await;
+    assert!(
+        matches!(got, Ok(Received::Comment { ticket, .. }) if ticket == id),
+        "{got:?}"
+    );
+}
