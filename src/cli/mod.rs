@@ -269,6 +269,12 @@ async fn mail_in(config: Config) -> anyhow::Result<()> {
             ))
         }
         Err(Refused::Sender(why)) => return Err(exit(67, format!("refused: {why}"))),
+        Err(Refused::TooMany) => {
+            return Err(exit(
+                75,
+                "deferred: this sender wrote too many messages in the last hour".to_string(),
+            ))
+        }
     }
     Ok(())
 }

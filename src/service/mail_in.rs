@@ -20,7 +20,7 @@ use chrono::Utc;
 use entity::mail_message;
 use entity::values::{CommentType, TicketStatus};
 use mail_parser::{Message, MessageParser};
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
 
 /// The largest message taken in.
 pub const MAX_BYTES: usize = 25 * 1024 * 1024;
@@ -28,6 +28,8 @@ pub const MAX_BYTES: usize = 25 * 1024 * 1024;
 pub const INTERNAL_MARKER: &str = "#internal";
 /// Longest title a subject gives.
 const MAX_TITLE: usize = 200;
+/// Messages one sender may have taken in per hour; past it the mail server is asked to retry later.
+pub const MAX_PER_HOUR: u64 = 60;
 
 /// What a message became.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +56,9 @@ pub enum Refused {
     Sender(String),
     /// It is larger than [`MAX_BYTES`]: exit 65, and the mail server tells the sender.
     TooLarge,
+    /// The sender wrote more than [`MAX_PER_HOUR`] messages in the last hour: exit 75, the mail server
+    /// retries later (a loop or a flood slows down instead of filling the queue).
+    TooMany,
 }
 
 /// Take in one RFC 5322 message. `Err(AppError)` is a failure of the service (retry later); a message it
@@ -100,6 +105,14 @@ pub async fn receive(
         if seen.is_some() {
             return Ok(Ok(Received::Ignored("already taken in")));
         }
+    }
+    let recent = mail_message::Entity::find()
+        .filter(mail_message::Column::Sender.eq(sender.as_str()))
+        .filter(mail_message::Column::ReceivedAt.gt(Utc::now() - chrono::Duration::hours(1)))
+        .count(db)
+        .await?;
+    if recent >= MAX_PER_HOUR {
+        return Ok(Err(Refused::TooMany));
     }
     let account = sso::find_by_email(db, &sender).await?;
     let account = match account {

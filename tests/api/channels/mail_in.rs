@@ -443,3 +443,61 @@ async fn a_reply_to_a_real_smtp_message_threads_by_its_headers(app: &TestApp) {
         "{got:?}"
     );
 }
+
+db_test!(a_sender_past_the_hourly_pace_is_deferred);
+async fn a_sender_past_the_hourly_pace_is_deferred(app: &TestApp) {
+    let state = &app.state;
+    let ann = app.user("ann").await;
+    let first = ticket_of(
+        &mail(
+            state,
+            &message("ann@example.com", "p0@x", "Printer", "", "Jams."),
+        )
+        .await,
+    );
+    let tag = format!("TKT-{first:03}");
+    for i in 1..mail_in::MAX_PER_HOUR {
+        let got = mail(
+            state,
+            &message(
+                "ann@example.com",
+                &format!("p{i}@x"),
+                &format!("[{tag}]"),
+                "",
+                "again",
+            ),
+        )
+        .await;
+        assert!(matches!(got, Ok(Received::Comment { .. })), "{i}: {got:?}");
+    }
+    let deferred = mail(
+        state,
+        &message(
+            "ann@example.com",
+            "late@x",
+            &format!("[{tag}]"),
+            "",
+            "again",
+        ),
+    )
+    .await;
+    assert_eq!(deferred, Err(Refused::TooMany));
+    // Others are not held back.
+    let other = mail(
+        state,
+        &message("bea@example.com", "b@x", "Mouse", "", "Broken."),
+    )
+    .await;
+    assert!(matches!(other, Ok(Received::Ticket(_))), "{other:?}");
+    let t = app
+        .as_user(&ann)
+        .graphql_data(
+            "query($n: Int!) { ticket(databaseId: $n) { comments(first: 100) { nodes { id } } } }",
+            json!({ "n": first }),
+        )
+        .await;
+    assert_eq!(
+        t["ticket"]["comments"]["nodes"].as_array().unwrap().len() as u64,
+        mail_in::MAX_PER_HOUR - 1
+    );
+}
