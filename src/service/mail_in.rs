@@ -86,10 +86,18 @@ pub async fn receive(
             "the message has no From address".into(),
         )));
     };
-    let message_id = message
-        .message_id()
-        .map(|id| id.trim().chars().take(998).collect::<String>())
-        .filter(|id| !id.is_empty());
+    // A message without an id is known by its content: a second copy is still a duplicate, and it still
+    // counts towards its sender's pace.
+    let message_id = Some(
+        message
+            .message_id()
+            .map(|id| id.trim().chars().take(998).collect::<String>())
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| {
+                let digest = crate::auth::tokens::hash_secret(&String::from_utf8_lossy(raw));
+                format!("{digest}@content.invalid")
+            }),
+    );
     if let Some(reason) = automatic(&message) {
         return Ok(Ok(Received::Ignored(reason)));
     }

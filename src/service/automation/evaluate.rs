@@ -22,6 +22,9 @@ pub struct Facts<'a> {
     pub comment_internal: Option<bool>,
     /// On an SLA event: the target (`first_response` or `resolution`).
     pub sla_target: Option<&'static str>,
+    /// Whether the write came within the business hours of the ticket's SLA policy (true without one, and
+    /// when no rule asks: see [`super::within_business_hours`]).
+    pub business_hours: bool,
     /// The ticket before the write (`None` when it was just created).
     pub before: Option<&'a ticket::Model>,
     /// The ticket after the write and the rules before this one.
@@ -98,6 +101,7 @@ impl Condition {
             Subject::ActorRole => text(facts.role.as_str()),
             Subject::CommentInternal => facts.comment_internal.map_or(Value::Null, Value::Bool),
             Subject::SlaTarget => facts.sla_target.map_or(Value::Null, text),
+            Subject::BusinessHours => Value::Bool(facts.business_hours),
             Subject::ActorGroup => {
                 let member = |v: &Value| matches!(v, Value::Id(g) if facts.groups.contains(g));
                 return match (&self.operator, &self.operand) {
@@ -181,6 +185,7 @@ mod tests {
             groups: &[4],
             comment_internal: None,
             sla_target: None,
+            business_hours: true,
             before,
             after,
         }
@@ -231,6 +236,24 @@ mod tests {
         for c in no {
             assert!(!holds(c.clone(), &f), "{c} should not hold");
         }
+    }
+
+    #[test]
+    fn business_hours_follow_the_facts() {
+        let t = ticket();
+        let inside = facts(None, &t);
+        let outside = Facts {
+            business_hours: false,
+            ..facts(None, &t)
+        };
+        let open = json!({"field": "time.business_hours", "operator": "is", "value": true});
+        let closed = json!({"field": "time.business_hours", "operator": "is_not", "value": true});
+        assert!(holds(open.clone(), &inside) && !holds(open, &outside));
+        assert!(holds(closed.clone(), &outside) && !holds(closed, &inside));
+        let parsed = Conditions::parse(&json!({"any": [
+            {"field": "time.business_hours", "operator": "is", "value": false}
+        ]}));
+        assert!(parsed.is_ok_and(|c| c.uses_business_hours()));
     }
 
     #[test]

@@ -163,6 +163,9 @@ pub enum Subject {
     CommentInternal,
     /// `sla.target`: on `sla_at_risk` and `sla_breached`, `first_response` or `resolution`.
     SlaTarget,
+    /// `time.business_hours`: whether the write happened within the business hours of the ticket's SLA
+    /// policy (always, for a ticket without one).
+    BusinessHours,
     /// A field of the ticket as it is after the change.
     Ticket(TicketField),
 }
@@ -176,6 +179,7 @@ impl Subject {
             "actor.group" => Subject::ActorGroup,
             "comment.internal" => Subject::CommentInternal,
             "sla.target" => Subject::SlaTarget,
+            "time.business_hours" => Subject::BusinessHours,
             other => {
                 let field = other.strip_prefix("ticket.")?;
                 Subject::Ticket(TicketField::ALL.into_iter().find(|f| f.as_str() == field)?)
@@ -192,6 +196,7 @@ impl Subject {
             Subject::ActorGroup => "actor.group".into(),
             Subject::CommentInternal => "comment.internal".into(),
             Subject::SlaTarget => "sla.target".into(),
+            Subject::BusinessHours => "time.business_hours".into(),
             Subject::Ticket(field) => format!("ticket.{}", field.as_str()),
         }
     }
@@ -204,6 +209,7 @@ impl Subject {
             Subject::ActorGroup => Kind::Ref,
             Subject::CommentInternal => Kind::Bool,
             Subject::SlaTarget => Kind::Choice(SLA_TARGETS, false),
+            Subject::BusinessHours => Kind::Bool,
             Subject::Ticket(field) => field.kind(),
         }
     }
@@ -665,7 +671,7 @@ impl Condition {
                     &field_path,
                     format!(
                     "unknown field \"{field}\"; known: event, channel, actor.role, actor.group, \
-                     comment.internal, sla.target, {}",
+                     comment.internal, sla.target, time.business_hours, {}",
                     TicketField::ALL.map(|f| format!("ticket.{}", f.as_str())).join(", ")
                 ),
                 )
@@ -813,6 +819,14 @@ impl Conditions {
             }
         }
         Ok(())
+    }
+
+    /// Whether a condition asks whether the write came within business hours (the writes then work it out).
+    pub fn uses_business_hours(&self) -> bool {
+        self.all
+            .iter()
+            .chain(&self.any)
+            .any(|c| c.subject == Subject::BusinessHours)
     }
 
     /// The statuses `all` allows, when it names them (`ticket.status` `is` or `one_of`); `None` when any

@@ -43,6 +43,24 @@ impl Via {
     }
 }
 
+/// Whether `now` is within the business hours of the SLA policy `t` falls under (always, without one): the
+/// `time.business_hours` condition. Read only when a rule asks (the policies are remembered per instance).
+pub async fn within_business_hours(
+    policies: &crate::service::sla::policies::KnownPolicies,
+    db: &impl sea_orm::ConnectionTrait,
+    t: &entity::ticket::Model,
+    now: chrono::DateTime<chrono::Utc>,
+) -> crate::error::AppResult<bool> {
+    let known = policies.for_priority(db, t.priority).await?;
+    let policy = crate::service::sla::policies::matching(
+        &known,
+        t.priority,
+        t.project_id,
+        t.assigned_group_id,
+    );
+    Ok(policy.is_none_or(|p| p.calendar.is_open_at(now)))
+}
+
 /// The role rules see for `actor`.
 pub fn role_of(actor: &Actor) -> Role {
     if actor.is_admin() {

@@ -252,6 +252,7 @@ impl TimeRule {
             groups: &[],
             comment_internal: None,
             sla_target: None,
+            business_hours: true,
             before: Some(t),
             after: t,
         };
@@ -490,8 +491,10 @@ pub async fn dry_run(deps: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<D
         .all(&deps.db.conn)
         .await?;
     let capped = tickets.len() as u64 > MAX_DRY_RUN;
+    let ids: Vec<i32> = tickets.iter().map(|t| t.id).collect();
     let fired: std::collections::HashMap<i32, i64> = time_rule_fire::Entity::find()
         .filter(time_rule_fire::Column::RuleId.eq(id))
+        .filter(time_rule_fire::Column::TicketId.is_in(ids))
         .all(&deps.db.conn)
         .await?
         .into_iter()

@@ -693,3 +693,64 @@ async fn new_tickets_are_spread_over_a_groups_people(app: &TestApp) {
         refused.text
     );
 }
+
+db_test!(a_trigger_tells_a_write_within_business_hours_from_one_outside);
+async fn a_trigger_tells_a_write_within_business_hours_from_one_outside(app: &TestApp) {
+    use chrono::Datelike;
+    let ann = app.user("ann").await;
+    let root = app.admin("root").await;
+    // High tickets fall under a policy open only on another weekday than today's (UTC): out of hours now.
+    // Medium tickets have no policy: every hour is a business hour.
+    let days = ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"];
+    let today = chrono::Utc::now().weekday().num_days_from_monday() as usize;
+    let other_day = days[(today + 3) % 7];
+    let made = crate::support::sla::create_policy(
+        app,
+        &root.token,
+        json!({"name": "Office", "priority": "HIGH", "firstResponseMinutes": 60, "resolutionMinutes": 600,
+            "calendar": {"timeZone": "UTC", "hours": [{"day": other_day, "open": "00:00", "close": "23:59"}]}}),
+    )
+    .await;
+    assert!(made["errors"].is_null(), "{made}");
+    trigger(
+        app,
+        &root,
+        json!({
+            "name": "Out of hours",
+            "conditions": {"all": [
+                {"field": "event", "operator": "is", "value": "created"},
+                {"field": "time.business_hours", "operator": "is", "value": false}
+            ]},
+            "actions": [{"comment": "Out of hours: the on-call engineer is paged.", "internal": true}]
+        }),
+    )
+    .await;
+    let notes = |t: &Value| {
+        t["comments"]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["body"].as_str().unwrap_or("").contains("on-call"))
+            .count()
+    };
+    let high = crate::support::tickets::create_ticket(
+        app,
+        &ann,
+        json!({"title": "Server down", "description": "d", "priority": "high"}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let medium = crate::support::tickets::create_ticket(
+        app,
+        &ann,
+        json!({"title": "Mouse", "description": "d", "priority": "medium"}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(notes(&ticket(app, &root, high).await), 1);
+    assert_eq!(notes(&ticket(app, &root, medium).await), 0);
+    // The requester never sees the internal note.
+    assert_eq!(notes(&ticket(app, &ann, high).await), 0);
+}

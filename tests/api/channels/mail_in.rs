@@ -318,6 +318,17 @@ async fn machine_mail_and_refused_senders_make_nothing(app: &TestApp) {
     let listed = app.as_user(&root).get("/api/tickets/").await;
     assert_eq!(listed.json["count"], 0, "{}", listed.text);
 
+    // A message without an id is known by its content.
+    let anonymous = "From: ivan@example.com\r\nSubject: Keyboard\r\n\r\nSticky keys.\r\n";
+    assert!(matches!(
+        mail(state, anonymous).await,
+        Ok(Received::Ticket(_))
+    ));
+    assert_eq!(
+        mail(state, anonymous).await,
+        Ok(Received::Ignored("already taken in"))
+    );
+
     // Other charsets are decoded.
     let latin = "From: Jörg <joerg@example.com>\r\nSubject: =?ISO-8859-1?Q?Dr=FCcker_kaputt?=\r\nMessage-ID: <l1@x>\r\nContent-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nDer Dr=FCcker ist kaputt.\r\n";
     let id = ticket_of(&mail(state, latin).await);

@@ -14,7 +14,9 @@ use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
 use crate::service::automation::language::{Action, DueDate, NotifyTarget, Spread};
-use crate::service::automation::{fill, render, role_of, Event, Facts, Role, Trigger, Via};
+use crate::service::automation::{
+    fill, render, role_of, within_business_hours, Event, Facts, Role, Trigger, Via,
+};
 use crate::service::comments;
 use crate::service::events;
 use crate::service::users;
@@ -124,6 +126,7 @@ pub async fn after_comment(
         comment_internal: Some(internal),
         sla_target: None,
     };
+    let business_hours = business_hours(txn, state, triggers, t).await?;
     let facts = Facts {
         event: happened.event,
         channel: state.channel,
@@ -131,6 +134,7 @@ pub async fn after_comment(
         groups: &groups,
         comment_internal: happened.comment_internal,
         sla_target: None,
+        business_hours,
         before: Some(t),
         after: t,
     };
@@ -175,6 +179,7 @@ async fn run_on(
     let mut posted = Vec::new();
     let groups = actor.map(Actor::group_ids).unwrap_or_default();
     let role = actor.map_or(Role::System, role_of);
+    let business_hours = business_hours(txn, state, triggers, &current).await?;
     for trigger in triggers {
         let facts = Facts {
             event: happened.event,
@@ -183,6 +188,7 @@ async fn run_on(
             groups: &groups,
             comment_internal: happened.comment_internal,
             sla_target: happened.sla_target,
+            business_hours,
             before,
             after: &current,
         };
@@ -197,6 +203,20 @@ async fn run_on(
         ticket: current,
         comments: posted,
     })
+}
+
+/// Whether the write comes within the ticket's business hours, worked out only when a trigger asks.
+async fn business_hours(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    triggers: &[Trigger],
+    t: &ticket::Model,
+) -> AppResult<bool> {
+    if triggers.iter().any(|r| r.conditions.uses_business_hours()) {
+        within_business_hours(state.policies, txn, t, Utc::now()).await
+    } else {
+        Ok(true)
+    }
 }
 
 /// What a time rule does to `current` (locked in `txn`), as the service: its changes, comments and notices,

@@ -28,13 +28,15 @@ const BLANK_CONDITIONS: usize = 3;
 /// Blank action rows offered after the filled ones.
 const BLANK_ACTIONS: usize = 2;
 
-/// The fields a condition row offers: (spelling, label).
-const FIELDS: [(&str, &str); 14] = [
+/// The fields a condition row offers: (spelling, label). The first [`WRITE_ONLY`] are about the write, not the
+/// ticket, so time rules leave them out.
+const FIELDS: [(&str, &str); 15] = [
     ("event", "Event"),
     ("channel", "Channel"),
     ("actor.role", "Changed by: role"),
     ("actor.group", "Changed by: member of group"),
     ("comment.internal", "Comment is internal"),
+    ("time.business_hours", "Within business hours (yes or no)"),
     ("ticket.title", "Title"),
     ("ticket.description", "Description"),
     ("ticket.status", "Status"),
@@ -45,6 +47,9 @@ const FIELDS: [(&str, &str); 14] = [
     ("ticket.requester", "Requester"),
     ("ticket.due_date", "Due date"),
 ];
+
+/// How many of [`FIELDS`] are about the write.
+const WRITE_ONLY: usize = 6;
 
 /// The operators a condition row offers.
 const OPERATORS: [(&str, &str); 10] = [
@@ -381,12 +386,12 @@ async fn read_value(state: &AppState, actor: &Actor, field: &str, text: &str) ->
                 ))),
             }
         }
-        "comment.internal" => match lower.as_str() {
+        "comment.internal" | "time.business_hours" => match lower.as_str() {
             "true" | "yes" => Ok(json!(true)),
             "false" | "no" => Ok(json!(false)),
-            _ => Err(AppError::bad_request(
-                "an internal comment is \"yes\" or \"no\"",
-            )),
+            _ => Err(AppError::bad_request(format!(
+                "{field} is \"yes\" or \"no\""
+            ))),
         },
         _ => Ok(json!(text)),
     }
@@ -482,7 +487,7 @@ fn rows(
     // A time rule looks only at the ticket as it stands: no event, actor or change.
     let (fields, operators): (&[Choice], &[Choice]) = match kind {
         Kind::Trigger => (&FIELDS, &OPERATORS),
-        Kind::TimeRule => (&FIELDS[5..], &OPERATORS[..7]),
+        Kind::TimeRule => (&FIELDS[WRITE_ONLY..], &OPERATORS[..7]),
     };
     let mut condition_rows = Vec::new();
     for (list, any) in [("all", false), ("any", true)] {
