@@ -27,6 +27,7 @@ mod m20261128_000030_create_macros;
 mod m20261128_000031_create_time_rules;
 mod m20261128_000032_create_bulk_jobs;
 mod m20261128_000033_create_mail_messages;
+mod m20261128_000034_create_tags;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -59,6 +60,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000031_create_time_rules::Migration),
             Box::new(m20261128_000032_create_bulk_jobs::Migration),
             Box::new(m20261128_000033_create_mail_messages::Migration),
+            Box::new(m20261128_000034_create_tags::Migration),
         ]
     }
 }

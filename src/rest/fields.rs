@@ -22,6 +22,15 @@ impl Fields<'_> {
         }
     }
 
+    /// A boolean that may not be null when present.
+    pub fn boolean(&self, key: &str) -> AppResult<Option<bool>> {
+        match self.0.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(AppError::field(key, "must be true or false")),
+        }
+    }
+
     /// A string that may not be null when present.
     pub fn string_not_null(&self, key: &str) -> AppResult<Option<String>> {
         match self.0.get(key) {

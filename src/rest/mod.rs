@@ -13,6 +13,7 @@ pub mod path;
 pub mod people;
 pub mod projects;
 pub mod shapes;
+pub mod tags;
 pub mod tickets;
 pub mod time_rules;
 
@@ -47,6 +48,7 @@ pub fn router() -> Routes {
         .merge(people::router())
         .merge(automation::router())
         .merge(bulk::router())
+        .merge(tags::router())
         .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",

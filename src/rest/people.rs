@@ -337,14 +337,6 @@ pub struct UserPatch {
     groups: Option<Vec<i32>>,
 }
 
-fn bool_field(fields: &Fields<'_>, key: &str) -> AppResult<Option<bool>> {
-    match fields.0.get(key) {
-        None => Ok(None),
-        Some(serde_json::Value::Bool(b)) => Ok(Some(*b)),
-        Some(_) => Err(AppError::field(key, "must be true or false")),
-    }
-}
-
 fn ids_field(fields: &Fields<'_>, key: &str) -> AppResult<Option<Vec<i32>>> {
     match fields.0.get(key) {
         None => Ok(None),
@@ -378,8 +370,8 @@ pub async fn update_user(
         } else {
             None
         },
-        is_staff: bool_field(&fields, "is_staff")?,
-        is_superuser: bool_field(&fields, "is_superuser")?,
+        is_staff: fields.boolean("is_staff")?,
+        is_superuser: fields.boolean("is_superuser")?,
         group_ids: ids_field(&fields, "groups")?,
     };
     let updated = accounts::update(state.people_deps(), &Admin::of(&actor)?, id, patch).await?;

@@ -10,6 +10,7 @@ pub mod mail_in;
 pub mod projects;
 pub mod sign_in;
 pub mod sla;
+pub mod tags;
 mod take;
 pub mod text;
 pub mod ticket_events;

@@ -14,6 +14,7 @@ mod events;
 mod fuzz;
 mod graphql;
 mod limits;
+mod model;
 mod ops;
 mod sign_in;
 mod sla;

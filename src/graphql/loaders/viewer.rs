@@ -5,7 +5,7 @@
 use crate::auth::Actor;
 use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::loaders::LoadError;
-use crate::service::{assets, users, Take};
+use crate::service::{assets, tags, users, Take};
 use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -24,6 +24,10 @@ pub struct AssetsOfTicketKey(pub i32);
 /// The tickets linked to an asset that the viewer may see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TicketsOfAssetKey(pub i32);
+
+/// The tags of a ticket, for the team and its workers (empty for anyone else).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TagsOfTicketKey(pub i32);
 
 /// Loads on behalf of one viewer; without one (anonymous) every answer is empty.
 pub struct ViewerLoader {
@@ -72,6 +76,25 @@ impl async_graphql::dataloader::Loader<AssetsOfTicketKey> for ViewerLoader {
             .await
             .map_err(Arc::new)?;
         Ok(complete(keys, AssetsOfTicketKey, found))
+    }
+}
+
+impl async_graphql::dataloader::Loader<TagsOfTicketKey> for ViewerLoader {
+    type Value = Vec<String>;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[TagsOfTicketKey],
+    ) -> Result<HashMap<TagsOfTicketKey, Vec<String>>, LoadError> {
+        let Some(actor) = &self.actor else {
+            return Ok(HashMap::new());
+        };
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let found = tags::of_tickets(&self.db, actor, &ids)
+            .await
+            .map_err(Arc::new)?;
+        Ok(complete(keys, TagsOfTicketKey, found))
     }
 }
 

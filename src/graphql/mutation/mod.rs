@@ -8,6 +8,7 @@ pub mod comments;
 pub mod people;
 pub mod projects;
 pub mod sla;
+pub mod tags;
 pub mod tickets;
 pub mod webhooks;
 
@@ -28,4 +29,5 @@ pub struct MutationRoot(
     attachments::AttachmentMutation,
     automation::AutomationMutation,
     bulk::BulkMutation,
+    tags::TagMutation,
 );

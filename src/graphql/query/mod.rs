@@ -6,6 +6,7 @@ pub mod bulk;
 pub mod projects;
 pub mod rate;
 pub mod sla;
+pub mod tags;
 pub(crate) mod ticket_inputs;
 pub mod tickets;
 pub mod viewer;
@@ -85,4 +86,5 @@ pub struct QueryFields(
     rate::RateLimitQuery,
     automation::AutomationQuery,
     bulk::BulkQuery,
+    tags::TagQuery,
 );

@@ -3,6 +3,7 @@ use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::error::AppError;
 use crate::graphql::ids;
 use crate::service::sla::SlaState;
+use crate::service::tags;
 use crate::service::tickets::{self, AssigneeFilter as ServiceAssignee, TicketSort};
 use async_graphql::{Enum, InputObject, ID};
 
@@ -38,6 +39,17 @@ pub struct TicketFilter {
     status_category: Option<StatusCategory>,
     /// Service-level state.
     sla: Option<SlaFilter>,
+    /// By tag (the team's filter: refused for requesters).
+    tags: Option<TagFilter>,
+}
+
+/// Tickets by their tags; names are normalised as tags are (trimmed, lowercase).
+#[derive(InputObject, Default)]
+pub struct TagFilter {
+    /// Carrying at least one of these.
+    any: Option<Vec<String>>,
+    /// Carrying every one of these.
+    all: Option<Vec<String>>,
 }
 
 /// Tickets by the state of their service-level clock.
@@ -80,6 +92,7 @@ impl TicketFilter {
             )?)),
             (None, None) => None,
         };
+        let tags = self.tags.unwrap_or_default();
         Ok(tickets::TicketFilter {
             query: self.query,
             statuses: self.status.unwrap_or_default(),
@@ -90,6 +103,8 @@ impl TicketFilter {
             project_id: ids::decode_opt(self.project_id.as_ref(), "Project", "projectId")?,
             sla: self.sla.map(Into::into),
             in_my_groups: false,
+            tags_all: tags::normalise_all("tags.all", &tags.all.unwrap_or_default())?,
+            tags_any: tags::normalise_all("tags.any", &tags.any.unwrap_or_default())?,
         })
     }
 }

@@ -9,7 +9,7 @@ use crate::graphql::engine::one_pass::{fields, plain_output};
 use crate::graphql::engine::one_pass::{GroupOf, ProjectOf, UserOf};
 use crate::graphql::ids;
 use crate::graphql::loaders::attachments::TicketAttachmentsKey;
-use crate::graphql::loaders::viewer::AssetsOfTicketKey;
+use crate::graphql::loaders::viewer::{AssetsOfTicketKey, TagsOfTicketKey};
 use crate::graphql::loaders::TicketSlaKey;
 use crate::graphql::scalars::Date;
 use crate::graphql::types::{Group, Project, User};
@@ -134,6 +134,17 @@ fields! {
             .map_err(load_error)?
             .unwrap_or_default();
         Ok(found.into_iter().map(Asset).collect())
+    }
+
+    /// Its tags, sorted: for the team, the assignee and the assigned group; empty for anyone else.
+    async fn tags(&self, ctx: &Context<'_>) -> Result<Vec<String>> {
+        let (req, _) = viewer(ctx)?;
+        Ok(req
+            .visible
+            .load_one(TagsOfTicketKey(self.id))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default())
     }
 
     /// The files on the ticket and on its comments that the viewer may see, oldest first.

@@ -46,6 +46,8 @@ fn ticket_id(raw: &str) -> AppResult<i32> {
         ("status" = Option<String>, Query, description = "Status, or several separated by commas."),
         ("priority" = Option<String>, Query, description = "Priority, or several separated by commas."),
         ("assigned" = Option<String>, Query, description = "`me`, `any`, `none` or a user id."),
+        ("tag" = Option<String>, Query, description = "Tickets carrying every one of these tags, separated by commas (the team's filter: 403 for requesters)."),
+        ("tag_any" = Option<String>, Query, description = "Tickets carrying at least one of these tags, separated by commas (the team's filter)."),
         ("page" = Option<u32>, Query, minimum = 1, description = "Page number (default 1)."),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size (default 20)."),
     ),

@@ -3,7 +3,7 @@
 use crate::domain::{Priority, TicketStatus, UnknownValue};
 use crate::error::{AppError, AppResult};
 use crate::service::tickets::{AssigneeFilter, TicketFilter};
-use crate::service::{text, PageRequest};
+use crate::service::{tags, text, PageRequest};
 
 const DEFAULT_LIMIT: u64 = 20;
 const MAX_LIMIT: u64 = 100;
@@ -23,7 +23,7 @@ pub struct ListParams {
 }
 
 /// Filter parameters carried over into `next`/`previous`, in this order.
-const FILTER_KEYS: [&str; 4] = ["q", "status", "priority", "assigned"];
+const FILTER_KEYS: [&str; 6] = ["q", "status", "priority", "assigned", "tag", "tag_any"];
 
 impl ListParams {
     /// Parse a raw query string; unknown parameters are ignored, empty ones count as absent.
@@ -60,6 +60,8 @@ impl ListParams {
                             .collect::<Result<_, UnknownValue>>()?
                 }
                 "assigned" => params.filter.assignee = Some(assignee(value)?),
+                "tag" => params.filter.tags_all = tag_names("tag", value)?,
+                "tag_any" => params.filter.tags_any = tag_names("tag_any", value)?,
                 _ => continue,
             }
             if let Some(kept_key) = FILTER_KEYS.iter().find(|k| **k == key.as_ref()) {
@@ -120,6 +122,12 @@ impl ListParams {
 
 fn split(value: &str) -> impl Iterator<Item = &str> {
     value.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Tags separated by commas, normalised; a bad one is a 400 naming the parameter.
+fn tag_names(key: &str, value: &str) -> AppResult<Vec<String>> {
+    let names: Vec<&str> = split(value).collect();
+    tags::normalise_all(key, &names)
 }
 
 fn positive(key: &str, value: &str, max: u64) -> AppResult<u64> {

@@ -5,6 +5,7 @@
 //! stored rule never meets a value the parser would refuse.
 use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
+use crate::service::tags;
 use chrono::NaiveDate;
 use serde_json::{json, Map, Value as Json};
 
@@ -571,6 +572,10 @@ pub enum Action {
         /// Which group; `None`: the ticket's.
         group: Option<i32>,
     },
+    /// `{"add_tags": ["vpn", "urgent"]}`: put tags on (names normalised; free tags off does not stop a rule).
+    AddTags(Vec<String>),
+    /// `{"remove_tags": ["waiting"]}`: take tags off.
+    RemoveTags(Vec<String>),
     /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3}, "subject": …,
     /// "body": …}`: an email (plain text, templates filled in) to the active people named who have an address.
     Notify {
@@ -929,6 +934,24 @@ impl Action {
                 body: template("body", MAX_TEMPLATE)?,
             });
         }
+        for key in ["add_tags", "remove_tags"] {
+            let Some(names) = map.get(key) else {
+                continue;
+            };
+            only_keys(path, map, &[key])?;
+            let names_path = format!("{path}.{key}");
+            let names: Vec<&str> = names
+                .as_array()
+                .filter(|names| !names.is_empty())
+                .and_then(|names| names.iter().map(Json::as_str).collect())
+                .ok_or_else(|| field_error(&names_path, "must be a non-empty list of tag names"))?;
+            let names = tags::normalise_all(&names_path, &names)?;
+            return Ok(if key == "add_tags" {
+                Action::AddTags(names)
+            } else {
+                Action::RemoveTags(names)
+            });
+        }
         if let Some(template) = map.get("comment") {
             only_keys(path, map, &["comment", "internal"])?;
             let template_path = format!("{path}.comment");
@@ -1018,6 +1041,8 @@ impl Action {
             Action::SetDueDate(DueDate::Clear) => set("due_date", Json::Null),
             Action::SetDueDate(DueDate::On(d)) => set("due_date", json!(d.to_string())),
             Action::SetDueDate(DueDate::InDays(n)) => set("due_date", json!(n)),
+            Action::AddTags(names) => json!({ "add_tags": names }),
+            Action::RemoveTags(names) => json!({ "remove_tags": names }),
             Action::Comment { template, internal } => {
                 json!({"comment": template.source, "internal": internal})
             }

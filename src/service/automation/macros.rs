@@ -14,7 +14,7 @@ use crate::domain::CommentType;
 use crate::error::{AppError, AppResult};
 use crate::service::comments::{self, NewComment};
 use crate::service::tickets::{self, TicketPatch};
-use crate::service::{audit, text, WriteDeps};
+use crate::service::{audit, tags, text, WriteDeps};
 use chrono::Utc;
 use entity::{group, ticket, ticket_macro};
 use sea_orm::sea_query::Condition;
@@ -321,7 +321,11 @@ fn patch_of(actions: &[Action]) -> TicketPatch {
                     }
                 })
             }
-            Action::Comment { .. } | Action::Notify { .. } | Action::Assign { .. } => {}
+            Action::Comment { .. }
+            | Action::Notify { .. }
+            | Action::Assign { .. }
+            | Action::AddTags(_)
+            | Action::RemoveTags(_) => {}
         }
     }
     patch
@@ -431,6 +435,14 @@ async fn apply_one(
     } else {
         tickets::update(state, actor, ticket_id, patch).await?
     };
+    for action in actions {
+        let edit = match action {
+            Action::AddTags(names) => tags::Edit::Add(names.clone()),
+            Action::RemoveTags(names) => tags::Edit::Remove(names.clone()),
+            _ => continue,
+        };
+        tags::change(state, actor, ticket_id, edit).await?;
+    }
     for reply in replies(db, m, actions, &t).await? {
         let kind = if reply.internal {
             CommentType::Internal

@@ -29,10 +29,10 @@ pub use activity::{
     attachment_added, comment_created, comment_created_with_files, group_members,
     rule_comment_created, rule_notice, sla_event, RULE_AUTHOR,
 };
-pub use tickets::{ticket_changed, ticket_deleted, TicketCreated};
+pub use tickets::{ticket_changed, ticket_deleted, ticket_tagged, TicketCreated};
 
 /// Every event name an endpoint may subscribe to.
-pub const EVENTS: [&str; 9] = [
+pub const EVENTS: [&str; 10] = [
     "ticket.created",
     "ticket.updated",
     "ticket.status_changed",
@@ -42,6 +42,7 @@ pub const EVENTS: [&str; 9] = [
     "ticket.sla_at_risk",
     "ticket.sla_breached",
     "attachment.added",
+    "ticket.tagged",
 ];
 
 /// A webhook body. Field order is the wire order: `event, ticket_id, title, timestamp`, then the
@@ -70,6 +71,15 @@ struct Body<'a> {
     target: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     due_at: Option<String>,
+    /// Tags put on the ticket (`ticket.tagged`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    added: Option<&'a [String]>,
+    /// Tags taken off the ticket (`ticket.tagged`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<&'a [String]>,
+    /// The ticket's tags after the change (`ticket.tagged`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<&'a [String]>,
     /// The rule that made the change, when a rule did.
     #[serde(skip_serializing_if = "Option::is_none")]
     via: Option<&'a Via>,
@@ -92,6 +102,9 @@ impl<'a> Body<'a> {
             assignee: None,
             target: None,
             due_at: None,
+            added: None,
+            removed: None,
+            tags: None,
             via: None,
         }
     }

@@ -55,6 +55,26 @@ impl TicketCreated {
     }
 }
 
+/// `ticket.tagged`: a webhook naming the tags `added` to and `removed` from `t`, and the ticket's `tags` after
+/// (no email: tags are the team's).
+pub async fn ticket_tagged(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    t: &ticket::Model,
+    added: &[String],
+    removed: &[String],
+    tags: &[String],
+    via: Option<&Via>,
+) -> AppResult<()> {
+    let mut body = Body::new("ticket.tagged", t);
+    body.via = via;
+    body.added = Some(added);
+    body.removed = Some(removed);
+    body.tags = Some(tags);
+    webhooks(db, config, &body).await?;
+    Ok(())
+}
+
 /// Names (REST spelling) of the fields that differ between `before` and `after`, except status and
 /// a new assignee, which have their own events.
 fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static str> {

@@ -48,6 +48,7 @@ pub fn router() -> Routes {
         .route("/tickets/{id}/status/", post(ticket::change_status))
         .route("/tickets/{id}/macro/", post(ticket::apply_macro))
         .route("/tickets/{id}/edit/", post(ticket::edit))
+        .route("/tickets/{id}/tags/", post(ticket::tag))
         .uploads("/tickets/{id}/comments/new/", post(thread::add))
         .route("/settings/", get(settings::page))
         .route("/settings/password/", post(settings::change_password))

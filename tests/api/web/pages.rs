@@ -756,3 +756,74 @@ async fn descriptions_are_edited_as_text_and_keep_their_formatting(app: &TestApp
     );
 }
 db_test!(descriptions_are_edited_as_text_and_keep_their_formatting);
+
+/// The team tags a ticket from its page and follows a tag to the queue; the requester's page has no tags.
+async fn the_team_tags_from_the_ticket_page(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let t = app
+        .as_user(&rita)
+        .create_ticket(serde_json::json!({"title": "VPN drops"}))
+        .await;
+    app.as_user(&rita)
+        .create_ticket(serde_json::json!({"title": "Printer jams"}))
+        .await;
+    let id = t["id"].as_i64().unwrap();
+    let browser = crate::support::world::login(app, &agent).await;
+    let added = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/tags/"),
+            &[("add", " VPN, Home Office ,")],
+        )
+        .await;
+    assert_eq!(location(&added), format!("/tickets/{id}/"));
+    let shown = browser.page(app, &format!("/tickets/{id}/")).await;
+    let tags = shown
+        .text
+        .split("id=\"ticket-tags\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</dd>").next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        tags.contains("href=\"/tickets/?tag=home%20office\"") && tags.contains(">vpn</a>"),
+        "{tags}"
+    );
+    let queue = browser.page(app, "/tickets/?tag=vpn").await;
+    assert!(
+        queue.text.contains("VPN drops") && !queue.text.contains("Printer jams"),
+        "{}",
+        queue.text
+    );
+    let removed = browser
+        .form(app, &format!("/tickets/{id}/tags/"), &[("remove", "vpn")])
+        .await;
+    assert_eq!(location(&removed), format!("/tickets/{id}/"));
+    let api = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{id}/tags/"))
+        .await;
+    assert_eq!(api.json["tags"], serde_json::json!(["home office"]));
+    let bad = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/tags/"),
+            &[("add", "a".repeat(60).as_str())],
+        )
+        .await;
+    assert_eq!(bad.status, 400, "{}", bad.text);
+
+    let requester = crate::support::world::login(app, &rita).await;
+    let own = requester.page(app, &format!("/tickets/{id}/")).await;
+    assert!(
+        !own.text.contains("ticket-tags") && !own.text.contains("home office"),
+        "{}",
+        own.text
+    );
+    let refused = requester
+        .form(app, &format!("/tickets/{id}/tags/"), &[("add", "mine")])
+        .await;
+    assert_eq!(refused.status, 403, "{}", refused.text);
+}
+db_test!(the_team_tags_from_the_ticket_page);

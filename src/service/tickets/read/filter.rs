@@ -2,8 +2,8 @@
 use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus, Workflow};
 use crate::error::AppResult;
 use crate::service::sla::{self, SlaState};
-use crate::service::text;
 use crate::service::tickets::rules::{self, Viewer};
+use crate::service::{tags, text};
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, Order, QueryFilter, QueryOrder, Select};
@@ -42,12 +42,19 @@ pub struct TicketFilter {
     pub sla: Option<SlaState>,
     /// Only tickets assigned to one of the caller's groups.
     pub in_my_groups: bool,
+    /// Only tickets carrying every one of these tags (normalised names; the team's filter).
+    pub tags_all: Vec<String>,
+    /// Only tickets carrying at least one of these tags.
+    pub tags_any: Vec<String>,
 }
 
 impl TicketFilter {
     /// The search text follows the control-character rule of every text field.
-    pub(super) fn check(&self) -> AppResult<()> {
-        text::single_line("query", self.query.as_deref().unwrap_or(""))
+    /// Tags are the team's: a requester's tag filter is refused.
+    pub(super) fn check(&self, viewer: &Viewer) -> AppResult<()> {
+        text::single_line("query", self.query.as_deref().unwrap_or(""))?;
+        tags::check_filter(viewer.team, &self.tags_all)?;
+        tags::check_filter(viewer.team, &self.tags_any)
     }
 }
 
@@ -133,6 +140,19 @@ pub fn visible_query(
     if filter.in_my_groups {
         select =
             select.filter(ticket::Column::AssignedGroupId.is_in(viewer.groups.iter().copied()));
+    }
+    for name in &filter.tags_all {
+        let one = std::slice::from_ref(name);
+        select = select.filter(
+            Expr::col((ticket::Entity, ticket::Column::Id))
+                .in_subquery(tags::tickets_tagged_any(one)),
+        );
+    }
+    if !filter.tags_any.is_empty() {
+        select = select.filter(
+            Expr::col((ticket::Entity, ticket::Column::Id))
+                .in_subquery(tags::tickets_tagged_any(&filter.tags_any)),
+        );
     }
     if let Some(state) = filter.sla {
         select = select.filter(

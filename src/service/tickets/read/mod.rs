@@ -188,7 +188,7 @@ impl TicketReads {
     /// One page of what `query` names, as `actor` (the query's viewer) may see it, in one statement
     /// (two when the total is wanted for a page past the end).
     pub async fn page(&self, db: &Db, actor: &Actor, query: TicketQuery) -> AppResult<TicketPage> {
-        query.filter.check()?;
+        query.filter.check(&query.viewer)?;
         let backend = db.backend();
         let caches = &self.0;
         let (page, joined) = (query.page, query.joined);
@@ -275,7 +275,7 @@ impl TicketReads {
         limit: u64,
     ) -> AppResult<Vec<i32>> {
         use sea_orm::{QueryOrder, QuerySelect};
-        filter.check()?;
+        filter.check(&Viewer::of(actor))?;
         Ok(
             filter::visible_query(&Viewer::of(actor), filter, &self.0.prefix)
                 .select_only()
@@ -290,7 +290,7 @@ impl TicketReads {
 
     /// How many visible, live tickets match `filter` (for connection totals and backward paging).
     pub async fn total(&self, db: &Db, actor: &Actor, filter: &TicketFilter) -> AppResult<u64> {
-        filter.check()?;
+        filter.check(&Viewer::of(actor))?;
         let caches = &self.0;
         Total::new(&caches.totals, &Viewer::of(actor), filter, &caches.prefix)
             .fetch(&db.conn)

@@ -60,6 +60,8 @@ fn counted(viewer: &Viewer, filter: &TicketFilter) -> Option<Counted> {
         || filter.project_id.is_some()
         || filter.sla.is_some()
         || filter.in_my_groups
+        || !filter.tags_all.is_empty()
+        || !filter.tags_any.is_empty()
     {
         return None;
     }

@@ -19,6 +19,7 @@ use crate::service::automation::{
 };
 use crate::service::comments;
 use crate::service::events;
+use crate::service::tags;
 use crate::service::users;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Utc};
@@ -266,6 +267,7 @@ async fn apply(
     if let Some(saved) = written {
         current = saved;
     }
+    tag(txn, state, actor, trigger, &via, &current).await?;
     let comments = post_comments(txn, state, trigger, &via, &current).await?;
     if !comments.is_empty() {
         // The comment counts moved on the row: answer the ticket as it is.
@@ -276,6 +278,38 @@ async fn apply(
     }
     send_notices(txn, trigger, &current).await?;
     Ok((current, comments))
+}
+
+/// The tag actions of `trigger` on `t`, in their order. A rule is not held to the curated list; one that would
+/// put more tags on a ticket than it may hold does nothing of it, logged, and the change goes on.
+async fn tag(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: Option<&Actor>,
+    trigger: &Trigger,
+    via: &Via,
+    t: &ticket::Model,
+) -> AppResult<()> {
+    let tagger = tags::Tagger {
+        author: actor.map(Actor::id),
+        via: Some(via),
+        curated_only: false,
+    };
+    for action in &trigger.actions {
+        let edit = match action {
+            Action::AddTags(names) => tags::Edit::Add(names.clone()),
+            Action::RemoveTags(names) => tags::Edit::Remove(names.clone()),
+            _ => continue,
+        };
+        match tags::write(txn, state, &tagger, t, &edit).await {
+            Ok(_) => {}
+            Err(AppError::Validation { message, .. }) => {
+                tracing::warn!(rule = trigger.id, ticket = t.id, %message, "a rule's tags were left off");
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
 }
 
 /// The member of `group` an `assign` action hands a ticket to: the least loaded (fewest open tickets, then
@@ -482,7 +516,10 @@ async fn plan(
                 }
                 picked.is_some()
             }
-            Action::Comment { .. } | Action::Notify { .. } => true,
+            Action::Comment { .. }
+            | Action::Notify { .. }
+            | Action::AddTags(_)
+            | Action::RemoveTags(_) => true,
         };
         if !applied {
             tracing::warn!(

@@ -66,7 +66,7 @@ const OPERATORS: [(&str, &str); 10] = [
 ];
 
 /// What an action row can do.
-const ACTIONS: [(&str, &str); 15] = [
+const ACTIONS: [(&str, &str); 17] = [
     ("status", "Set status"),
     ("priority", "Set priority"),
     ("assigned_to", "Assign to (user name)"),
@@ -75,6 +75,8 @@ const ACTIONS: [(&str, &str); 15] = [
     ("due_date", "Set due date (date, or days from now)"),
     ("comment", "Add a public reply"),
     ("note", "Add an internal note"),
+    ("add_tags", "Add tags (separated by commas)"),
+    ("remove_tags", "Remove tags (separated by commas)"),
     (
         "assign_least_loaded",
         "Assign to the least loaded member of (group; blank: the ticket's)",
@@ -442,6 +444,14 @@ pub(super) async fn rule_of(
         actions.push(match kind.as_str() {
             "" => continue,
             "comment" | "note" => json!({"comment": text, "internal": kind == "note"}),
+            "add_tags" | "remove_tags" => {
+                let names: Vec<&str> = text
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                json!({ kind.as_str(): names })
+            }
             "assign_least_loaded" | "assign_round_robin" => {
                 let how = kind.trim_start_matches("assign_");
                 match text.trim() {
@@ -521,6 +531,17 @@ fn rows(
                 "comment"
             };
             (kind, text.as_str().unwrap_or_default().to_string())
+        } else if let Some((kind, names)) = ["add_tags", "remove_tags"]
+            .into_iter()
+            .find_map(|k| a.get(k).map(|names| (k, names)))
+        {
+            let names: Vec<&str> = names
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            (kind, names.join(", "))
         } else if let Some(how) = a.get("assign") {
             let kind = if how == "round_robin" {
                 "assign_round_robin"

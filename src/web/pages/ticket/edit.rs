@@ -195,3 +195,50 @@ pub async fn apply_macro(
     }
     Ok(super::flash::back(id, &format!("Applied {}", m.name)))
 }
+
+/// `POST /tickets/<id>/tags/` (form): `add=<names separated by commas>` puts tags on, `remove=<name>` takes one
+/// off (the team, the assignee and the assigned group).
+#[utoipa::path(post, path = "/tickets/{id}/tags/", tag = "pages", operation_id = "pageTagTicket",
+    summary = "Add tags to a ticket (`add`, separated by commas) or take one off (`remove`) from its page.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Back to the ticket page"),
+        (status = 400, description = "A bad tag: error page", content_type = "text/html", body = String),
+        (status = 403, description = "Not the team's, or no CSRF token: error page", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn tag(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    use crate::service::tags::{self, Edit};
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let (edit, said) = match (form.opt("add"), form.opt("remove")) {
+        (Some(add), _) if !add.trim().is_empty() => {
+            let names: Vec<String> = add
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect();
+            (Edit::Add(names), "Tags added".to_string())
+        }
+        (_, Some(remove)) if !remove.trim().is_empty() => (
+            Edit::Remove(vec![remove.to_string()]),
+            format!("Removed tag {}", remove.trim()),
+        ),
+        _ => return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response()),
+    };
+    tags::change(
+        state.write_deps(crate::domain::Channel::Web),
+        &user.actor,
+        id,
+        edit,
+    )
+    .await?;
+    Ok(super::flash::back(id, &said))
+}

@@ -6,7 +6,7 @@ mod flash;
 mod history;
 mod sla_badge;
 
-pub use edit::{apply_macro, change_status, edit};
+pub use edit::{apply_macro, change_status, edit, tag};
 
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
@@ -89,6 +89,9 @@ struct TicketPage {
     history: Vec<HistoryLine>,
     /// The macros a team member may apply.
     macros: Vec<Choice>,
+    /// The ticket's tags, for those who may see and set them.
+    tags: Vec<String>,
+    can_tag: bool,
 }
 
 /// Render the page of ticket `id` for `user`, with the comment form showing `draft`.
@@ -141,6 +144,12 @@ pub async fn render_ticket(
     } else {
         Vec::new()
     };
+    let can_tag = crate::service::tags::can_tag(actor, &t);
+    let tags = if can_tag {
+        crate::service::tags::of_ticket(db, actor, t.id).await?
+    } else {
+        Vec::new()
+    };
     let mut files = upload::views(state, user, &listed);
     let mut comments = thread(state, user, &t).await?;
     for c in &mut comments {
@@ -182,6 +191,8 @@ pub async fn render_ticket(
         sla,
         history,
         macros,
+        tags,
+        can_tag,
     };
     Ok(html(status, &page))
 }

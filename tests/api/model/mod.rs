@@ -1,0 +1,2 @@
+//! The ticket model beyond the contract's fields: tags.
+mod tags;
