@@ -3,12 +3,25 @@ use crate::db_test;
 use crate::support::graphql::{comment, data, first_code, gid, project, simple_ticket, ticket_as};
 use crate::support::helpers::TestApp;
 use deskgraph::service::tickets::NewTicket;
-use deskgraph::service::users;
+use deskgraph::service::{tags, users};
 use serde_json::{json, Value};
 
 const PAGE_QUERY: &str = "query($first: Int) { tickets(first: $first) { nodes {
     ticketNumber requester { username groups { name } } assignee { username }
-    assignedGroup { name } project { name } commentsCount } } }";
+    assignedGroup { name } project { name } commentsCount tags } } }";
+
+async fn tag(app: &TestApp, who: &crate::support::helpers::TestUser, id: i32, names: &[&str]) {
+    let actor = crate::support::clients::actor(app, who).await;
+    let names = names.iter().map(|n| n.to_string()).collect();
+    tags::change(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor,
+        id,
+        tags::Edit::Add(names),
+    )
+    .await
+    .unwrap();
+}
 
 async fn nested_fields_run_a_constant_number_of_statements(app: &TestApp) {
     let requester = app.user("rita").await;
@@ -30,6 +43,7 @@ async fn nested_fields_run_a_constant_number_of_statements(app: &TestApp) {
         made.push(ticket_as(app, &agent, make(i)).await);
     }
     comment(app, made[0].id, agent.id, "public", false).await;
+    tag(app, &agent, made[0].id, &["vpn", "urgent"]).await;
     // The first request records the token's use; measure only steady-state requests.
     app.graphql(Some(&agent.token), "{ me { username } }", json!({}))
         .await;
@@ -50,8 +64,12 @@ async fn nested_fields_run_a_constant_number_of_statements(app: &TestApp) {
     assert_eq!(first["assignedGroup"]["name"], "Network");
     assert_eq!(first["project"]["name"], "Office");
     assert_eq!(first["commentsCount"], 1);
+    assert_eq!(first["tags"], json!(["urgent", "vpn"]));
     for i in 5..50 {
         made.push(ticket_as(app, &agent, make(i)).await);
+        if i % 3 == 0 {
+            tag(app, &agent, made[i].id, &["printer"]).await;
+        }
     }
     let (fifty, n50, _) = measure(50).await;
     assert_eq!(n50, 50);
