@@ -130,6 +130,9 @@
       // A chosen file goes with the form's own multipart post.
       var file = form.querySelector('input[type=file]');
       if (file && file.files && file.files.length > 0) { return; }
+      // So does time logged with the comment.
+      var minutes = form.querySelector('input[name=minutes]');
+      if (minutes && minutes.value.trim() !== '') { return; }
       event.preventDefault();
       var internal = form.querySelector('input[name=comment_type][value=internal]');
       var payload = {

@@ -281,3 +281,65 @@ stored_enum!(
         Collecting => "collecting",
     }
 );
+
+stored_enum!(
+    /// How two tickets are linked, as stored: from the `source` ticket to the `target`.
+    LinkKind, "type" {
+        /// The source is the target's parent.
+        ParentOf => "parent_of",
+        /// The two are related (either way round).
+        RelatesTo => "relates_to",
+        /// The source reports what the target already does.
+        DuplicateOf => "duplicate_of",
+        /// The source must be done before the target.
+        Blocks => "blocks",
+    }
+);
+
+stored_enum!(
+    /// A link as one of its two tickets sees it.
+    LinkType, "type" {
+        /// This ticket is the other's parent.
+        ParentOf => "parent_of",
+        /// This ticket is a child of the other.
+        ChildOf => "child_of",
+        /// The two are related.
+        RelatesTo => "relates_to",
+        /// This ticket duplicates the other.
+        DuplicateOf => "duplicate_of",
+        /// The other ticket duplicates this one.
+        DuplicatedBy => "duplicated_by",
+        /// This ticket blocks the other.
+        Blocks => "blocks",
+        /// The other ticket blocks this one.
+        BlockedBy => "blocked_by",
+    }
+);
+
+impl LinkType {
+    /// The stored kind, and whether this ticket is its source.
+    pub fn stored(self) -> (LinkKind, bool) {
+        match self {
+            LinkType::ParentOf => (LinkKind::ParentOf, true),
+            LinkType::ChildOf => (LinkKind::ParentOf, false),
+            LinkType::RelatesTo => (LinkKind::RelatesTo, true),
+            LinkType::DuplicateOf => (LinkKind::DuplicateOf, true),
+            LinkType::DuplicatedBy => (LinkKind::DuplicateOf, false),
+            LinkType::Blocks => (LinkKind::Blocks, true),
+            LinkType::BlockedBy => (LinkKind::Blocks, false),
+        }
+    }
+
+    /// How a ticket sees a stored link of `kind`, being its source or not.
+    pub fn seen(kind: LinkKind, from_source: bool) -> LinkType {
+        match (kind, from_source) {
+            (LinkKind::ParentOf, true) => LinkType::ParentOf,
+            (LinkKind::ParentOf, false) => LinkType::ChildOf,
+            (LinkKind::RelatesTo, _) => LinkType::RelatesTo,
+            (LinkKind::DuplicateOf, true) => LinkType::DuplicateOf,
+            (LinkKind::DuplicateOf, false) => LinkType::DuplicatedBy,
+            (LinkKind::Blocks, true) => LinkType::Blocks,
+            (LinkKind::Blocks, false) => LinkType::BlockedBy,
+        }
+    }
+}

@@ -28,6 +28,8 @@ mod m20261128_000031_create_time_rules;
 mod m20261128_000032_create_bulk_jobs;
 mod m20261128_000033_create_mail_messages;
 mod m20261128_000034_create_tags;
+mod m20261128_000035_create_ticket_links;
+mod m20261128_000036_create_time_entries;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -61,6 +63,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000032_create_bulk_jobs::Migration),
             Box::new(m20261128_000033_create_mail_messages::Migration),
             Box::new(m20261128_000034_create_tags::Migration),
+            Box::new(m20261128_000035_create_ticket_links::Migration),
+            Box::new(m20261128_000036_create_time_entries::Migration),
         ]
     }
 }

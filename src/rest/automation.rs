@@ -309,9 +309,9 @@ pub struct MacroTargets {
     tickets: Vec<i32>,
 }
 
-/// A ticket a macro could not be applied to.
+/// A ticket an action on many (a macro, resolving children) could not be applied to.
 #[derive(Serialize, ToSchema)]
-pub struct MacroFailure {
+pub struct TicketFailure {
     /// Ticket id.
     ticket: i32,
     /// The error code, as in error bodies.
@@ -320,13 +320,24 @@ pub struct MacroFailure {
     error: String,
 }
 
+impl TicketFailure {
+    /// Ticket `ticket`'s failure `err`, as error bodies name it.
+    pub fn of(ticket: i32, err: &crate::error::AppError) -> Self {
+        TicketFailure {
+            ticket,
+            code: err.code(),
+            error: err.public_message(),
+        }
+    }
+}
+
 /// What applying a macro did, ticket by ticket.
 #[derive(Serialize, ToSchema)]
 pub struct MacroApplied {
     /// The tickets it changed, as they are now.
     tickets: Vec<crate::rest::shapes::TicketUpdated>,
     /// The tickets it could not change.
-    failures: Vec<MacroFailure>,
+    failures: Vec<TicketFailure>,
 }
 
 /// A reply a macro would post.
@@ -529,11 +540,7 @@ pub async fn apply_macro(
             Ok(t) => applied
                 .tickets
                 .push(crate::rest::shapes::ticket_updated(&t)),
-            Err(err) => applied.failures.push(MacroFailure {
-                ticket,
-                code: err.code(),
-                error: err.public_message(),
-            }),
+            Err(err) => applied.failures.push(TicketFailure::of(ticket, &err)),
         }
     }
     Ok(axum::Json(applied))

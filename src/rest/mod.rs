@@ -8,6 +8,7 @@ pub mod comments;
 pub mod fields;
 pub mod idempotency;
 pub mod json;
+pub mod links;
 pub mod openapi;
 pub mod path;
 pub mod people;
@@ -16,6 +17,7 @@ pub mod shapes;
 pub mod tags;
 pub mod tickets;
 pub mod time_rules;
+pub mod time_spent;
 
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
@@ -49,6 +51,8 @@ pub fn router() -> Routes {
         .merge(automation::router())
         .merge(bulk::router())
         .merge(tags::router())
+        .merge(links::router())
+        .merge(time_spent::router())
         .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",

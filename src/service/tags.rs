@@ -359,15 +359,12 @@ pub async fn of_tickets(
     if ticket_ids.is_empty() {
         return Ok(HashMap::new());
     }
-    let mut readable = ticket::Entity::find()
+    let readable = ticket::Entity::find()
         .select_only()
         .column(ticket::Column::Id)
         .filter(ticket::Column::Id.is_in(ticket_ids.iter().copied()))
-        .filter(ticket::Column::ArchivedAt.is_null());
-    if !actor.is_team() {
-        // `can_read_internal` in SQL: the assignee and the assigned group.
-        readable = readable.filter(rules::worked_by(actor));
-    }
+        .filter(ticket::Column::ArchivedAt.is_null())
+        .filter(rules::internally_readable(actor));
     let pairs: Vec<(i32, String)> = ticket_tag::Entity::find()
         .select_only()
         .column(ticket_tag::Column::TicketId)

@@ -5,7 +5,8 @@ use crate::graphql::context::{load_error, RequestContext};
 use crate::graphql::loaders::comments::CommentEditsKey;
 use crate::graphql::loaders::comments::TicketCommentsKey;
 use crate::graphql::loaders::viewer::{
-    AssetsOfTicketKey, GroupsOfUserKey, TagsOfTicketKey, TicketsOfAssetKey, UserKey,
+    AssetsOfTicketKey, GroupsOfUserKey, LinksOfTicketKey, TagsOfTicketKey, TicketsOfAssetKey,
+    UserKey,
 };
 use crate::graphql::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
 use crate::service::tickets::{Joined, People, TicketPage};
@@ -114,6 +115,10 @@ pub async fn ticket_page(
     }
     if selected(&la, &["tags"]) {
         let keys = rows.iter().map(|t| TagsOfTicketKey(t.id));
+        req.visible.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["links"]) || selected(&la, &["parent"]) || selected(&la, &["children"]) {
+        let keys = rows.iter().map(|t| LinksOfTicketKey(t.id));
         req.visible.load_many(keys).await.map_err(load_error)?;
     }
     comment_pages(req, &la, rows).await

@@ -5,7 +5,7 @@
 use crate::auth::Actor;
 use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::loaders::LoadError;
-use crate::service::{assets, tags, users, Take};
+use crate::service::{assets, links, tags, time_spent, users, Take};
 use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -28,6 +28,14 @@ pub struct TicketsOfAssetKey(pub i32);
 /// The tags of a ticket, for the team and its workers (empty for anyone else).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TagsOfTicketKey(pub i32);
+
+/// The links of a ticket to tickets the viewer may see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LinksOfTicketKey(pub i32);
+
+/// The minutes spent on a ticket, for the team and its workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimeOfTicketKey(pub i32);
 
 /// Loads on behalf of one viewer; without one (anonymous) every answer is empty.
 pub struct ViewerLoader {
@@ -95,6 +103,47 @@ impl async_graphql::dataloader::Loader<TagsOfTicketKey> for ViewerLoader {
             .await
             .map_err(Arc::new)?;
         Ok(complete(keys, TagsOfTicketKey, found))
+    }
+}
+
+impl async_graphql::dataloader::Loader<LinksOfTicketKey> for ViewerLoader {
+    type Value = Vec<links::LinkView>;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[LinksOfTicketKey],
+    ) -> Result<HashMap<LinksOfTicketKey, Vec<links::LinkView>>, LoadError> {
+        let Some(actor) = &self.actor else {
+            return Ok(HashMap::new());
+        };
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let found = links::of_tickets(&self.db, actor, &ids)
+            .await
+            .map_err(Arc::new)?;
+        Ok(complete(keys, LinksOfTicketKey, found))
+    }
+}
+
+impl async_graphql::dataloader::Loader<TimeOfTicketKey> for ViewerLoader {
+    type Value = i64;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[TimeOfTicketKey],
+    ) -> Result<HashMap<TimeOfTicketKey, i64>, LoadError> {
+        let Some(actor) = &self.actor else {
+            return Ok(HashMap::new());
+        };
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let found = time_spent::totals_of_tickets(&self.db, actor, &ids)
+            .await
+            .map_err(Arc::new)?;
+        Ok(found
+            .into_iter()
+            .map(|(id, minutes)| (TimeOfTicketKey(id), minutes))
+            .collect())
     }
 }
 

@@ -5,11 +5,13 @@ pub mod attachments;
 pub mod automation;
 pub mod bulk;
 pub mod comments;
+pub mod links;
 pub mod people;
 pub mod projects;
 pub mod sla;
 pub mod tags;
 pub mod tickets;
+pub mod time_spent;
 pub mod webhooks;
 
 use async_graphql::MergedObject;
@@ -30,4 +32,6 @@ pub struct MutationRoot(
     automation::AutomationMutation,
     bulk::BulkMutation,
     tags::TagMutation,
+    links::LinkMutation,
+    time_spent::TimeMutation,
 );

@@ -9,6 +9,7 @@ pub mod sla;
 pub mod tags;
 pub(crate) mod ticket_inputs;
 pub mod tickets;
+pub mod time_spent;
 pub mod viewer;
 pub mod webhooks;
 
@@ -87,4 +88,5 @@ pub struct QueryFields(
     automation::AutomationQuery,
     bulk::BulkQuery,
     tags::TagQuery,
+    time_spent::TimeQuery,
 );

@@ -9,15 +9,20 @@ use crate::graphql::engine::one_pass::{fields, plain_output};
 use crate::graphql::engine::one_pass::{GroupOf, ProjectOf, UserOf};
 use crate::graphql::ids;
 use crate::graphql::loaders::attachments::TicketAttachmentsKey;
-use crate::graphql::loaders::viewer::{AssetsOfTicketKey, TagsOfTicketKey};
+use crate::graphql::loaders::viewer::{
+    AssetsOfTicketKey, LinksOfTicketKey, TagsOfTicketKey, TimeOfTicketKey,
+};
 use crate::graphql::loaders::TicketSlaKey;
 use crate::graphql::scalars::Date;
+use crate::graphql::types::TicketLink;
 use crate::graphql::types::{Group, Project, User};
 use crate::service::comments::{self, can_read_internal};
+use crate::service::links::LinkView;
 use crate::service::tickets::rules;
 use async_graphql::{Context, Result, ID};
 use chrono::{DateTime, Utc};
 use entity::ticket;
+use entity::values::LinkType;
 
 /// A request or incident raised by a requester.
 pub struct Ticket(pub ticket::Model);
@@ -34,6 +39,20 @@ impl Ticket {
 }
 
 plain_output!(Ticket, TicketFields);
+
+/// The links of ticket `id` the viewer may see, through the request's loader: the first
+/// [`LIST_MAX`](crate::graphql::limits::cost::LIST_MAX), as lists are priced.
+async fn links_of(ctx: &Context<'_>, id: i32) -> Result<Vec<LinkView>> {
+    let (req, _) = viewer(ctx)?;
+    let mut found = req
+        .visible
+        .load_one(LinksOfTicketKey(id))
+        .await
+        .map_err(load_error)?
+        .unwrap_or_default();
+    found.truncate(usize::try_from(crate::graphql::limits::cost::LIST_MAX).unwrap_or(100));
+    Ok(found)
+}
 
 /// The resolvers of every `Ticket` field, for selections that are not plain.
 pub struct TicketFields<'a>(&'a Ticket);
@@ -134,6 +153,60 @@ fields! {
             .map_err(load_error)?
             .unwrap_or_default();
         Ok(found.into_iter().map(Asset).collect())
+    }
+
+    /// Links to tickets the viewer may see, of one type or all, by type and the other ticket's number.
+    async fn links(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(name = "type")] link_type: Option<LinkType>,
+    ) -> Result<Vec<TicketLink>> {
+        Ok(links_of(ctx, self.id)
+            .await?
+            .into_iter()
+            .filter(|l| link_type.is_none_or(|t| t == l.link_type))
+            .map(TicketLink)
+            .collect())
+    }
+
+    /// The parent ticket, when it has one the viewer may see.
+    async fn parent(&self, ctx: &Context<'_>) -> Result<Option<Ticket>> {
+        Ok(links_of(ctx, self.id)
+            .await?
+            .into_iter()
+            .find(|l| l.link_type == LinkType::ChildOf)
+            .map(|l| Ticket(l.other)))
+    }
+
+    /// The child tickets the viewer may see, by number; at most `first` (default 50, at most 100).
+    async fn children(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(validator(minimum = 0, maximum = 100))] first: Option<i32>,
+    ) -> Result<Vec<Ticket>> {
+        let first = usize::try_from(first.unwrap_or(50)).unwrap_or(50);
+        Ok(links_of(ctx, self.id)
+            .await?
+            .into_iter()
+            .filter(|l| l.link_type == LinkType::ParentOf)
+            .take(first)
+            .map(|l| Ticket(l.other))
+            .collect())
+    }
+
+    /// Minutes spent on it: for the team, the assignee and the assigned group; null for anyone else.
+    async fn time_spent(&self, ctx: &Context<'_>) -> Result<Option<i64>> {
+        let (req, actor) = viewer(ctx)?;
+        if !can_read_internal(&actor, &self.0 .0) {
+            return Ok(None);
+        }
+        Ok(Some(
+            req.visible
+                .load_one(TimeOfTicketKey(self.id))
+                .await
+                .map_err(load_error)?
+                .unwrap_or(0),
+        ))
     }
 
     /// Its tags, sorted: for the team, the assignee and the assigned group; empty for anyone else.

@@ -29,10 +29,10 @@ pub use activity::{
     attachment_added, comment_created, comment_created_with_files, group_members,
     rule_comment_created, rule_notice, sla_event, RULE_AUTHOR,
 };
-pub use tickets::{ticket_changed, ticket_deleted, ticket_tagged, TicketCreated};
+pub use tickets::{ticket_changed, ticket_deleted, ticket_linked, ticket_tagged, TicketCreated};
 
 /// Every event name an endpoint may subscribe to.
-pub const EVENTS: [&str; 10] = [
+pub const EVENTS: [&str; 12] = [
     "ticket.created",
     "ticket.updated",
     "ticket.status_changed",
@@ -43,6 +43,8 @@ pub const EVENTS: [&str; 10] = [
     "ticket.sla_breached",
     "attachment.added",
     "ticket.tagged",
+    "ticket.linked",
+    "ticket.unlinked",
 ];
 
 /// A webhook body. Field order is the wire order: `event, ticket_id, title, timestamp`, then the
@@ -71,6 +73,12 @@ struct Body<'a> {
     target: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     due_at: Option<String>,
+    /// How the ticket stands to the one linked (`ticket.linked`, `ticket.unlinked`).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    link_type: Option<&'a str>,
+    /// The ticket at the link's other end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    linked_ticket_id: Option<i32>,
     /// Tags put on the ticket (`ticket.tagged`).
     #[serde(skip_serializing_if = "Option::is_none")]
     added: Option<&'a [String]>,
@@ -102,6 +110,8 @@ impl<'a> Body<'a> {
             assignee: None,
             target: None,
             due_at: None,
+            link_type: None,
+            linked_ticket_id: None,
             added: None,
             removed: None,
             tags: None,

@@ -75,6 +75,23 @@ pub async fn ticket_tagged(
     Ok(())
 }
 
+/// `ticket.linked` or `ticket.unlinked` (`event`): a webhook naming how `t` stands to ticket `other` (no
+/// email).
+pub async fn ticket_linked(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    event: &'static str,
+    t: &ticket::Model,
+    link_type: &str,
+    other: i32,
+) -> AppResult<()> {
+    let mut body = Body::new(event, t);
+    body.link_type = Some(link_type);
+    body.linked_ticket_id = Some(other);
+    webhooks(db, config, &body).await?;
+    Ok(())
+}
+
 /// Names (REST spelling) of the fields that differ between `before` and `after`, except status and
 /// a new assignee, which have their own events.
 fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static str> {

@@ -70,6 +70,16 @@ pub fn worked_by(actor: &Actor) -> Condition {
     any
 }
 
+/// Restricts a ticket query to those whose internal side (notes, tags, time) the actor may read: every ticket
+/// for the team, the tickets they work on for anyone else; the SQL form of `comments::can_read_internal`.
+pub fn internally_readable(actor: &Actor) -> Condition {
+    if actor.is_team() {
+        Condition::all()
+    } else {
+        worked_by(actor)
+    }
+}
+
 /// An id as an SQL literal (see [`visible_to`] for why).
 pub fn id_literal(id: i32) -> Expr {
     Expr::cust(id.to_string())

@@ -49,6 +49,11 @@ pub fn router() -> Routes {
         .route("/tickets/{id}/macro/", post(ticket::apply_macro))
         .route("/tickets/{id}/edit/", post(ticket::edit))
         .route("/tickets/{id}/tags/", post(ticket::tag))
+        .route("/tickets/{id}/links/", post(ticket::link))
+        .route(
+            "/tickets/{id}/children/resolve/",
+            post(ticket::resolve_children),
+        )
         .uploads("/tickets/{id}/comments/new/", post(thread::add))
         .route("/settings/", get(settings::page))
         .route("/settings/password/", post(settings::change_password))

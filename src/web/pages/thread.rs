@@ -111,6 +111,17 @@ pub async fn add(
     let ticket_id = path_id(&ticket_id, "ticket")?;
     let Posted { form, file } = user.posted(&state, req).await?;
     let internal = form.get("comment_type") == CommentType::Internal.as_str();
+    // Checked before the comment is made, so a bad number leaves nothing half done.
+    let minutes = match form.opt("minutes").map(str::trim).filter(|m| !m.is_empty()) {
+        None => None,
+        Some(m) => Some(crate::service::time_spent::check_minutes(
+            m.parse::<i64>().unwrap_or(0),
+        )?),
+    };
+    if minutes.is_some() {
+        let t = crate::service::tickets::get(&state.db.conn, &user.actor, ticket_id).await?;
+        crate::service::time_spent::may_log(&user.actor, &t)?;
+    }
     let input = comments::NewComment {
         body: crate::sanitize::text_to_html(form.get("body")),
         comment_type: if internal {
@@ -131,6 +142,14 @@ pub async fn add(
     .await;
     match created {
         Ok((created, _)) => {
+            if let Some(minutes) = minutes {
+                let entry = crate::service::time_spent::NewEntry {
+                    minutes,
+                    comment_id: Some(created.id),
+                    ..Default::default()
+                };
+                crate::service::time_spent::log(&state.db, &user.actor, ticket_id, entry).await?;
+            }
             let to = format!("/tickets/{ticket_id}/#comment-{}", created.id);
             Ok(Redirect::to(&to).into_response())
         }

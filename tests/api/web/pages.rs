@@ -827,3 +827,104 @@ async fn the_team_tags_from_the_ticket_page(app: &TestApp) {
     assert_eq!(refused.status, 403, "{}", refused.text);
 }
 db_test!(the_team_tags_from_the_ticket_page);
+
+/// An agent gathers an outage's tickets from the parent's page and resolves them together; a blocking ticket
+/// says so; the requester's page shows only links to tickets they may see, without the forms.
+async fn the_team_links_tickets_from_the_page(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let sam = app.user("sam").await;
+    let outage = app
+        .as_user(&agent)
+        .create_ticket(serde_json::json!({"title": "Mail is down"}))
+        .await;
+    let child = app
+        .as_user(&rita)
+        .create_ticket(serde_json::json!({"title": "No mail"}))
+        .await;
+    let hidden = app
+        .as_user(&sam)
+        .create_ticket(serde_json::json!({"title": "Sam's secret"}))
+        .await;
+    let (pid, cid) = (
+        outage["id"].as_i64().unwrap(),
+        child["id"].as_i64().unwrap(),
+    );
+    let browser = crate::support::world::login(app, &agent).await;
+    let linked = browser
+        .form(
+            app,
+            &format!("/tickets/{pid}/links/"),
+            &[
+                ("type", "parent_of"),
+                ("ticket", child["ticket_number"].as_str().unwrap()),
+            ],
+        )
+        .await;
+    assert_eq!(location(&linked), format!("/tickets/{pid}/"));
+    let blocked = browser
+        .form(
+            app,
+            &format!("/tickets/{cid}/links/"),
+            &[
+                ("type", "blocked_by"),
+                ("ticket", hidden["ticket_number"].as_str().unwrap()),
+            ],
+        )
+        .await;
+    assert_eq!(location(&blocked), format!("/tickets/{cid}/"));
+    let looped = browser
+        .form(
+            app,
+            &format!("/tickets/{cid}/links/"),
+            &[
+                ("type", "parent_of"),
+                ("ticket", outage["ticket_number"].as_str().unwrap()),
+            ],
+        )
+        .await;
+    assert_eq!(looped.status, 400, "{}", looped.text);
+    let unknown = browser
+        .form(
+            app,
+            &format!("/tickets/{cid}/links/"),
+            &[("type", "relates_to"), ("ticket", "TKT-999")],
+        )
+        .await;
+    assert_eq!(unknown.status, 400, "{}", unknown.text);
+
+    let parent_page = browser.page(app, &format!("/tickets/{pid}/")).await;
+    assert!(parent_page.text.contains("No mail"), "{}", parent_page.text);
+    assert!(
+        parent_page.text.contains("Resolve 1 open child"),
+        "{}",
+        parent_page.text
+    );
+    let child_page = browser.page(app, &format!("/tickets/{cid}/")).await;
+    assert!(
+        child_page.text.contains("Sam&#39;s secret") || child_page.text.contains("Sam's secret"),
+        "{}",
+        child_page.text
+    );
+    assert!(child_page.text.contains("Blocking"), "{}", child_page.text);
+
+    let requester = crate::support::world::login(app, &rita).await;
+    let own = requester.page(app, &format!("/tickets/{cid}/")).await;
+    assert!(
+        !own.text.contains("secret") && !own.text.contains("Blocking"),
+        "{}",
+        own.text
+    );
+    assert!(!own.text.contains("id=\"link-form\""), "{}", own.text);
+
+    let resolved = browser
+        .form(app, &format!("/tickets/{pid}/children/resolve/"), &[])
+        .await;
+    assert_eq!(location(&resolved), format!("/tickets/{pid}/"));
+    let detail = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{cid}/"))
+        .await;
+    assert_eq!(detail.json["status"], "resolved", "{}", detail.text);
+}
+db_test!(the_team_links_tickets_from_the_page);

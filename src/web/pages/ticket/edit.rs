@@ -242,3 +242,82 @@ pub async fn tag(
     .await?;
     Ok(super::flash::back(id, &said))
 }
+
+/// `POST /tickets/<id>/links/` (form): `type` and `ticket` (a number in any spelling) make a link; `remove=<link
+/// id>` removes one (the team, the assignee and the assigned group).
+#[utoipa::path(post, path = "/tickets/{id}/links/", tag = "pages", operation_id = "pageLinkTicket",
+    summary = "Link a ticket to another (`type`, `ticket` number) or remove a link (`remove`) from its page.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Back to the ticket page"),
+        (status = 400, description = "A bad type or ticket, a second parent or a loop: error page", content_type = "text/html", body = String),
+        (status = 403, description = "May not change the ticket, or no CSRF token: error page", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn link(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    use crate::service::links;
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
+        links::remove(deps, &user.actor, id, path_id(remove, "link")?).await?;
+        return Ok(super::flash::back(id, "Link removed"));
+    }
+    let link_type = entity::values::LinkType::parse(form.get("type"))?;
+    let number = form.get("ticket").trim();
+    if number.is_empty() {
+        return Err(AppError::field("ticket", "name the ticket to link, e.g. TKT-12").into());
+    }
+    let other = match tickets::get_by_number(
+        &state.db.conn,
+        &user.actor,
+        number,
+        &state.config.ticket_prefix,
+    )
+    .await
+    {
+        Ok(t) => t,
+        Err(AppError::NotFound(_)) => {
+            return Err(AppError::field("ticket", format!("no ticket {number:?}")).into())
+        }
+        Err(err) => return Err(err.into()),
+    };
+    links::add(deps, &user.actor, id, link_type, other.id).await?;
+    Ok(super::flash::back(
+        id,
+        &format!("Linked to {}", other.ticket_number),
+    ))
+}
+
+/// `POST /tickets/<id>/children/resolve/` (form): resolve the ticket's open children.
+#[utoipa::path(post, path = "/tickets/{id}/children/resolve/", tag = "pages", operation_id = "pageResolveChildren",
+    summary = "Resolve a parent's open children from its page.",
+    params(("id" = i32, Path, description = "Parent ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the ticket page")),
+    security(("session" = [], "csrf" = [])))]
+pub async fn resolve_children(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "ticket")?;
+    user.form(&body)?;
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    let outcomes = crate::service::links::resolve_children(deps, &user.actor, id).await?;
+    let done = outcomes.iter().filter(|(_, o)| o.is_ok()).count();
+    let failed = outcomes.len() - done;
+    let said = match (done, failed) {
+        (1, 0) => "Resolved 1 child".to_string(),
+        (n, 0) => format!("Resolved {n} children"),
+        (n, f) => format!("Resolved {n} children; {f} could not be"),
+    };
+    Ok(super::flash::back(id, &said))
+}

@@ -6,12 +6,12 @@ mod flash;
 mod history;
 mod sla_badge;
 
-pub use edit::{apply_macro, change_status, edit, tag};
+pub use edit::{apply_macro, change_status, edit, link, resolve_children, tag};
 
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
 use super::{display_name, html, label, Layout, PageResult, PageUser};
-use crate::domain::Priority;
+use crate::domain::{Priority, StatusCategory, Workflow};
 use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
 use crate::service::attachments;
@@ -24,6 +24,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use choices::{choice, edit_choices, Choice};
+use entity::values::LinkType;
 use history::HistoryLine;
 use sla_badge::SlaBadges;
 
@@ -92,6 +93,28 @@ struct TicketPage {
     /// The ticket's tags, for those who may see and set them.
     tags: Vec<String>,
     can_tag: bool,
+    /// Links to tickets the viewer may see.
+    links: Vec<LinkRow>,
+    /// Open children a "resolve them" button would resolve.
+    open_children: usize,
+    link_types: Vec<Choice>,
+    /// "1h 15m", for those who may read time.
+    time_spent: Option<String>,
+}
+
+/// A link on the ticket page.
+struct LinkRow {
+    id: i32,
+    label: String,
+    number: String,
+    other_id: i32,
+    title: String,
+    status: String,
+    status_label: String,
+    /// A blocking ticket that is not done yet.
+    blocking: bool,
+    /// A child not resolved or closed yet.
+    open_child: bool,
 }
 
 /// Render the page of ticket `id` for `user`, with the comment form showing `draft`.
@@ -150,6 +173,39 @@ pub async fn render_ticket(
     } else {
         Vec::new()
     };
+    let links: Vec<LinkRow> = crate::service::links::of_ticket(db, actor, t.id)
+        .await?
+        .into_iter()
+        .map(|l| {
+            let open = l.other.status.category() != StatusCategory::Done;
+            LinkRow {
+                id: l.id,
+                label: label(l.link_type.as_str()),
+                number: l.other.ticket_number.clone(),
+                other_id: l.other.id,
+                title: l.other.title.clone(),
+                status: l.other.status.to_string(),
+                status_label: label(l.other.status.as_str()),
+                blocking: l.link_type == LinkType::BlockedBy && open,
+                open_child: l.link_type == LinkType::ParentOf && open,
+            }
+        })
+        .collect();
+    let open_children = if can_edit_all {
+        links.iter().filter(|l| l.open_child).count()
+    } else {
+        0
+    };
+    let time_spent = if can_read_internal(actor, &t) {
+        let (_, minutes) = crate::service::time_spent::of_ticket(db, actor, t.id).await?;
+        Some(format!("{}h {:02}m", minutes / 60, minutes % 60))
+    } else {
+        None
+    };
+    let link_types = LinkType::ALL
+        .iter()
+        .map(|t| choice(t.as_str().to_string(), label(t.as_str()), false))
+        .collect();
     let mut files = upload::views(state, user, &listed);
     let mut comments = thread(state, user, &t).await?;
     for c in &mut comments {
@@ -193,6 +249,10 @@ pub async fn render_ticket(
         macros,
         tags,
         can_tag,
+        links,
+        open_children,
+        link_types,
+        time_spent,
     };
     Ok(html(status, &page))
 }
