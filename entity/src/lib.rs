@@ -22,6 +22,7 @@ pub mod sla_policy;
 pub mod tag;
 pub mod ticket;
 pub mod ticket_asset;
+pub mod ticket_follower;
 pub mod ticket_link;
 pub mod ticket_macro;
 pub mod ticket_sla;

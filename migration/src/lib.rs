@@ -30,6 +30,7 @@ mod m20261128_000033_create_mail_messages;
 mod m20261128_000034_create_tags;
 mod m20261128_000035_create_ticket_links;
 mod m20261128_000036_create_time_entries;
+mod m20261128_000037_create_ticket_followers;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -65,6 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000034_create_tags::Migration),
             Box::new(m20261128_000035_create_ticket_links::Migration),
             Box::new(m20261128_000036_create_time_entries::Migration),
+            Box::new(m20261128_000037_create_ticket_followers::Migration),
         ]
     }
 }

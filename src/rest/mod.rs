@@ -6,6 +6,7 @@ pub mod automation;
 pub mod bulk;
 pub mod comments;
 pub mod fields;
+pub mod followers;
 pub mod idempotency;
 pub mod json;
 pub mod links;
@@ -53,6 +54,7 @@ pub fn router() -> Routes {
         .merge(tags::router())
         .merge(links::router())
         .merge(time_spent::router())
+        .merge(followers::router())
         .merge(openapi::router())
         .route(
             "/api/tickets/{id}/comments/",

@@ -5,6 +5,7 @@ pub mod audit;
 pub mod automation;
 pub mod comments;
 pub mod events;
+pub mod followers;
 pub mod idempotency;
 pub mod links;
 pub mod mail_in;

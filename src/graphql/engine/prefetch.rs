@@ -5,8 +5,8 @@ use crate::graphql::context::{load_error, RequestContext};
 use crate::graphql::loaders::comments::CommentEditsKey;
 use crate::graphql::loaders::comments::TicketCommentsKey;
 use crate::graphql::loaders::viewer::{
-    AssetsOfTicketKey, GroupsOfUserKey, LinksOfTicketKey, TagsOfTicketKey, TicketsOfAssetKey,
-    UserKey,
+    AssetsOfTicketKey, FollowersOfTicketKey, GroupsOfUserKey, LinksOfTicketKey, TagsOfTicketKey,
+    TicketsOfAssetKey, UserKey,
 };
 use crate::graphql::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
 use crate::service::tickets::{Joined, People, TicketPage};
@@ -115,6 +115,10 @@ pub async fn ticket_page(
     }
     if selected(&la, &["tags"]) {
         let keys = rows.iter().map(|t| TagsOfTicketKey(t.id));
+        req.visible.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["followers"]) {
+        let keys = rows.iter().map(|t| FollowersOfTicketKey(t.id));
         req.visible.load_many(keys).await.map_err(load_error)?;
     }
     if selected(&la, &["links"]) || selected(&la, &["parent"]) || selected(&la, &["children"]) {

@@ -5,7 +5,7 @@
 use crate::auth::Actor;
 use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::loaders::LoadError;
-use crate::service::{assets, links, tags, time_spent, users, Take};
+use crate::service::{assets, followers, links, tags, time_spent, users, Take};
 use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -36,6 +36,10 @@ pub struct LinksOfTicketKey(pub i32);
 /// The minutes spent on a ticket, for the team and its workers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TimeOfTicketKey(pub i32);
+
+/// The followers of a ticket the viewer may see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FollowersOfTicketKey(pub i32);
 
 /// Loads on behalf of one viewer; without one (anonymous) every answer is empty.
 pub struct ViewerLoader {
@@ -144,6 +148,25 @@ impl async_graphql::dataloader::Loader<TimeOfTicketKey> for ViewerLoader {
             .into_iter()
             .map(|(id, minutes)| (TimeOfTicketKey(id), minutes))
             .collect())
+    }
+}
+
+impl async_graphql::dataloader::Loader<FollowersOfTicketKey> for ViewerLoader {
+    type Value = Vec<user::Model>;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[FollowersOfTicketKey],
+    ) -> Result<HashMap<FollowersOfTicketKey, Vec<user::Model>>, LoadError> {
+        let Some(actor) = &self.actor else {
+            return Ok(HashMap::new());
+        };
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let found = followers::of_tickets(&self.db, actor, &ids)
+            .await
+            .map_err(Arc::new)?;
+        Ok(complete(keys, FollowersOfTicketKey, found))
     }
 }
 

@@ -5,6 +5,7 @@ pub mod attachments;
 pub mod automation;
 pub mod bulk;
 pub mod comments;
+pub mod followers;
 pub mod links;
 pub mod people;
 pub mod projects;
@@ -34,4 +35,5 @@ pub struct MutationRoot(
     tags::TagMutation,
     links::LinkMutation,
     time_spent::TimeMutation,
+    followers::FollowerMutation,
 );

@@ -10,7 +10,7 @@ use crate::graphql::engine::one_pass::{GroupOf, ProjectOf, UserOf};
 use crate::graphql::ids;
 use crate::graphql::loaders::attachments::TicketAttachmentsKey;
 use crate::graphql::loaders::viewer::{
-    AssetsOfTicketKey, LinksOfTicketKey, TagsOfTicketKey, TimeOfTicketKey,
+    AssetsOfTicketKey, FollowersOfTicketKey, LinksOfTicketKey, TagsOfTicketKey, TimeOfTicketKey,
 };
 use crate::graphql::loaders::TicketSlaKey;
 use crate::graphql::scalars::Date;
@@ -191,6 +191,20 @@ fields! {
             .filter(|l| l.link_type == LinkType::ParentOf)
             .take(first)
             .map(|l| Ticket(l.other))
+            .collect())
+    }
+
+    /// Who follows it (hears of it as its requester does), by user name.
+    async fn followers(&self, ctx: &Context<'_>) -> Result<Vec<User>> {
+        let (req, _) = viewer(ctx)?;
+        Ok(req
+            .visible
+            .load_one(FollowersOfTicketKey(self.id))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default()
+            .into_iter()
+            .map(User)
             .collect())
     }
 

@@ -95,15 +95,19 @@ async fn announce_comment(
         files,
     };
     if is_internal {
-        let Some(assignee_id) = t.assignee_id else {
-            return Ok(());
-        };
-        let may_read = load_actor(db, assignee_id)
-            .await?
-            .is_some_and(|a| can_read(&a, t, c));
-        if may_read {
+        // The assignee and the followers, each only when they may read the note.
+        let mut readers = Vec::new();
+        for id in t.assignee_id.into_iter().chain(followers(db, t.id).await?) {
+            let may_read = load_actor(db, id)
+                .await?
+                .is_some_and(|a| can_read(&a, t, c));
+            if may_read {
+                readers.push(Some(id));
+            }
+        }
+        if !readers.is_empty() {
             let event_id = outbox::new_event_id();
-            let recipients = [Some(assignee_id)];
+            let recipients = readers;
             emails(
                 db,
                 &event_id,
@@ -121,7 +125,8 @@ async fn announce_comment(
     body.comment_id = Some(c.id);
     body.via = by.via;
     let event_id = webhooks(db, config, &body).await?;
-    let recipients = [Some(t.requester_id), t.assignee_id];
+    let mut recipients = vec![Some(t.requester_id), t.assignee_id];
+    recipients.extend(followers(db, t.id).await?.into_iter().map(Some));
     emails(
         db,
         &event_id,

@@ -120,6 +120,17 @@ impl<'a> Body<'a> {
     }
 }
 
+/// The followers of ticket `ticket_id`, who hear of it as its requester does.
+async fn followers(db: &impl ConnectionTrait, ticket_id: i32) -> AppResult<Vec<i32>> {
+    Ok(entity::ticket_follower::Entity::find()
+        .select_only()
+        .column(entity::ticket_follower::Column::UserId)
+        .filter(entity::ticket_follower::Column::TicketId.eq(ticket_id))
+        .into_tuple::<i32>()
+        .all(db)
+        .await?)
+}
+
 async fn webhooks(
     db: &impl ConnectionTrait,
     config: &Config,

@@ -149,7 +149,8 @@ pub async fn ticket_changed(
             from: before.status.as_str(),
             to: after.status.as_str(),
         };
-        let recipients = [Some(after.requester_id), after.assignee_id];
+        let mut recipients = vec![Some(after.requester_id), after.assignee_id];
+        recipients.extend(followers(db, after.id).await?.into_iter().map(Some));
         emails(
             db,
             &event_id,

@@ -1,4 +1,5 @@
-//! The ticket model beyond the contract's fields: tags, links between tickets and time spent.
+//! The ticket model beyond the contract's fields: tags, followers, links between tickets and time spent.
+mod followers;
 mod links;
 mod tags;
 mod time_spent;

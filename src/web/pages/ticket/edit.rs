@@ -321,3 +321,50 @@ pub async fn resolve_children(
     };
     Ok(super::flash::back(id, &said))
 }
+
+/// `POST /tickets/<id>/followers/` (form): `follow=me` or `unfollow=me` for oneself; `add=<user name or email>`
+/// adds someone; `remove=<user id>` removes them.
+#[utoipa::path(post, path = "/tickets/{id}/followers/", tag = "pages", operation_id = "pageFollowTicket",
+    summary = "Follow or unfollow a ticket, or add or remove a follower, from its page.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Back to the ticket page"),
+        (status = 400, description = "No such active user: error page", content_type = "text/html", body = String),
+        (status = 403, description = "May not add others, or no CSRF token: error page", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn follow(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    use crate::service::followers::{self, Whom};
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let db = &state.db;
+    let said = if form.opt("follow").is_some() {
+        followers::follow(db, &user.actor, id, Whom::Me).await?;
+        "Following".to_string()
+    } else if form.opt("unfollow").is_some() {
+        followers::unfollow(db, &user.actor, id, None).await?;
+        "No longer following".to_string()
+    } else if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
+        followers::unfollow(db, &user.actor, id, Some(path_id(remove, "follower")?)).await?;
+        "Follower removed".to_string()
+    } else {
+        let name = form.get("add").trim();
+        if name.is_empty() {
+            return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
+        }
+        let whom = if name.contains('@') {
+            Whom::Email(name.to_string())
+        } else {
+            Whom::Username(name.to_string())
+        };
+        let (added, _) = followers::follow(db, &user.actor, id, whom).await?;
+        format!("{} follows the ticket", added.username)
+    };
+    Ok(super::flash::back(id, &said))
+}

@@ -6,7 +6,7 @@ mod flash;
 mod history;
 mod sla_badge;
 
-pub use edit::{apply_macro, change_status, edit, link, resolve_children, tag};
+pub use edit::{apply_macro, change_status, edit, follow, link, resolve_children, tag};
 
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
@@ -100,6 +100,11 @@ struct TicketPage {
     link_types: Vec<Choice>,
     /// "1h 15m", for those who may read time.
     time_spent: Option<String>,
+    /// Followers: (user id, name shown).
+    followers: Vec<(i32, String)>,
+    following: bool,
+    /// May add and remove others (works on it, or raised it).
+    can_manage_followers: bool,
 }
 
 /// A link on the ticket page.
@@ -202,6 +207,13 @@ pub async fn render_ticket(
     } else {
         None
     };
+    let followers: Vec<(i32, String)> = crate::service::followers::of_ticket(db, actor, t.id)
+        .await?
+        .iter()
+        .map(|u| (u.id, display_name(u)))
+        .collect();
+    let following = followers.iter().any(|(id, _)| *id == actor.id());
+    let can_manage_followers = can_edit_all || t.requester_id == actor.id();
     let link_types = LinkType::ALL
         .iter()
         .map(|t| choice(t.as_str().to_string(), label(t.as_str()), false))
@@ -253,6 +265,9 @@ pub async fn render_ticket(
         open_children,
         link_types,
         time_spent,
+        followers,
+        following,
+        can_manage_followers,
     };
     Ok(html(status, &page))
 }
