@@ -93,9 +93,11 @@ impl BulkJob {
 pub struct BulkInput {
     /// 1 to 10,000 ticket ids.
     ids: Option<Vec<i32>>,
-    /// The list's filters as an object: `q`, `status`, `priority`, `assigned` (a value or a list).
+    /// The list's filters as an object: `q`, `status`, `priority`, `assigned`, `tag`, `tag_any` (a value or a
+    /// list).
     filter: Option<Value>,
-    /// What to set: `status`, `priority`, `assigned_to`, `assigned_group`, `project`, `due_date`.
+    /// What to set: `status`, `priority`, `assigned_to`, `assigned_group`, `project`, `due_date`; and `add_tags`,
+    /// `remove_tags` (lists of names).
     changes: Value,
 }
 
@@ -106,10 +108,10 @@ fn filter_of(raw: &Value) -> AppResult<ListParams> {
     };
     let mut query = url::form_urlencoded::Serializer::new(String::new());
     for (key, value) in map {
-        if !["q", "status", "priority", "assigned"].contains(&key.as_str()) {
+        if !["q", "status", "priority", "assigned", "tag", "tag_any"].contains(&key.as_str()) {
             return Err(AppError::field(
                 &format!("filter.{key}"),
-                "filters are q, status, priority and assigned",
+                "filters are q, status, priority, assigned, tag and tag_any",
             ));
         }
         let text = match value {

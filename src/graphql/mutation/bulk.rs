@@ -28,6 +28,10 @@ pub struct BulkTicketChanges {
     project_id: MaybeUndefined<ID>,
     /// New due date, or null for none.
     due_date: MaybeUndefined<Date>,
+    /// Tags to put on.
+    add_tags: Option<Vec<String>>,
+    /// Tags to take off.
+    remove_tags: Option<Vec<String>>,
 }
 
 /// Tickets by id or by filter, and the change.
@@ -106,6 +110,12 @@ impl BulkTicketChanges {
             MaybeUndefined::Value(d) => {
                 map.insert("due_date".into(), json!(d.0.format("%Y-%m-%d").to_string()));
             }
+        }
+        if let Some(names) = &self.add_tags {
+            map.insert("add_tags".into(), json!(names));
+        }
+        if let Some(names) = &self.remove_tags {
+            map.insert("remove_tags".into(), json!(names));
         }
         Ok(Value::Object(map))
     }

@@ -13,7 +13,7 @@ use crate::db::Db;
 use crate::domain::Channel;
 use crate::error::{AppError, AppResult};
 use crate::notify::outbox::{self, JobKind};
-use crate::service::WriteDeps;
+use crate::service::{tags, WriteDeps};
 use chrono::{DateTime, NaiveDate, Utc};
 use entity::bulk_job;
 use entity::values::{BulkStatus, Priority, TicketStatus};
@@ -35,15 +35,28 @@ const MAX_FAILURES: usize = 1_000;
 /// How long a run holds its job.
 const HOLD_MS: i64 = 120_000;
 
-/// The fields a bulk change may set, in the REST spelling.
-const FIELDS: [&str; 6] = [
+/// The fields a bulk change may set, in the REST spelling, and the tag lists it may add or remove.
+const FIELDS: [&str; 8] = [
     "status",
     "priority",
     "assigned_to",
     "assigned_group",
     "project",
     "due_date",
+    "add_tags",
+    "remove_tags",
 ];
+
+/// What a bulk change does to each ticket: its fields, then its tags.
+#[derive(Debug, Clone, Default)]
+pub struct BulkChange {
+    /// The fields to set.
+    pub patch: TicketPatch,
+    /// Tags to put on (normalised).
+    pub add_tags: Vec<String>,
+    /// Tags to take off (normalised).
+    pub remove_tags: Vec<String>,
+}
 
 /// Which tickets.
 #[derive(Debug, Clone)]
@@ -55,8 +68,9 @@ pub enum Target {
 }
 
 /// Read the change: `{"status": …, "priority": …, "assigned_to": id|null, "assigned_group": id|null,
-/// "project": id|null, "due_date": "YYYY-MM-DD"|null}`, at least one, errors naming `changes.<field>`.
-pub fn parse_changes(raw: &Json) -> AppResult<TicketPatch> {
+/// "project": id|null, "due_date": "YYYY-MM-DD"|null, "add_tags": [...], "remove_tags": [...]}`, at least one,
+/// errors naming `changes.<field>`.
+pub fn parse_changes(raw: &Json) -> AppResult<BulkChange> {
     let Some(map) = raw.as_object() else {
         return Err(AppError::field("changes", "must be an object"));
     };
@@ -111,20 +125,72 @@ pub fn parse_changes(raw: &Json) -> AppResult<TicketPatch> {
             ))
         }
     };
-    Ok(TicketPatch {
-        status,
-        priority,
-        assignee_id: id("assigned_to")?,
-        assigned_group_id: id("assigned_group")?,
-        project_id: id("project")?,
-        due_date,
-        ..Default::default()
-    })
+    let names = |k: &str| -> AppResult<Vec<String>> {
+        match map.get(k) {
+            None => Ok(Vec::new()),
+            Some(Json::Array(items)) => {
+                let names: Vec<&str> = items
+                    .iter()
+                    .map(Json::as_str)
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| AppError::field(&path(k), "must be a list of tag names"))?;
+                tags::normalise_all(&path(k), &names)
+            }
+            Some(_) => Err(AppError::field(&path(k), "must be a list of tag names")),
+        }
+    };
+    let change = BulkChange {
+        patch: TicketPatch {
+            status,
+            priority,
+            assignee_id: id("assigned_to")?,
+            assigned_group_id: id("assigned_group")?,
+            project_id: id("project")?,
+            due_date,
+            ..Default::default()
+        },
+        add_tags: names("add_tags")?,
+        remove_tags: names("remove_tags")?,
+    };
+    if change.patch.fields().is_empty()
+        && change.add_tags.is_empty()
+        && change.remove_tags.is_empty()
+    {
+        return Err(AppError::field("changes", "name at least one field to set"));
+    }
+    Ok(change)
+}
+
+/// One ticket's share of a bulk change, as a change by hand: its fields, then its tags.
+async fn apply(deps: WriteDeps<'_>, actor: &Actor, id: i32, change: &BulkChange) -> AppResult<()> {
+    if !change.patch.fields().is_empty() {
+        update(deps, actor, id, change.patch.clone()).await?;
+    }
+    if !change.add_tags.is_empty() {
+        tags::change(deps, actor, id, tags::Edit::Add(change.add_tags.clone())).await?;
+    }
+    if !change.remove_tags.is_empty() {
+        tags::change(
+            deps,
+            actor,
+            id,
+            tags::Edit::Remove(change.remove_tags.clone()),
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// The change as stored and shown (only what it sets).
-pub fn changes_json(patch: &TicketPatch) -> Json {
+pub fn changes_json(change: &BulkChange) -> Json {
+    let patch = &change.patch;
     let mut map = Map::new();
+    if !change.add_tags.is_empty() {
+        map.insert("add_tags".into(), json!(change.add_tags));
+    }
+    if !change.remove_tags.is_empty() {
+        map.insert("remove_tags".into(), json!(change.remove_tags));
+    }
     if let Some(s) = patch.status {
         map.insert("status".into(), json!(s.as_str()));
     }
@@ -344,7 +410,7 @@ pub async fn run(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppR
     let start = usize::try_from(job.processed).unwrap_or(0);
     for &id in ids.iter().skip(start).take(CHUNK) {
         let outcome = match (&owner, &patch) {
-            (Some(actor), Some(patch)) => update(deps, actor, id, patch.clone()).await.map(|_| ()),
+            (Some(actor), Some(change)) => apply(deps, actor, id, change).await,
             (None, _) => Err(AppError::forbidden(
                 "the account that asked for this change is no longer active",
             )),

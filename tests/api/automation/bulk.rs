@@ -264,3 +264,56 @@ async fn a_filter_that_finds_too_many_or_a_mixed_request_is_refused(app: &TestAp
     assert_eq!(nothing["status"], "done", "{nothing}");
     assert_eq!(nothing["total"], 0);
 }
+
+db_test!(a_bulk_change_tags_tickets_found_by_a_tag_filter);
+async fn a_bulk_change_tags_tickets_found_by_a_tag_filter(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let one = ticket(app, &ann, "One").await;
+    let two = ticket(app, &ann, "Two").await;
+    let other = ticket(app, &ann, "Other").await;
+    for id in [one, two] {
+        let r = app
+            .as_user(&bob)
+            .post(
+                &format!("/api/tickets/{id}/tags/"),
+                json!({"tags": ["vpn", "new"]}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
+    for bad in [
+        json!({"add_tags": "vpn"}),
+        json!({"add_tags": ["a,b"]}),
+        json!({"add_tags": []}),
+    ] {
+        let r = app
+            .as_user(&bob)
+            .post(BULK, json!({"ids": [one], "changes": bad.clone()}))
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}: {}", r.text);
+    }
+    let started = app
+        .as_user(&bob)
+        .graphql_data(
+            r#"mutation { bulkUpdateTickets(input: {filter: {tags: {all: ["vpn"]}},
+                changes: {priority: HIGH, addTags: ["Outage"], removeTags: ["new"]}}) { job { total status } } }"#,
+            json!({}),
+        )
+        .await;
+    assert_eq!(started["bulkUpdateTickets"]["job"]["total"], 2, "{started}");
+    run_at(&app.state, Utc::now()).await;
+    for id in [one, two] {
+        let tags = app
+            .as_user(&bob)
+            .get(&format!("/api/tickets/{id}/tags/"))
+            .await;
+        assert_eq!(tags.json["tags"], json!(["outage", "vpn"]), "{}", tags.text);
+        assert_eq!(status_of(app, &bob, id).await.1, "high");
+    }
+    let untouched = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{other}/tags/"))
+        .await;
+    assert_eq!(untouched.json["tags"], json!([]));
+}
