@@ -310,7 +310,7 @@ async fn ensure(
 }
 
 /// The tag names of one ticket, sorted (no visibility check: callers check the ticket).
-async fn names_of(db: &impl ConnectionTrait, ticket_id: i32) -> AppResult<Vec<String>> {
+pub(crate) async fn names_of(db: &impl ConnectionTrait, ticket_id: i32) -> AppResult<Vec<String>> {
     Ok(ticket_tag::Entity::find()
         .select_only()
         .column_as(Expr::col((tag::Entity, tag::Column::Name)), "name")

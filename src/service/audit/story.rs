@@ -97,6 +97,25 @@ pub enum Happening {
     SlaAtRisk(SlaTarget),
     /// A service level target was missed.
     SlaBreached(SlaTarget),
+    /// Tags were put on or taken off.
+    Tagged {
+        /// Put on.
+        added: Vec<String>,
+        /// Taken off.
+        removed: Vec<String>,
+    },
+    /// The ticket was linked to another (how it stands to it: `child_of`, `blocks`, …).
+    Linked(String),
+    /// A link to another ticket was removed (how it stood).
+    Unlinked(String),
+    /// Time was logged (minutes).
+    TimeLogged(i64),
+    /// A time entry was removed (minutes).
+    TimeRemoved(i64),
+    /// Someone was added to the followers (user name).
+    FollowerAdded(String),
+    /// Someone left the followers.
+    FollowerRemoved,
     /// A record this module does not know (`entity_type`, `action`).
     Unknown(String, String),
 }
@@ -234,6 +253,55 @@ pub fn tell(record: &audit_event::Model) -> Told {
             .map(Happening::AssetUnlinked)
             .into_iter()
             .collect(),
+        ("ticket", "tag") => {
+            let list = |v: &Value| -> Vec<String> {
+                v.as_array()
+                    .map(|a| a.iter().filter_map(text).collect())
+                    .unwrap_or_default()
+            };
+            let (before, after) = pair(changes, "tags")
+                .map(|(o, n)| (list(o), list(n)))
+                .unwrap_or_default();
+            vec![Happening::Tagged {
+                added: after
+                    .iter()
+                    .filter(|t| !before.contains(t))
+                    .cloned()
+                    .collect(),
+                removed: before
+                    .iter()
+                    .filter(|t| !after.contains(t))
+                    .cloned()
+                    .collect(),
+            }]
+        }
+        ("ticket", action @ ("link" | "unlink")) => {
+            let how = changes
+                .as_object()
+                .and_then(|m| m.keys().find(|k| *k != "via").cloned())
+                .unwrap_or_default();
+            if action == "link" {
+                vec![Happening::Linked(how)]
+            } else {
+                vec![Happening::Unlinked(how)]
+            }
+        }
+        ("ticket", action @ ("log_time" | "delete_time")) => {
+            let minutes = pair(changes, "minutes")
+                .and_then(|(o, n)| o.as_i64().or(n.as_i64()))
+                .unwrap_or_default();
+            if action == "log_time" {
+                vec![Happening::TimeLogged(minutes)]
+            } else {
+                vec![Happening::TimeRemoved(minutes)]
+            }
+        }
+        ("ticket", "follow") => vec![Happening::FollowerAdded(
+            pair(changes, "follower")
+                .and_then(|(_, n)| text(n))
+                .unwrap_or_default(),
+        )],
+        ("ticket", "unfollow") => vec![Happening::FollowerRemoved],
         ("ticket", "sla_at_risk") => vec![Happening::SlaAtRisk(sla_target(changes))],
         ("ticket", "sla_breached") => vec![Happening::SlaBreached(sla_target(changes))],
         ("comment", "create") => vec![Happening::CommentAdded { internal }],
@@ -253,7 +321,7 @@ pub fn tell(record: &audit_event::Model) -> Told {
 
 /// Every (entity, action) pair the services write into a ticket's history, for the test that keeps each
 /// of them told.
-pub const TICKET_HISTORY_KINDS: [(&str, &str); 14] = [
+pub const TICKET_HISTORY_KINDS: [(&str, &str); 21] = [
     ("ticket", "create"),
     ("ticket", "update"),
     ("ticket", "status_change"),
@@ -261,6 +329,13 @@ pub const TICKET_HISTORY_KINDS: [(&str, &str); 14] = [
     ("ticket", "restore"),
     ("ticket", "link_asset"),
     ("ticket", "unlink_asset"),
+    ("ticket", "tag"),
+    ("ticket", "link"),
+    ("ticket", "unlink"),
+    ("ticket", "log_time"),
+    ("ticket", "delete_time"),
+    ("ticket", "follow"),
+    ("ticket", "unfollow"),
     ("ticket", "sla_at_risk"),
     ("ticket", "sla_breached"),
     ("comment", "create"),

@@ -25,6 +25,8 @@ pub struct Facts<'a> {
     /// Whether the write came within the business hours of the ticket's SLA policy (true without one, and
     /// when no rule asks: see [`super::within_business_hours`]).
     pub business_hours: bool,
+    /// The tags the ticket carries (read only when a rule asks: empty otherwise).
+    pub tags: &'a [String],
     /// The ticket before the write (`None` when it was just created).
     pub before: Option<&'a ticket::Model>,
     /// The ticket after the write and the rules before this one.
@@ -102,6 +104,15 @@ impl Condition {
             Subject::CommentInternal => facts.comment_internal.map_or(Value::Null, Value::Bool),
             Subject::SlaTarget => facts.sla_target.map_or(Value::Null, text),
             Subject::BusinessHours => Value::Bool(facts.business_hours),
+            Subject::Tags => {
+                let has = |v: &Value| matches!(v, Value::Text(t) if facts.tags.contains(t));
+                return match (&self.operator, &self.operand) {
+                    (Operator::Contains, Operand::One(v)) => has(v),
+                    (Operator::IsNot, Operand::One(v)) => !has(v),
+                    (Operator::OneOf, Operand::Many(vs)) => vs.iter().any(has),
+                    _ => false,
+                };
+            }
             Subject::ActorGroup => {
                 let member = |v: &Value| matches!(v, Value::Id(g) if facts.groups.contains(g));
                 return match (&self.operator, &self.operand) {
@@ -186,6 +197,7 @@ mod tests {
             comment_internal: None,
             sla_target: None,
             business_hours: true,
+            tags: &[],
             before,
             after,
         }
@@ -244,6 +256,7 @@ mod tests {
         let inside = facts(None, &t);
         let outside = Facts {
             business_hours: false,
+            tags: &[],
             ..facts(None, &t)
         };
         let open = json!({"field": "time.business_hours", "operator": "is", "value": true});

@@ -167,6 +167,8 @@ pub enum Subject {
     /// `time.business_hours`: whether the write happened within the business hours of the ticket's SLA
     /// policy (always, for a ticket without one).
     BusinessHours,
+    /// `ticket.tags`: the tags the ticket carries (`contains` a tag, `is_not`: does not carry it, `one_of`).
+    Tags,
     /// A field of the ticket as it is after the change.
     Ticket(TicketField),
 }
@@ -181,6 +183,7 @@ impl Subject {
             "comment.internal" => Subject::CommentInternal,
             "sla.target" => Subject::SlaTarget,
             "time.business_hours" => Subject::BusinessHours,
+            "ticket.tags" => Subject::Tags,
             other => {
                 let field = other.strip_prefix("ticket.")?;
                 Subject::Ticket(TicketField::ALL.into_iter().find(|f| f.as_str() == field)?)
@@ -198,6 +201,7 @@ impl Subject {
             Subject::CommentInternal => "comment.internal".into(),
             Subject::SlaTarget => "sla.target".into(),
             Subject::BusinessHours => "time.business_hours".into(),
+            Subject::Tags => "ticket.tags".into(),
             Subject::Ticket(field) => format!("ticket.{}", field.as_str()),
         }
     }
@@ -211,6 +215,7 @@ impl Subject {
             Subject::CommentInternal => Kind::Bool,
             Subject::SlaTarget => Kind::Choice(SLA_TARGETS, false),
             Subject::BusinessHours => Kind::Bool,
+            Subject::Tags => Kind::Tag,
             Subject::Ticket(field) => field.kind(),
         }
     }
@@ -255,6 +260,8 @@ enum Kind {
     Date,
     /// True or false.
     Bool,
+    /// A tag name (normalised).
+    Tag,
 }
 
 /// How a condition compares.
@@ -314,6 +321,9 @@ impl Operator {
 
     fn applies_to(self, subject: Subject) -> bool {
         let kind = subject.kind();
+        if kind == Kind::Tag {
+            return matches!(self, Operator::Contains | Operator::IsNot | Operator::OneOf);
+        }
         match self {
             Operator::Is | Operator::IsNot | Operator::OneOf => true,
             Operator::Contains | Operator::StartsWith => kind == Kind::Text,
@@ -658,6 +668,12 @@ fn value_of(kind: Kind, path: &str, value: &Json) -> AppResult<Value> {
             .as_bool()
             .map(Value::Bool)
             .ok_or_else(|| field_error(path, "must be true or false")),
+        Kind::Tag => {
+            let name = value
+                .as_str()
+                .ok_or_else(|| field_error(path, "must be a tag name"))?;
+            Ok(Value::Text(tags::normalise(path, name)?))
+        }
     }
 }
 
@@ -676,7 +692,7 @@ impl Condition {
                     &field_path,
                     format!(
                     "unknown field \"{field}\"; known: event, channel, actor.role, actor.group, \
-                     comment.internal, sla.target, time.business_hours, {}",
+                     comment.internal, sla.target, time.business_hours, ticket.tags, {}",
                     TicketField::ALL.map(|f| format!("ticket.{}", f.as_str())).join(", ")
                 ),
                 )
@@ -806,7 +822,7 @@ impl Conditions {
         for (list, name) in [(&self.all, "all"), (&self.any, "any")] {
             for (i, c) in list.iter().enumerate() {
                 let path = format!("conditions.{name}[{i}]");
-                if !matches!(c.subject, Subject::Ticket(_)) {
+                if !matches!(c.subject, Subject::Ticket(_) | Subject::Tags) {
                     return Err(field_error(
                         &format!("{path}.field"),
                         "a time rule looks only at the ticket's fields (ticket.*)",
@@ -824,6 +840,14 @@ impl Conditions {
             }
         }
         Ok(())
+    }
+
+    /// Whether a condition asks about the ticket's tags (they are read only then).
+    pub fn uses_tags(&self) -> bool {
+        self.all
+            .iter()
+            .chain(&self.any)
+            .any(|c| c.subject == Subject::Tags)
     }
 
     /// Whether a condition asks whether the write came within business hours (the writes then work it out).

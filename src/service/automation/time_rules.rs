@@ -245,6 +245,11 @@ impl TimeRule {
         if t.archived_at.is_some() || t.status == TicketStatus::Closed || moment > now {
             return Ok(None);
         }
+        let tags = if self.rule.conditions.uses_tags() {
+            crate::service::tags::names_of(&deps.db.conn, t.id).await?
+        } else {
+            Vec::new()
+        };
         let facts = Facts {
             event: Event::Updated,
             channel: Channel::Rule,
@@ -253,6 +258,7 @@ impl TimeRule {
             comment_internal: None,
             sla_target: None,
             business_hours: true,
+            tags: &tags,
             before: Some(t),
             after: t,
         };

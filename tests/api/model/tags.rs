@@ -645,3 +645,89 @@ async fn rules_and_macros_put_tags_on_and_take_them_off(app: &TestApp) {
         .await;
     assert_eq!(tags_of(&after.json), ["vpn"]);
 }
+
+db_test!(rules_ask_about_a_tickets_tags);
+async fn rules_ask_about_a_tickets_tags(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let bad = app
+        .as_user(&admin)
+        .post(
+            "/api/automation/triggers/",
+            json!({"name": "Bad", "conditions": {"all": [{"field": "ticket.tags", "operator": "starts_with", "value": "v"}]},
+                   "actions": [{"set": "priority", "value": "high"}]}),
+        )
+        .await;
+    assert_error(&bad, StatusCode::BAD_REQUEST, "validation_error");
+    let made = app
+        .as_user(&admin)
+        .post(
+            "/api/automation/triggers/",
+            json!({
+                "name": "VIP replies are urgent",
+                "conditions": {"all": [
+                    {"field": "event", "operator": "is", "value": "comment_added"},
+                    {"field": "ticket.tags", "operator": "contains", "value": " VIP "}
+                ]},
+                "actions": [{"set": "priority", "value": "critical"}, {"add_tags": ["escalated"]}]
+            }),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    assert_eq!(made.json["conditions"]["all"][1]["value"], "vip");
+    let vip = app.as_user(&rita).ticket_titled("Boss laptop").await["id"]
+        .as_i64()
+        .unwrap();
+    let plain = app.as_user(&rita).ticket_titled("My laptop").await["id"]
+        .as_i64()
+        .unwrap();
+    let r = app
+        .as_user(&agent)
+        .post(
+            &format!("/api/tickets/{vip}/tags/"),
+            json!({"tags": ["vip"]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    for id in [vip, plain] {
+        let c = app
+            .as_user(&rita)
+            .post(
+                &format!("/api/tickets/{id}/comments/"),
+                json!({"content": "Any news?"}),
+            )
+            .await;
+        assert_eq!(c.status, StatusCode::CREATED, "{}", c.text);
+    }
+    let agent_ref = &agent;
+    let priority = |id: i64| async move {
+        app.as_user(agent_ref)
+            .get(&format!("/api/tickets/{id}/"))
+            .await
+            .json["priority"]
+            .clone()
+    };
+    assert_eq!(priority(vip).await, "critical");
+    assert_eq!(priority(plain).await, "medium");
+    assert_eq!(
+        tags_of(
+            &app.as_user(&agent)
+                .get(&format!("/api/tickets/{vip}/tags/"))
+                .await
+                .json
+        ),
+        ["escalated", "vip"]
+    );
+    // Time rules may ask about tags too.
+    let rule = app
+        .as_user(&admin)
+        .post(
+            "/api/automation/time-rules/",
+            json!({"name": "Old VIP", "wait": {"since": "updated", "hours": 24},
+                   "conditions": {"all": [{"field": "ticket.tags", "operator": "one_of", "value": ["vip", "board"]}]},
+                   "actions": [{"add_tags": ["stale"]}]}),
+        )
+        .await;
+    assert_eq!(rule.status, StatusCode::CREATED, "{}", rule.text);
+}

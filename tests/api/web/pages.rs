@@ -790,6 +790,11 @@ async fn the_team_tags_from_the_ticket_page(app: &TestApp) {
         tags.contains("href=\"/tickets/?tag=home%20office\"") && tags.contains(">vpn</a>"),
         "{tags}"
     );
+    assert!(
+        shown.text.contains("tagged this home office, vpn"),
+        "the history tells it: {}",
+        shown.text
+    );
     let queue = browser.page(app, "/tickets/?tag=vpn").await;
     assert!(
         queue.text.contains("VPN drops") && !queue.text.contains("Printer jams"),

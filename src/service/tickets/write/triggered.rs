@@ -128,6 +128,7 @@ pub async fn after_comment(
         sla_target: None,
     };
     let business_hours = business_hours(txn, state, triggers, t).await?;
+    let tags = tags_asked(txn, triggers, t).await?;
     let facts = Facts {
         event: happened.event,
         channel: state.channel,
@@ -136,6 +137,7 @@ pub async fn after_comment(
         comment_internal: happened.comment_internal,
         sla_target: None,
         business_hours,
+        tags: &tags,
         before: Some(t),
         after: t,
     };
@@ -181,6 +183,7 @@ async fn run_on(
     let groups = actor.map(Actor::group_ids).unwrap_or_default();
     let role = actor.map_or(Role::System, role_of);
     let business_hours = business_hours(txn, state, triggers, &current).await?;
+    let mut tags = tags_asked(txn, triggers, &current).await?;
     for trigger in triggers {
         let facts = Facts {
             event: happened.event,
@@ -190,6 +193,7 @@ async fn run_on(
             comment_internal: happened.comment_internal,
             sla_target: happened.sla_target,
             business_hours,
+            tags: &tags,
             before,
             after: &current,
         };
@@ -198,6 +202,8 @@ async fn run_on(
         }
         let (saved, comments) = apply(txn, state, actor, trigger, current).await?;
         current = saved;
+        // Later rules see the tags this one put on or took off.
+        tags = tags_asked(txn, triggers, &current).await?;
         posted.extend(comments);
     }
     Ok(Ran {
@@ -217,6 +223,19 @@ async fn business_hours(
         within_business_hours(state.policies, txn, t, Utc::now()).await
     } else {
         Ok(true)
+    }
+}
+
+/// The ticket's tags when a trigger asks about them (none read otherwise).
+async fn tags_asked(
+    txn: &DatabaseTransaction,
+    triggers: &[Trigger],
+    t: &ticket::Model,
+) -> AppResult<Vec<String>> {
+    if triggers.iter().any(|r| r.conditions.uses_tags()) {
+        tags::names_of(txn, t.id).await
+    } else {
+        Ok(Vec::new())
     }
 }
 

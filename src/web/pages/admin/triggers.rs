@@ -30,7 +30,7 @@ const BLANK_ACTIONS: usize = 2;
 
 /// The fields a condition row offers: (spelling, label). The first [`WRITE_ONLY`] are about the write, not the
 /// ticket, so time rules leave them out.
-const FIELDS: [(&str, &str); 15] = [
+const FIELDS: [(&str, &str); 16] = [
     ("event", "Event"),
     ("channel", "Channel"),
     ("actor.role", "Changed by: role"),
@@ -46,6 +46,7 @@ const FIELDS: [(&str, &str); 15] = [
     ("ticket.assigned_group", "Assigned group"),
     ("ticket.requester", "Requester"),
     ("ticket.due_date", "Due date"),
+    ("ticket.tags", "Tags (contains, is not, one of)"),
 ];
 
 /// How many of [`FIELDS`] are about the write.

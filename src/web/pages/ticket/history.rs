@@ -146,6 +146,27 @@ fn sentence(who: &str, happening: &Happening, names: &Names) -> String {
         CommentDeleted { internal: false } => format!("{who} deleted a comment"),
         FileAdded { name } => format!("{who} attached {name}"),
         FileRemoved { name } => format!("{who} removed the file {name}"),
+        Tagged { added, removed } => match (added.is_empty(), removed.is_empty()) {
+            (false, true) => format!("{who} tagged this {}", added.join(", ")),
+            (true, false) => format!("{who} removed the tags {}", removed.join(", ")),
+            _ => format!(
+                "{who} tagged this {} and removed {}",
+                added.join(", "),
+                removed.join(", ")
+            ),
+        },
+        Linked(how) => format!(
+            "{who} linked this ({}) to another ticket",
+            label(how).to_lowercase()
+        ),
+        Unlinked(how) => format!(
+            "{who} removed a link ({}) to another ticket",
+            label(how).to_lowercase()
+        ),
+        TimeLogged(m) => format!("{who} logged {}h {:02}m", m / 60, m % 60),
+        TimeRemoved(m) => format!("{who} removed {}h {:02}m of logged time", m / 60, m % 60),
+        FollowerAdded(name) => format!("{who} added {name} to the followers"),
+        FollowerRemoved => format!("{who} removed a follower"),
         SlaAtRisk(t) => format!("The {} target is close", target(*t)),
         SlaBreached(t) => {
             let mut s = target(*t).to_string();
