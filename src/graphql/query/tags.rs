@@ -10,13 +10,13 @@ pub struct TagQuery;
 
 #[Object]
 impl TagQuery {
-    /// Tags in use or curated, most used first, whose name contains `query`; at most `first` (default 100,
-    /// at most 500). The team's: FORBIDDEN otherwise.
+    /// Tags in use or curated, most used first, whose name contains `query`; at most `first` (default and
+    /// most 100, as lists are priced). The team's: FORBIDDEN otherwise.
     async fn tags(
         &self,
         ctx: &Context<'_>,
         query: Option<String>,
-        #[graphql(validator(minimum = 1, maximum = 500))] first: Option<i32>,
+        #[graphql(validator(minimum = 1, maximum = 100))] first: Option<i32>,
     ) -> Result<Vec<Tag>> {
         let (req, actor) = viewer(ctx)?;
         let limit = u64::try_from(first.unwrap_or(100)).unwrap_or(100);

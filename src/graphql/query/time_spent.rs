@@ -83,9 +83,11 @@ impl TimeQuery {
                     billable_minutes: g.billable_minutes,
                 })
                 .collect(),
+            // Lists are priced at their most: the newest of them.
             entries: report
                 .entries
                 .into_iter()
+                .take(usize::try_from(crate::graphql::limits::cost::LIST_MAX).unwrap_or(100))
                 .map(|entry| TimeEntry {
                     username: names.get(&entry.user_id).cloned().unwrap_or_default(),
                     entry,

@@ -81,6 +81,6 @@ pub struct TimeReport {
     pub billable_minutes: i64,
     /// Totals by `groupBy`, largest first.
     pub groups: Vec<TimeTotal>,
-    /// The newest matching entries, at most 1,000.
+    /// The newest matching entries, at most 100 (REST lists 1,000; `totalMinutes` counts them all).
     pub entries: Vec<TimeEntry>,
 }

@@ -28,6 +28,8 @@ struct Row {
     /// SLA: the next due time, "Breached", or empty without a running clock.
     sla: String,
     sla_breached: bool,
+    /// Its tags, for the team and the ticket's workers.
+    tags: Vec<String>,
 }
 
 /// A choice in a filter drop-down.
@@ -78,6 +80,8 @@ struct QueuePage {
     by_due: bool,
     rows: Vec<Row>,
     q: String,
+    /// The tags the list is narrowed to (the team's filter), as typed.
+    tag: String,
     statuses: Vec<Choice>,
     priorities: Vec<Choice>,
     assigned: Vec<Choice>,
@@ -175,9 +179,12 @@ pub async fn page(
             .map(display_name)
             .unwrap_or_default()
     };
+    let ids: Vec<i32> = items.iter().map(|t| t.id).collect();
+    let mut tags = crate::service::tags::of_tickets(&state.db.conn, &user.actor, &ids).await?;
     let rows = items
         .iter()
         .map(|t| Row {
+            tags: tags.remove(&t.id).unwrap_or_default(),
             id: t.id,
             number: t.ticket_number.clone(),
             title: t.title.clone(),
@@ -265,6 +272,7 @@ pub async fn page(
         by_due,
         rows,
         q: params.kept("q").to_string(),
+        tag: params.kept("tag").to_string(),
         statuses: choices(&statuses, params.kept("status")),
         priorities: choices(&priorities, params.kept("priority")),
         assigned: choices(&assigned, &params.kept("assigned").to_ascii_lowercase()),

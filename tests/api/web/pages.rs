@@ -801,6 +801,16 @@ async fn the_team_tags_from_the_ticket_page(app: &TestApp) {
         "{}",
         queue.text
     );
+    assert!(
+        queue
+            .text
+            .contains(r#"<a class="tag" href="/tickets/?tag=vpn">vpn</a>"#)
+            && queue
+                .text
+                .contains(r#"id="tag" name="tag" type="text" value="vpn""#),
+        "the row shows its tags and the filter keeps the tag: {}",
+        queue.text
+    );
     let removed = browser
         .form(app, &format!("/tickets/{id}/tags/"), &[("remove", "vpn")])
         .await;
