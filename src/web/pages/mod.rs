@@ -122,6 +122,12 @@ pub fn router() -> Routes {
             get(admin::groups_page).post(admin::create_group),
         )
         .route("/admin/groups/{id}/rename/", post(admin::rename_group))
+        .route(
+            "/admin/tags/",
+            get(admin::tags_page).post(admin::curate_tag),
+        )
+        .route("/admin/tags/change/", post(admin::change_tag))
+        .route("/admin/tags/settings/", post(admin::tag_settings))
         .route("/admin/groups/{id}/delete/", post(admin::delete_group))
         .route("/admin/groups/{id}/members/", post(admin::add_member))
         .route(

@@ -576,3 +576,87 @@ async fn admins_manage_webhooks_and_resend_deliveries_from_the_pages(app: &TestA
     assert!(!trail.text.contains("never-shown-secret"));
 }
 db_test!(admins_manage_webhooks_and_resend_deliveries_from_the_pages);
+
+/// An admin keeps the tag list from its page: curates, renames into another tag (a merge), turns free tags
+/// off and deletes; an agent gets the 403 page.
+async fn admins_keep_the_tag_list_from_its_page(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let id = app.as_user(&rita).ticket_titled("VPN").await["id"]
+        .as_i64()
+        .unwrap();
+    let tagged = app
+        .as_user(&agent)
+        .post(
+            &format!("/api/tickets/{id}/tags/"),
+            serde_json::json!({"tags": ["vpn", "network"]}),
+        )
+        .await;
+    assert_eq!(tagged.status, StatusCode::OK);
+    let browser = login(app, &admin).await;
+    let shown = browser.page(app, "/admin/tags/").await;
+    assert_eq!(shown.status, StatusCode::OK);
+    assert!(
+        shown.text.contains(">vpn</a>") && shown.text.contains(">network</a>"),
+        "{}",
+        shown.text
+    );
+    let merged = browser
+        .form(
+            app,
+            "/admin/tags/change/",
+            &[("tag", "vpn"), ("rename_to", "Network")],
+        )
+        .await;
+    assert_eq!(location(&merged), "/admin/tags/?done=saved");
+    let tags = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{id}/tags/"))
+        .await;
+    assert_eq!(tags.json["tags"], serde_json::json!(["network"]));
+    let curated = browser
+        .form(app, "/admin/tags/", &[("name", "Hardware")])
+        .await;
+    assert_eq!(location(&curated), "/admin/tags/?done=curated");
+    let off = browser
+        .form(app, "/admin/tags/settings/", &[("free_tags", "false")])
+        .await;
+    assert_eq!(location(&off), "/admin/tags/?done=settings");
+    let refused = app
+        .as_user(&agent)
+        .post(
+            &format!("/api/tickets/{id}/tags/"),
+            serde_json::json!({"tags": ["random"]}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    let bad = browser
+        .form(
+            app,
+            "/admin/tags/change/",
+            &[("tag", "network"), ("rename_to", "a,b")],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text.contains("role=\"alert\""), "{}", bad.text);
+    let deleted = browser
+        .form(
+            app,
+            "/admin/tags/change/",
+            &[("tag", "network"), ("delete", "1")],
+        )
+        .await;
+    assert_eq!(location(&deleted), "/admin/tags/?done=deleted");
+    let tags = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{id}/tags/"))
+        .await;
+    assert_eq!(tags.json["tags"], serde_json::json!([]));
+    let as_agent = login(app, &agent).await;
+    assert_eq!(
+        as_agent.page(app, "/admin/tags/").await.status,
+        StatusCode::FORBIDDEN
+    );
+}
+db_test!(admins_keep_the_tag_list_from_its_page);

@@ -1,8 +1,9 @@
 //! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
-//! groups, webhook endpoints, automation triggers and time rules, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! groups, webhook endpoints, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
 pub mod groups;
+pub mod tags;
 pub mod time_rules;
 pub mod triggers;
 pub mod users;
@@ -12,6 +13,7 @@ pub use audit::audit_page;
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
 };
+pub use tags::{change_tag, curate_tag, tag_settings, tags_page};
 pub use time_rules::{
     create_time_rule, delete_time_rule, dry_run_time_rule, new_time_rule_page, time_rule_page,
     time_rules_page, update_time_rule,
