@@ -51,7 +51,7 @@ fn ticket_id(raw: &str) -> AppResult<i32> {
         ("page" = Option<u32>, Query, minimum = 1, description = "Page number (default 1)."),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size (default 20)."),
     ),
-    responses((status = 200, description = "One page of tickets", body = shapes::Page)),
+    responses((status = 200, description = "One page of tickets", body = shapes::Page), (status = 403, description = "A tag filter from someone who is not on the team", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 async fn list(
     State(state): State<AppState>,
