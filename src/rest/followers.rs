@@ -4,6 +4,7 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
+use crate::rest::comments::path_id;
 use crate::rest::fields::{id_value, Fields};
 use crate::rest::json::JsonObject;
 use crate::service::followers::{self, Whom};
@@ -58,13 +59,6 @@ pub struct NewFollower {
     email: Option<String>,
 }
 
-fn path_number(raw: &str, what: &str) -> AppResult<i32> {
-    raw.parse::<i32>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| AppError::not_found(what))
-}
-
 /// `GET /api/tickets/{id}/followers/`.
 #[utoipa::path(get, path = "/api/tickets/{id}/followers/", tag = "followers", operation_id = "listFollowers",
     summary = "A ticket's followers, by user name.",
@@ -76,7 +70,7 @@ pub async fn list_followers(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<axum::Json<Vec<Follower>>> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let found = followers::of_ticket(&state.db.conn, &actor, id).await?;
     Ok(axum::Json(found.iter().map(Follower::of).collect()))
 }
@@ -94,7 +88,7 @@ pub async fn add_follower(
     Path(id): Path<String>,
     JsonObject(body): JsonObject,
 ) -> AppResult<(StatusCode, axum::Json<Follower>)> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let whom = match (body.get("user"), Fields(&body).string("email")?) {
         (Some(_), Some(_)) => {
             return Err(AppError::bad_request("give a user or an email, not both"))
@@ -123,10 +117,10 @@ pub async fn remove_follower(
     CurrentActor(actor): CurrentActor,
     Path((id, user_id)): Path<(String, String)>,
 ) -> AppResult<StatusCode> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let user_id = match user_id.as_str() {
         "me" => None,
-        other => Some(path_number(other, "follower")?),
+        other => Some(path_id(other, "follower")?),
     };
     if followers::unfollow(&state.db, &actor, id, user_id).await? {
         Ok(StatusCode::NO_CONTENT)

@@ -5,6 +5,7 @@ use crate::error::{AppError, AppResult};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
 use crate::rest::automation::TicketFailure;
+use crate::rest::comments::path_id;
 use crate::rest::fields::{id_value, Fields};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes;
@@ -88,14 +89,6 @@ pub struct ChildrenResolved {
     failures: Vec<TicketFailure>,
 }
 
-/// A path id that is not a positive number names nothing: 404.
-fn path_number(raw: &str, what: &str) -> AppResult<i32> {
-    raw.parse::<i32>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| AppError::not_found(what))
-}
-
 /// `GET /api/tickets/{id}/links/`.
 #[utoipa::path(get, path = "/api/tickets/{id}/links/", tag = "links", operation_id = "listTicketLinks",
     summary = "A ticket's links to tickets the caller may see, by type and the other ticket's number.",
@@ -107,7 +100,7 @@ pub async fn list_links(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<axum::Json<Vec<Link>>> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let found = links::of_ticket(&state.db.conn, &actor, id).await?;
     Ok(axum::Json(found.iter().map(Link::of).collect()))
 }
@@ -125,7 +118,7 @@ pub async fn add_link(
     Path(id): Path<String>,
     JsonObject(body): JsonObject,
 ) -> AppResult<(StatusCode, axum::Json<Link>)> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let fields = Fields(&body);
     let link_type = fields
         .string_not_null("type")?
@@ -156,8 +149,8 @@ pub async fn remove_link(
     CurrentActor(actor): CurrentActor,
     Path((id, link_id)): Path<(String, String)>,
 ) -> AppResult<StatusCode> {
-    let id = path_number(&id, "ticket")?;
-    let link_id = path_number(&link_id, "link")?;
+    let id = path_id(&id, "ticket")?;
+    let link_id = path_id(&link_id, "link")?;
     let deps = state.write_deps(crate::domain::Channel::Rest);
     links::remove(deps, &actor, id, link_id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -174,7 +167,7 @@ pub async fn resolve_children(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<axum::Json<ChildrenResolved>> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let deps = state.write_deps(crate::domain::Channel::Rest);
     let mut done = ChildrenResolved {
         tickets: Vec::new(),

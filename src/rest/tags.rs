@@ -5,6 +5,7 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
+use crate::rest::comments::path_id;
 use crate::rest::fields::Fields;
 use crate::rest::json::JsonObject;
 use crate::service::tags::{self, Edit, TagCount, TagUpdate};
@@ -92,14 +93,6 @@ pub struct TagChange {
     curated: Option<bool>,
 }
 
-/// A path id that is not a positive number names no ticket: 404, like any unknown id.
-fn ticket_id(raw: &str) -> AppResult<i32> {
-    raw.parse::<i32>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| AppError::not_found("ticket"))
-}
-
 /// `{"tags": [...]}` from a body: a list of strings, 400 naming `tags` otherwise.
 fn names(body: &serde_json::Map<String, Value>) -> AppResult<Vec<String>> {
     match body.get("tags") {
@@ -123,7 +116,7 @@ async fn edit(
     edit: Edit,
 ) -> AppResult<axum::Json<TicketTags>> {
     let deps = state.write_deps(crate::domain::Channel::Rest);
-    let tags = tags::change(deps, actor, ticket_id(id)?, edit).await?;
+    let tags = tags::change(deps, actor, path_id(id, "ticket")?, edit).await?;
     Ok(axum::Json(TicketTags { tags }))
 }
 
@@ -138,7 +131,7 @@ pub async fn ticket_tags(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<axum::Json<TicketTags>> {
-    let tags = tags::of_ticket(&state.db.conn, &actor, ticket_id(&id)?).await?;
+    let tags = tags::of_ticket(&state.db.conn, &actor, path_id(&id, "ticket")?).await?;
     Ok(axum::Json(TicketTags { tags }))
 }
 

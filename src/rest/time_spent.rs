@@ -4,6 +4,7 @@ use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
+use crate::rest::comments::path_id;
 use crate::rest::fields::{id_value, Fields};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::timestamp;
@@ -120,13 +121,6 @@ pub struct TimeReport {
     entries: Vec<TimeEntry>,
 }
 
-fn path_number(raw: &str, what: &str) -> AppResult<i32> {
-    raw.parse::<i32>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| AppError::not_found(what))
-}
-
 fn day(field: &str, value: &str) -> AppResult<NaiveDate> {
     NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d")
         .map_err(|_| AppError::field(field, "must be a date formatted YYYY-MM-DD"))
@@ -148,7 +142,7 @@ pub async fn ticket_time(
     CurrentActor(actor): CurrentActor,
     Path(id): Path<String>,
 ) -> AppResult<axum::Json<TicketTime>> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let (list, total_minutes) = time_spent::of_ticket(&state.db.conn, &actor, id).await?;
     Ok(axum::Json(TicketTime {
         total_minutes,
@@ -169,7 +163,7 @@ pub async fn log_time(
     Path(id): Path<String>,
     JsonObject(body): JsonObject,
 ) -> AppResult<(StatusCode, axum::Json<TimeEntry>)> {
-    let id = path_number(&id, "ticket")?;
+    let id = path_id(&id, "ticket")?;
     let fields = Fields(&body);
     let minutes = body
         .get("minutes")
@@ -209,8 +203,8 @@ pub async fn delete_time(
     CurrentActor(actor): CurrentActor,
     Path((id, entry_id)): Path<(String, String)>,
 ) -> AppResult<StatusCode> {
-    let id = path_number(&id, "ticket")?;
-    let entry_id = path_number(&entry_id, "time entry")?;
+    let id = path_id(&id, "ticket")?;
+    let entry_id = path_id(&entry_id, "time entry")?;
     time_spent::delete(&state.db, &actor, id, entry_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
