@@ -37,6 +37,9 @@ pub struct Model {
     /// When the status last changed (at creation, the creation). Time rules count waits from it.
     #[serde(default)]
     pub status_changed_at: Option<DateTimeUtc>,
+    /// The ticket this one was merged into (it is closed, and replies and comments go there).
+    #[serde(default)]
+    pub merged_into_id: Option<i32>,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

@@ -108,6 +108,14 @@ impl AppError {
         }
     }
 
+    /// A clash with the record's current state (409), without a specific field.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        AppError::Conflict {
+            message: message.into(),
+            fields: FieldErrors::new(),
+        }
+    }
+
     /// A not-found error naming the kind of record.
     pub fn not_found(what: &str) -> Self {
         AppError::NotFound(format!("{what} not found"))

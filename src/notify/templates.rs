@@ -220,6 +220,7 @@ mod tests {
             created_at: chrono::Utc::now(),
             updated_at: chrono::Utc::now(),
             status_changed_at: None,
+            merged_into_id: None,
         };
         let email = render(&Occurrence::Created, &t, "a@example.com", "Ann");
         assert_eq!(email.subject, "New Ticket: <b>Printer</b> & co (TKT-001)");

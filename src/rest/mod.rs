@@ -10,6 +10,7 @@ pub mod followers;
 pub mod idempotency;
 pub mod json;
 pub mod links;
+pub mod merge;
 pub mod openapi;
 pub mod path;
 pub mod people;
@@ -53,6 +54,7 @@ pub fn router() -> Routes {
         .merge(bulk::router())
         .merge(tags::router())
         .merge(links::router())
+        .merge(merge::router())
         .merge(time_spent::router())
         .merge(followers::router())
         .merge(openapi::router())

@@ -108,6 +108,52 @@ pub async fn follow(
     Ok((users::seen_by(actor, u), true))
 }
 
+/// Make the followers of `source`, and its requester, followers of `target` as far as it has room, added by
+/// `actor`: a merge. The source's requester then hears of the target's public updates as a copied-in
+/// colleague does. Answers how many were added.
+pub(crate) async fn carry_over(
+    txn: &impl ConnectionTrait,
+    actor: &Actor,
+    source: &ticket::Model,
+    target: &ticket::Model,
+) -> AppResult<usize> {
+    let ids_of = |ticket_id: i32| {
+        ticket_follower::Entity::find()
+            .select_only()
+            .column(ticket_follower::Column::UserId)
+            .filter(ticket_follower::Column::TicketId.eq(ticket_id))
+            .order_by_asc(ticket_follower::Column::CreatedAt)
+            .into_tuple::<i32>()
+    };
+    let present = ids_of(target.id).all(txn).await?;
+    let room = usize::try_from(MAX_PER_TICKET)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(present.len());
+    let mut added: Vec<i32> = Vec::new();
+    let candidates = std::iter::once(source.requester_id).chain(ids_of(source.id).all(txn).await?);
+    for id in candidates {
+        if id != target.requester_id && !present.contains(&id) && !added.contains(&id) {
+            added.push(id);
+        }
+    }
+    added.truncate(room);
+    if added.is_empty() {
+        return Ok(0);
+    }
+    let now = Utc::now();
+    let rows = added.iter().map(|id| ticket_follower::ActiveModel {
+        ticket_id: Set(target.id),
+        user_id: Set(*id),
+        added_by: Set(Some(actor.id())),
+        created_at: Set(now),
+    });
+    ticket_follower::Entity::insert_many(rows)
+        .on_conflict_do_nothing()
+        .exec_without_returning(txn)
+        .await?;
+    Ok(added.len())
+}
+
 /// Remove follower `user_id` (none: the actor) from ticket `ticket_id`: oneself, or anyone as one who works
 /// on the ticket or raised it. `Ok(false)` when they did not follow it.
 pub async fn unfollow(

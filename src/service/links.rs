@@ -128,6 +128,107 @@ pub async fn add(
     Ok((view(&found, t.id, other), inserted > 0))
 }
 
+/// Re-point the links of ticket `source` to `target`: a merge. A link that would join the target to itself,
+/// repeat one it has, give it a second parent, close a loop of parents, or pass its link limit is removed
+/// instead. Answers how many were moved and how many removed.
+pub(crate) async fn carry_over(
+    txn: &DatabaseTransaction,
+    source: i32,
+    target: i32,
+) -> AppResult<(u64, u64)> {
+    let links = ticket_link::Entity::find()
+        .filter(
+            Condition::any()
+                .add(ticket_link::Column::SourceId.eq(source))
+                .add(ticket_link::Column::TargetId.eq(source)),
+        )
+        .order_by_asc(ticket_link::Column::Id)
+        .all(txn)
+        .await?;
+    if links.is_empty() {
+        return Ok((0, 0));
+    }
+    take_turn(txn).await?;
+    // Links between the two go first, so that a parent link between them does not count against another.
+    let between = ticket_link::Entity::delete_many()
+        .filter(
+            Condition::any()
+                .add(
+                    Condition::all()
+                        .add(ticket_link::Column::SourceId.eq(source))
+                        .add(ticket_link::Column::TargetId.eq(target)),
+                )
+                .add(
+                    Condition::all()
+                        .add(ticket_link::Column::SourceId.eq(target))
+                        .add(ticket_link::Column::TargetId.eq(source)),
+                ),
+        )
+        .exec(txn)
+        .await?
+        .rows_affected;
+    let held = ticket_link::Entity::find()
+        .filter(
+            Condition::any()
+                .add(ticket_link::Column::SourceId.eq(target))
+                .add(ticket_link::Column::TargetId.eq(target)),
+        )
+        .count(txn)
+        .await?;
+    let mut room = MAX_PER_TICKET.saturating_sub(held);
+    let (mut moved, mut removed) = (0, between);
+    let links = links
+        .into_iter()
+        .filter(|l| l.source_id != target && l.target_id != target);
+    for link in links {
+        let swap = |id: i32| if id == source { target } else { id };
+        let (mut from, mut to) = (swap(link.source_id), swap(link.target_id));
+        if link.kind == LinkKind::RelatesTo && from > to {
+            (from, to) = (to, from);
+        }
+        let keep = from != to
+            && room > 0
+            && existing(txn, from, to, link.kind).await?.is_none()
+            && (link.kind != LinkKind::ParentOf || fits_tree(txn, from, to, target).await?);
+        if keep {
+            ticket_link::Entity::update_many()
+                .col_expr(ticket_link::Column::SourceId, from.into())
+                .col_expr(ticket_link::Column::TargetId, to.into())
+                .filter(ticket_link::Column::Id.eq(link.id))
+                .exec(txn)
+                .await?;
+            room -= 1;
+            moved += 1;
+        } else {
+            ticket_link::Entity::delete_by_id(link.id).exec(txn).await?;
+            removed += 1;
+        }
+    }
+    Ok((moved, removed))
+}
+
+/// Whether `parent` may become the parent of `child` once `target` takes a merged ticket's place: the child
+/// has no other parent (the merged ticket's own link to it is being moved) and is not above the parent.
+async fn fits_tree(
+    db: &impl ConnectionTrait,
+    parent: i32,
+    child: i32,
+    target: i32,
+) -> AppResult<bool> {
+    if child == target && parent_of(db, child).await?.is_some() {
+        return Ok(false);
+    }
+    let mut at = Some(parent);
+    for _ in 0..MAX_DEPTH {
+        match at {
+            Some(id) if id == child => return Ok(false),
+            Some(id) => at = parent_of(db, id).await?,
+            None => return Ok(true),
+        }
+    }
+    Ok(false)
+}
+
 /// Remove link `link_id` of ticket `ticket_id` (404 unless it is one of the ticket's links whose other
 /// ticket the actor may see; 403 when the actor may not change all of the ticket).
 pub async fn remove(

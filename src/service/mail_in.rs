@@ -154,7 +154,8 @@ pub async fn receive(
     let body = body_of(&message);
     let subject = message.subject().unwrap_or("").trim().to_string();
     let answered = match answered_ticket(deps, config, &actor, &message, &subject).await? {
-        Some(t) if t.status == TicketStatus::Closed => None,
+        // A reply to a merged ticket lands on the one it went into (`comments::create`).
+        Some(t) if t.status == TicketStatus::Closed && t.merged_into_id.is_none() => None,
         other => other,
     };
     let received = match answered {
@@ -173,7 +174,7 @@ pub async fn receive(
             };
             let made = comments::create(deps, &actor, t.id, input).await?;
             Received::Comment {
-                ticket: t.id,
+                ticket: made.ticket_id,
                 comment: made.id,
             }
         }

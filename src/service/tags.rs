@@ -158,6 +158,35 @@ pub async fn change(
     Ok(after)
 }
 
+/// Put the tags of ticket `source` on `target` (locked by the caller) as far as it has room, recorded as
+/// `author`'s: a merge. The source keeps its own.
+pub(crate) async fn carry_over(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    author: i32,
+    source: i32,
+    target: &ticket::Model,
+) -> AppResult<()> {
+    let theirs = names_of(txn, source).await?;
+    let ours = names_of(txn, target.id).await?;
+    let room = MAX_PER_TICKET.saturating_sub(ours.len());
+    let add: Vec<String> = theirs
+        .into_iter()
+        .filter(|n| !ours.contains(n))
+        .take(room)
+        .collect();
+    if add.is_empty() {
+        return Ok(());
+    }
+    let tagger = Tagger {
+        author: Some(author),
+        via: None,
+        curated_only: false,
+    };
+    write(txn, state, &tagger, target, &Edit::Add(add)).await?;
+    Ok(())
+}
+
 /// Who changes tags, and under which rule.
 pub(crate) struct Tagger<'a> {
     /// The person it is recorded for (none: the service).

@@ -6,7 +6,7 @@ use crate::graphql::loaders::comments::CommentEditsKey;
 use crate::graphql::loaders::comments::TicketCommentsKey;
 use crate::graphql::loaders::viewer::{
     AssetsOfTicketKey, FollowersOfTicketKey, GroupsOfUserKey, LinksOfTicketKey, TagsOfTicketKey,
-    TicketsOfAssetKey, UserKey,
+    TicketsOfAssetKey, UserKey, VisibleTicketKey,
 };
 use crate::graphql::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
 use crate::service::tickets::{Joined, People, TicketPage};
@@ -123,6 +123,13 @@ pub async fn ticket_page(
     }
     if selected(&la, &["links"]) || selected(&la, &["parent"]) || selected(&la, &["children"]) {
         let keys = rows.iter().map(|t| LinksOfTicketKey(t.id));
+        req.visible.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["mergedInto"]) {
+        let keys = rows
+            .iter()
+            .filter_map(|t| t.merged_into_id)
+            .map(VisibleTicketKey);
         req.visible.load_many(keys).await.map_err(load_error)?;
     }
     comment_pages(req, &la, rows).await

@@ -5,7 +5,7 @@
 use crate::auth::Actor;
 use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::loaders::LoadError;
-use crate::service::{assets, followers, links, tags, time_spent, users, Take};
+use crate::service::{assets, followers, links, tags, tickets, time_spent, users, Take};
 use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -40,6 +40,10 @@ pub struct TimeOfTicketKey(pub i32);
 /// The followers of a ticket the viewer may see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FollowersOfTicketKey(pub i32);
+
+/// A ticket by id, when the viewer may see it (absent otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VisibleTicketKey(pub i32);
 
 /// Loads on behalf of one viewer; without one (anonymous) every answer is empty.
 pub struct ViewerLoader {
@@ -167,6 +171,28 @@ impl async_graphql::dataloader::Loader<FollowersOfTicketKey> for ViewerLoader {
             .await
             .map_err(Arc::new)?;
         Ok(complete(keys, FollowersOfTicketKey, found))
+    }
+}
+
+impl async_graphql::dataloader::Loader<VisibleTicketKey> for ViewerLoader {
+    type Value = ticket::Model;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[VisibleTicketKey],
+    ) -> Result<HashMap<VisibleTicketKey, ticket::Model>, LoadError> {
+        let Some(actor) = &self.actor else {
+            return Ok(HashMap::new());
+        };
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let found = tickets::get_many(&self.db, actor, &ids)
+            .await
+            .map_err(Arc::new)?;
+        Ok(found
+            .into_iter()
+            .map(|(id, t)| (VisibleTicketKey(id), t))
+            .collect())
     }
 }
 

@@ -119,6 +119,24 @@ ticket_payload!(UpdateTicketPayload);
 ticket_payload!(ChangeTicketStatusPayload);
 ticket_payload!(RestoreTicketPayload);
 
+/// A ticket to merge into another.
+#[derive(InputObject)]
+pub struct MergeTicketInput {
+    /// The ticket to merge (it is closed).
+    id: ID,
+    /// The ticket it goes into.
+    into: ID,
+}
+
+/// Both tickets after a merge.
+#[derive(SimpleObject)]
+pub struct MergeTicketPayload {
+    /// The merged ticket: closed, `mergedInto` set.
+    ticket: Ticket,
+    /// The ticket it went into.
+    into: Ticket,
+}
+
 #[Object]
 impl TicketMutation {
     /// Open a ticket.
@@ -247,6 +265,32 @@ impl TicketMutation {
         .await?;
         Ok(RestoreTicketPayload {
             ticket: Ticket(ticket),
+        })
+    }
+
+    /// Merge a ticket into another (team members only; final). Its comments, attachments and time move to
+    /// the target with their authors and times, its tags and followers (its requester among them) are added
+    /// there, and its links re-pointed; it is closed, and later comments and replies to it land on the target.
+    /// A target that does not exist, is the ticket itself or was merged itself is BAD_USER_INPUT on `into`; so
+    /// is a ticket merged already (without a field).
+    async fn merge_ticket(
+        &self,
+        ctx: &Context<'_>,
+        input: MergeTicketInput,
+    ) -> Result<MergeTicketPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ticket_id(&input.id)?;
+        let into = ids::decode(&input.into, "Ticket", "into")?;
+        let merged = tickets::merge(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+            tickets::MergeTarget::Id(into),
+        )
+        .await?;
+        Ok(MergeTicketPayload {
+            ticket: Ticket(merged.source),
+            into: Ticket(merged.target),
         })
     }
 }

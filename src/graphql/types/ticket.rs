@@ -11,6 +11,7 @@ use crate::graphql::ids;
 use crate::graphql::loaders::attachments::TicketAttachmentsKey;
 use crate::graphql::loaders::viewer::{
     AssetsOfTicketKey, FollowersOfTicketKey, LinksOfTicketKey, TagsOfTicketKey, TimeOfTicketKey,
+    VisibleTicketKey,
 };
 use crate::graphql::loaders::TicketSlaKey;
 use crate::graphql::scalars::Date;
@@ -167,6 +168,21 @@ fields! {
             .filter(|l| link_type.is_none_or(|t| t == l.link_type))
             .map(TicketLink)
             .collect())
+    }
+
+    /// The ticket this one was merged into, when it was and the viewer may see that one (a requester of the
+    /// merged ticket is told its number in a comment on it).
+    async fn merged_into(&self, ctx: &Context<'_>) -> Result<Option<Ticket>> {
+        let Some(id) = self.merged_into_id else {
+            return Ok(None);
+        };
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .visible
+            .load_one(VisibleTicketKey(id))
+            .await
+            .map_err(load_error)?;
+        Ok(found.map(Ticket))
     }
 
     /// The parent ticket, when it has one the viewer may see.

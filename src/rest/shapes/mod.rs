@@ -108,6 +108,8 @@ pub struct TicketExtras<'a> {
     pub sla: Option<&'a crate::service::sla::SlaView>,
     /// The attachments the caller may see.
     pub attachments: Vec<Attachment>,
+    /// Where the ticket was merged into, when it was.
+    pub merged_into: Option<crate::rest::merge::MergedRef>,
 }
 
 /// A person as the ticket detail and comment lists show them.
@@ -194,6 +196,9 @@ pub struct TicketDetail<'a> {
     /// The service-level clock; null when no SLA policy ever applied to the ticket.
     #[schema(required = true)]
     sla: Option<TicketSla<'a>>,
+    /// Present only on a merged ticket: the ticket it went into (where its comments and replies go).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    merged_into: Option<&'a crate::rest::merge::MergedRef>,
 }
 
 /// A ticket's service-level clock (see docs/sla.md).
@@ -253,5 +258,6 @@ pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &'a TicketExtras<'a>) -> 
         comments_count: extras.comments_count,
         attachments: &extras.attachments,
         sla: extras.sla.map(sla_ref),
+        merged_into: extras.merged_into.as_ref(),
     }
 }

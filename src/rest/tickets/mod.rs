@@ -107,6 +107,9 @@ async fn detail(
         comments_count,
         sla,
         attachments: crate::rest::attachments::items(&state, &actor, &listed),
+        merged_into: tickets::merged_into(&state.db.conn, t)
+            .await?
+            .map(crate::rest::merge::MergedRef::of),
     };
     // Serialised here, while the row it borrows from is alive.
     Ok(Json(shapes::ticket_detail(t, &extras)).into_response())
@@ -147,7 +150,8 @@ async fn create(
     summary = "Change some fields of a ticket.",
     params(("id" = i32, Path, description = "Ticket id")),
     request_body = crate::rest::openapi::request_bodies::TicketPatch,
-    responses((status = 200, description = "Updated", body = shapes::TicketUpdated)),
+    responses((status = 200, description = "Updated", body = shapes::TicketUpdated),
+        (status = 409, description = "The ticket was merged into another (`conflict`)", body = crate::error::bodies::Error)),
     security(("bearer" = [])))]
 /// PATCH and PUT alike: a partial change.
 async fn update(

@@ -116,6 +116,10 @@ pub enum Happening {
     FollowerAdded(String),
     /// Someone left the followers.
     FollowerRemoved,
+    /// This ticket was merged into another (its number).
+    MergedInto(String),
+    /// Another ticket (its number) was merged into this one.
+    MergedFrom(String),
     /// A record this module does not know (`entity_type`, `action`).
     Unknown(String, String),
 }
@@ -302,6 +306,14 @@ pub fn tell(record: &audit_event::Model) -> Told {
                 .unwrap_or_default(),
         )],
         ("ticket", "unfollow") => vec![Happening::FollowerRemoved],
+        ("ticket", "merge") => {
+            let number = |key: &str| pair(changes, key).and_then(|(_, n)| text(n));
+            match (number("merged_into"), number("merged_from")) {
+                (Some(into), _) => vec![Happening::MergedInto(into)],
+                (_, Some(from)) => vec![Happening::MergedFrom(from)],
+                _ => Vec::new(),
+            }
+        }
         ("ticket", "sla_at_risk") => vec![Happening::SlaAtRisk(sla_target(changes))],
         ("ticket", "sla_breached") => vec![Happening::SlaBreached(sla_target(changes))],
         ("comment", "create") => vec![Happening::CommentAdded { internal }],
@@ -321,7 +333,7 @@ pub fn tell(record: &audit_event::Model) -> Told {
 
 /// Every (entity, action) pair the services write into a ticket's history, for the test that keeps each
 /// of them told.
-pub const TICKET_HISTORY_KINDS: [(&str, &str); 21] = [
+pub const TICKET_HISTORY_KINDS: [(&str, &str); 22] = [
     ("ticket", "create"),
     ("ticket", "update"),
     ("ticket", "status_change"),
@@ -336,6 +348,7 @@ pub const TICKET_HISTORY_KINDS: [(&str, &str); 21] = [
     ("ticket", "delete_time"),
     ("ticket", "follow"),
     ("ticket", "unfollow"),
+    ("ticket", "merge"),
     ("ticket", "sla_at_risk"),
     ("ticket", "sla_breached"),
     ("comment", "create"),

@@ -181,6 +181,7 @@ mod tests {
             public_comment_count: 0,
             all_comment_count: 0,
             status_changed_at: None,
+            merged_into_id: None,
         }
     }
 

@@ -15,7 +15,11 @@ use crate::storage::BlobStore;
 use chrono::Utc;
 use entity::{attachment, comment, comment_edit, ticket};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
+use sea_orm::sea_query::LockType;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, IntoActiveModel, QueryFilter,
+    QuerySelect, Set,
+};
 use serde_json::json;
 
 /// A new comment. The type is parsed at the edge (public when the client sent none).
@@ -119,20 +123,9 @@ async fn create_and_attach(
     let triggers = state.triggers.active(&state.db.conn).await?;
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
-    let created = comment::ActiveModel {
-        ticket_id: Set(t.id),
-        author_id: Set(Some(actor.id())),
-        body: Set(body),
-        comment_type: Set(input.comment_type),
-        created_at: Set(now),
-        updated_at: Set(now),
-        edit_count: Set(0),
-        public_edit_count: Set(0),
-        is_deleted: Set(false),
-        ..Default::default()
-    }
-    .insert(&txn)
-    .await?;
+    let t = landing(&txn, t).await?;
+    check_internal_allowed(actor, &t, input.comment_type)?;
+    let created = insert(&txn, &t, Some(actor.id()), input.comment_type, body, now).await?;
     if !is_internal && actor.is_team() {
         // Conditional, so a concurrent first response keeps the earlier time.
         let first = ticket::Entity::update_many()
@@ -174,6 +167,87 @@ async fn create_and_attach(
         ran.publish(state, &t).await;
     }
     Ok((created, attached))
+}
+
+/// The ticket a comment meant for `t` lands on, read again inside the comment's transaction: `t` itself, or
+/// the ticket it was merged into. The row is read under a key-share lock, which a merge's exclusive lock
+/// waits for: either the merge waits for the comment (and then moves it along) or the comment waits for the
+/// merge (and then lands on the target), so none is left behind on a merged ticket.
+async fn landing(txn: &DatabaseTransaction, t: ticket::Model) -> AppResult<ticket::Model> {
+    let read = |id: i32| {
+        ticket::Entity::find_by_id(id)
+            .filter(ticket::Column::ArchivedAt.is_null())
+            .lock(LockType::KeyShare)
+    };
+    let now = read(t.id)
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    match now.merged_into_id {
+        None => Ok(now),
+        Some(target) => read(target)
+            .one(txn)
+            .await?
+            .ok_or_else(|| AppError::not_found("ticket")),
+    }
+}
+
+/// A new live comment row: the one insert every comment goes through.
+async fn insert(
+    txn: &impl sea_orm::ConnectionTrait,
+    t: &ticket::Model,
+    author: Option<i32>,
+    comment_type: CommentType,
+    body: String,
+    now: chrono::DateTime<Utc>,
+) -> AppResult<comment::Model> {
+    Ok(comment::ActiveModel {
+        ticket_id: Set(t.id),
+        author_id: Set(author),
+        body: Set(body),
+        comment_type: Set(comment_type),
+        created_at: Set(now),
+        updated_at: Set(now),
+        edit_count: Set(0),
+        public_edit_count: Set(0),
+        is_deleted: Set(false),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?)
+}
+
+/// A public comment `actor` posts on `t` as part of another write in `txn` (a merge tells each requester):
+/// recorded and announced as theirs, but not a first response (nobody answered the requester).
+pub(in crate::service) async fn post_notice(
+    txn: &DatabaseTransaction,
+    config: &crate::config::Config,
+    actor: &Actor,
+    t: &ticket::Model,
+    body: String,
+) -> AppResult<comment::Model> {
+    let created = insert(
+        txn,
+        t,
+        Some(actor.id()),
+        CommentType::Public,
+        body,
+        Utc::now(),
+    )
+    .await?;
+    audit::record(
+        txn,
+        audit::Entry::new(Some(actor.id()), "comment", created.id, "create")
+            .ticket(t.id)
+            .changes(json!({
+                "body": [null, created.body],
+                "comment_type": [null, created.comment_type],
+            })),
+    )
+    .await?;
+    events::comment_created(txn, config, actor, t, &created).await?;
+    counts::on_created(txn, t.id, CommentType::Public).await?;
+    Ok(created)
 }
 
 /// Edit a comment (its author, or staff/admin). Each real change keeps the previous text in the edit
@@ -292,21 +366,7 @@ pub(in crate::service) async fn post_by_rule(
     comment_type: CommentType,
     body: String,
 ) -> AppResult<comment::Model> {
-    let now = Utc::now();
-    let created = comment::ActiveModel {
-        ticket_id: Set(t.id),
-        author_id: Set(None),
-        body: Set(body),
-        comment_type: Set(comment_type),
-        created_at: Set(now),
-        updated_at: Set(now),
-        edit_count: Set(0),
-        public_edit_count: Set(0),
-        is_deleted: Set(false),
-        ..Default::default()
-    }
-    .insert(txn)
-    .await?;
+    let created = insert(txn, t, None, comment_type, body, Utc::now()).await?;
     audit::record(
         txn,
         audit::Entry::new(None, "comment", created.id, "create")

@@ -29,10 +29,12 @@ pub use activity::{
     attachment_added, comment_created, comment_created_with_files, group_members,
     rule_comment_created, rule_notice, sla_event, RULE_AUTHOR,
 };
-pub use tickets::{ticket_changed, ticket_deleted, ticket_linked, ticket_tagged, TicketCreated};
+pub use tickets::{
+    ticket_changed, ticket_deleted, ticket_linked, ticket_merged, ticket_tagged, TicketCreated,
+};
 
 /// Every event name an endpoint may subscribe to.
-pub const EVENTS: [&str; 12] = [
+pub const EVENTS: [&str; 13] = [
     "ticket.created",
     "ticket.updated",
     "ticket.status_changed",
@@ -45,6 +47,7 @@ pub const EVENTS: [&str; 12] = [
     "ticket.tagged",
     "ticket.linked",
     "ticket.unlinked",
+    "ticket.merged",
 ];
 
 /// A webhook body. Field order is the wire order: `event, ticket_id, title, timestamp`, then the
@@ -79,6 +82,9 @@ struct Body<'a> {
     /// The ticket at the link's other end.
     #[serde(skip_serializing_if = "Option::is_none")]
     linked_ticket_id: Option<i32>,
+    /// The ticket this one was merged into (`ticket.merged`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    merged_into: Option<i32>,
     /// Tags put on the ticket (`ticket.tagged`).
     #[serde(skip_serializing_if = "Option::is_none")]
     added: Option<&'a [String]>,
@@ -112,6 +118,7 @@ impl<'a> Body<'a> {
             due_at: None,
             link_type: None,
             linked_ticket_id: None,
+            merged_into: None,
             added: None,
             removed: None,
             tags: None,

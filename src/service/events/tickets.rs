@@ -92,6 +92,20 @@ pub async fn ticket_linked(
     Ok(())
 }
 
+/// `ticket.merged`: a webhook naming the ticket `source` went into (no email: each requester is told in a
+/// comment).
+pub async fn ticket_merged(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    source: &ticket::Model,
+    target: &ticket::Model,
+) -> AppResult<()> {
+    let mut body = Body::new("ticket.merged", source);
+    body.merged_into = Some(target.id);
+    webhooks(db, config, &body).await?;
+    Ok(())
+}
+
 /// Names (REST spelling) of the fields that differ between `before` and `after`, except status and
 /// a new assignee, which have their own events.
 fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static str> {

@@ -7,9 +7,10 @@ pub mod rules;
 pub mod write;
 
 pub use read::{
-    get, get_by_number, get_including_archived, AssigneeFilter, Joined, People, TicketFilter,
-    TicketOrder, TicketPage, TicketQuery, TicketReads, TicketSort,
+    get, get_by_number, get_including_archived, get_many, AssigneeFilter, Joined, People,
+    TicketFilter, TicketOrder, TicketPage, TicketQuery, TicketReads, TicketSort,
 };
 pub use write::{
-    archive, change_status, create, preview, restore, update, NewTicket, TicketPatch, KEY_FIELD,
+    archive, change_status, create, merge, merged_into, preview, restore, update, MergeTarget,
+    Merged, MergedInto, NewTicket, TicketPatch, KEY_FIELD,
 };

@@ -50,6 +50,7 @@ pub fn router() -> Routes {
         .route("/tickets/{id}/edit/", post(ticket::edit))
         .route("/tickets/{id}/tags/", post(ticket::tag))
         .route("/tickets/{id}/links/", post(ticket::link))
+        .route("/tickets/{id}/merge/", post(ticket::merge))
         .route("/tickets/{id}/followers/", post(ticket::follow))
         .route(
             "/tickets/{id}/children/resolve/",

@@ -1,5 +1,6 @@
 //! The ticket model beyond the contract's fields: tags, followers, links between tickets and time spent.
 mod followers;
 mod links;
+mod merge;
 mod tags;
 mod time_spent;

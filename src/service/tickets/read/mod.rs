@@ -15,7 +15,7 @@ mod statement;
 mod total;
 
 pub use filter::{AssigneeFilter, TicketFilter, TicketOrder, TicketSort};
-pub use one::{get, get_by_number, get_including_archived};
+pub use one::{get, get_by_number, get_including_archived, get_many};
 
 use crate::auth::Actor;
 use crate::db::Db;

@@ -63,3 +63,21 @@ pub async fn get_including_archived(
     let found = ticket::Entity::find_by_id(id).one(db).await?;
     visible(actor, found, Archived::ForArchivers)
 }
+
+/// The tickets of `ids` the actor may see and that are not archived, by id (one statement); the others are
+/// absent.
+pub async fn get_many(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    ids: &[i32],
+) -> AppResult<std::collections::HashMap<i32, ticket::Model>> {
+    let found = ticket::Entity::find()
+        .filter(ticket::Column::Id.is_in(ids.iter().copied()))
+        .all(db)
+        .await?;
+    Ok(found
+        .into_iter()
+        .filter_map(|t| visible(actor, Some(t), Archived::Hidden).ok())
+        .map(|t| (t.id, t))
+        .collect())
+}

@@ -86,6 +86,7 @@ positional!(ticket::Model {
     public_comment_count,
     all_comment_count,
     status_changed_at,
+    merged_into_id,
 });
 positional!(user::Model {
     id,

@@ -213,6 +213,7 @@ async fn make(
         public_comment_count: 0,
         all_comment_count: 0,
         status_changed_at: Some(now),
+        merged_into_id: None,
     };
     // Everything that does not need the id or the number is done before taking them: every create waits
     // on the number's lock until this one commits.

@@ -3,12 +3,14 @@
 //! (archive and restore). The input values and their checks live here.
 mod archive;
 mod create;
+mod merge;
 mod status;
 pub(in crate::service) mod triggered;
 mod update;
 
 pub use archive::{archive, restore};
 pub use create::{create, KEY_FIELD};
+pub use merge::{merge, merged_into, MergeTarget, Merged, MergedInto};
 pub use status::change_status;
 pub use update::{preview, update};
 

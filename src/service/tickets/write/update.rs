@@ -97,6 +97,12 @@ fn patched(
     description: Option<String>,
     now: DateTime<Utc>,
 ) -> AppResult<ticket::Model> {
+    if current.merged_into_id.is_some() {
+        return Err(AppError::conflict(format!(
+            "{} was merged into another ticket: change that one",
+            current.ticket_number
+        )));
+    }
     if let Some(next) = patch.status {
         check_transition(current.status, next)?;
     }

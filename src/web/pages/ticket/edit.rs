@@ -295,6 +295,43 @@ pub async fn link(
     ))
 }
 
+/// `POST /tickets/<id>/merge/` (form): merge the ticket into `into` (a number in any spelling; team members),
+/// then on to the target's page.
+#[utoipa::path(post, path = "/tickets/{id}/merge/", tag = "pages", operation_id = "pageMergeTicket",
+    summary = "Merge a ticket into another (`into`, a ticket number) from its page.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "On to the target's page"),
+        (status = 400, description = "No such target, the ticket itself, or a merged target: error page", content_type = "text/html", body = String),
+        (status = 403, description = "Not a team member, or no CSRF token: error page", content_type = "text/html", body = String),
+        (status = 409, description = "Merged already: error page", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn merge(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let into = form.get("into").trim();
+    if into.is_empty() {
+        return Err(AppError::field("into", "name the ticket to merge into, e.g. TKT-12").into());
+    }
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    let into = tickets::MergeTarget::Number(into.to_string());
+    let merged = tickets::merge(deps, &user.actor, id, into).await?;
+    Ok(super::flash::back(
+        merged.target.id,
+        &format!(
+            "Merged {} into {}",
+            merged.source.ticket_number, merged.target.ticket_number
+        ),
+    ))
+}
+
 /// `POST /tickets/<id>/children/resolve/` (form): resolve the ticket's open children.
 #[utoipa::path(post, path = "/tickets/{id}/children/resolve/", tag = "pages", operation_id = "pageResolveChildren",
     summary = "Resolve a parent's open children from its page.",

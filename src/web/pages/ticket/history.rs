@@ -167,6 +167,8 @@ fn sentence(who: &str, happening: &Happening, names: &Names) -> String {
         TimeRemoved(m) => format!("{who} removed {}h {:02}m of logged time", m / 60, m % 60),
         FollowerAdded(name) => format!("{who} added {name} to the followers"),
         FollowerRemoved => format!("{who} removed a follower"),
+        MergedInto(number) => format!("{who} merged this ticket into {number}"),
+        MergedFrom(number) => format!("{who} merged {number} into this ticket"),
         SlaAtRisk(t) => format!("The {} target is close", target(*t)),
         SlaBreached(t) => {
             let mut s = target(*t).to_string();

@@ -6,7 +6,7 @@ mod flash;
 mod history;
 mod sla_badge;
 
-pub use edit::{apply_macro, change_status, edit, follow, link, resolve_children, tag};
+pub use edit::{apply_macro, change_status, edit, follow, link, merge, resolve_children, tag};
 
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
@@ -105,6 +105,10 @@ struct TicketPage {
     following: bool,
     /// May add and remove others (works on it, or raised it).
     can_manage_followers: bool,
+    /// Where it was merged into: (id, number).
+    merged_into: Option<(i32, String)>,
+    /// A team member, and the ticket not merged yet.
+    can_merge: bool,
 }
 
 /// A link on the ticket page.
@@ -214,6 +218,10 @@ pub async fn render_ticket(
         .collect();
     let following = followers.iter().any(|(id, _)| *id == actor.id());
     let can_manage_followers = can_edit_all || t.requester_id == actor.id();
+    let merged_into = crate::service::tickets::merged_into(db, &t)
+        .await?
+        .map(|m| (m.id, m.ticket_number));
+    let can_merge = rules::can_archive(actor) && merged_into.is_none();
     let link_types = LinkType::ALL
         .iter()
         .map(|t| choice(t.as_str().to_string(), label(t.as_str()), false))
@@ -268,6 +276,8 @@ pub async fn render_ticket(
         followers,
         following,
         can_manage_followers,
+        merged_into,
+        can_merge,
     };
     Ok(html(status, &page))
 }
