@@ -204,6 +204,17 @@ PY
       python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
     scenario download_1mib "$sys" "$pid" "$base/api/attachments/$attachment/download/" "$team_token"
   fi
+  # Merges of open tickets picked at random among 20,000 into one of 50 others (PostgreSQL): each moves the
+  # source's comments, files and time, adds its tags and followers, closes it and posts two notices. A source
+  # picked twice answers 409 (counted in non2xx). Last, as it closes tickets.
+  if [ "$backend" = postgres ]; then
+    local pool="SELECT id FROM tickets WHERE archived_at IS NULL AND merged_into_id IS NULL AND id <> $id
+      AND status IN ('new', 'open', 'in_progress') ORDER BY md5(id::text || 'merge')" merge_ids merge_into
+    merge_into=$(psql -X -At "$url" -c "SELECT string_agg('{\"into\":' || id || '}', '||') FROM ($pool LIMIT 50) s")
+    merge_ids=$(psql -X -At "$url" -c "SELECT string_agg(id::text, ',') FROM ($pool OFFSET 50 LIMIT 20000) s")
+    scenario merge_ticket "$sys" "$pid" "$base/api/tickets/${merge_ids%%,*}/merge/" "$team_token" POST \
+      "$merge_into" "$merge_ids"
+  fi
   if [ "$backend" = postgres ]; then
     log "EXPLAIN of the list page"
     psql -X "$url" >"$OUT/explain.txt" 2>&1 <<SQL || true

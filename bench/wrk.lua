@@ -2,7 +2,7 @@
 -- Sends the bearer token (the floor ignores it), an optional body (JSON unless CONTENT_TYPE says otherwise;
 -- `@path` sends the file at path), and prints one JSON line.
 -- BODY may hold alternatives separated by `||`, and IDS a comma-separated list of ids: each request then
--- takes a random alternative and puts a random id in place of the URL's last numeric path segment (so
+-- takes a random alternative and puts a random id in place of the URL's first numeric path segment (so
 -- writes spread over many rows instead of queueing on one row's lock).
 local token, method, bodies, ids, content_type = "", "GET", {}, {}, "application/json"
 
@@ -30,7 +30,7 @@ function request()
     headers["Content-Type"] = content_type
   end
   local path = nil
-  if #ids > 0 then path = wrk.path:gsub("/%d+/$", "/" .. ids[math.random(#ids)] .. "/") end
+  if #ids > 0 then path = wrk.path:gsub("/%d+/", "/" .. ids[math.random(#ids)] .. "/", 1) end
   return wrk.format(method, path, headers, body)
 end
 

@@ -1,5 +1,6 @@
-//! Merging tickets, additive to the contract: `POST /api/tickets/{id}/merge/`. A thin handler over
-//! `service::tickets::merge`; the ticket detail names the target of a merged ticket (`merged_into`).
+//! Merging and splitting tickets, additive to the contract: `POST /api/tickets/{id}/merge/` and
+//! `POST /api/tickets/{id}/split/`. Thin handlers over `service::tickets`; the ticket detail names the target
+//! of a merged ticket (`merged_into`).
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::http::errors::Door;
@@ -16,7 +17,9 @@ use utoipa::ToSchema;
 
 /// The routes of this module.
 pub fn router() -> Routes {
-    Routes::new(Door::Rest).route("/api/tickets/{id}/merge/", post(merge))
+    Routes::new(Door::Rest)
+        .route("/api/tickets/{id}/merge/", post(merge))
+        .route("/api/tickets/{id}/split/", post(split))
 }
 
 /// The ticket a merged ticket went into.
@@ -95,4 +98,55 @@ pub async fn merge(
             ticket_number: merged.target.ticket_number,
         },
     }))
+}
+
+/// `{"comments": [7, 9], "title": "Printer on floor 2"}`: the comments to split off, and the new ticket's title.
+#[derive(Serialize, ToSchema)]
+pub struct SplitRequest {
+    /// Ids of live comments of the ticket (1 to 100).
+    comments: Vec<i32>,
+    /// The new ticket's title (default: the original's, with "(split from TKT-5)").
+    title: Option<String>,
+}
+
+/// `POST /api/tickets/{id}/split/` → 201 with the new ticket.
+#[utoipa::path(post, path = "/api/tickets/{id}/split/", tag = "tickets", operation_id = "splitTicket",
+    summary = "Split comments off a ticket into a new one (team members only).",
+    description = "The chosen comments, with their files and the time logged on them, move to a new ticket of the \
+        same requester, project, group, assignee and priority, linked `relates_to` the original.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body = SplitRequest,
+    responses((status = 201, description = "The new ticket", body = crate::rest::shapes::TicketCreated),
+        (status = 400, description = "No comments, too many, or one that is not a live comment of the ticket (`comments`); a bad title", body = crate::error::bodies::Error),
+        (status = 403, description = "Not a team member", body = crate::error::bodies::Error),
+        (status = 404, description = "No such ticket", body = crate::error::bodies::Error),
+        (status = 409, description = "The ticket was merged", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn split(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    Path(id): Path<String>,
+    JsonObject(body): JsonObject,
+) -> AppResult<(
+    axum::http::StatusCode,
+    axum::Json<crate::rest::shapes::TicketCreated>,
+)> {
+    let id = path_id(&id, "ticket")?;
+    let listed = body
+        .get("comments")
+        .ok_or_else(|| AppError::field("comments", "this field is required"))?
+        .as_array()
+        .ok_or_else(|| AppError::field("comments", "expected a list of comment ids"))?;
+    let comment_ids = listed
+        .iter()
+        .map(|v| id_value("comments", v))
+        .collect::<AppResult<Vec<i32>>>()?;
+    let title = crate::rest::fields::Fields(&body).string_not_null("title")?;
+    let deps = state.write_deps(crate::domain::Channel::Rest);
+    let input = tickets::SplitOff { comment_ids, title };
+    let made = tickets::split(deps, &actor, id, input).await?;
+    Ok((
+        axum::http::StatusCode::CREATED,
+        axum::Json(crate::rest::shapes::ticket_created(&made)),
+    ))
 }

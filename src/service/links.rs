@@ -207,6 +207,33 @@ pub(crate) async fn carry_over(
     Ok((moved, removed))
 }
 
+/// Link `t` and `other` as related inside `txn` (a split: the new ticket and the one it came from), recorded
+/// and announced as [`add`] does; both are new, so the link cannot be there already.
+pub(crate) async fn relate(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    t: &ticket::Model,
+    other: &ticket::Model,
+) -> AppResult<()> {
+    let (source, target) = (t.id.min(other.id), t.id.max(other.id));
+    let made = ticket_link::ActiveModel {
+        id: ActiveValue::NotSet,
+        source_id: Set(source),
+        target_id: Set(target),
+        kind: Set(LinkKind::RelatesTo),
+        created_by: Set(Some(actor.id())),
+        created_at: Set(Utc::now()),
+    };
+    ticket_link::Entity::insert(made)
+        .exec_without_returning(txn)
+        .await?;
+    let found = existing(txn, source, target, LinkKind::RelatesTo)
+        .await?
+        .ok_or_else(|| AppError::internal(anyhow::anyhow!("a new link was not found")))?;
+    record(txn, state, actor, "link", &found, t, other).await
+}
+
 /// Whether `parent` may become the parent of `child` once `target` takes a merged ticket's place: the child
 /// has no other parent (the merged ticket's own link to it is being moved) and is not above the parent.
 async fn fits_tree(

@@ -128,6 +128,26 @@ pub struct MergeTicketInput {
     into: ID,
 }
 
+/// Comments to split off a ticket into a new one.
+#[derive(InputObject)]
+pub struct SplitTicketInput {
+    /// The ticket.
+    id: ID,
+    /// Live comments of it (1 to 100).
+    comment_ids: Vec<ID>,
+    /// The new ticket's title (default: the original's, with "(split from TKT-5)").
+    title: Option<String>,
+}
+
+/// The new ticket and the original after a split.
+#[derive(SimpleObject)]
+pub struct SplitTicketPayload {
+    /// The new ticket, linked `RELATES_TO` the original.
+    ticket: Ticket,
+    /// The ticket it was split off.
+    original: Ticket,
+}
+
 /// Both tickets after a merge.
 #[derive(SimpleObject)]
 pub struct MergeTicketPayload {
@@ -291,6 +311,39 @@ impl TicketMutation {
         Ok(MergeTicketPayload {
             ticket: Ticket(merged.source),
             into: Ticket(merged.target),
+        })
+    }
+
+    /// Split comments off a ticket into a new one (team members only): they move, with their files and the time
+    /// logged on them, to a new ticket of the same requester, project, group, assignee and priority, linked
+    /// `RELATES_TO` the original. A comment that is not a live one of the ticket is BAD_USER_INPUT on
+    /// `comments`.
+    async fn split_ticket(
+        &self,
+        ctx: &Context<'_>,
+        input: SplitTicketInput,
+    ) -> Result<SplitTicketPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ticket_id(&input.id)?;
+        let comment_ids = input
+            .comment_ids
+            .iter()
+            .map(|c| ids::decode(c, "Comment", "commentIds"))
+            .collect::<AppResult<Vec<i32>>>()?;
+        let made = tickets::split(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+            tickets::SplitOff {
+                comment_ids,
+                title: input.title,
+            },
+        )
+        .await?;
+        let original = tickets::get(&req.state.db.conn, &actor, id).await?;
+        Ok(SplitTicketPayload {
+            ticket: Ticket(made),
+            original: Ticket(original),
         })
     }
 }

@@ -120,6 +120,10 @@ pub enum Happening {
     MergedInto(String),
     /// Another ticket (its number) was merged into this one.
     MergedFrom(String),
+    /// Comments were split off into a new ticket (its number).
+    SplitTo(String),
+    /// This ticket was split off another (its number).
+    SplitFrom(String),
     /// A record this module does not know (`entity_type`, `action`).
     Unknown(String, String),
 }
@@ -314,6 +318,14 @@ pub fn tell(record: &audit_event::Model) -> Told {
                 _ => Vec::new(),
             }
         }
+        ("ticket", "split") => {
+            let number = |key: &str| pair(changes, key).and_then(|(_, n)| text(n));
+            match (number("split_to"), number("split_from")) {
+                (Some(to), _) => vec![Happening::SplitTo(to)],
+                (_, Some(from)) => vec![Happening::SplitFrom(from)],
+                _ => Vec::new(),
+            }
+        }
         ("ticket", "sla_at_risk") => vec![Happening::SlaAtRisk(sla_target(changes))],
         ("ticket", "sla_breached") => vec![Happening::SlaBreached(sla_target(changes))],
         ("comment", "create") => vec![Happening::CommentAdded { internal }],
@@ -333,7 +345,7 @@ pub fn tell(record: &audit_event::Model) -> Told {
 
 /// Every (entity, action) pair the services write into a ticket's history, for the test that keeps each
 /// of them told.
-pub const TICKET_HISTORY_KINDS: [(&str, &str); 22] = [
+pub const TICKET_HISTORY_KINDS: [(&str, &str); 23] = [
     ("ticket", "create"),
     ("ticket", "update"),
     ("ticket", "status_change"),
@@ -349,6 +361,7 @@ pub const TICKET_HISTORY_KINDS: [(&str, &str); 22] = [
     ("ticket", "follow"),
     ("ticket", "unfollow"),
     ("ticket", "merge"),
+    ("ticket", "split"),
     ("ticket", "sla_at_risk"),
     ("ticket", "sla_breached"),
     ("comment", "create"),

@@ -51,6 +51,7 @@ pub fn router() -> Routes {
         .route("/tickets/{id}/tags/", post(ticket::tag))
         .route("/tickets/{id}/links/", post(ticket::link))
         .route("/tickets/{id}/merge/", post(ticket::merge))
+        .route("/tickets/{id}/split/", post(ticket::split))
         .route("/tickets/{id}/followers/", post(ticket::follow))
         .route(
             "/tickets/{id}/children/resolve/",
@@ -388,6 +389,17 @@ impl Form {
     /// A field's value, `""` when absent.
     pub fn get(&self, name: &str) -> &str {
         self.0.get(name).map(String::as_str).unwrap_or("")
+    }
+
+    /// The ids named by fields `<prefix><id>` (checkboxes such as `split_7`), in order; other names are skipped.
+    pub fn ids_named(&self, prefix: &str) -> Vec<i32> {
+        let mut ids: Vec<i32> = self
+            .0
+            .keys()
+            .filter_map(|k| k.strip_prefix(prefix)?.parse().ok())
+            .collect();
+        ids.sort_unstable();
+        ids
     }
 }
 

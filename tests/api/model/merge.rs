@@ -634,3 +634,144 @@ async fn an_agent_merges_from_the_ticket_page(app: &TestApp) {
     );
     assert!(source.text.contains(onumber), "{}", source.text);
 }
+
+db_test!(chosen_comments_are_split_off_into_a_new_ticket);
+async fn chosen_comments_are_split_off_into_a_new_ticket(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let original = ticket(app, &rita, "Printer and scanner").await;
+    let other = ticket(app, &rita, "Something else").await;
+    let first = comment(app, &rita, original, "<p>The printer jams.</p>", "public").await;
+    let second = comment(
+        app,
+        &rita,
+        original,
+        "<p>Also the scanner is slow.</p>",
+        "public",
+    )
+    .await;
+    let note = comment(
+        app,
+        &agent,
+        original,
+        "<p>Scanner driver is old.</p>",
+        "internal",
+    )
+    .await;
+    let elsewhere = comment(app, &rita, other, "<p>Unrelated.</p>", "public").await;
+    let id = |c: &Value| c["id"].as_i64().unwrap();
+    let split = |who: &TestUser, body: Value| {
+        let who = who.clone();
+        async move {
+            app.as_user(&who)
+                .post(&format!("/api/tickets/{original}/split/"), body)
+                .await
+        }
+    };
+    assert_error(
+        &split(&rita, json!({"comments": [id(&second)]})).await,
+        StatusCode::FORBIDDEN,
+        "forbidden",
+    );
+    for bad in [
+        json!({"comments": []}),
+        json!({"comments": [id(&second), id(&elsewhere)]}),
+        json!({"comments": "7"}),
+        json!({}),
+    ] {
+        assert_error(
+            &split(&agent, bad).await,
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        );
+    }
+    let made = split(&agent, json!({"comments": [id(&second), id(&note)]})).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let new_id = made.json["id"].as_i64().unwrap();
+    let number = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{original}/"))
+        .await
+        .json["ticket_number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        made.json["title"],
+        format!("Printer and scanner (split from {number})")
+    );
+    let detail = app
+        .as_user(&rita)
+        .get(&format!("/api/tickets/{new_id}/"))
+        .await;
+    assert_eq!(
+        detail.status,
+        StatusCode::OK,
+        "the requester keeps their ticket"
+    );
+    assert_eq!(detail.json["requester"]["username"], "rita");
+    assert_eq!(detail.json["comments_count"], 1, "{}", detail.text);
+    let moved = comments(app, &agent, new_id).await;
+    let texts: Vec<(&str, &str)> = moved
+        .iter()
+        .map(|(t, a, _)| (t.as_str(), a.as_str()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("<p>Also the scanner is slow.</p>", "rita"),
+            ("<p>Scanner driver is old.</p>", "agnes")
+        ]
+    );
+    assert_eq!(moved[0].2, second["created_at"].as_str().unwrap());
+    let kept = comments(app, &agent, original).await;
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].0, first["content"].as_str().unwrap());
+    let links = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{new_id}/links/"))
+        .await;
+    assert_eq!(links.json[0]["type"], "relates_to", "{}", links.text);
+    assert_eq!(links.json[0]["ticket"]["id"], original);
+
+    // GraphQL, by the comments' global ids; the web form, by ticked boxes.
+    let gid = |kind: &str, id: i64| deskgraph::graphql::ids::encode(kind, id as i32).to_string();
+    let done = app
+        .as_user(&agent)
+        .graphql_data(
+            "mutation($id: ID!, $c: [ID!]!) { splitTicket(input: {id: $id, commentIds: $c, title: \"Jams\"}) {
+               ticket { title commentsCount } original { commentsCount } } }",
+            json!({"id": gid("Ticket", original), "c": [gid("Comment", id(&first))]}),
+        )
+        .await;
+    assert_eq!(
+        done["splitTicket"],
+        json!({"ticket": {"title": "Jams", "commentsCount": 1}, "original": {"commentsCount": 0}})
+    );
+    let again = comment(app, &rita, other, "<p>More.</p>", "public").await;
+    let browser = crate::support::world::login(app, &agent).await;
+    let page = browser.page(app, &format!("/tickets/{other}/")).await;
+    assert!(page.text.contains("split-form"), "{}", page.text);
+    let box_name = format!("split_{}", id(&again));
+    let posted = browser
+        .form(
+            app,
+            &format!("/tickets/{other}/split/"),
+            &[(box_name.as_str(), "on"), ("title", "More")],
+        )
+        .await;
+    assert_eq!(posted.status, 303, "{}", posted.text);
+    let to = posted
+        .headers
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .unwrap()
+        .to_string();
+    let new_page = browser.page(app, &to).await;
+    assert!(new_page.text.contains("More."), "{}", new_page.text);
+    assert!(
+        new_page.text.contains("split this off"),
+        "{}",
+        new_page.text
+    );
+}

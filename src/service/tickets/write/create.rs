@@ -1,11 +1,11 @@
 //! Creating a ticket: its number, counters, SLA clock, audit record, outbox rows and idempotency key in
 //! one statement.
-use super::{check_group, check_project, clean_description, triggered, NewTicket};
+use super::triggered::{self, Ran};
+use super::{check_group, check_project, clean_description, NewTicket};
 use crate::auth::Actor;
 use crate::db::insert_together;
 use crate::domain::{format_ticket_number, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
-use crate::notify::live::{LiveEvent, LiveKind};
 use crate::notify::outbox;
 use crate::service::audit;
 use crate::service::automation::Event;
@@ -17,7 +17,10 @@ use crate::service::WriteDeps;
 use crate::service::{sla, users};
 use chrono::{Timelike, Utc};
 use entity::{ticket, ticket_sla};
-use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, IntoActiveModel, QueryTrait, Statement};
+use sea_orm::{
+    ConnectionTrait, DatabaseTransaction, DbBackend, EntityTrait, IntoActiveModel, QueryTrait,
+    Statement,
+};
 use serde_json::json;
 
 /// The next ticket number and the id the new row will have. Bumping the counter takes its row lock
@@ -143,6 +146,33 @@ async fn make(
     keyed: Option<(&IdempotencyKey, String)>,
     replace_expired_key: bool,
 ) -> AppResult<ticket::Model> {
+    let prepared = prepare(state, actor, input).await?;
+    let txn = state.db.begin_write().await?;
+    if let (Some((key, _)), true) = (&keyed, replace_expired_key) {
+        idempotency::forget_expired(&txn, actor.id(), key, prepared.new.created_at).await?;
+    }
+    let ran = insert(&txn, state, actor, prepared, keyed).await?;
+    txn.commit().await?;
+    ran.publish_created(state).await;
+    Ok(ran.ticket)
+}
+
+/// A new ticket checked and read for, before its transaction: the row (without its id and number), who hears of
+/// it, its SLA clock and the active triggers.
+pub(super) struct Prepared {
+    new: ticket::Model,
+    announce: events::TicketCreated,
+    clock: Option<sla::NewClock>,
+    triggers: std::sync::Arc<Vec<crate::service::automation::Trigger>>,
+}
+
+/// Check `input` and read everything its create needs, so that the transaction, which holds the ticket-number
+/// lock, only writes.
+pub(super) async fn prepare(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    input: &NewTicket,
+) -> AppResult<Prepared> {
     let title = text::required_line("title", &input.title)?;
     let description = clean_description(input.description.as_deref().unwrap_or(""))?;
     let db = &state.db.conn;
@@ -189,7 +219,7 @@ async fn make(
     let priority = input.priority.unwrap_or(Priority::Medium);
     let sla_policies = state.policies.for_priority(db, priority).await?;
     let now = now_stored();
-    let mut new = ticket::Model {
+    let new = ticket::Model {
         // Set once the number is taken, below.
         id: 0,
         number: 0,
@@ -219,11 +249,31 @@ async fn make(
     // on the number's lock until this one commits.
     let clock = sla::on_created(&sla_policies, &new);
     let triggers = state.triggers.active(db).await?;
-    let txn = state.db.begin_write().await?;
-    if let (Some((key, _)), true) = (&keyed, replace_expired_key) {
-        idempotency::forget_expired(&txn, actor.id(), key, now).await?;
-    }
-    let (number, id) = reserve(&txn).await?;
+    Ok(Prepared {
+        new,
+        announce,
+        clock,
+        triggers,
+    })
+}
+
+/// Write the prepared ticket in `txn`: its number, row, counters, clock, audit record, outbox rows and
+/// idempotency key, then the triggers of its creation. The caller commits, then publishes.
+pub(super) async fn insert(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    prepared: Prepared,
+    keyed: Option<(&IdempotencyKey, String)>,
+) -> AppResult<Ran> {
+    let Prepared {
+        mut new,
+        announce,
+        clock,
+        triggers,
+    } = prepared;
+    let now = new.created_at;
+    let (number, id) = reserve(txn).await?;
     new.id = id;
     new.number = number;
     new.ticket_number = format_ticket_number(&state.config.ticket_prefix, number);
@@ -264,13 +314,6 @@ async fn make(
     rest.extend(outbox::insert_of(rows));
     let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
     insert.returning_all();
-    let created: ticket::Model = insert_together(&txn, insert, rest).await?;
-    let ran = triggered::run(&txn, state, actor, &triggers, Event::Created, None, created).await?;
-    txn.commit().await?;
-    state
-        .live
-        .publish(state.db, LiveEvent::new(LiveKind::Created, ran.ticket.id))
-        .await;
-    ran.publish_comments(state).await;
-    Ok(ran.ticket)
+    let created: ticket::Model = insert_together(txn, insert, rest).await?;
+    triggered::run(txn, state, actor, &triggers, Event::Created, None, created).await
 }

@@ -4,6 +4,7 @@
 mod archive;
 mod create;
 mod merge;
+mod split;
 mod status;
 pub(in crate::service) mod triggered;
 mod update;
@@ -11,6 +12,7 @@ mod update;
 pub use archive::{archive, restore};
 pub use create::{create, KEY_FIELD};
 pub use merge::{merge, merged_into, MergeTarget, Merged, MergedInto};
+pub use split::{split, SplitOff};
 pub use status::change_status;
 pub use update::{preview, update};
 

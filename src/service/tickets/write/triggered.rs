@@ -39,6 +39,16 @@ pub struct Ran {
 }
 
 impl Ran {
+    /// The live events of a committed create: the new ticket, then the comments its rules posted.
+    pub async fn publish_created(&self, state: WriteDeps<'_>) {
+        let event = crate::notify::live::LiveEvent::new(
+            crate::notify::live::LiveKind::Created,
+            self.ticket.id,
+        );
+        state.live.publish(state.db, event).await;
+        self.publish_comments(state).await;
+    }
+
     /// The live events of what the rules changed in `before` and posted, once the write committed.
     pub async fn publish(&self, state: WriteDeps<'_>, before: &ticket::Model) {
         super::update::publish_change(state, before, &self.ticket).await;

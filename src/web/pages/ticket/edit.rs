@@ -332,6 +332,39 @@ pub async fn merge(
     ))
 }
 
+/// `POST /tickets/<id>/split/` (form): the comments ticked `split_<comment id>` move to a new ticket (`title`
+/// optional; team members), then on to the new ticket's page.
+#[utoipa::path(post, path = "/tickets/{id}/split/", tag = "pages", operation_id = "pageSplitTicket",
+    summary = "Split the ticked comments (`split_<comment id>`) off into a new ticket (`title`) from the page.",
+    params(("id" = i32, Path, description = "Ticket id")),
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "On to the new ticket's page"),
+        (status = 400, description = "No comment ticked, or one that is not a live comment of the ticket: error page", content_type = "text/html", body = String),
+        (status = 403, description = "Not a team member, or no CSRF token: error page", content_type = "text/html", body = String),
+        (status = 409, description = "The ticket was merged: error page", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn split(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let id = path_id(&id, "ticket")?;
+    let form = user.form(&body)?;
+    let input = tickets::SplitOff {
+        comment_ids: form.ids_named("split_"),
+        title: form.opt("title").map(str::to_string),
+    };
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    let made = tickets::split(deps, &user.actor, id, input).await?;
+    Ok(super::flash::back(
+        made.id,
+        &format!("Split off into {}", made.ticket_number),
+    ))
+}
+
 /// `POST /tickets/<id>/children/resolve/` (form): resolve the ticket's open children.
 #[utoipa::path(post, path = "/tickets/{id}/children/resolve/", tag = "pages", operation_id = "pageResolveChildren",
     summary = "Resolve a parent's open children from its page.",

@@ -169,6 +169,8 @@ fn sentence(who: &str, happening: &Happening, names: &Names) -> String {
         FollowerRemoved => format!("{who} removed a follower"),
         MergedInto(number) => format!("{who} merged this ticket into {number}"),
         MergedFrom(number) => format!("{who} merged {number} into this ticket"),
+        SplitTo(number) => format!("{who} split comments off into {number}"),
+        SplitFrom(number) => format!("{who} split this off {number}"),
         SlaAtRisk(t) => format!("The {} target is close", target(*t)),
         SlaBreached(t) => {
             let mut s = target(*t).to_string();

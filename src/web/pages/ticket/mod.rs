@@ -6,7 +6,9 @@ mod flash;
 mod history;
 mod sla_badge;
 
-pub use edit::{apply_macro, change_status, edit, follow, link, merge, resolve_children, tag};
+pub use edit::{
+    apply_macro, change_status, edit, follow, link, merge, resolve_children, split, tag,
+};
 
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
