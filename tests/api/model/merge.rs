@@ -633,6 +633,21 @@ async fn an_agent_merges_from_the_ticket_page(app: &TestApp) {
         source.text
     );
     assert!(source.text.contains(onumber), "{}", source.text);
+    // A merged ticket takes no changes, so its page offers none.
+    let agents_view = browser.page(app, &format!("/tickets/{duplicate}/")).await;
+    for gone in [
+        "edit-form",
+        "merge-form",
+        "split-form",
+        "assign-to-me",
+        "/status/",
+    ] {
+        assert!(
+            !agents_view.text.contains(gone),
+            "{gone}: {}",
+            agents_view.text
+        );
+    }
 }
 
 db_test!(chosen_comments_are_split_off_into_a_new_ticket);

@@ -10,6 +10,7 @@ use deskgraph::notify::mailer::MemoryMailer;
 use deskgraph::service::assets::{self, NewAsset};
 use deskgraph::service::comments::{self, CommentPatch};
 use deskgraph::service::tickets::{self, NewTicket};
+use deskgraph::service::{links, tags, time_spent};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -28,11 +29,30 @@ pub enum Mark {
     Asset,
     /// A history entry linking that asset (`link_asset`, with its id).
     Link,
+    /// A tag on the ticket (tags are the team's and its workers').
+    Tag,
+    /// The activity of time logged on the ticket (time is the team's and its workers').
+    Time,
+    /// The title of a ticket the ticket is linked to, which only the team may see.
+    HiddenLink,
 }
 
 impl Mark {
     /// Every mark.
-    pub const ALL: [Mark; 6] = [
+    pub const ALL: [Mark; 9] = [
+        Mark::Internal,
+        Mark::WasInternal,
+        Mark::NowInternal,
+        Mark::Deleted,
+        Mark::Asset,
+        Mark::Link,
+        Mark::Tag,
+        Mark::Time,
+        Mark::HiddenLink,
+    ];
+
+    /// The marks of text, assets and their history (what the ticket's own query, history and events show).
+    pub const TEXT: [Mark; 6] = [
         Mark::Internal,
         Mark::WasInternal,
         Mark::NowInternal,
@@ -50,6 +70,10 @@ impl Mark {
             Mark::Deleted => format!("{base}-deleted"),
             Mark::Asset => format!("{base}-asset"),
             Mark::Link => "link_asset".to_string(),
+            // Tags and activities are kept in lower case.
+            Mark::Tag => format!("{}-tag", base.to_lowercase()),
+            Mark::Time => format!("{}-time", base.to_lowercase()),
+            Mark::HiddenLink => format!("{base}-hidden"),
         }
     }
 }
@@ -152,6 +176,8 @@ pub async fn plant(app: &TestApp) -> Canary {
                 Mark::WasInternal,
                 Mark::NowInternal,
                 Mark::Deleted,
+                Mark::Tag,
+                Mark::Time,
             ][..],
             gid.clone(),
         ),
@@ -234,6 +260,50 @@ pub async fn plant(app: &TestApp) -> Canary {
     assets::link_asset(&state.db, &team, ticket.id, asset.id)
         .await
         .unwrap();
+    tags::change(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &team,
+        ticket.id,
+        tags::Edit::Add(vec![Mark::Tag.text(&base)]),
+    )
+    .await
+    .unwrap();
+    time_spent::log(
+        &state.db,
+        &team,
+        ticket.id,
+        time_spent::NewEntry {
+            minutes: 15,
+            spent_on: None,
+            billable: None,
+            activity: Some(Mark::Time.text(&base)),
+            comment_id: None,
+        },
+    )
+    .await
+    .unwrap();
+    // Opened without the webhook (its `ticket.created` body carries the title) by someone who is none of the
+    // roles, and linked by the agent.
+    let owner = app.user("hiddenowner").await;
+    let hidden = tickets::create(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &actor(app, &owner).await,
+        NewTicket {
+            title: Mark::HiddenLink.text(&base),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    links::add(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &team,
+        ticket.id,
+        entity::values::LinkType::BlockedBy,
+        hidden.id,
+    )
+    .await
+    .unwrap();
     created(TRIGGER.into(), CommentType::Public).await;
     while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
 

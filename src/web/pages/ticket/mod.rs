@@ -153,10 +153,11 @@ pub async fn render_ticket(
             .map(display_name)
             .unwrap_or_default()
     };
-    // Staying put is allowed by the workflow but is no move worth a button.
+    // Staying put is allowed by the workflow but is no move worth a button; a merged ticket takes no changes.
+    let merged = t.merged_into_id.is_some();
     let moves: Vec<Move> = rules::allowed_transitions(actor, &t)
         .into_iter()
-        .filter(|s| *s != t.status)
+        .filter(|s| *s != t.status && !merged)
         .map(|s| Move {
             value: s.as_str(),
             label: label(s.as_str()),
@@ -258,7 +259,7 @@ pub async fn render_ticket(
         draft,
         can_edit_all,
         viewer_is_team: user.actor.is_team(),
-        can_edit_own: rules::can_update(actor, &t),
+        can_edit_own: rules::can_update(actor, &t) && !merged,
         assigned_to_me: t.assignee_id == Some(actor.id()),
         viewer_id: actor.id(),
         description_text: crate::sanitize::html_to_text(&t.description),
