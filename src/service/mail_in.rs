@@ -172,7 +172,15 @@ pub async fn receive(
                     CommentType::Public
                 },
             };
-            let made = comments::create(deps, &actor, t.id, input).await?;
+            let made = match comments::create(deps, &actor, t.id, input).await {
+                Ok(made) => made,
+                // An internal note to a merged ticket whose target the sender does not work on: refused, not
+                // retried (it would be refused every time).
+                Err(AppError::Forbidden { message, .. }) => {
+                    return Ok(Err(Refused::Sender(message)))
+                }
+                Err(e) => return Err(e),
+            };
             Received::Comment {
                 ticket: made.ticket_id,
                 comment: made.id,

@@ -7,7 +7,7 @@
 //! `ticket.tagged` webhook rows and a move of the tickets generation, so remembered list totals filtered
 //! by tag are taken again.
 use crate::auth::Actor;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, OnConstraint};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::automation::Via;
 use crate::service::comments::can_read_internal;
@@ -686,11 +686,17 @@ pub async fn update(
                 audit_tag(&txn, actor, "merge", json!({ "name": [source.name, to] })).await?;
             }
             None => {
+                // A tag of that name made meanwhile (a first use racing the rename) is a 400, not a 500:
+                // sent again, the rename finds it and merges.
                 tag::Entity::update_many()
                     .col_expr(tag::Column::Name, Expr::value(to.clone()))
                     .filter(tag::Column::Id.eq(source.id))
                     .exec(&txn)
-                    .await?;
+                    .await
+                    .on_unique(
+                        "name",
+                        "a tag of that name was just made; send the rename again to merge",
+                    )?;
                 audit_tag(&txn, actor, "rename", json!({ "name": [source.name, to] })).await?;
             }
         }

@@ -790,3 +790,53 @@ async fn chosen_comments_are_split_off_into_a_new_ticket(app: &TestApp) {
         new_page.text
     );
 }
+
+db_test!(an_internal_note_mailed_to_a_merged_ticket_the_sender_cannot_work_on_is_refused_once);
+async fn an_internal_note_mailed_to_a_merged_ticket_the_sender_cannot_work_on_is_refused_once(
+    app: &TestApp,
+) {
+    let agent = app.agent("agnes").await;
+    let wanda = app.user("wanda").await;
+    let (state, _mailer) = state_with(app, |_| {});
+    let original = ticket(app, &agent, "Outage").await;
+    let duplicate = ticket(app, &agent, "Printer").await;
+    let assigned = app
+        .as_user(&agent)
+        .patch(
+            &format!("/api/tickets/{duplicate}/"),
+            json!({"assigned_to": wanda.id}),
+        )
+        .await;
+    assert_eq!(assigned.status, StatusCode::OK, "{}", assigned.text);
+    let number = assigned.json["ticket_number"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("TKT-{duplicate:03}"));
+    assert_eq!(
+        merge(app, &agent, duplicate, json!(original)).await.status,
+        StatusCode::OK
+    );
+    let raw = format!(
+        "From: wanda@example.com\r\nTo: help@example.com\r\nSubject: Re: [{number}] Printer\r\n\
+         Message-ID: <note-1@mail.example.com>\r\n\r\n#internal The fuser again.\r\n"
+    );
+    let received = deskgraph::service::mail_in::receive(
+        state.write_deps(deskgraph::domain::Channel::Email),
+        state.people_deps(),
+        &state.config,
+        raw.as_bytes(),
+    )
+    .await
+    .expect("a refusal, not a failure to retry");
+    assert!(
+        matches!(
+            received,
+            Err(deskgraph::service::mail_in::Refused::Sender(_))
+        ),
+        "{received:?}"
+    );
+    assert!(!comments(app, &agent, original)
+        .await
+        .iter()
+        .any(|(t, _, _)| t.contains("fuser")));
+}
