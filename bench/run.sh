@@ -207,7 +207,7 @@ PY
   # Merges of open tickets picked at random among 20,000 into one of 50 others (PostgreSQL): each moves the
   # source's comments, files and time, adds its tags and followers, closes it and posts two notices. A source
   # picked twice answers 409 (counted in non2xx). Last, as it closes tickets.
-  if [ "$backend" = postgres ]; then
+  if [ "$backend" = postgres ] && { [ -z "${ONLY:-}" ] || [[ merge_ticket =~ $ONLY ]]; }; then
     local pool="SELECT id FROM tickets WHERE archived_at IS NULL AND merged_into_id IS NULL AND id <> $id
       AND status IN ('new', 'open', 'in_progress') ORDER BY md5(id::text || 'merge')" merge_ids merge_into
     merge_into=$(psql -X -At "$url" -c "SELECT string_agg('{\"into\":' || id || '}', '||') FROM ($pool LIMIT 50) s")

@@ -148,7 +148,9 @@ pub async fn add(
                     comment_id: Some(created.id),
                     ..Default::default()
                 };
-                crate::service::time_spent::log(&state.db, &user.actor, ticket_id, entry).await?;
+                // On the ticket the comment landed on (the target, when this one was merged).
+                let on = created.ticket_id;
+                crate::service::time_spent::log(&state.db, &user.actor, on, entry).await?;
             }
             let to = format!("/tickets/{ticket_id}/#comment-{}", created.id);
             Ok(Redirect::to(&to).into_response())
