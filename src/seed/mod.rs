@@ -127,6 +127,48 @@ async fn reserve_numbers(db: &impl ConnectionTrait, count: u64) -> anyhow::Resul
     Ok(last - count as i64 + 1)
 }
 
+/// The tags seeded tickets carry, one each in turn (so a filter by one of them matches an eighth of them).
+const SEED_TAGS: [&str; 8] = [
+    "printer", "vpn", "email", "laptop", "network", "access", "software", "hardware",
+];
+
+/// Tag the seeded tickets (numbers `first` on, `count` of them) with [`SEED_TAGS`], one each, in two statements.
+async fn tag_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> anyhow::Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let backend = db.get_database_backend();
+    let names = SEED_TAGS
+        .iter()
+        .map(|n| format!("('{n}', false, CURRENT_TIMESTAMP)"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    db.execute_raw(Statement::from_string(
+        backend,
+        format!("INSERT INTO tags (name, curated, created_at) VALUES {names} ON CONFLICT (name) DO NOTHING"),
+    ))
+    .await?;
+    let turns = SEED_TAGS
+        .iter()
+        .enumerate()
+        .map(|(k, n)| format!("SELECT {k} AS k, '{n}' AS name"))
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ");
+    let last = first + i64::try_from(count)? - 1;
+    let n = SEED_TAGS.len();
+    db.execute_raw(Statement::from_string(
+        backend,
+        format!(
+            "INSERT INTO ticket_tags (ticket_id, tag_id, created_at) \
+             SELECT t.id, g.id, t.created_at FROM tickets t \
+             JOIN ({turns}) m ON m.k = t.number % {n} JOIN tags g ON g.name = m.name \
+             WHERE t.number BETWEEN {first} AND {last} ON CONFLICT DO NOTHING"
+        ),
+    ))
+    .await?;
+    Ok(())
+}
+
 /// Fill the database; `state` must be migrated. Safe on a non-empty database (usernames get a fresh
 /// prefix; ticket numbers continue from the counter).
 pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<SeedReport> {
@@ -185,10 +227,12 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
     let prefix = state.config.ticket_prefix.clone();
     let mut comments = 0u64;
     let mut done = 0u64;
+    let mut first_number = None;
     while done < options.tickets {
         let batch = TICKETS_PER_TXN.min(options.tickets - done);
         let txn = state.db.begin_write().await?;
         let first = reserve_numbers(&txn, batch).await?;
+        first_number.get_or_insert(first);
         let (rows, planned): (Vec<ticket::ActiveModel>, Vec<_>) = (0..batch)
             .map(|i| {
                 let position = (done + i) as f64 / options.tickets as f64;
@@ -213,6 +257,9 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
         }
         txn.commit().await?;
         done += batch;
+    }
+    if let Some(first) = first_number {
+        tag_tickets(db, first, options.tickets).await?;
     }
     counters::rebuild(db)
         .await

@@ -42,6 +42,13 @@ async fn seeded_data_reads_back_and_numbers_continue(app: &TestApp) {
     );
     assert_eq!(scalar(app, "SELECT max(number) FROM tickets").await, 62);
     assert!(scalar(app, "SELECT count(*) FROM comments").await > 0);
+    // Each seeded ticket carries one of eight tags in turn, so a tag filter has something to find.
+    assert_eq!(scalar(app, "SELECT count(*) FROM ticket_tags").await, 60);
+    let printers = app
+        .as_user(&carol)
+        .get("/api/tickets/?tag=printer&limit=100")
+        .await;
+    assert_eq!(printers.json["count"], 7, "{}", printers.text);
     // Each ticket was written with its comment counts (not updated after: that doubles every index).
     let miscounted = scalar(
         app,
