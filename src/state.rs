@@ -36,6 +36,8 @@ pub struct StateInner {
     pub sla_policies: crate::service::sla::policies::KnownPolicies,
     /// The active triggers, compiled (cleared across instances when they change).
     pub triggers: crate::service::automation::KnownTriggers,
+    /// The active custom field definitions (cleared across instances when they change).
+    pub custom_fields: crate::service::custom_fields::KnownFields,
     /// Configuration.
     pub config: Arc<Config>,
     /// JWT keys.
@@ -87,6 +89,7 @@ impl AppState {
             live: &self.live,
             policies: &self.sla_policies,
             triggers: &self.triggers,
+            fields: &self.custom_fields,
             channel,
         }
     }
@@ -100,6 +103,7 @@ impl AppState {
             live: self.live.clone(),
             policies: self.sla_policies.clone(),
             triggers: self.triggers.clone(),
+            fields: self.custom_fields.clone(),
         }
     }
 }
@@ -151,10 +155,12 @@ impl AppState {
         let storage = crate::storage::from_url(config.storage_url.as_deref(), &config.s3, &db)?;
         let sla_policies = crate::service::sla::policies::KnownPolicies::default();
         let triggers = crate::service::automation::KnownTriggers::default();
+        let custom_fields = crate::service::custom_fields::KnownFields::default();
         let listeners = vec![
             auth_cache.listener(),
             sla_policies.listener(),
             triggers.listener(),
+            custom_fields.listener(),
         ];
         let live = LiveBus::start(&db, &config.database_url, listeners).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
@@ -174,6 +180,7 @@ impl AppState {
             ticket_reads,
             sla_policies,
             triggers,
+            custom_fields,
             auth_cache,
             plain_objects: Arc::default(),
             storage,

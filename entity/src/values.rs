@@ -343,3 +343,29 @@ impl LinkType {
         }
     }
 }
+
+stored_enum!(
+    /// The type of a custom field's values.
+    FieldKind, "kind" {
+        /// One line, at most 200 characters.
+        Text => "text",
+        /// Several lines, at most 10,000 characters (not filterable).
+        LongText => "long_text",
+        /// A finite number.
+        Number => "number",
+        /// A calendar date.
+        Date => "date",
+        /// A moment, stored in UTC.
+        Datetime => "datetime",
+        /// Yes or no.
+        Boolean => "boolean",
+        /// One of the field's choices.
+        Choice => "choice",
+        /// Any number of the field's choices.
+        MultiChoice => "multi_choice",
+        /// A user, by id.
+        User => "user",
+        /// An asset, by id.
+        Asset => "asset",
+    }
+);

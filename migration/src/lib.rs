@@ -32,6 +32,7 @@ mod m20261128_000035_create_ticket_links;
 mod m20261128_000036_create_time_entries;
 mod m20261128_000037_create_ticket_followers;
 mod m20261128_000038_ticket_merges;
+mod m20261129_000039_create_custom_fields;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -69,6 +70,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000036_create_time_entries::Migration),
             Box::new(m20261128_000037_create_ticket_followers::Migration),
             Box::new(m20261128_000038_ticket_merges::Migration),
+            Box::new(m20261129_000039_create_custom_fields::Migration),
         ]
     }
 }

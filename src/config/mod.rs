@@ -97,6 +97,9 @@ pub struct Config {
     /// `DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS`: `create` (default) gives a stranger who writes to the help desk a
     /// requester account; `refuse` turns them away.
     pub mail_in_open: bool,
+    /// `DESKGRAPH_MAX_CUSTOM_FIELDS`: most active custom fields one ticket may carry, every ticket's and its
+    /// project's together (default 50).
+    pub max_custom_fields: usize,
     /// `DESKGRAPH_OUTBOX_MAX_ATTEMPTS`: delivery attempts before a message is marked failed (default 8).
     pub outbox_max_attempts: i32,
     /// `DESKGRAPH_OUTBOX_BACKOFF_MS`: first retry delay, doubled per attempt (default 2000; 0 retries at once).
@@ -180,6 +183,7 @@ impl Config {
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_string(),
             mail_in_open: true,
+            max_custom_fields: 50,
             outbox_max_attempts: 8,
             outbox_backoff_ms: 0,
             delivery_timeout_ms: 2000,

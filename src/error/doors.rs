@@ -8,6 +8,13 @@ use serde_json::{json, Value};
 /// A service field name as the GraphQL input that carries it is spelled, so that a front end can put
 /// the message beside the right form field: references travel as `…Id` there, everything in camelCase.
 pub(super) fn graphql_field_name(field: &str) -> String {
+    // A custom field's key is the admin's, spelled as defined; GraphQL names its values `fields`.
+    if let Some(key) = field
+        .strip_prefix("custom_fields.")
+        .or_else(|| field.strip_prefix("field."))
+    {
+        return format!("fields.{key}");
+    }
     let renamed = match field {
         "assigned_to" | "assignee" => "assigneeId",
         "assigned_group" => "assignedGroupId",

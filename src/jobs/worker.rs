@@ -45,6 +45,8 @@ pub struct DeliveryDeps {
     pub policies: crate::service::sla::policies::KnownPolicies,
     /// The active triggers, compiled.
     pub triggers: crate::service::automation::KnownTriggers,
+    /// The active custom field definitions.
+    pub fields: crate::service::custom_fields::KnownFields,
 }
 
 impl DeliveryDeps {
@@ -55,6 +57,7 @@ impl DeliveryDeps {
             live: &self.live,
             policies: &self.policies,
             triggers: &self.triggers,
+            fields: &self.fields,
             channel: crate::domain::Channel::System,
         }
     }

@@ -162,7 +162,13 @@ pub async fn start(
                 })
                 .collect::<AppResult<Vec<i32>>>()?,
         ),
-        (None, Some(filter)) => Target::Filter(filter_of(filter)?.filter),
+        (None, Some(filter)) => {
+            let mut params = filter_of(filter)?;
+            params
+                .resolve_fields(&state.db.conn, &state.custom_fields, &actor)
+                .await?;
+            Target::Filter(params.filter)
+        }
         (None, None) => return Err(AppError::field("ids", "give ids or filter")),
     };
     let changes = body

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod automation;
 pub mod bulk;
 pub mod comments;
+pub mod custom_fields;
 pub mod fields;
 pub mod followers;
 pub mod idempotency;
@@ -53,6 +54,7 @@ pub fn router() -> Routes {
         .merge(automation::router())
         .merge(bulk::router())
         .merge(tags::router())
+        .merge(custom_fields::router())
         .merge(links::router())
         .merge(merge::router())
         .merge(time_spent::router())

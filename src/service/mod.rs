@@ -4,6 +4,7 @@ pub mod attachments;
 pub mod audit;
 pub mod automation;
 pub mod comments;
+pub mod custom_fields;
 pub mod events;
 pub mod followers;
 pub mod idempotency;
@@ -43,6 +44,8 @@ pub struct WriteDeps<'a> {
     pub policies: &'a sla::policies::KnownPolicies,
     /// The active triggers, remembered (run on every ticket write).
     pub triggers: &'a automation::KnownTriggers,
+    /// The active custom field definitions, remembered.
+    pub fields: &'a custom_fields::KnownFields,
     /// The door the write came through, as rules see it.
     pub channel: crate::domain::Channel,
 }

@@ -5,10 +5,11 @@ use crate::graphql::context::{load_error, RequestContext};
 use crate::graphql::loaders::comments::CommentEditsKey;
 use crate::graphql::loaders::comments::TicketCommentsKey;
 use crate::graphql::loaders::viewer::{
-    AssetsOfTicketKey, FollowersOfTicketKey, GroupsOfUserKey, LinksOfTicketKey, TagsOfTicketKey,
-    TicketsOfAssetKey, UserKey, VisibleTicketKey,
+    AssetsOfTicketKey, FieldsOfTicketKey, FollowersOfTicketKey, GroupsOfUserKey, LinksOfTicketKey,
+    TagsOfTicketKey, TicketsOfAssetKey, UserKey, VisibleTicketKey,
 };
 use crate::graphql::loaders::{GroupKey, ProjectKey, ProjectTicketCountKey};
+use crate::service::custom_fields;
 use crate::service::tickets::{Joined, People, TicketPage};
 use async_graphql::{Context, Lookahead, Result};
 use entity::{asset, project, ticket};
@@ -115,6 +116,13 @@ pub async fn ticket_page(
     }
     if selected(&la, &["tags"]) {
         let keys = rows.iter().map(|t| TagsOfTicketKey(t.id));
+        req.visible.load_many(keys).await.map_err(load_error)?;
+    }
+    if selected(&la, &["fields"]) {
+        let actor = req.actor()?;
+        let keys = rows
+            .iter()
+            .map(|t| FieldsOfTicketKey(custom_fields::TicketScope::of(&actor, t)));
         req.visible.load_many(keys).await.map_err(load_error)?;
     }
     if selected(&la, &["followers"]) {

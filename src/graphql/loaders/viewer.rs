@@ -5,7 +5,9 @@
 use crate::auth::Actor;
 use crate::graphql::limits::cost::LIST_MAX;
 use crate::graphql::loaders::LoadError;
-use crate::service::{assets, followers, links, tags, tickets, time_spent, users, Take};
+use crate::service::{
+    assets, custom_fields, followers, links, tags, tickets, time_spent, users, Take,
+};
 use entity::{asset, group, ticket, user};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -246,5 +248,35 @@ impl async_graphql::dataloader::Loader<GroupsOfUserKey> for ViewerLoader {
             .await
             .map_err(Arc::new)?;
         Ok(complete(keys, GroupsOfUserKey, found))
+    }
+}
+
+/// The custom fields of a ticket the viewer sees, as they see them (its scope: project, and whether they
+/// read team-only fields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FieldsOfTicketKey(pub custom_fields::TicketScope);
+
+impl async_graphql::dataloader::Loader<FieldsOfTicketKey> for ViewerLoader {
+    type Value = custom_fields::Shown;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[FieldsOfTicketKey],
+    ) -> Result<HashMap<FieldsOfTicketKey, custom_fields::Shown>, LoadError> {
+        if self.actor.is_none() {
+            return Ok(HashMap::new());
+        }
+        let scopes: Vec<custom_fields::TicketScope> = keys.iter().map(|k| k.0).collect();
+        let defined = custom_fields::Defined::load(&self.db)
+            .await
+            .map_err(Arc::new)?;
+        let mut found = custom_fields::of_scopes(&self.db, &defined, &scopes)
+            .await
+            .map_err(Arc::new)?;
+        Ok(keys
+            .iter()
+            .map(|k| (*k, found.remove(&k.0.id).unwrap_or_default()))
+            .collect())
     }
 }

@@ -144,7 +144,11 @@ impl BulkMutation {
                     .map(|id| ids::decode(id, "Ticket", "ticketIds"))
                     .collect::<Result<Vec<i32>, _>>()?,
             ),
-            (None, Some(filter)) => Target::Filter(filter.into_service()?),
+            (None, Some(filter)) => Target::Filter(
+                filter
+                    .into_service(&req.state.db.conn, &req.state.custom_fields, &actor)
+                    .await?,
+            ),
             (None, None) => {
                 return Err(
                     crate::error::AppError::field("ticketIds", "give ticketIds or filter").into(),

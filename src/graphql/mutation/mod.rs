@@ -5,6 +5,7 @@ pub mod attachments;
 pub mod automation;
 pub mod bulk;
 pub mod comments;
+pub mod custom_fields;
 pub mod followers;
 pub mod links;
 pub mod people;
@@ -33,6 +34,7 @@ pub struct MutationRoot(
     automation::AutomationMutation,
     bulk::BulkMutation,
     tags::TagMutation,
+    custom_fields::CustomFieldMutation,
     links::LinkMutation,
     time_spent::TimeMutation,
     followers::FollowerMutation,

@@ -5,9 +5,10 @@ use crate::graphql::context::viewer;
 use crate::graphql::ids;
 use crate::graphql::scalars::Date;
 use crate::graphql::types::Ticket;
+use crate::service::custom_fields::RawEdits;
 use crate::service::idempotency::IdempotencyKey;
 use crate::service::tickets::{self, NewTicket, TicketPatch};
-use async_graphql::{Context, InputObject, MaybeUndefined, Object, Result, SimpleObject, ID};
+use async_graphql::{Context, InputObject, Json, MaybeUndefined, Object, Result, SimpleObject, ID};
 
 /// Ticket mutations.
 #[derive(Default)]
@@ -36,6 +37,41 @@ pub struct CreateTicketInput {
     /// 24 hours, the same input under the same key from the same account returns the first ticket and
     /// creates nothing; another input under it is refused (`BAD_USER_INPUT`, `fields.idempotencyKey`).
     idempotency_key: Option<String>,
+    /// Custom field values (`customFields` lists the keys a ticket of its project carries).
+    fields: Option<Vec<FieldValueInput>>,
+}
+
+/// One custom field's value, written as `TicketField.value` reads it (null clears it).
+#[derive(InputObject)]
+pub struct FieldValueInput {
+    /// The field's key.
+    key: String,
+    /// The value: a string, number, boolean, list of choices or id, by the field's kind.
+    value: Option<Json<serde_json::Value>>,
+}
+
+/// The values as the service takes them.
+fn raw_fields(fields: Vec<FieldValueInput>) -> RawEdits {
+    fields
+        .into_iter()
+        .map(|f| (f.key, f.value.map_or(serde_json::Value::Null, |v| v.0)))
+        .collect()
+}
+
+/// Custom field values to set on a ticket.
+#[derive(InputObject)]
+pub struct SetTicketFieldsInput {
+    /// The ticket.
+    id: ID,
+    /// The values; fields not named stay as they are.
+    fields: Vec<FieldValueInput>,
+}
+
+/// The ticket after its fields were set.
+#[derive(SimpleObject)]
+pub struct SetTicketFieldsPayload {
+    /// The ticket.
+    ticket: Ticket,
 }
 
 /// A change to a ticket; omitted fields stay, `null` clears a nullable one.
@@ -59,6 +95,8 @@ pub struct UpdateTicketInput {
     assigned_group_id: MaybeUndefined<ID>,
     /// New due date, or null for none.
     due_date: MaybeUndefined<Date>,
+    /// Custom field values to set (null clears one).
+    fields: Option<Vec<FieldValueInput>>,
 }
 
 /// A status move.
@@ -184,6 +222,7 @@ impl TicketMutation {
                 .as_deref()
                 .map(|raw| IdempotencyKey::parse(raw, tickets::KEY_FIELD))
                 .transpose()?,
+            custom_fields: input.fields.map(raw_fields).unwrap_or_default(),
         };
         let ticket = tickets::create(
             req.state.write_deps(crate::domain::Channel::Graphql),
@@ -217,6 +256,7 @@ impl TicketMutation {
                 MaybeUndefined::Null => Some(None),
                 MaybeUndefined::Value(d) => Some(Some(d.0)),
             },
+            custom_fields: input.fields.map(raw_fields),
         };
         let ticket = tickets::update(
             req.state.write_deps(crate::domain::Channel::Graphql),
@@ -226,6 +266,31 @@ impl TicketMutation {
         )
         .await?;
         Ok(UpdateTicketPayload {
+            ticket: Ticket(ticket),
+        })
+    }
+
+    /// Set custom field values of a ticket (every one checked first: a bad value names its key and sets
+    /// nothing).
+    async fn set_ticket_fields(
+        &self,
+        ctx: &Context<'_>,
+        input: SetTicketFieldsInput,
+    ) -> Result<SetTicketFieldsPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ticket_id(&input.id)?;
+        let patch = TicketPatch {
+            custom_fields: Some(raw_fields(input.fields)),
+            ..Default::default()
+        };
+        let ticket = tickets::update(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            id,
+            patch,
+        )
+        .await?;
+        Ok(SetTicketFieldsPayload {
             ticket: Ticket(ticket),
         })
     }

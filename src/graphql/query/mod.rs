@@ -3,6 +3,7 @@ pub mod assets;
 pub mod audit;
 pub mod automation;
 pub mod bulk;
+pub mod custom_fields;
 pub mod projects;
 pub mod rate;
 pub mod sla;
@@ -88,5 +89,6 @@ pub struct QueryFields(
     automation::AutomationQuery,
     bulk::BulkQuery,
     tags::TagQuery,
+    custom_fields::CustomFieldQuery,
     time_spent::TimeQuery,
 );

@@ -1,11 +1,14 @@
 //! The `tickets` connection's filter and ordering inputs, and how each becomes the service's.
+use crate::auth::Actor;
 use crate::domain::{Priority, StatusCategory, TicketStatus};
 use crate::error::AppError;
 use crate::graphql::ids;
+use crate::service::custom_fields::{self, FieldFilterInput, FieldOp};
 use crate::service::sla::SlaState;
 use crate::service::tags;
 use crate::service::tickets::{self, AssigneeFilter as ServiceAssignee, TicketSort};
-use async_graphql::{Enum, InputObject, ID};
+use async_graphql::{Enum, InputObject, Json, ID};
+use sea_orm::ConnectionTrait;
 
 /// Whose tickets, by assignee.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
@@ -41,6 +44,49 @@ pub struct TicketFilter {
     sla: Option<SlaFilter>,
     /// By tag (the team's filter: refused for requesters).
     tags: Option<TagFilter>,
+    /// By custom fields, every condition met (team-only fields: the team's filter).
+    fields: Option<Vec<FieldFilter>>,
+}
+
+/// A condition on a custom field: give exactly one of `is`, `atLeast`, `atMost` and `isSet`. Values are
+/// written as `TicketField` values read (a multiple-choice `is` takes a list: the ticket holds each).
+#[derive(InputObject)]
+pub struct FieldFilter {
+    /// The field's key.
+    key: String,
+    /// Equal to.
+    is: Option<Json<serde_json::Value>>,
+    /// At least (numbers, dates and moments).
+    at_least: Option<Json<serde_json::Value>>,
+    /// At most (numbers, dates and moments).
+    at_most: Option<Json<serde_json::Value>>,
+    /// Has a value (true) or none (false).
+    is_set: Option<bool>,
+}
+
+impl FieldFilter {
+    fn into_service(self) -> Result<FieldFilterInput, AppError> {
+        let mut given = [
+            self.is.map(|v| (FieldOp::Is, v.0)),
+            self.at_least.map(|v| (FieldOp::AtLeast, v.0)),
+            self.at_most.map(|v| (FieldOp::AtMost, v.0)),
+            self.is_set
+                .map(|b| (FieldOp::Set, serde_json::Value::Bool(b))),
+        ]
+        .into_iter()
+        .flatten();
+        match (given.next(), given.next()) {
+            (Some((op, value)), None) => Ok(FieldFilterInput {
+                key: self.key,
+                op,
+                value,
+            }),
+            _ => Err(AppError::field(
+                &format!("fields.{}", self.key),
+                "give exactly one of is, atLeast, atMost and isSet",
+            )),
+        }
+    }
 }
 
 /// Tickets by their tags; names are normalised as tags are (trimmed, lowercase).
@@ -74,7 +120,24 @@ impl From<SlaFilter> for SlaState {
 }
 
 impl TicketFilter {
-    pub(crate) fn into_service(self) -> Result<tickets::TicketFilter, AppError> {
+    /// The service's filter, its field conditions checked against what the actor may filter on.
+    pub(crate) async fn into_service(
+        self,
+        db: &impl ConnectionTrait,
+        known: &custom_fields::KnownFields,
+        actor: &Actor,
+    ) -> Result<tickets::TicketFilter, AppError> {
+        let fields: Vec<FieldFilterInput> = self
+            .fields
+            .unwrap_or_default()
+            .into_iter()
+            .map(FieldFilter::into_service)
+            .collect::<Result<_, _>>()?;
+        let fields = if fields.is_empty() {
+            Vec::new()
+        } else {
+            custom_fields::resolve_filters(actor, &*known.active(db).await?, &fields)?
+        };
         if self.assignee.is_some() && self.assignee_id.is_some() {
             return Err(AppError::field(
                 "assigneeId",
@@ -105,6 +168,7 @@ impl TicketFilter {
             in_my_groups: false,
             tags_all: tags::normalise_all("tags.all", &tags.all.unwrap_or_default())?,
             tags_any: tags::normalise_all("tags.any", &tags.any.unwrap_or_default())?,
+            fields,
         })
     }
 }
@@ -122,6 +186,9 @@ pub enum TicketOrderField {
     Number,
     /// The next SLA due time (tickets without a running clock come last in either direction).
     SlaDueAt,
+    /// The value of the custom field `fieldKey` (tickets without one come last in either direction; not long
+    /// text or multiple choices).
+    CustomField,
 }
 
 /// Sort direction.
@@ -140,19 +207,39 @@ pub struct TicketOrder {
     field: TicketOrderField,
     /// Direction.
     direction: OrderDirection,
+    /// The custom field's key, with `field: CUSTOM_FIELD`.
+    field_key: Option<String>,
 }
 
-impl From<TicketOrder> for tickets::TicketOrder {
-    fn from(order: TicketOrder) -> Self {
-        tickets::TicketOrder {
-            sort: match order.field {
-                TicketOrderField::CreatedAt => TicketSort::CreatedAt,
-                TicketOrderField::UpdatedAt => TicketSort::UpdatedAt,
-                TicketOrderField::DueDate => TicketSort::DueDate,
-                TicketOrderField::Number => TicketSort::Number,
-                TicketOrderField::SlaDueAt => TicketSort::SlaDue,
-            },
-            descending: order.direction == OrderDirection::Desc,
-        }
+impl TicketOrder {
+    /// The service's order; a custom field is checked against what the actor may filter on.
+    pub(crate) async fn into_service(
+        self,
+        db: &impl ConnectionTrait,
+        known: &custom_fields::KnownFields,
+        actor: &Actor,
+    ) -> Result<tickets::TicketOrder, AppError> {
+        let sort = match (self.field, self.field_key) {
+            (TicketOrderField::CustomField, Some(key)) => TicketSort::Field(
+                custom_fields::sort_by(actor, &*known.active(db).await?, &key).map_err(|_| {
+                    AppError::field("fieldKey", format!("no field {key:?} orders a list"))
+                })?,
+            ),
+            (TicketOrderField::CustomField, None) | (_, Some(_)) => {
+                return Err(AppError::field(
+                    "fieldKey",
+                    "give fieldKey with CUSTOM_FIELD, and only then",
+                ))
+            }
+            (TicketOrderField::CreatedAt, None) => TicketSort::CreatedAt,
+            (TicketOrderField::UpdatedAt, None) => TicketSort::UpdatedAt,
+            (TicketOrderField::DueDate, None) => TicketSort::DueDate,
+            (TicketOrderField::Number, None) => TicketSort::Number,
+            (TicketOrderField::SlaDueAt, None) => TicketSort::SlaDue,
+        };
+        Ok(tickets::TicketOrder {
+            sort,
+            descending: self.direction == OrderDirection::Desc,
+        })
     }
 }

@@ -128,8 +128,19 @@ impl TicketQuery {
         last: Option<i32>,
         before: Option<String>,
     ) -> Result<TicketConnection> {
-        let filter = filter.unwrap_or_default().into_service()?;
-        let order = order_by.map(Into::into).unwrap_or_default();
+        let (req, actor) = viewer(ctx)?;
+        let filter = filter
+            .unwrap_or_default()
+            .into_service(&req.state.db.conn, &req.state.custom_fields, &actor)
+            .await?;
+        let order = match order_by {
+            Some(order) => {
+                order
+                    .into_service(&req.state.db.conn, &req.state.custom_fields, &actor)
+                    .await?
+            }
+            None => tickets::TicketOrder::default(),
+        };
         let args = PageArgs {
             first,
             after,

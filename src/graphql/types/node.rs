@@ -1,15 +1,16 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
 use super::audit::parse_audit_id;
 use super::{
-    ApiToken, Asset, Attachment, AuditEvent, Comment, Group, Project, Ticket, TimeRule, Trigger,
-    User, Webhook,
+    ApiToken, Asset, Attachment, AuditEvent, Comment, CustomField, Group, Project, Ticket,
+    TimeRule, Trigger, User, Webhook,
 };
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
 use crate::service::{
-    assets, attachments, audit, automation, comments, projects, tickets, users, webhooks,
+    assets, attachments, audit, automation, comments, custom_fields, projects, tickets, users,
+    webhooks,
 };
 use async_graphql::{Interface, ID};
 use entity::{api_token, group};
@@ -44,6 +45,8 @@ pub enum Node {
     AuditEvent(AuditEvent),
     /// A file on a ticket or comment.
     Attachment(Attachment),
+    /// A custom field definition (team-only ones for the team).
+    CustomField(CustomField),
 }
 
 /// The node behind a global id, or NOT_FOUND when it does not exist or the actor may not see it.
@@ -75,6 +78,9 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
                 .filter(|t| t.user_id == actor.id())
                 .ok_or_else(not_found)?,
         )),
+        "CustomField" => Node::CustomField(CustomField(Arc::new(
+            custom_fields::get(db, actor, db_id).await?,
+        ))),
         "Trigger" if actor.is_admin() => Node::Trigger(Trigger(
             automation::triggers::get(&req.state.db, actor, db_id).await?,
         )),

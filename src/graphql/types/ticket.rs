@@ -10,14 +10,15 @@ use crate::graphql::engine::one_pass::{GroupOf, ProjectOf, UserOf};
 use crate::graphql::ids;
 use crate::graphql::loaders::attachments::TicketAttachmentsKey;
 use crate::graphql::loaders::viewer::{
-    AssetsOfTicketKey, FollowersOfTicketKey, LinksOfTicketKey, TagsOfTicketKey, TimeOfTicketKey,
-    VisibleTicketKey,
+    AssetsOfTicketKey, FieldsOfTicketKey, FollowersOfTicketKey, LinksOfTicketKey, TagsOfTicketKey,
+    TimeOfTicketKey, VisibleTicketKey,
 };
 use crate::graphql::loaders::TicketSlaKey;
 use crate::graphql::scalars::Date;
 use crate::graphql::types::TicketLink;
 use crate::graphql::types::{Group, Project, User};
 use crate::service::comments::{self, can_read_internal};
+use crate::service::custom_fields;
 use crate::service::links::LinkView;
 use crate::service::tickets::rules;
 use async_graphql::{Context, Result, ID};
@@ -248,6 +249,23 @@ fields! {
             .await
             .map_err(load_error)?
             .unwrap_or_default())
+    }
+
+    /// The custom fields it carries that the viewer may see, by position, each with its value (null when
+    /// unset); team-only fields for the team, the assignee and the assigned group.
+    async fn fields(&self, ctx: &Context<'_>) -> Result<Vec<super::TicketField>> {
+        let (req, actor) = viewer(ctx)?;
+        let scope = custom_fields::TicketScope::of(&actor, &self.0 .0);
+        let shown = req
+            .visible
+            .load_one(FieldsOfTicketKey(scope))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default();
+        Ok(shown
+            .into_iter()
+            .map(|(field, value)| super::TicketField::of(field, value))
+            .collect())
     }
 
     /// The files on the ticket and on its comments that the viewer may see, oldest first.

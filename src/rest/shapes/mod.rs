@@ -110,6 +110,8 @@ pub struct TicketExtras<'a> {
     pub attachments: Vec<Attachment>,
     /// Where the ticket was merged into, when it was.
     pub merged_into: Option<crate::rest::merge::MergedRef>,
+    /// The custom fields the caller may see, by key (none carried: the key is left out).
+    pub custom_fields: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A person as the ticket detail and comment lists show them.
@@ -199,6 +201,11 @@ pub struct TicketDetail<'a> {
     /// Present only on a merged ticket: the ticket it went into (where its comments and replies go).
     #[serde(skip_serializing_if = "Option::is_none")]
     merged_into: Option<&'a crate::rest::merge::MergedRef>,
+    /// Present when the ticket carries custom fields the caller may see: each by key, null when unset
+    /// (`/api/custom-fields/` defines them).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    #[schema(value_type = Option<Object>)]
+    custom_fields: &'a serde_json::Map<String, serde_json::Value>,
 }
 
 /// A ticket's service-level clock (see docs/sla.md).
@@ -259,5 +266,6 @@ pub fn ticket_detail<'a>(t: &'a ticket::Model, extras: &'a TicketExtras<'a>) -> 
         attachments: &extras.attachments,
         sla: extras.sla.map(sla_ref),
         merged_into: extras.merged_into.as_ref(),
+        custom_fields: &extras.custom_fields,
     }
 }

@@ -2,6 +2,7 @@
 use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::rest::fields::{id_value, Fields};
+use crate::service::custom_fields::RawEdits;
 use crate::service::tickets::{NewTicket, TicketPatch};
 use serde_json::{Map, Value};
 
@@ -48,6 +49,20 @@ fn reference(body: &Map<String, Value>, key: &str) -> AppResult<Option<Option<i3
     }
 }
 
+/// `custom_fields`: an object of field keys and values (null clears one); absent or null leaves them.
+fn custom_fields(body: &Map<String, Value>) -> AppResult<Option<RawEdits>> {
+    match body.get("custom_fields") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(values)) => Ok(Some(
+            values.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        )),
+        Some(_) => Err(AppError::field(
+            "custom_fields",
+            "must be an object of field keys and values",
+        )),
+    }
+}
+
 fn priority(f: &Fields<'_>) -> AppResult<Option<Priority>> {
     f.string_not_null("priority")?
         .map(|p| Priority::parse(&p))
@@ -77,6 +92,7 @@ pub fn new_ticket(body: &Map<String, Value>) -> AppResult<NewTicket> {
         due_date: errors.take(f.nullable_date("due_date"))?.flatten(),
         requester_id: errors.take(reference(body, "requester"))?.flatten(),
         idempotency_key: None,
+        custom_fields: errors.take(custom_fields(body))?.unwrap_or_default(),
     };
     errors.finish(input)
 }
@@ -99,6 +115,7 @@ pub fn ticket_patch(body: &Map<String, Value>) -> AppResult<TicketPatch> {
         assignee_id: errors.take(reference(body, "assigned_to"))?,
         assigned_group_id: errors.take(reference(body, "assigned_group"))?,
         due_date: errors.take(f.nullable_date("due_date"))?,
+        custom_fields: errors.take(custom_fields(body))?,
     };
     errors.finish(patch)
 }

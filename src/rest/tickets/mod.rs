@@ -11,8 +11,8 @@ use crate::http::routes::Routes;
 use crate::rest::idempotency;
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::{self, TicketExtras};
-use crate::service::comments;
-use crate::service::tickets::{self, Joined, TicketOrder, TicketQuery};
+use crate::service::tickets::{self, Joined, TicketQuery};
+use crate::service::{comments, custom_fields};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -48,6 +48,8 @@ fn ticket_id(raw: &str) -> AppResult<i32> {
         ("assigned" = Option<String>, Query, description = "`me`, `any`, `none` or a user id."),
         ("tag" = Option<String>, Query, description = "Tickets carrying every one of these tags, separated by commas (the team's filter: 403 for requesters)."),
         ("tag_any" = Option<String>, Query, description = "Tickets carrying at least one of these tags, separated by commas (the team's filter)."),
+        ("field.<key>" = Option<String>, Query, description = "Tickets whose custom field `<key>` equals this (also `field.<key>.gte`, `.lte` and `.set=true|false`; see /api/custom-fields/)."),
+        ("ordering" = Option<String>, Query, description = "`created_at` (default, descending), `updated_at`, `due_date`, `ticket_number` or `field.<key>`; a leading `-` for descending."),
         ("page" = Option<u32>, Query, minimum = 1, description = "Page number (default 1)."),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size (default 20)."),
     ),
@@ -58,11 +60,14 @@ async fn list(
     CurrentActor(actor): CurrentActor,
     RawQuery(raw): RawQuery,
 ) -> AppResult<Response> {
-    let params = ListParams::parse(raw.as_deref())?;
+    let mut params = ListParams::parse(raw.as_deref())?;
+    params
+        .resolve_fields(&state.db.conn, &state.custom_fields, &actor)
+        .await?;
     let query = TicketQuery::new(
         &actor,
         params.filter.clone(),
-        TicketOrder::default(),
+        params.order,
         params.page_request(),
         Joined::USERNAMES,
     );
@@ -110,6 +115,15 @@ async fn detail(
         merged_into: tickets::merged_into(&state.db.conn, t)
             .await?
             .map(crate::rest::merge::MergedRef::of),
+        custom_fields: crate::rest::custom_fields::values(
+            &custom_fields::of_ticket(
+                &state.db.conn,
+                &actor,
+                &*state.custom_fields.active(&state.db.conn).await?,
+                t,
+            )
+            .await?,
+        ),
     };
     // Serialised here, while the row it borrows from is alive.
     Ok(Json(shapes::ticket_detail(t, &extras)).into_response())

@@ -1,9 +1,12 @@
 //! Query parameters of `GET /api/tickets/`: parsed strictly (400 naming the parameter) and written back
 //! into the `next`/`previous` links.
+use crate::auth::Actor;
 use crate::domain::{Priority, TicketStatus, UnknownValue};
 use crate::error::{AppError, AppResult};
-use crate::service::tickets::{AssigneeFilter, TicketFilter};
+use crate::service::custom_fields::{self, FieldFilterInput, FieldOp};
+use crate::service::tickets::{AssigneeFilter, TicketFilter, TicketOrder, TicketSort};
 use crate::service::{tags, text, PageRequest};
+use sea_orm::ConnectionTrait;
 
 const DEFAULT_LIMIT: u64 = 20;
 const MAX_LIMIT: u64 = 100;
@@ -20,10 +23,17 @@ pub struct ListParams {
     /// Page size, 1-100.
     pub limit: u64,
     kept: Vec<(&'static str, String)>,
+    /// `field.<key>[.gte|.lte|.set]=value` as sent, checked against the fields by [`Self::resolve_fields`].
+    fields: Vec<(String, FieldOp, String)>,
+    /// The order (`ordering`); a custom field's is checked by [`Self::resolve_fields`].
+    pub order: TicketOrder,
+    order_key: Option<String>,
 }
 
 /// Filter parameters carried over into `next`/`previous`, in this order.
-const FILTER_KEYS: [&str; 6] = ["q", "status", "priority", "assigned", "tag", "tag_any"];
+const FILTER_KEYS: [&str; 7] = [
+    "q", "status", "priority", "assigned", "tag", "tag_any", "ordering",
+];
 
 impl ListParams {
     /// Parse a raw query string; unknown parameters are ignored, empty ones count as absent.
@@ -33,6 +43,9 @@ impl ListParams {
             page: 1,
             limit: DEFAULT_LIMIT,
             kept: Vec::new(),
+            fields: Vec::new(),
+            order: TicketOrder::default(),
+            order_key: None,
         };
         let pairs = url::form_urlencoded::parse(raw.unwrap_or("").as_bytes());
         for (key, value) in pairs {
@@ -62,6 +75,23 @@ impl ListParams {
                 "assigned" => params.filter.assignee = Some(assignee(value)?),
                 "tag" => params.filter.tags_all = tag_names("tag", value)?,
                 "tag_any" => params.filter.tags_any = tag_names("tag_any", value)?,
+                "ordering" => {
+                    let (order, key) = ordering(value)?;
+                    params.order = order;
+                    params.order_key = key;
+                }
+                other if other.starts_with("field.") => {
+                    let (key, op) = field_param(other)?;
+                    params.fields.retain(|(k, o, _)| !(*k == key && *o == op));
+                    params.fields.push((key, op, value.to_string()));
+                    if params.fields.len() > custom_fields::MAX_FILTERS {
+                        return Err(AppError::bad_request(format!(
+                            "at most {} field conditions in one list",
+                            custom_fields::MAX_FILTERS
+                        )));
+                    }
+                    continue;
+                }
                 _ => continue,
             }
             if let Some(kept_key) = FILTER_KEYS.iter().find(|k| **k == key.as_ref()) {
@@ -70,6 +100,30 @@ impl ListParams {
             }
         }
         Ok(params)
+    }
+
+    /// Check the `field.<key>` conditions against the fields the actor may filter on and put them in the
+    /// filter (400 naming `field.<key>` for a key unknown to them or a value that does not fit).
+    pub async fn resolve_fields(
+        &mut self,
+        db: &impl ConnectionTrait,
+        known: &custom_fields::KnownFields,
+        actor: &Actor,
+    ) -> AppResult<()> {
+        if self.fields.is_empty() && self.order_key.is_none() {
+            return Ok(());
+        }
+        let defined = known.active(db).await?;
+        if let Some(key) = &self.order_key {
+            self.order.sort = TicketSort::Field(custom_fields::sort_by(actor, &defined, key)?);
+        }
+        let inputs: Vec<FieldFilterInput> = self
+            .fields
+            .iter()
+            .map(|(key, op, text)| custom_fields::query_input(&defined, key, *op, text))
+            .collect();
+        self.filter.fields = custom_fields::resolve_filters(actor, &defined, &inputs)?;
+        Ok(())
     }
 
     /// The filter parameter `key` as sent (`q`, `status`, `priority`, `assigned`).
@@ -105,6 +159,9 @@ impl ListParams {
             if let Some((_, value)) = self.kept.iter().find(|(k, _)| *k == key) {
                 out.append_pair(key, value);
             }
+        }
+        for (key, op, value) in &self.fields {
+            out.append_pair(&field_param_name(key, *op), value);
         }
         format!("{base}?{}", out.finish())
     }
@@ -149,6 +206,61 @@ fn assignee(value: &str) -> AppResult<AssigneeFilter> {
             .filter(|id| *id > 0)
             .map(AssigneeFilter::User)
             .ok_or_else(|| AppError::field("assigned", "must be me, any, none or a user id")),
+    }
+}
+
+/// `ordering`: a column or `field.<key>`, descending with a leading `-`; the field's key when it is one.
+fn ordering(value: &str) -> AppResult<(TicketOrder, Option<String>)> {
+    let (descending, name) = match value.strip_prefix('-') {
+        Some(name) => (true, name),
+        None => (false, value),
+    };
+    let mut key = None;
+    let sort = match name {
+        "created_at" => TicketSort::CreatedAt,
+        "updated_at" => TicketSort::UpdatedAt,
+        "due_date" => TicketSort::DueDate,
+        "ticket_number" => TicketSort::Number,
+        other if other.starts_with("field.") && other.len() > "field.".len() => {
+            key = Some(other["field.".len()..].to_string());
+            // Replaced by the field's order once the key is checked.
+            TicketSort::CreatedAt
+        }
+        _ => {
+            return Err(AppError::field(
+                "ordering",
+                "use created_at, updated_at, due_date, ticket_number or field.<key>, with - for descending",
+            ))
+        }
+    };
+    Ok((TicketOrder { sort, descending }, key))
+}
+
+/// `field.<key>` (equal), `field.<key>.gte`, `field.<key>.lte` or `field.<key>.set`: the key and the test.
+fn field_param(name: &str) -> AppResult<(String, FieldOp)> {
+    let rest = &name["field.".len()..];
+    let (key, op) = match rest.split_once('.') {
+        None => (rest, FieldOp::Is),
+        Some((key, "gte")) => (key, FieldOp::AtLeast),
+        Some((key, "lte")) => (key, FieldOp::AtMost),
+        Some((key, "set")) => (key, FieldOp::Set),
+        Some(_) => {
+            return Err(AppError::field(
+                name,
+                "use field.<key>, field.<key>.gte, field.<key>.lte or field.<key>.set",
+            ))
+        }
+    };
+    Ok((key.to_string(), op))
+}
+
+/// The parameter name of a field condition, as [`field_param`] reads it.
+fn field_param_name(key: &str, op: FieldOp) -> String {
+    match op {
+        FieldOp::Is => format!("field.{key}"),
+        FieldOp::AtLeast => format!("field.{key}.gte"),
+        FieldOp::AtMost => format!("field.{key}.lte"),
+        FieldOp::Set => format!("field.{key}.set"),
     }
 }
 

@@ -97,6 +97,13 @@ pub enum Happening {
     SlaAtRisk(SlaTarget),
     /// A service level target was missed.
     SlaBreached(SlaTarget),
+    /// A custom field's value was set (shown as text) or cleared.
+    FieldSet {
+        /// The field's key.
+        key: String,
+        /// The new value, in words; none: cleared.
+        to: Option<String>,
+    },
     /// Tags were put on or taken off.
     Tagged {
         /// Put on.
@@ -261,6 +268,32 @@ pub fn tell(record: &audit_event::Model) -> Told {
             .map(Happening::AssetUnlinked)
             .into_iter()
             .collect(),
+        ("ticket", "fields") => changes
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, change)| {
+                let key = name.strip_prefix("custom_fields.")?.to_string();
+                let to = change
+                    .as_array()
+                    .and_then(|c| c.get(1))
+                    .and_then(|v| match v {
+                        Value::Null => None,
+                        Value::String(s) => Some(s.clone()),
+                        Value::Array(items) => Some(
+                            items
+                                .iter()
+                                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        ),
+                        Value::Bool(true) => Some("yes".to_string()),
+                        Value::Bool(false) => Some("no".to_string()),
+                        other => Some(other.to_string()),
+                    });
+                Some(Happening::FieldSet { key, to })
+            })
+            .collect(),
         ("ticket", "tag") => {
             let list = |v: &Value| -> Vec<String> {
                 v.as_array()
@@ -345,7 +378,7 @@ pub fn tell(record: &audit_event::Model) -> Told {
 
 /// Every (entity, action) pair the services write into a ticket's history, for the test that keeps each
 /// of them told.
-pub const TICKET_HISTORY_KINDS: [(&str, &str); 23] = [
+pub const TICKET_HISTORY_KINDS: [(&str, &str); 24] = [
     ("ticket", "create"),
     ("ticket", "update"),
     ("ticket", "status_change"),
@@ -354,6 +387,7 @@ pub const TICKET_HISTORY_KINDS: [(&str, &str); 23] = [
     ("ticket", "link_asset"),
     ("ticket", "unlink_asset"),
     ("ticket", "tag"),
+    ("ticket", "fields"),
     ("ticket", "link"),
     ("ticket", "unlink"),
     ("ticket", "log_time"),

@@ -30,7 +30,8 @@ pub use activity::{
     rule_comment_created, rule_notice, sla_event, RULE_AUTHOR,
 };
 pub use tickets::{
-    ticket_changed, ticket_deleted, ticket_linked, ticket_merged, ticket_tagged, TicketCreated,
+    fields_changed, ticket_changed, ticket_deleted, ticket_linked, ticket_merged, ticket_tagged,
+    TicketCreated,
 };
 
 /// Every event name an endpoint may subscribe to.

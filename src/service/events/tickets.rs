@@ -106,6 +106,20 @@ pub async fn ticket_merged(
     Ok(())
 }
 
+/// `ticket.updated` for custom field changes: a webhook naming each changed field as `custom_fields.<key>`
+/// (no email, as for other field changes).
+pub async fn fields_changed(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    t: &ticket::Model,
+    names: &[String],
+) -> AppResult<()> {
+    let mut body = Body::new("ticket.updated", t);
+    body.changes = Some(names.iter().map(String::as_str).collect());
+    webhooks(db, config, &body).await?;
+    Ok(())
+}
+
 /// Names (REST spelling) of the fields that differ between `before` and `after`, except status and
 /// a new assignee, which have their own events.
 fn updated_fields(before: &ticket::Model, after: &ticket::Model) -> Vec<&'static str> {

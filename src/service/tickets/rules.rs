@@ -106,7 +106,7 @@ pub fn can_update(actor: &Actor, t: &ticket::Model) -> bool {
 }
 
 /// Fields a requester may change on their own ticket.
-pub const REQUESTER_FIELDS: &[&str] = &["title", "description", "priority"];
+pub const REQUESTER_FIELDS: &[&str] = &["title", "description", "priority", "custom_fields"];
 
 /// Only team members archive and restore tickets.
 pub fn can_archive(actor: &Actor) -> bool {

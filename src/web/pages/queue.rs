@@ -123,6 +123,9 @@ pub async fn page(
     RawQuery(raw): RawQuery,
 ) -> PageResult<Response> {
     let mut params = ListParams::parse(raw.as_deref())?;
+    params
+        .resolve_fields(&state.db.conn, &state.custom_fields, &user.actor)
+        .await?;
     let wanted = |name: &str| {
         url::form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
             .find(|(k, _)| k == name)

@@ -1,4 +1,5 @@
 //! The ticket model beyond the contract's fields: tags, followers, links between tickets and time spent.
+mod custom_fields;
 mod followers;
 mod links;
 mod merge;

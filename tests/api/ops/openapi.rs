@@ -145,7 +145,18 @@ async fn the_document_is_public_valid_openapi_3_1(app: &TestApp) {
         .collect();
     assert_eq!(
         params,
-        ["q", "status", "priority", "assigned", "tag", "tag_any", "page", "limit"]
+        [
+            "q",
+            "status",
+            "priority",
+            "assigned",
+            "tag",
+            "tag_any",
+            "field.<key>",
+            "ordering",
+            "page",
+            "limit"
+        ]
     );
     assert!(doc["paths"]["/healthz"]["get"]["responses"]
         .get("401")

@@ -230,8 +230,10 @@ async fn instances_remember_policies_until_one_changes(app: &TestApp) {
             (state.db.statement_count() - before, t.id)
         }
     };
-    // The triggers are remembered the same way; read them first, so that only the policies are counted.
+    // The triggers and custom fields are remembered the same way; read them first, so that only the policies
+    // are counted.
     state.triggers.active(&state.db.conn).await.unwrap();
+    state.custom_fields.active(&state.db.conn).await.unwrap();
     let (first, _) = create("First").await;
     let (remembered, _) = create("Second").await;
     assert_eq!(remembered + 1, first, "the second create reads no policies");

@@ -3,7 +3,7 @@ use crate::domain::{parse_ticket_number, Priority, StatusCategory, TicketStatus,
 use crate::error::AppResult;
 use crate::service::sla::{self, SlaState};
 use crate::service::tickets::rules::{self, Viewer};
-use crate::service::{tags, text};
+use crate::service::{custom_fields, tags, text};
 use entity::ticket;
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, Order, QueryFilter, QueryOrder, Select};
@@ -46,6 +46,8 @@ pub struct TicketFilter {
     pub tags_all: Vec<String>,
     /// Only tickets carrying at least one of these tags.
     pub tags_any: Vec<String>,
+    /// Conditions on custom fields, checked against the viewer (`custom_fields::resolve_filters`).
+    pub fields: Vec<custom_fields::FieldCondition>,
 }
 
 impl TicketFilter {
@@ -72,6 +74,9 @@ pub enum TicketSort {
     Number,
     /// The next SLA due time (tickets without a running clock last, either way).
     SlaDue,
+    /// A custom field's value (tickets without one last, either way), checked by
+    /// `custom_fields::sort_by`.
+    Field(custom_fields::FieldSort),
 }
 
 /// Ordering of ticket lists; ties break on id in the same direction.
@@ -154,6 +159,9 @@ pub fn visible_query(
                 .in_subquery(tags::tickets_tagged_any(&filter.tags_any)),
         );
     }
+    for c in &filter.fields {
+        select = select.filter(custom_fields::condition(c));
+    }
     if let Some(state) = filter.sla {
         select = select.filter(
             Expr::col((ticket::Entity, ticket::Column::Id)).in_subquery(sla::tickets_in(state)),
@@ -199,6 +207,12 @@ pub fn ordered(select: Select<ticket::Entity>, order: TicketOrder) -> Select<tic
             return select
                 .order_by(sla::due_at_of_ticket().is_null(), Order::Asc)
                 .order_by(sla::due_at_of_ticket(), direction.clone())
+                .order_by(ticket::Column::Id, direction);
+        }
+        TicketSort::Field(sort) => {
+            return select
+                .order_by(custom_fields::sort_value(sort).is_null(), Order::Asc)
+                .order_by(custom_fields::sort_value(sort), direction.clone())
                 .order_by(ticket::Column::Id, direction);
         }
     };

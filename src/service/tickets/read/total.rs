@@ -62,6 +62,7 @@ fn counted(viewer: &Viewer, filter: &TicketFilter) -> Option<Counted> {
         || filter.in_my_groups
         || !filter.tags_all.is_empty()
         || !filter.tags_any.is_empty()
+        || !filter.fields.is_empty()
     {
         return None;
     }

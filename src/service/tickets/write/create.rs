@@ -9,6 +9,7 @@ use crate::error::{AppError, AppResult};
 use crate::notify::outbox;
 use crate::service::audit;
 use crate::service::automation::Event;
+use crate::service::custom_fields;
 use crate::service::events;
 use crate::service::idempotency::{self, IdempotencyKey};
 use crate::service::text;
@@ -97,6 +98,7 @@ fn keyed(input: &NewTicket) -> AppResult<Option<(&IdempotencyKey, String)>> {
         "group": input.assigned_group_id,
         "due_date": input.due_date,
         "requester": input.requester_id,
+        "custom_fields": input.custom_fields,
     });
     Ok(Some((key, idempotency::fingerprint(&asked)?)))
 }
@@ -161,6 +163,8 @@ async fn make(
 /// it, its SLA clock and the active triggers.
 pub(super) struct Prepared {
     new: ticket::Model,
+    fields: std::sync::Arc<custom_fields::Defined>,
+    edits: Vec<custom_fields::FieldEdit>,
     announce: events::TicketCreated,
     clock: Option<sla::NewClock>,
     triggers: std::sync::Arc<Vec<crate::service::automation::Trigger>>,
@@ -207,6 +211,16 @@ pub(super) async fn prepare(
     if let Some(id) = input.assigned_group_id {
         check_group(db, id).await?;
     }
+    let fields = state.fields.active(db).await?;
+    let edits = custom_fields::prepare(
+        db,
+        actor,
+        &fields,
+        input.project_id,
+        None,
+        &input.custom_fields,
+    )
+    .await?;
     let announce = events::TicketCreated::prepare(
         db,
         state.config,
@@ -251,6 +265,8 @@ pub(super) async fn prepare(
     let triggers = state.triggers.active(db).await?;
     Ok(Prepared {
         new,
+        fields,
+        edits,
         announce,
         clock,
         triggers,
@@ -268,6 +284,8 @@ pub(super) async fn insert(
 ) -> AppResult<Ran> {
     let Prepared {
         mut new,
+        fields,
+        edits,
         announce,
         clock,
         triggers,
@@ -315,5 +333,7 @@ pub(super) async fn insert(
     let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
     insert.returning_all();
     let created: ticket::Model = insert_together(txn, insert, rest).await?;
+    custom_fields::write(txn, state, Some(actor.id()), &created, &edits).await?;
+    custom_fields::check_required(txn, actor, &fields, &created, None, &edits).await?;
     triggered::run(txn, state, actor, &triggers, Event::Created, None, created).await
 }

@@ -20,7 +20,7 @@ use crate::domain::{Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::sanitize::sanitize_html;
 use crate::service::idempotency::IdempotencyKey;
-use crate::service::{text, users};
+use crate::service::{custom_fields, text, users};
 use chrono::NaiveDate;
 use entity::{group, project};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
@@ -47,6 +47,8 @@ pub struct NewTicket {
     /// The client's idempotency key: sent again with it, the create answers the first ticket
     /// (`service::idempotency`).
     pub idempotency_key: Option<IdempotencyKey>,
+    /// Custom field values, by key (`service::custom_fields`).
+    pub custom_fields: custom_fields::RawEdits,
 }
 
 /// A partial change; `Some(None)` clears a nullable field.
@@ -68,13 +70,15 @@ pub struct TicketPatch {
     pub assigned_group_id: Option<Option<i32>>,
     /// New due date or none.
     pub due_date: Option<Option<NaiveDate>>,
+    /// Custom field values to set, by key (null clears one).
+    pub custom_fields: Option<custom_fields::RawEdits>,
 }
 
 impl TicketPatch {
     /// Names of the fields this patch sets (REST spelling).
     pub fn fields(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
-        let checks: [(&'static str, bool); 8] = [
+        let checks: [(&'static str, bool); 9] = [
             ("title", self.title.is_some()),
             ("description", self.description.is_some()),
             ("priority", self.priority.is_some()),
@@ -83,6 +87,7 @@ impl TicketPatch {
             ("assigned_to", self.assignee_id.is_some()),
             ("assigned_group", self.assigned_group_id.is_some()),
             ("due_date", self.due_date.is_some()),
+            ("custom_fields", self.custom_fields.is_some()),
         ];
         for (name, set) in checks {
             if set {

@@ -10,7 +10,7 @@ use crate::service::automation::{Event, Via};
 use crate::service::events;
 use crate::service::text;
 use crate::service::tickets::{self, counters, rules};
-use crate::service::{sla, WriteDeps};
+use crate::service::{custom_fields, sla, WriteDeps};
 use chrono::{DateTime, Utc};
 use entity::ticket;
 use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, QuerySelect, Set};
@@ -51,6 +51,8 @@ struct Checked {
     current: ticket::Model,
     title: Option<String>,
     description: Option<String>,
+    fields: std::sync::Arc<custom_fields::Defined>,
+    edits: Vec<custom_fields::FieldEdit>,
 }
 
 async fn check(
@@ -58,6 +60,7 @@ async fn check(
     actor: &Actor,
     id: i32,
     patch: &TicketPatch,
+    fields: std::sync::Arc<custom_fields::Defined>,
 ) -> AppResult<Checked> {
     let current = tickets::get(db, actor, id).await?;
     check_patch_permission(actor, &current, patch)?;
@@ -82,10 +85,19 @@ async fn check(
     if let Some(Some(gid)) = patch.assigned_group_id {
         check_group(db, gid).await?;
     }
+    let edits = match &patch.custom_fields {
+        Some(raw) => {
+            let project_id = patch.project_id.unwrap_or(current.project_id);
+            custom_fields::prepare(db, actor, &fields, project_id, Some(&current), raw).await?
+        }
+        None => Vec::new(),
+    };
     Ok(Checked {
         current,
         title,
         description,
+        fields,
+        edits,
     })
 }
 
@@ -145,7 +157,12 @@ pub async fn preview(
     id: i32,
     patch: &TicketPatch,
 ) -> AppResult<(ticket::Model, ticket::Model)> {
-    let checked = check(db, actor, id, patch).await?;
+    // Only a patch that sets fields reads their definitions; the write checks the required ones.
+    let fields = match patch.custom_fields {
+        Some(_) => custom_fields::Defined::load(db).await?,
+        None => custom_fields::Defined::default(),
+    };
+    let checked = check(db, actor, id, patch, std::sync::Arc::new(fields)).await?;
     let next = patched(
         &checked.current,
         patch,
@@ -163,7 +180,8 @@ pub async fn update(
     id: i32,
     patch: TicketPatch,
 ) -> AppResult<ticket::Model> {
-    let checked = check(&state.db.conn, actor, id, &patch).await?;
+    let fields = state.fields.active(&state.db.conn).await?;
+    let checked = check(&state.db.conn, actor, id, &patch, fields).await?;
     // Before the transaction, as every read the write can make early: remembered, mostly.
     let triggers = state.triggers.active(&state.db.conn).await?;
     let txn = state.db.begin_write().await?;
@@ -183,10 +201,25 @@ pub async fn update(
     } else {
         "update"
     };
+    let set = custom_fields::write(&txn, state, Some(actor.id()), &next, &checked.edits).await?;
+    custom_fields::check_required(
+        &txn,
+        actor,
+        &checked.fields,
+        &next,
+        Some(before.status),
+        &checked.edits,
+    )
+    .await?;
     let written = write_change(&txn, state, Some(actor), None, action, current, next, now).await?;
     let Some(saved) = written else {
         txn.commit().await?;
-        return Ok(before);
+        if set.is_empty() {
+            return Ok(before);
+        }
+        let event = LiveEvent::new(LiveKind::Updated, id);
+        state.live.publish(state.db, event).await;
+        return tickets::get(&state.db.conn, actor, id).await;
     };
     let event = Event::Updated;
     let ran = triggered::run(&txn, state, actor, &triggers, event, Some(&before), saved).await?;

@@ -149,6 +149,7 @@ pub async fn edit(
             &t.assigned_group_id,
         ),
         due_date: changed(due, &t.due_date),
+        custom_fields: None,
     };
     if patch.fields().is_empty() {
         return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());

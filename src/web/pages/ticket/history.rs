@@ -146,6 +146,8 @@ fn sentence(who: &str, happening: &Happening, names: &Names) -> String {
         CommentDeleted { internal: false } => format!("{who} deleted a comment"),
         FileAdded { name } => format!("{who} attached {name}"),
         FileRemoved { name } => format!("{who} removed the file {name}"),
+        FieldSet { key, to: Some(to) } => format!("{who} set {key} to “{to}”"),
+        FieldSet { key, to: None } => format!("{who} cleared {key}"),
         Tagged { added, removed } => match (added.is_empty(), removed.is_empty()) {
             (false, true) => format!("{who} tagged this {}", added.join(", ")),
             (true, false) => format!("{who} removed the tags {}", removed.join(", ")),
