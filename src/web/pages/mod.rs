@@ -49,6 +49,7 @@ pub fn router() -> Routes {
         .route("/tickets/{id}/macro/", post(ticket::apply_macro))
         .route("/tickets/{id}/edit/", post(ticket::edit))
         .route("/tickets/{id}/tags/", post(ticket::tag))
+        .route("/tickets/{id}/fields/", post(ticket::fields::set_fields))
         .route("/tickets/{id}/links/", post(ticket::link))
         .route("/tickets/{id}/merge/", post(ticket::merge))
         .route("/tickets/{id}/split/", post(ticket::split))
@@ -129,6 +130,11 @@ pub fn router() -> Routes {
             get(admin::tags_page).post(admin::curate_tag),
         )
         .route("/admin/tags/change/", post(admin::change_tag))
+        .route(
+            "/admin/fields/",
+            get(admin::fields_page).post(admin::create_field),
+        )
+        .route("/admin/fields/change/", post(admin::change_field))
         .route("/admin/tags/settings/", post(admin::tag_settings))
         .route("/admin/groups/{id}/delete/", post(admin::delete_group))
         .route("/admin/groups/{id}/members/", post(admin::add_member))

@@ -1,5 +1,6 @@
 //! `GET`/`POST /tickets/new/`: the new-ticket form; the service's field errors are shown next to the
 //! fields they name.
+use super::ticket::fields::{self, FieldInput};
 use super::upload::Posted;
 use super::{html, label, Form, Layout, PageError, PageResult, PageUser};
 use crate::domain::Priority;
@@ -29,6 +30,8 @@ struct NewTicketPage {
     priorities: Vec<Choice>,
     errors: BTreeMap<String, String>,
     summary: Option<String>,
+    /// The custom fields every ticket carries.
+    fields: Vec<FieldInput>,
 }
 
 impl NewTicketPage {
@@ -43,7 +46,11 @@ fn form_page(
     form: Option<&Form>,
     errors: BTreeMap<String, String>,
     summary: Option<String>,
+    mut fields: Vec<FieldInput>,
 ) -> NewTicketPage {
+    if let Some(form) = form {
+        super::ticket::fields::refill(&mut fields, form, &errors);
+    }
     let field = |name: &str| form.map(|f| f.get(name).to_string()).unwrap_or_default();
     let chosen = form
         .map(|f| f.get("priority").to_string())
@@ -63,6 +70,7 @@ fn form_page(
             .collect(),
         errors,
         summary,
+        fields,
     }
 }
 
@@ -71,11 +79,13 @@ fn form_page(
     summary = "New-ticket form.",
     responses((status = 200, description = "HTML form", content_type = "text/html", body = String)),
     security(("session" = [])))]
-pub async fn page(user: PageUser) -> Response {
-    html(
+pub async fn page(State(state): State<AppState>, user: PageUser) -> PageResult<Response> {
+    let shown = fields::for_new_ticket(&state, &user.actor).await?;
+    let inputs = fields::inputs(&state.db.conn, &user.actor, &shown).await;
+    Ok(html(
         StatusCode::OK,
-        &form_page(&user, None, BTreeMap::new(), None),
-    )
+        &form_page(&user, None, BTreeMap::new(), None, inputs),
+    ))
 }
 
 /// Create the ticket and open it, or show the form again with the errors.
@@ -93,18 +103,23 @@ pub async fn submit(
     req: Request,
 ) -> PageResult<Response> {
     let Posted { form, file } = user.posted(&state, req).await?;
+    let shown = fields::for_new_ticket(&state, &user.actor).await?;
     let checked = file
         .as_ref()
         .map(|(name, spooled)| attachments::check(name, spooled))
         .transpose();
-    let result = match (Priority::parse(form.get("priority")), checked) {
-        (_, Err(err)) => Err(err),
-        (Ok(priority), Ok(_)) => {
+    let edits = fields::changed(&state.db.conn, &user.actor, &form, &shown).await;
+    let result = match (Priority::parse(form.get("priority")), checked, edits) {
+        (_, Err(err), _) => Err(err),
+        (_, _, Err(PageError::App(err))) => Err(err),
+        (_, _, Err(other)) => return Err(other),
+        (Ok(priority), Ok(_), Ok(custom_fields)) => {
             let description = crate::sanitize::text_to_html(form.get("description"));
             let input = NewTicket {
                 title: form.get("title").to_string(),
                 description: (!description.is_empty()).then_some(description),
                 priority: Some(priority),
+                custom_fields,
                 ..Default::default()
             };
             tickets::create(
@@ -114,7 +129,7 @@ pub async fn submit(
             )
             .await
         }
-        (Err(_), Ok(_)) => Err(AppError::field("priority", "choose a priority")),
+        (Err(_), Ok(_), Ok(_)) => Err(AppError::field("priority", "choose a priority")),
     };
     match result {
         Ok(created) => {
@@ -141,7 +156,8 @@ pub async fn submit(
                 .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
                 .collect();
             let summary = errors.is_empty().then_some(message);
-            let page = form_page(&user, Some(&form), errors, summary);
+            let inputs = fields::inputs(&state.db.conn, &user.actor, &shown).await;
+            let page = form_page(&user, Some(&form), errors, summary, inputs);
             Ok(html(StatusCode::BAD_REQUEST, &page))
         }
         Err(err) => Err(PageError::App(err)),

@@ -1,6 +1,7 @@
 mod admin;
 mod attachments;
 mod comments;
+mod fields;
 mod login;
 mod page_versions;
 mod pages;

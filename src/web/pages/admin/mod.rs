@@ -2,6 +2,7 @@
 //! groups, webhook endpoints, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
+pub mod fields;
 pub mod groups;
 pub mod tags;
 pub mod time_rules;
@@ -10,6 +11,7 @@ pub mod users;
 pub mod webhooks;
 
 pub use audit::audit_page;
+pub use fields::{change_field, create_field, fields_page};
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
 };

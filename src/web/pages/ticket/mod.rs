@@ -2,6 +2,7 @@
 //! thread and its form); its forms post to `edit`, the edit form's options come from `choices`.
 mod choices;
 pub mod edit;
+pub mod fields;
 mod flash;
 mod history;
 mod sla_badge;
@@ -109,6 +110,8 @@ struct TicketPage {
     can_manage_followers: bool,
     /// Where it was merged into: (id, number).
     merged_into: Option<(i32, String)>,
+    /// The custom fields the viewer may see, with their values.
+    fields: Vec<fields::FieldInput>,
     /// A team member, and the ticket not merged yet.
     can_merge: bool,
 }
@@ -225,6 +228,9 @@ pub async fn render_ticket(
         .await?
         .map(|m| (m.id, m.ticket_number));
     let can_merge = rules::can_archive(actor) && merged_into.is_none();
+    let defined = state.custom_fields.active(db).await?;
+    let shown = crate::service::custom_fields::of_ticket(db, actor, &defined, &t).await?;
+    let fields = fields::inputs(db, actor, &shown).await;
     let link_types = LinkType::ALL
         .iter()
         .map(|t| choice(t.as_str().to_string(), label(t.as_str()), false))
@@ -281,6 +287,7 @@ pub async fn render_ticket(
         can_manage_followers,
         merged_into,
         can_merge,
+        fields,
     };
     Ok(html(status, &page))
 }

@@ -1,0 +1,267 @@
+//! `/admin/fields/`: the custom fields, their definitions changed, archived and restored, and new ones made.
+use super::messages;
+use crate::error::AppError;
+use crate::service::custom_fields::{self, FieldListFilter, FieldPatch, NewField};
+use crate::service::users::Admin;
+use crate::state::AppState;
+use crate::web::pages::{html, label, Layout, PageResult, PageUser};
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use entity::values::{FieldKind, StatusCategory};
+use serde::Deserialize;
+
+/// A field as the page lists it.
+struct FieldRow {
+    id: i32,
+    key: String,
+    label: String,
+    kind: String,
+    project: String,
+    choices: String,
+    required_from: String,
+    team_only: bool,
+    position: i32,
+    archived: bool,
+}
+
+/// An option of a select.
+struct Opt {
+    value: String,
+    label: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin_fields.html")]
+struct FieldsPage {
+    layout: Layout,
+    section: &'static str,
+    flash: Option<String>,
+    form_error: String,
+    fields: Vec<FieldRow>,
+    kinds: Vec<Opt>,
+    projects: Vec<Opt>,
+    categories: Vec<Opt>,
+    max: usize,
+}
+
+async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsPage> {
+    Admin::of(&user.actor)?;
+    let db = &state.db.conn;
+    let filter = FieldListFilter {
+        project_id: None,
+        include_archived: true,
+    };
+    let projects = crate::service::projects::list(db).await?;
+    let project_name = |id: Option<i32>| {
+        id.and_then(|id| projects.iter().find(|p| p.id == id))
+            .map(|p| p.name.clone())
+            .unwrap_or_default()
+    };
+    let fields = custom_fields::list(db, &user.actor, filter)
+        .await?
+        .into_iter()
+        .map(|f| FieldRow {
+            id: f.id,
+            label: f.label.clone(),
+            kind: label(f.kind.as_str()),
+            project: project_name(f.project_id),
+            choices: f.choices.join(", "),
+            required_from: f.required_from.map(|c| c.to_string()).unwrap_or_default(),
+            team_only: f.team_only,
+            position: f.position,
+            archived: f.archived_at.is_some(),
+            key: f.key,
+        })
+        .collect();
+    Ok(FieldsPage {
+        layout: Layout::for_user(user),
+        section: "fields",
+        flash: None,
+        form_error: String::new(),
+        fields,
+        kinds: FieldKind::ALL
+            .iter()
+            .map(|k| Opt {
+                value: k.as_str().to_string(),
+                label: label(k.as_str()),
+            })
+            .collect(),
+        projects: projects
+            .iter()
+            .map(|p| Opt {
+                value: p.id.to_string(),
+                label: p.name.clone(),
+            })
+            .collect(),
+        categories: [
+            (StatusCategory::Todo, "Always"),
+            (StatusCategory::InProgress, "Once work starts"),
+            (StatusCategory::Done, "To resolve"),
+        ]
+        .iter()
+        .map(|(c, l)| Opt {
+            value: c.as_str().to_string(),
+            label: (*l).to_string(),
+        })
+        .collect(),
+        max: state.config.max_custom_fields,
+    })
+}
+
+/// What a redirect back to the page says.
+#[derive(Deserialize)]
+pub struct Done {
+    done: Option<String>,
+}
+
+/// `GET /admin/fields/`.
+#[utoipa::path(get, path = "/admin/fields/", tag = "pages", operation_id = "pageAdminFields",
+    summary = "Custom fields: their definitions, archived ones too, and a form for a new one (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn fields_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Query(done): Query<Done>,
+) -> PageResult<Response> {
+    let mut page = fields_of_desk(&state, &user).await?;
+    page.flash = done.done.map(|d| match d.as_str() {
+        "created" => "Field added.".to_string(),
+        _ => "Saved.".to_string(),
+    });
+    Ok(html(StatusCode::OK, &page))
+}
+
+/// Back to the page, or the page with the mistake's message.
+async fn outcome<T>(
+    state: &AppState,
+    user: &PageUser,
+    done: &str,
+    result: Result<T, AppError>,
+) -> PageResult<Response> {
+    match result {
+        Ok(_) => Ok(Redirect::to(&format!("/admin/fields/?done={done}")).into_response()),
+        Err(err) => {
+            let Some((message, _)) = messages(&err) else {
+                return Err(err.into());
+            };
+            let mut page = fields_of_desk(state, user).await?;
+            page.form_error = message;
+            Ok(html(err.status(), &page))
+        }
+    }
+}
+
+fn choices(raw: &str) -> Vec<String> {
+    raw.split([',', '\n'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn category(raw: &str) -> Result<Option<StatusCategory>, AppError> {
+    match raw.trim() {
+        "" => Ok(None),
+        other => StatusCategory::parse(other)
+            .map(Some)
+            .map_err(|e| AppError::field("required_from", e.message)),
+    }
+}
+
+/// `POST /admin/fields/` (form: `key`, `label`, `kind`, `project`, `choices` separated by commas,
+/// `required_from`, `team_only`): a new field.
+#[utoipa::path(post, path = "/admin/fields/", tag = "pages", operation_id = "pageAdminCreateField",
+    summary = "Define a custom field (administrators only).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the fields"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn create_field(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let made = async {
+        let kind =
+            FieldKind::parse(form.get("kind")).map_err(|e| AppError::field("kind", e.message))?;
+        let project_id = match form.get("project").trim() {
+            "" => None,
+            raw => Some(
+                raw.parse::<i32>()
+                    .map_err(|_| AppError::field("project", "choose a project"))?,
+            ),
+        };
+        let input = NewField {
+            key: form.get("key").to_string(),
+            label: form.get("label").to_string(),
+            kind,
+            project_id,
+            choices: choices(form.get("choices")),
+            required_from: category(form.get("required_from"))?,
+            team_only: form.opt("team_only").is_some(),
+            position: None,
+        };
+        let max = state.config.max_custom_fields;
+        custom_fields::create(&state.db, &state.custom_fields, &user.actor, input, max).await
+    }
+    .await;
+    outcome(&state, &user, "created", made).await
+}
+
+/// `POST /admin/fields/change/` (form: `id`, and `label`, `choices`, `required_from`, `team_only`,
+/// `position`; or `archive` / `restore`).
+#[utoipa::path(post, path = "/admin/fields/change/", tag = "pages", operation_id = "pageAdminChangeField",
+    summary = "Change, archive or restore a custom field (administrators only).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the fields"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn change_field(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let changed = async {
+        let id = form
+            .get("id")
+            .parse::<i32>()
+            .map_err(|_| AppError::not_found("custom field"))?;
+        let patch = if form.opt("archive").is_some() {
+            FieldPatch {
+                archived: Some(true),
+                ..Default::default()
+            }
+        } else if form.opt("restore").is_some() {
+            FieldPatch {
+                archived: Some(false),
+                ..Default::default()
+            }
+        } else {
+            let listed = choices(form.get("choices"));
+            FieldPatch {
+                label: form.opt("label").map(str::to_string),
+                choices: (!listed.is_empty()).then_some(listed),
+                required_from: Some(category(form.get("required_from"))?),
+                team_only: Some(form.opt("team_only").is_some()),
+                position: match form.get("position").trim() {
+                    "" => None,
+                    raw => Some(
+                        raw.parse::<i32>()
+                            .map_err(|_| AppError::field("position", "must be a whole number"))?,
+                    ),
+                },
+                archived: None,
+            }
+        };
+        let max = state.config.max_custom_fields;
+        custom_fields::update(&state.db, &state.custom_fields, &user.actor, id, patch, max).await
+    }
+    .await;
+    outcome(&state, &user, "saved", changed).await
+}

@@ -1,0 +1,223 @@
+//! Custom fields in the browser, without JavaScript: an admin defines them on `/admin/fields/`, a requester
+//! fills the ones she may see on the new-ticket form and her ticket's page, an agent the team's too, and the
+//! history says what changed to those who may read it.
+use crate::db_test;
+use crate::support::helpers::TestApp;
+use crate::support::pages::location;
+use crate::support::world::login;
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+
+db_test!(fields_are_defined_filled_and_read_from_the_pages);
+async fn fields_are_defined_filled_and_read_from_the_pages(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+
+    // An admin defines the fields from the page; an agent gets the 403 page.
+    let ada = login(app, &admin).await;
+    for fields in [
+        vec![
+            ("key", "serial"),
+            ("label", "Serial number"),
+            ("kind", "text"),
+        ],
+        vec![
+            ("key", "device"),
+            ("label", "Device"),
+            ("kind", "choice"),
+            ("choices", "Laptop, Phone"),
+        ],
+        vec![
+            ("key", "extras"),
+            ("label", "Accessories"),
+            ("kind", "multi_choice"),
+            ("choices", "Dock, Mouse"),
+        ],
+        vec![
+            ("key", "cost"),
+            ("label", "Cost estimate"),
+            ("kind", "number"),
+            ("team_only", "1"),
+        ],
+        vec![
+            ("key", "checked_on"),
+            ("label", "Checked on"),
+            ("kind", "date"),
+            ("required_from", "done"),
+        ],
+    ] {
+        let made = ada.form(app, "/admin/fields/", &fields).await;
+        assert_eq!(location(&made), "/admin/fields/?done=created");
+    }
+    let bad = ada
+        .form(
+            app,
+            "/admin/fields/",
+            &[("key", "Bad Key"), ("label", "X"), ("kind", "text")],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text.contains("role=\"alert\""), "{}", bad.text);
+    let listed = ada.page(app, "/admin/fields/").await;
+    assert!(listed.text.contains("<code>cost</code>"), "{}", listed.text);
+    let agnes = login(app, &agent).await;
+    assert_eq!(
+        agnes.page(app, "/admin/fields/").await.status,
+        StatusCode::FORBIDDEN
+    );
+
+    // Rita's new-ticket form offers the fields she may set, not the team's.
+    let browser = login(app, &rita).await;
+    let form = browser.page(app, "/tickets/new/").await;
+    assert!(form.text.contains("name=\"cf.serial\""), "{}", form.text);
+    assert!(form.text.contains("name=\"cf.extras.1\""), "{}", form.text);
+    assert!(!form.text.contains("cf.cost"), "{}", form.text);
+    let refused = browser
+        .form(
+            app,
+            "/tickets/new/",
+            &[
+                ("title", "Fan noise"),
+                ("priority", "low"),
+                ("cf.device", "Tablet"),
+                ("cf.serial", "SN-7"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(
+        refused.text.contains("id=\"cf-device-error\""),
+        "{}",
+        refused.text
+    );
+    assert!(refused.text.contains("value=\"SN-7\""), "{}", refused.text);
+    let created = browser
+        .form(
+            app,
+            "/tickets/new/",
+            &[
+                ("title", "Fan noise"),
+                ("priority", "low"),
+                ("cf.serial", "SN-7"),
+                ("cf.device", "Laptop"),
+                ("cf.extras", ""),
+                ("cf.extras.1", "on"),
+                ("cf.cost", "999"),
+            ],
+        )
+        .await;
+    let path = location(&created);
+    let id: i64 = path
+        .trim_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let detail = |user| async move {
+        app.as_user(user)
+            .get(&format!("/api/tickets/{id}/"))
+            .await
+            .json
+    };
+    let seen: Value = detail(&agent).await;
+    assert_eq!(
+        seen["custom_fields"],
+        json!({"serial": "SN-7", "device": "Laptop", "extras": ["Mouse"], "cost": null, "checked_on": null})
+    );
+
+    // Her page shows them and lets her change her own; the team's field is not hers.
+    let page = browser.page(app, &path).await;
+    assert!(
+        page.text.contains("id=\"cf-serial-shown\""),
+        "{}",
+        page.text
+    );
+    assert!(!page.text.contains("Cost estimate"), "{}", page.text);
+    let saved = browser
+        .form(
+            app,
+            &format!("/tickets/{id}/fields/"),
+            &[
+                ("cf.serial", "SN-8"),
+                ("cf.device", "Laptop"),
+                ("cf.cost", "5"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&saved), path);
+    let seen: Value = detail(&agent).await;
+    assert_eq!(seen["custom_fields"]["serial"], "SN-8");
+    assert_eq!(seen["custom_fields"]["cost"], Value::Null);
+
+    // The agent sets the team's field; resolving waits for the required date.
+    let agent_page = agnes.page(app, &path).await;
+    assert!(
+        agent_page.text.contains("name=\"cf.cost\""),
+        "{}",
+        agent_page.text
+    );
+    let set = agnes
+        .form(
+            app,
+            &format!("/tickets/{id}/fields/"),
+            &[("cf.cost", "12.5")],
+        )
+        .await;
+    assert_eq!(location(&set), path);
+    for status in ["open", "in_progress"] {
+        let moved = app
+            .as_user(&agent)
+            .patch(&format!("/api/tickets/{id}/"), json!({"status": status}))
+            .await;
+        assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    }
+    let held = agnes
+        .form(
+            app,
+            &format!("/tickets/{id}/status/"),
+            &[("status", "resolved")],
+        )
+        .await;
+    assert_eq!(held.status, StatusCode::BAD_REQUEST, "{}", held.text);
+    let dated = agnes
+        .form(
+            app,
+            &format!("/tickets/{id}/fields/"),
+            &[("cf.checked_on", "2026-11-30")],
+        )
+        .await;
+    assert_eq!(location(&dated), path);
+    let resolved = agnes
+        .form(
+            app,
+            &format!("/tickets/{id}/status/"),
+            &[("status", "resolved")],
+        )
+        .await;
+    assert_eq!(location(&resolved), path);
+    let seen: Value = detail(&agent).await;
+    assert_eq!(seen["custom_fields"]["cost"], 12.5);
+    assert_eq!(seen["status"], "resolved");
+
+    // The history in words: the team reads the cost, the requester does not.
+    let agent_page = agnes.page(app, &path).await;
+    assert!(
+        agent_page.text.contains("set cost to “12.5”"),
+        "{}",
+        agent_page.text
+    );
+    assert!(
+        agent_page.text.contains("set serial to “SN-8”"),
+        "{}",
+        agent_page.text
+    );
+    let rita_page = browser.page(app, &path).await;
+    assert!(
+        rita_page.text.contains("set serial to “SN-8”"),
+        "{}",
+        rita_page.text
+    );
+    assert!(!rita_page.text.contains("12.5"), "{}", rita_page.text);
+}
