@@ -24,6 +24,7 @@ const WEB_PAGE_MARKS: &[Mark] = &[
     Mark::WasInternal,
     Mark::Tag,
     Mark::HiddenLink,
+    Mark::Field,
 ];
 const GRAPHQL_TICKET_MARKS: &[Mark] = &[
     Mark::Internal,
@@ -34,6 +35,7 @@ const GRAPHQL_TICKET_MARKS: &[Mark] = &[
     Mark::Link,
     Mark::Tag,
     Mark::HiddenLink,
+    Mark::Field,
 ];
 const HISTORY_MARKS: &[Mark] = &[
     Mark::Internal,
@@ -41,10 +43,11 @@ const HISTORY_MARKS: &[Mark] = &[
     Mark::NowInternal,
     Mark::Deleted,
     Mark::Link,
+    Mark::Field,
 ];
 
 const TICKET: &str = r#"query($id: ID!) { ticket(id: $id) { commentsCount assets { name }
-  tags links { type ticket { title } } timeSpent
+  tags links { type ticket { title } } timeSpent fields { value { ... on TextFieldValue { text } } }
   comments { nodes { id body edits { previousBody } } }
   history(first: 100) { totalCount nodes { id action changes } } } }"#;
 const NODES: &str = r#"query($ids: [ID!]!) { nodes(ids: $ids) { id
@@ -91,7 +94,11 @@ async fn doors(app: &TestApp, canary: &Canary, audit: &[String], role: &mut Role
     let sees_ticket = !role.may_read.is_empty() || role.name == "requester";
     let door = |name, shows, text| Door { name, shows, text };
     vec![
-        door("REST detail", &[], get(format!("/api/tickets/{t}/")).await),
+        door(
+            "REST detail",
+            &[Mark::Field],
+            get(format!("/api/tickets/{t}/")).await,
+        ),
         door(
             "REST list",
             &[],

@@ -10,7 +10,7 @@ use deskgraph::notify::mailer::MemoryMailer;
 use deskgraph::service::assets::{self, NewAsset};
 use deskgraph::service::comments::{self, CommentPatch};
 use deskgraph::service::tickets::{self, NewTicket};
-use deskgraph::service::{links, tags, time_spent};
+use deskgraph::service::{custom_fields, links, tags, time_spent};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -35,11 +35,13 @@ pub enum Mark {
     Time,
     /// The title of a ticket the ticket is linked to, which only the team may see.
     HiddenLink,
+    /// The value of a team-only custom field (the team's and its workers').
+    Field,
 }
 
 impl Mark {
     /// Every mark.
-    pub const ALL: [Mark; 9] = [
+    pub const ALL: [Mark; 10] = [
         Mark::Internal,
         Mark::WasInternal,
         Mark::NowInternal,
@@ -49,6 +51,7 @@ impl Mark {
         Mark::Tag,
         Mark::Time,
         Mark::HiddenLink,
+        Mark::Field,
     ];
 
     /// The marks of text, assets and their history (what the ticket's own query, history and events show).
@@ -74,6 +77,7 @@ impl Mark {
             Mark::Tag => format!("{}-tag", base.to_lowercase()),
             Mark::Time => format!("{}-time", base.to_lowercase()),
             Mark::HiddenLink => format!("{base}-hidden"),
+            Mark::Field => format!("{base}-field"),
         }
     }
 }
@@ -178,6 +182,7 @@ pub async fn plant(app: &TestApp) -> Canary {
                 Mark::Deleted,
                 Mark::Tag,
                 Mark::Time,
+                Mark::Field,
             ][..],
             gid.clone(),
         ),
@@ -278,6 +283,38 @@ pub async fn plant(app: &TestApp) -> Canary {
             billable: None,
             activity: Some(Mark::Time.text(&base)),
             comment_id: None,
+        },
+    )
+    .await
+    .unwrap();
+    let admin = actor(app, &app.admin("fieldadmin").await).await;
+    custom_fields::create(
+        &state.db,
+        &state.custom_fields,
+        &admin,
+        custom_fields::NewField {
+            key: "canary_note".into(),
+            label: "Note".into(),
+            kind: entity::values::FieldKind::Text,
+            project_id: None,
+            choices: Vec::new(),
+            required_from: None,
+            team_only: true,
+            position: None,
+        },
+        50,
+    )
+    .await
+    .unwrap();
+    // The app's own instance hears of the definition as a second instance would.
+    app.state.custom_fields.clear();
+    tickets::update(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &team,
+        ticket.id,
+        tickets::TicketPatch {
+            custom_fields: Some(vec![("canary_note".into(), json!(Mark::Field.text(&base)))]),
+            ..Default::default()
         },
     )
     .await
