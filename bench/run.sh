@@ -159,6 +159,8 @@ run_system() { # BACKEND DATABASE_URL
   scenario rest_list_status "$sys" "$pid" "$base/api/tickets/?status=open" "$team_token"
   # Each seeded ticket carries one of eight tags: a filter by one matches an eighth of them.
   scenario rest_list_tag "$sys" "$pid" "$base/api/tickets/?tag=printer" "$team_token"
+  # The seed defines fifty custom fields; each ticket holds one of eight sites in `site`.
+  scenario rest_list_field "$sys" "$pid" "$base/api/tickets/?field.site=Oslo" "$team_token"
   scenario rest_detail "$sys" "$pid" "$base/api/tickets/$id/" "$team_token"
   scenario graphql_list "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list"
   scenario graphql_list_total "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list_total"

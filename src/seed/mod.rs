@@ -169,6 +169,71 @@ async fn tag_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> anyho
     Ok(())
 }
 
+/// The sites seeded tickets are at, one each in turn, in the custom field `site`.
+const SEED_SITES: [&str; 8] = [
+    "Paris", "Oslo", "Lisbon", "Berlin", "Madrid", "Vienna", "Prague", "Dublin",
+];
+
+/// How many custom fields the seed defines: a desk's worth, so that reads carry them all.
+const SEED_FIELDS: usize = 50;
+
+/// Define [`SEED_FIELDS`] custom fields for every ticket (once per database): `site`, a choice of
+/// [`SEED_SITES`] that the seeded tickets (numbers `first` on, `count` of them) hold one each in turn, and
+/// others of every kind, unset.
+async fn field_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> anyhow::Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let backend = db.get_database_backend();
+    let kinds = [
+        "text",
+        "number",
+        "date",
+        "datetime",
+        "boolean",
+        "long_text",
+        "user",
+    ];
+    let sites = serde_json::to_string(&SEED_SITES)?;
+    let mut rows = vec![format!(
+        "('site', 'Site', 'choice', '{sites}', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+    )];
+    for n in 1..SEED_FIELDS {
+        let kind = kinds[n % kinds.len()];
+        rows.push(format!(
+            "('seed_field_{n}', 'Field {n}', '{kind}', '[]', {n}, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+        ));
+    }
+    db.execute_raw(Statement::from_string(
+        backend,
+        format!(
+            "INSERT INTO custom_fields (key, label, kind, choices, position, created_at, updated_at) \
+             VALUES {} ON CONFLICT (key) DO NOTHING",
+            rows.join(", ")
+        ),
+    ))
+    .await?;
+    let turns = SEED_SITES
+        .iter()
+        .enumerate()
+        .map(|(k, n)| format!("SELECT {k} AS k, '{n}' AS name"))
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ");
+    let last = first + i64::try_from(count)? - 1;
+    let n = SEED_SITES.len();
+    db.execute_raw(Statement::from_string(
+        backend,
+        format!(
+            "INSERT INTO ticket_field_values (ticket_id, field_id, text_value) \
+             SELECT t.id, f.id, m.name FROM tickets t \
+             JOIN ({turns}) m ON m.k = t.number % {n} JOIN custom_fields f ON f.key = 'site' \
+             WHERE t.number BETWEEN {first} AND {last} ON CONFLICT DO NOTHING"
+        ),
+    ))
+    .await?;
+    Ok(())
+}
+
 /// Fill the database; `state` must be migrated. Safe on a non-empty database (usernames get a fresh
 /// prefix; ticket numbers continue from the counter).
 pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<SeedReport> {
@@ -260,6 +325,7 @@ pub async fn seed(state: &AppState, options: &SeedOptions) -> anyhow::Result<See
     }
     if let Some(first) = first_number {
         tag_tickets(db, first, options.tickets).await?;
+        field_tickets(db, first, options.tickets).await?;
     }
     counters::rebuild(db)
         .await

@@ -49,6 +49,14 @@ async fn seeded_data_reads_back_and_numbers_continue(app: &TestApp) {
         .get("/api/tickets/?tag=printer&limit=100")
         .await;
     assert_eq!(printers.json["count"], 7, "{}", printers.text);
+    // Fifty custom fields are defined, and each seeded ticket holds one of eight sites.
+    assert_eq!(scalar(app, "SELECT count(*) FROM custom_fields").await, 50);
+    app.state.custom_fields.clear();
+    let oslo = app
+        .as_user(&carol)
+        .get("/api/tickets/?field.site=Oslo&limit=100")
+        .await;
+    assert_eq!(oslo.json["count"], 7, "{}", oslo.text);
     // Each ticket was written with its comment counts (not updated after: that doubles every index).
     let miscounted = scalar(
         app,
