@@ -2,6 +2,7 @@
 mod checkin;
 pub mod generation;
 pub mod listen;
+pub mod remembered;
 pub mod viewer_gate;
 
 use crate::error::{AppError, AppResult};

@@ -1,15 +1,11 @@
 //! The active triggers, compiled once per instance, so that a ticket write is matched against them in memory
-//! and reads nothing for it.
-//!
-//! As with SLA policies (`sla::policies::KnownPolicies`): saving, reordering or deleting a trigger forgets them
-//! on this instance at once and, on PostgreSQL, on every other instance through `NOTIFY` on [`CHANNEL`]. A
-//! lost notice is covered by the entry's lifetime ([`LIFETIME`]).
+//! and reads nothing for it: saving, reordering or deleting a trigger forgets them everywhere
+//! (`db::remembered`).
 use super::triggers::{active, Trigger};
-use crate::db::generation::Generation;
-use crate::db::listen::{Heard, Listener};
+use crate::db::listen::Listener;
+use crate::db::remembered::Remembered;
 use crate::db::Db;
 use crate::error::AppResult;
-use moka::sync::Cache;
 use sea_orm::ConnectionTrait;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,53 +18,32 @@ pub const LIFETIME: Duration = Duration::from_secs(10);
 
 /// The active triggers in evaluation order. Cheap to clone; clones share the entry.
 #[derive(Clone, Debug)]
-pub struct KnownTriggers {
-    active: Cache<(), Arc<Vec<Trigger>>>,
-    generation: Generation,
-}
+pub struct KnownTriggers(Remembered<(), Vec<Trigger>>);
 
 impl Default for KnownTriggers {
     fn default() -> Self {
-        KnownTriggers {
-            active: Cache::builder()
-                .max_capacity(1)
-                .time_to_live(LIFETIME)
-                .build(),
-            generation: Generation::default(),
-        }
+        KnownTriggers(Remembered::new(CHANNEL, 1, LIFETIME))
     }
 }
 
 impl KnownTriggers {
     /// The active triggers, in position order: remembered, or read on `db` and remembered.
     pub async fn active(&self, db: &impl ConnectionTrait) -> AppResult<Arc<Vec<Trigger>>> {
-        if let Some(known) = self.active.get(&()) {
-            return Ok(known);
-        }
-        let seen = self.generation.now();
-        let read = Arc::new(active(db).await?);
-        self.generation.put(&self.active, seen, (), read.clone());
-        Ok(read)
+        self.0.get_or_read((), active(db)).await
     }
 
     /// Forget them on this instance.
     pub fn clear(&self) {
-        self.generation.advance();
-        self.active.invalidate_all();
+        self.0.clear();
     }
 
     /// Triggers changed in `db` (the change committed): forget them here and tell the other instances.
     pub async fn changed(&self, db: &Db) {
-        self.clear();
-        crate::db::listen::notify(db, CHANNEL, "trigger change").await;
+        self.0.changed(db, "trigger change").await;
     }
 
     /// What to do on [`CHANNEL`]: forget them.
     pub fn listener(&self) -> Listener {
-        let known = self.clone();
-        Listener {
-            channel: CHANNEL,
-            on_heard: Arc::new(move |_: Heard<'_>| known.clear()),
-        }
+        self.0.listener()
     }
 }

@@ -1,15 +1,10 @@
 //! The active field definitions, remembered per instance, so that a ticket read or write that carries no
-//! custom field reads nothing for them.
-//!
-//! As with triggers (`automation::KnownTriggers`): a definition change forgets them on this instance at once
-//! and, on PostgreSQL, on every other instance through `NOTIFY` on [`CHANNEL`]. A lost notice is covered by
-//! the entry's lifetime ([`LIFETIME`]).
+//! custom field reads nothing for them: a definition change forgets them everywhere (`db::remembered`).
 use super::values::Defined;
-use crate::db::generation::Generation;
-use crate::db::listen::{Heard, Listener};
+use crate::db::listen::Listener;
+use crate::db::remembered::Remembered;
 use crate::db::Db;
 use crate::error::AppResult;
-use moka::sync::Cache;
 use sea_orm::ConnectionTrait;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,53 +17,32 @@ pub const LIFETIME: Duration = Duration::from_secs(10);
 
 /// The active fields. Cheap to clone; clones share the entry.
 #[derive(Clone, Debug)]
-pub struct KnownFields {
-    active: Cache<(), Arc<Defined>>,
-    generation: Generation,
-}
+pub struct KnownFields(Remembered<(), Defined>);
 
 impl Default for KnownFields {
     fn default() -> Self {
-        KnownFields {
-            active: Cache::builder()
-                .max_capacity(1)
-                .time_to_live(LIFETIME)
-                .build(),
-            generation: Generation::default(),
-        }
+        KnownFields(Remembered::new(CHANNEL, 1, LIFETIME))
     }
 }
 
 impl KnownFields {
     /// The active fields, by position: remembered, or read on `db` and remembered.
     pub async fn active(&self, db: &impl ConnectionTrait) -> AppResult<Arc<Defined>> {
-        if let Some(known) = self.active.get(&()) {
-            return Ok(known);
-        }
-        let seen = self.generation.now();
-        let read = Arc::new(Defined::load(db).await?);
-        self.generation.put(&self.active, seen, (), read.clone());
-        Ok(read)
+        self.0.get_or_read((), Defined::load(db)).await
     }
 
     /// Forget them on this instance.
     pub fn clear(&self) {
-        self.generation.advance();
-        self.active.invalidate_all();
+        self.0.clear();
     }
 
     /// Definitions changed in `db` (the change committed): forget them here and tell the other instances.
     pub async fn changed(&self, db: &Db) {
-        self.clear();
-        crate::db::listen::notify(db, CHANNEL, "custom field change").await;
+        self.0.changed(db, "custom field change").await;
     }
 
     /// What to do on [`CHANNEL`]: forget them.
     pub fn listener(&self) -> Listener {
-        let known = self.clone();
-        Listener {
-            channel: CHANNEL,
-            on_heard: Arc::new(move |_: Heard<'_>| known.clear()),
-        }
+        self.0.listener()
     }
 }

@@ -180,7 +180,7 @@ async fn doors(app: &TestApp, canary: &Canary, audit: &[String], role: &mut Role
         ),
         door(
             "subscription",
-            &Mark::TEXT,
+            Mark::TEXT,
             received(&mut role.live, sees_ticket).await,
         ),
         door(

@@ -54,15 +54,9 @@ impl Mark {
         Mark::Field,
     ];
 
-    /// The marks of text, assets and their history (what the ticket's own query, history and events show).
-    pub const TEXT: [Mark; 6] = [
-        Mark::Internal,
-        Mark::WasInternal,
-        Mark::NowInternal,
-        Mark::Deleted,
-        Mark::Asset,
-        Mark::Link,
-    ];
+    /// The marks of text, assets and their history (what the ticket's own query, history and events show):
+    /// the first six of [`Mark::ALL`].
+    pub const TEXT: &'static [Mark] = Mark::ALL.split_at(6).0;
 
     /// The text that betrays it in a response.
     pub fn text(self, base: &str) -> String {

@@ -7,12 +7,11 @@
 //! was read with is no different from one clocked just before the change: the change's re-clocking
 //! (`reclock`) brings open tickets in step.
 use super::{for_priority, Policy};
-use crate::db::generation::Generation;
-use crate::db::listen::{Heard, Listener};
+use crate::db::listen::Listener;
+use crate::db::remembered::Remembered;
 use crate::db::Db;
 use crate::domain::Priority;
 use crate::error::AppResult;
-use moka::sync::Cache;
 use sea_orm::ConnectionTrait;
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,25 +23,13 @@ pub const CHANNEL: &str = "deskgraph_sla_policies";
 pub const LIFETIME: Duration = Duration::from_secs(10);
 
 /// Policies by priority. Cheap to clone; clones share the entries.
-///
-/// A reader that read policies while they changed must not store what it read after the change cleared
-/// the entries: the generation is taken before the read, and an entry read in an older one is dropped.
 #[derive(Clone, Debug)]
-pub struct KnownPolicies {
-    by_priority: Cache<Priority, Arc<Vec<Policy>>>,
-    generation: Generation,
-}
+pub struct KnownPolicies(Remembered<Priority, Vec<Policy>>);
 
 impl Default for KnownPolicies {
     fn default() -> Self {
-        KnownPolicies {
-            // One entry per priority.
-            by_priority: Cache::builder()
-                .max_capacity(16)
-                .time_to_live(LIFETIME)
-                .build(),
-            generation: Generation::default(),
-        }
+        // One entry per priority.
+        KnownPolicies(Remembered::new(CHANNEL, 16, LIFETIME))
     }
 }
 
@@ -53,35 +40,24 @@ impl KnownPolicies {
         db: &impl ConnectionTrait,
         priority: Priority,
     ) -> AppResult<Arc<Vec<Policy>>> {
-        if let Some(known) = self.by_priority.get(&priority) {
-            return Ok(known);
-        }
-        let seen = self.generation.now();
-        let read = Arc::new(for_priority(db, priority).await?);
-        self.generation
-            .put(&self.by_priority, seen, priority, read.clone());
-        Ok(read)
+        self.0
+            .get_or_read(priority, for_priority(db, priority))
+            .await
     }
 
     /// Forget every policy on this instance.
     pub fn clear(&self) {
-        self.generation.advance();
-        self.by_priority.invalidate_all();
+        self.0.clear();
     }
 
     /// Policies changed in `db` (the change committed): forget them here and tell the other instances.
     pub async fn changed(&self, db: &Db) {
-        self.clear();
-        crate::db::listen::notify(db, CHANNEL, "SLA policy change").await;
+        self.0.changed(db, "SLA policy change").await;
     }
 
     /// What to do on [`CHANNEL`]: another instance changed policies, or the connection dropped and such a
     /// change may have been missed. Either way, forget them.
     pub fn listener(&self) -> Listener {
-        let known = self.clone();
-        Listener {
-            channel: CHANNEL,
-            on_heard: Arc::new(move |_: Heard<'_>| known.clear()),
-        }
+        self.0.listener()
     }
 }

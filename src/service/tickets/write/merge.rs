@@ -132,13 +132,24 @@ pub async fn merge(
         )),
     )
     .await?;
-    let moved = json!({
-        "comments": move_rows::<comment::Entity>(&txn, comment::Column::TicketId, source.id, target.id).await?,
-        "attachments": move_rows::<attachment::Entity>(&txn, attachment::Column::TicketId, source.id, target.id).await?,
-        "time_entries": move_rows::<time_entry::Entity>(&txn, time_entry::Column::TicketId, source.id, target.id).await?,
-        "followers": followers::carry_over(&txn, actor, &source, &target).await?,
-    });
+    let comments_moved =
+        move_rows::<comment::Entity>(&txn, comment::Column::TicketId, source.id, target.id).await?;
+    let attachments_moved =
+        move_rows::<attachment::Entity>(&txn, attachment::Column::TicketId, source.id, target.id)
+            .await?;
+    let time_moved =
+        move_rows::<time_entry::Entity>(&txn, time_entry::Column::TicketId, source.id, target.id)
+            .await?;
+    let followers_moved = followers::carry_over(&txn, actor, &source, &target).await?;
     let (links_moved, links_removed) = links::carry_over(&txn, source.id, target.id).await?;
+    let moved = json!({
+        "comments": comments_moved,
+        "attachments": attachments_moved,
+        "time_entries": time_moved,
+        "followers": followers_moved,
+        "links": links_moved,
+        "links_removed": links_removed,
+    });
     tags::carry_over(&txn, state, actor.id(), source.id, &target).await?;
     comments::recount(&txn, source.id).await?;
     comments::recount(&txn, target.id).await?;
@@ -186,9 +197,6 @@ pub async fn merge(
         )),
     )
     .await?;
-    let mut moved = moved;
-    moved["links"] = json!(links_moved);
-    moved["links_removed"] = json!(links_removed);
     for (this, key, other) in [
         (&source, "merged_into", &target),
         (&target, "merged_from", &source),
