@@ -209,7 +209,8 @@ fn assignee(value: &str) -> AppResult<AssigneeFilter> {
     }
 }
 
-/// `ordering`: a column or `field.<key>`, descending with a leading `-`; the field's key when it is one.
+/// `ordering`: a column or `field.<key>`, descending with a leading `-`; the field's key when it is one. An
+/// unknown name keeps the default order (newest first).
 fn ordering(value: &str) -> AppResult<(TicketOrder, Option<String>)> {
     let (descending, name) = match value.strip_prefix('-') {
         Some(name) => (true, name),
@@ -226,12 +227,8 @@ fn ordering(value: &str) -> AppResult<(TicketOrder, Option<String>)> {
             // Replaced by the field's order once the key is checked.
             TicketSort::CreatedAt
         }
-        _ => {
-            return Err(AppError::field(
-                "ordering",
-                "use created_at, updated_at, due_date, ticket_number or field.<key>, with - for descending",
-            ))
-        }
+        // As Django REST framework's ordering filter does: a name it does not know leaves the default order.
+        _ => return Ok((TicketOrder::default(), None)),
     };
     Ok((TicketOrder { sort, descending }, key))
 }
