@@ -520,6 +520,19 @@ async fn required_fields_hold_a_ticket_back_until_they_are_given(app: &TestApp) 
         field_error(&missing, "custom_fields.site")[0],
         "this field is required"
     );
+    // Mail cannot carry a site: a ticket opened by mail is not held to it.
+    let mailed = deskgraph::service::mail_in::receive(
+        app.state.write_deps(deskgraph::domain::Channel::Email),
+        app.state.people_deps(),
+        &app.state.config,
+        b"From: rita@example.com\r\nTo: help@example.com\r\nSubject: Toner\r\nMessage-ID: <toner@example.com>\r\n\r\nEmpty.\r\n",
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(mailed, Ok(deskgraph::service::mail_in::Received::Ticket(_))),
+        "{mailed:?}"
+    );
     let id = app
         .as_user(&rita)
         .create_ticket(json!({"title": "Printer", "custom_fields": {"site": "Oslo"}}))
@@ -527,6 +540,23 @@ async fn required_fields_hold_a_ticket_back_until_they_are_given(app: &TestApp) 
         .as_i64()
         .unwrap();
     let path = format!("/api/tickets/{id}/");
+    // A ticket split off this one cannot be given a site, and is not held to it.
+    let comment = app
+        .as_user(&rita)
+        .post(
+            &format!("/api/tickets/{id}/comments/"),
+            json!({"content": "Also the scanner"}),
+        )
+        .await;
+    assert_eq!(comment.status, StatusCode::CREATED, "{}", comment.text);
+    let split = app
+        .as_user(&agent)
+        .post(
+            &format!("/api/tickets/{id}/split/"),
+            json!({"comments": [comment.json["id"]], "title": "Scanner"}),
+        )
+        .await;
+    assert_eq!(split.status, StatusCode::CREATED, "{}", split.text);
     // Work goes on without a root cause; resolving needs one.
     for status in ["open", "in_progress"] {
         let moved = app

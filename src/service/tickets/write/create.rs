@@ -4,7 +4,7 @@ use super::triggered::{self, Ran};
 use super::{check_group, check_project, clean_description, NewTicket};
 use crate::auth::Actor;
 use crate::db::insert_together;
-use crate::domain::{format_ticket_number, Priority, TicketStatus};
+use crate::domain::{format_ticket_number, Channel, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::outbox;
 use crate::service::audit;
@@ -165,9 +165,20 @@ pub(super) struct Prepared {
     new: ticket::Model,
     fields: std::sync::Arc<custom_fields::Defined>,
     edits: Vec<custom_fields::FieldEdit>,
+    /// Held to the fields required from the start: opened by a person through a form or an API that can
+    /// carry their values, not by mail, a split or the service.
+    hold_required: bool,
     announce: events::TicketCreated,
     clock: Option<sla::NewClock>,
     triggers: std::sync::Arc<Vec<crate::service::automation::Trigger>>,
+}
+
+impl Prepared {
+    /// Not held to the fields required from the start (a ticket split off another cannot be given them).
+    pub(super) fn without_required(mut self) -> Self {
+        self.hold_required = false;
+        self
+    }
 }
 
 /// Check `input` and read everything its create needs, so that the transaction, which holds the ticket-number
@@ -263,10 +274,15 @@ pub(super) async fn prepare(
     // on the number's lock until this one commits.
     let clock = sla::on_created(&sla_policies, &new);
     let triggers = state.triggers.active(db).await?;
+    let hold_required = matches!(
+        state.channel,
+        Channel::Web | Channel::Rest | Channel::Graphql
+    );
     Ok(Prepared {
         new,
         fields,
         edits,
+        hold_required,
         announce,
         clock,
         triggers,
@@ -286,6 +302,7 @@ pub(super) async fn insert(
         mut new,
         fields,
         edits,
+        hold_required,
         announce,
         clock,
         triggers,
@@ -334,6 +351,8 @@ pub(super) async fn insert(
     insert.returning_all();
     let created: ticket::Model = insert_together(txn, insert, rest).await?;
     custom_fields::write(txn, state, Some(actor.id()), &created, &edits).await?;
-    custom_fields::check_required(txn, actor, &fields, &created, None, &edits).await?;
+    if hold_required {
+        custom_fields::check_required(txn, actor, &fields, &created, None, &edits).await?;
+    }
     triggered::run(txn, state, actor, &triggers, Event::Created, None, created).await
 }

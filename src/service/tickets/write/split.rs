@@ -93,7 +93,8 @@ pub async fn split(
             .await?
         }
         other => other?,
-    };
+    }
+    .without_required();
     let txn = state.db.begin_write().await?;
     // Comments of the original take turns with the split, so the ones chosen are still there when they move.
     let source = ticket::Entity::find_by_id(source.id)
