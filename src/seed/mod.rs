@@ -132,6 +132,16 @@ const SEED_TAGS: [&str; 8] = [
     "printer", "vpn", "email", "laptop", "network", "access", "software", "hardware",
 ];
 
+/// `names` as rows `(k, name)`, `k` their place: joined on `number % names.len()`, each ticket gets one in turn.
+fn in_turn(names: &[&str]) -> String {
+    names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| format!("SELECT {k} AS k, '{n}' AS name"))
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ")
+}
+
 /// Tag the seeded tickets (numbers `first` on, `count` of them) with [`SEED_TAGS`], one each, in two statements.
 async fn tag_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> anyhow::Result<()> {
     if count == 0 {
@@ -148,12 +158,7 @@ async fn tag_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> anyho
         format!("INSERT INTO tags (name, curated, created_at) VALUES {names} ON CONFLICT (name) DO NOTHING"),
     ))
     .await?;
-    let turns = SEED_TAGS
-        .iter()
-        .enumerate()
-        .map(|(k, n)| format!("SELECT {k} AS k, '{n}' AS name"))
-        .collect::<Vec<_>>()
-        .join(" UNION ALL ");
+    let turns = in_turn(&SEED_TAGS);
     let last = first + i64::try_from(count)? - 1;
     let n = SEED_TAGS.len();
     db.execute_raw(Statement::from_string(
@@ -213,12 +218,7 @@ async fn field_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> any
         ),
     ))
     .await?;
-    let turns = SEED_SITES
-        .iter()
-        .enumerate()
-        .map(|(k, n)| format!("SELECT {k} AS k, '{n}' AS name"))
-        .collect::<Vec<_>>()
-        .join(" UNION ALL ");
+    let turns = in_turn(&SEED_SITES);
     let last = first + i64::try_from(count)? - 1;
     let n = SEED_SITES.len();
     db.execute_raw(Statement::from_string(

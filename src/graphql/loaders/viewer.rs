@@ -280,3 +280,29 @@ impl async_graphql::dataloader::Loader<FieldsOfTicketKey> for ViewerLoader {
             .collect())
     }
 }
+
+/// An asset by id, when the viewer may see it and it is not archived (absent otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VisibleAssetKey(pub i32);
+
+impl async_graphql::dataloader::Loader<VisibleAssetKey> for ViewerLoader {
+    type Value = asset::Model;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[VisibleAssetKey],
+    ) -> Result<HashMap<VisibleAssetKey, asset::Model>, LoadError> {
+        let Some(actor) = &self.actor else {
+            return Ok(HashMap::new());
+        };
+        let ids: Vec<i32> = keys.iter().map(|k| k.0).collect();
+        let found = assets::get_many(&self.db, actor, &ids)
+            .await
+            .map_err(Arc::new)?;
+        Ok(found
+            .into_iter()
+            .map(|(id, a)| (VisibleAssetKey(id), a))
+            .collect())
+    }
+}

@@ -1,10 +1,10 @@
 //! `CustomField` (a definition) and `TicketField` (a ticket's value of one), whose `value` is a union of one
 //! type per kind, so that clients get numbers as numbers and dates as dates.
 use super::{Asset, User};
-use crate::graphql::context::viewer;
+use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
+use crate::graphql::loaders::viewer::VisibleAssetKey;
 use crate::graphql::scalars::Date;
-use crate::service::assets;
 use crate::service::custom_fields::{Field, FieldValue};
 use async_graphql::{Context, Object, Result, SimpleObject, Union, ID};
 use chrono::{DateTime, Utc};
@@ -192,12 +192,14 @@ impl AssetFieldValue {
     async fn asset_id(&self) -> ID {
         ids::encode("Asset", self.0)
     }
-    /// The asset, when the viewer may see it.
+    /// The asset, when the viewer may see it (batched across the page).
     async fn asset(&self, ctx: &Context<'_>) -> Result<Option<Asset>> {
-        let (req, actor) = viewer(ctx)?;
-        Ok(assets::get(&req.state.db.conn, &actor, self.0)
+        let (req, _) = viewer(ctx)?;
+        let found = req
+            .visible
+            .load_one(VisibleAssetKey(self.0))
             .await
-            .ok()
-            .map(Asset))
+            .map_err(load_error)?;
+        Ok(found.map(Asset))
     }
 }

@@ -56,6 +56,26 @@ pub async fn get(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult
     }
 }
 
+/// The non-archived assets among `ids` that the actor may see, by id, in one statement ([`get`] for many).
+pub async fn get_many(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    ids: &[i32],
+) -> AppResult<std::collections::HashMap<i32, asset::Model>> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    Ok(asset::Entity::find()
+        .filter(asset::Column::Id.is_in(ids.iter().copied()))
+        .filter(asset::Column::ArchivedAt.is_null())
+        .filter(visible_to(actor))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|a| (a.id, a))
+        .collect())
+}
+
 /// The visible, non-archived assets matching `filter`, by name.
 pub async fn list(
     db: &impl ConnectionTrait,

@@ -273,7 +273,11 @@ pub async fn prepare(
             }
         };
         let missing = match &parsed {
-            Some(FieldValue::User(id)) if !users::active_user_exists(db, *id).await? => {
+            // Only people the actor may see can be named, so the answer tells nothing of the others.
+            Some(FieldValue::User(id))
+                if users::get_visible(db, actor, *id).await.is_err()
+                    || !users::active_user_exists(db, *id).await? =>
+            {
                 Some(format!("user {id} does not exist"))
             }
             Some(FieldValue::Asset(id)) if assets::get(db, actor, *id).await.is_err() => {

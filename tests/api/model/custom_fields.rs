@@ -292,6 +292,68 @@ async fn an_admin_defines_fields_and_every_door_reads_and_writes_them_typed(app:
         "{rita_history}"
     );
     assert!(!rita_history.contains("cost"), "{rita_history}");
+
+    // A user field names only people the writer may see: to Rita, Sam is as unknown as no one.
+    define(
+        app,
+        &admin,
+        json!({"key": "contact", "label": "Contact", "kind": "user"}),
+    )
+    .await;
+    define(
+        app,
+        &admin,
+        json!({"key": "laptop", "label": "Laptop", "kind": "asset"}),
+    )
+    .await;
+    let hidden = app
+        .as_user(&rita)
+        .patch(&path, json!({"custom_fields": {"contact": sam.id}}))
+        .await;
+    let unknown = app
+        .as_user(&rita)
+        .patch(&path, json!({"custom_fields": {"contact": 999_999}}))
+        .await;
+    assert_eq!(
+        field_error(&hidden, "custom_fields.contact"),
+        &json!([format!("user {} does not exist", sam.id)])
+    );
+    field_error(&unknown, "custom_fields.contact");
+    let asset = app
+        .as_user(&agent)
+        .post(
+            "/api/assets/",
+            json!({"name": "ThinkPad 42", "type": "hardware"}),
+        )
+        .await;
+    assert_eq!(asset.status, StatusCode::CREATED, "{}", asset.text);
+    let mine = app
+        .as_user(&agent)
+        .patch(
+            &path,
+            json!({"custom_fields": {"contact": rita.id, "laptop": asset.json["id"]}}),
+        )
+        .await;
+    assert_eq!(mine.status, StatusCode::OK, "{}", mine.text);
+    let read = "query($id: Int!) { ticket(databaseId: $id) { fields { value {
+        ... on UserFieldValue { user { username } } ... on AssetFieldValue { asset { name } } } } } }";
+    let as_agent = app
+        .as_user(&agent)
+        .graphql_data(read, json!({"id": id}))
+        .await
+        .to_string();
+    assert!(
+        as_agent.contains("ThinkPad 42") && as_agent.contains("\"rita\""),
+        "{as_agent}"
+    );
+    // Rita may not see the team's asset: its value reads as null to her.
+    let as_rita = app
+        .as_user(&rita)
+        .graphql_data(read, json!({"id": id}))
+        .await
+        .to_string();
+    assert!(!as_rita.contains("ThinkPad"), "{as_rita}");
+    assert!(as_rita.contains("\"asset\":null"), "{as_rita}");
 }
 
 db_test!(lists_filter_on_fields_and_a_requester_cannot_filter_on_the_teams);
