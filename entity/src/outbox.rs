@@ -1,4 +1,5 @@
-//! One message waiting for (or done with) delivery: a webhook call or an email.
+//! One message waiting for (or done with) delivery: a webhook call, an email, a chat message, or the service's
+//! own work.
 use crate::values::{JobKind, JobStatus};
 use sea_orm::entity::prelude::*;
 
@@ -12,6 +13,8 @@ pub struct Model {
     pub event_id: String,
     pub event: String,
     pub webhook_id: Option<i32>,
+    /// The chat destination of a `chat` row.
+    pub chat_destination_id: Option<i32>,
     pub payload: String,
     pub status: JobStatus,
     pub attempts: i32,

@@ -223,6 +223,8 @@ stored_enum!(
         TimeRule => "time_rule",
         /// Change the next tickets of a bulk change.
         BulkChange => "bulk_change",
+        /// Post the row's message to a chat destination.
+        Chat => "chat",
     }
 );
 
@@ -367,5 +369,15 @@ stored_enum!(
         User => "user",
         /// An asset, by id.
         Asset => "asset",
+    }
+);
+
+stored_enum!(
+    /// The chat service a destination posts to.
+    ChatKind, "kind" {
+        /// Slack: an incoming webhook, or a bot token and a channel.
+        Slack => "slack",
+        /// Microsoft Teams: an incoming webhook (Workflows) taking Adaptive Cards.
+        Teams => "teams",
     }
 );

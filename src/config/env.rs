@@ -42,6 +42,16 @@ impl Config {
         let webhook_url = get("DESKGRAPH_WEBHOOK_URL");
         let webhook_secret = get("DESKGRAPH_WEBHOOK_SECRET").unwrap_or_default();
         let webhook_allow_private = boolean(&get, "DESKGRAPH_WEBHOOK_ALLOW_PRIVATE", false)?;
+        let slack_api_url = match get("DESKGRAPH_SLACK_API_URL") {
+            None => DEFAULT_SLACK_API_URL.to_string(),
+            Some(raw) => {
+                let trimmed = raw.trim().trim_end_matches('/');
+                match url::Url::parse(trimmed) {
+                    Ok(u) if matches!(u.scheme(), "http" | "https") => trimmed.to_string(),
+                    _ => bail!("DESKGRAPH_SLACK_API_URL must be an http(s) URL (got {raw:?})"),
+                }
+            }
+        };
         if let Some(url) = &webhook_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 bail!("DESKGRAPH_WEBHOOK_URL must start with http:// or https:// (got {url:?})");
@@ -85,6 +95,7 @@ impl Config {
             webhook_url,
             webhook_secret,
             webhook_allow_private,
+            slack_api_url,
             smtp_url,
             mail_from: get("DESKGRAPH_MAIL_FROM").unwrap_or_else(|| DEFAULT_MAIL_FROM.to_string()),
             mail_in_open: match get("DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS").as_deref() {

@@ -90,6 +90,9 @@ pub struct Config {
     /// `DESKGRAPH_WEBHOOK_ALLOW_PRIVATE`: whether webhooks may go to loopback and private addresses, for
     /// on-premises receivers (default false; see `notify::targets`).
     pub webhook_allow_private: bool,
+    /// `DESKGRAPH_SLACK_API_URL`: where Slack bot destinations call `chat.postMessage` (default
+    /// `https://slack.com/api`; a test or an on-premises proxy names its own).
+    pub slack_api_url: String,
     /// `DESKGRAPH_SMTP_URL`: `smtp://host:port` or `smtps://user:pass@host`; unset logs emails instead.
     pub smtp_url: Option<String>,
     /// `DESKGRAPH_MAIL_FROM`: sender address (default `deskgraph@localhost`).
@@ -136,6 +139,9 @@ pub enum SecureCookies {
     Never,
 }
 
+/// Slack's Web API, where bot destinations post, when `DESKGRAPH_SLACK_API_URL` is unset.
+pub const DEFAULT_SLACK_API_URL: &str = "https://slack.com/api";
+
 /// Sender address when `DESKGRAPH_MAIL_FROM` is unset.
 pub const DEFAULT_MAIL_FROM: &str = "deskgraph@localhost";
 
@@ -180,6 +186,7 @@ impl Config {
             webhook_url: None,
             webhook_secret: String::new(),
             webhook_allow_private: false,
+            slack_api_url: DEFAULT_SLACK_API_URL.to_string(),
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_string(),
             mail_in_open: true,

@@ -1,5 +1,5 @@
 //! The delivery worker: claims due outbox rows and delivers them in lanes, one per destination (the SMTP
-//! server, each webhook endpoint). Lanes run side by side, a bounded number at once, so a destination
+//! server, each webhook endpoint, each chat destination). Lanes run side by side, a bounded number at once, so a destination
 //! that is slow or down holds back only its own rows; its circuit (`notify::circuit`) then keeps it aside.
 use crate::config::Config;
 use crate::db::Db;
@@ -7,8 +7,8 @@ use crate::error::AppResult;
 use crate::notify::live::LiveBus;
 use crate::notify::mailer::Email;
 use crate::notify::outbox::{self, Destination, JobKind, Outcome};
-use crate::notify::webhooks;
 use crate::notify::Notifier;
+use crate::notify::{chat, webhooks};
 use crate::service::automation::time_rules;
 use crate::service::{sla, tickets, WriteDeps};
 use chrono::{DateTime, TimeZone, Utc};
@@ -67,6 +67,7 @@ async fn deliver(deps: &DeliveryDeps, item: &row::Model, now_ms: i64) -> AppResu
     let timeout = Duration::from_millis(deps.config.delivery_timeout_ms.unsigned_abs());
     match item.kind {
         JobKind::Webhook => webhooks::deliver(&deps.db, &deps.config, &deps.notifier, item).await,
+        JobKind::Chat => chat::deliver(&deps.db, &deps.config, &deps.notifier, item).await,
         JobKind::Email => {
             let email: Email = match serde_json::from_str(&item.payload) {
                 Ok(email) => email,
@@ -166,7 +167,7 @@ async fn lane(
             // A failure of this service (its database) says nothing about the destination.
             Err(e) => Outcome::Retry(format!("internal error: {e}")),
         };
-        if let Outcome::Retry(reason) | Outcome::GiveUp(reason) = &outcome {
+        if let Some(reason) = outcome.error() {
             tracing::warn!(outbox_id = item.id, event = %item.event, destination = %destination.label(), attempt = item.attempts + 1, %reason, "delivery failed");
         }
         if outcome == Outcome::Delivered {

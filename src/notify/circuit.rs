@@ -77,6 +77,12 @@ impl Circuits {
                     }
                 }
             }
+            Outcome::Wait { after_ms, reason } => {
+                // Asked to wait, not failing: the destination is held, its failures untouched.
+                let until = now_ms + after_ms.clamp(&0, &super::outbox::MAX_WAIT_MS);
+                circuit.open_until_ms = circuit.open_until_ms.max(until);
+                tracing::info!(destination = %label, retry_in_ms = after_ms, %reason, "destination asked to wait");
+            }
             Outcome::GiveUp(_) => {}
         }
     }

@@ -1,7 +1,8 @@
 //! Events leave the service through a transactional outbox: changes write rows in their own
 //! transaction (`events`, `outbox`), and a worker (`worker`) delivers them as signed webhooks
-//! (`webhooks`) or emails (`mailer`, `templates`) with retries. Live events for GraphQL subscriptions
+//! (`webhooks`), emails (`mailer`, `templates`) or chat messages (`chat`) with retries. Live events for GraphQL subscriptions
 //! go through `live`, after the change committed.
+pub mod chat;
 pub mod circuit;
 pub mod live;
 pub mod mailer;

@@ -116,10 +116,7 @@ pub async fn deliver(
         ),
         Err(e) => (None, Outcome::Retry(format!("request failed: {e}"))),
     };
-    let error = match &outcome {
-        Outcome::Retry(e) | Outcome::GiveUp(e) => Some(e.clone()),
-        Outcome::Delivered => None,
-    };
+    let error = outcome.error().map(str::to_string);
     webhook_delivery::ActiveModel {
         outbox_id: Set(row.id),
         webhook_id: Set(row.webhook_id),

@@ -41,6 +41,33 @@ impl Fields<'_> {
         }
     }
 
+    /// A string that may be cleared: absent → None, null → Some(None).
+    pub fn nullable_string(&self, key: &str) -> AppResult<Option<Option<String>>> {
+        match self.0.get(key) {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(Value::String(s)) => Ok(Some(Some(s.clone()))),
+            Some(_) => Err(AppError::field(key, "must be a string")),
+        }
+    }
+
+    /// A list of strings (absent or null → None).
+    pub fn strings(&self, key: &str) -> AppResult<Option<Vec<String>>> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| AppError::field(key, "must be a list of strings"))
+                })
+                .collect::<AppResult<Vec<_>>>()
+                .map(Some),
+            Some(_) => Err(AppError::field(key, "must be a list of strings")),
+        }
+    }
+
     /// An id: absent → None, null → Some(None), integer → Some(Some(id)).
     pub fn nullable_id(&self, key: &str) -> AppResult<Option<Option<i32>>> {
         match self.0.get(key) {

@@ -4,6 +4,7 @@ pub mod attachments;
 pub mod auth;
 pub mod automation;
 pub mod bulk;
+pub mod chat;
 pub mod comments;
 pub mod custom_fields;
 pub mod fields;
@@ -55,6 +56,7 @@ pub fn router() -> Routes {
         .merge(bulk::router())
         .merge(tags::router())
         .merge(custom_fields::router())
+        .merge(chat::router())
         .merge(links::router())
         .merge(merge::router())
         .merge(time_spent::router())

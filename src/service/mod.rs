@@ -3,6 +3,7 @@ pub mod assets;
 pub mod attachments;
 pub mod audit;
 pub mod automation;
+pub mod chat;
 pub mod comments;
 pub mod custom_fields;
 pub mod events;

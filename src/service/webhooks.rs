@@ -52,21 +52,23 @@ fn require_admin(actor: &Actor) -> AppResult<()> {
     }
 }
 
-fn clean_url(url: &str, allow_private: bool) -> AppResult<String> {
+/// A checked http(s) URL of at most 2,000 characters whose literal host the target policy allows, or an
+/// error on `field`.
+pub fn clean_url(field: &str, url: &str, allow_private: bool) -> AppResult<String> {
     // Before parsing: the URL parser silently drops tabs and newlines.
-    text::single_line("url", url)?;
+    text::single_line(field, url)?;
     let url = url.trim();
-    let parsed = url::Url::parse(url).map_err(|_| AppError::field("url", "enter a valid URL"))?;
+    let parsed = url::Url::parse(url).map_err(|_| AppError::field(field, "enter a valid URL"))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         return Err(AppError::field(
-            "url",
+            field,
             "the URL must be http:// or https://",
         ));
     }
-    targets::check_url(&parsed, allow_private).map_err(|why| AppError::field("url", why))?;
+    targets::check_url(&parsed, allow_private).map_err(|why| AppError::field(field, why))?;
     if url.len() > 2000 {
         return Err(AppError::field(
-            "url",
+            field,
             "ensure this field has no more than 2000 characters",
         ));
     }
@@ -85,13 +87,14 @@ fn clean_secret(secret: &str) -> AppResult<String> {
     Ok(secret.to_string())
 }
 
-fn clean_events(events: &[String]) -> AppResult<serde_json::Value> {
+/// `events` as a JSON list of names from `allowed`, each once, or an `events` error naming the unknown one.
+pub fn clean_events(events: &[String], allowed: &[&'static str]) -> AppResult<serde_json::Value> {
     let mut out: Vec<&str> = Vec::new();
     for event in events {
-        let Some(known) = EVENTS.iter().find(|e| **e == event.as_str()) else {
+        let Some(known) = allowed.iter().find(|e| **e == event.trim()) else {
             return Err(AppError::field(
                 "events",
-                format!("unknown event {event:?}; known: {}", EVENTS.join(", ")),
+                format!("unknown event {event:?}; known: {}", allowed.join(", ")),
             ));
         };
         if !out.contains(known) {
@@ -126,9 +129,9 @@ pub async fn create(
     input: NewWebhook,
 ) -> AppResult<webhook::Model> {
     require_admin(actor)?;
-    let url = clean_url(&input.url, allow_private)?;
+    let url = clean_url("url", &input.url, allow_private)?;
     let secret = clean_secret(&input.secret)?;
-    let events = clean_events(&input.events)?;
+    let events = clean_events(&input.events, &EVENTS)?;
     let now = Utc::now();
     let txn = db.begin_write().await?;
     let created = webhook::ActiveModel {
@@ -170,7 +173,7 @@ pub async fn update(
     let mut changes = audit::Changes::new();
     let mut active: webhook::ActiveModel = current.clone().into();
     if let Some(url) = &patch.url {
-        let url = clean_url(url, allow_private)?;
+        let url = clean_url("url", url, allow_private)?;
         changes.diff("url", &current.url, &url);
         active.url = Set(url);
     }
@@ -182,7 +185,7 @@ pub async fn update(
         active.secret = Set(secret);
     }
     if let Some(events) = &patch.events {
-        let events = clean_events(events)?;
+        let events = clean_events(events, &EVENTS)?;
         changes.diff("events", &current.events, &events);
         active.events = Set(events);
     }

@@ -4,6 +4,7 @@ pub mod assets;
 pub mod attachments;
 pub mod automation;
 pub mod bulk;
+pub mod chat;
 pub mod comments;
 pub mod custom_fields;
 pub mod followers;
@@ -26,6 +27,7 @@ pub struct MutationRoot(
     people::PeopleMutation,
     tickets::TicketMutation,
     webhooks::WebhookMutation,
+    chat::ChatMutation,
     sla::SlaMutation,
     comments::CommentMutation,
     projects::ProjectMutation,

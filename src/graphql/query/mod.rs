@@ -3,6 +3,7 @@ pub mod assets;
 pub mod audit;
 pub mod automation;
 pub mod bulk;
+pub mod chat;
 pub mod custom_fields;
 pub mod projects;
 pub mod rate;
@@ -81,6 +82,7 @@ pub struct QueryFields(
     viewer::ViewerQuery,
     tickets::TicketQuery,
     webhooks::WebhookQuery,
+    chat::ChatQuery,
     sla::SlaQuery,
     audit::AuditQuery,
     projects::ProjectQuery,

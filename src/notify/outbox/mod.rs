@@ -14,7 +14,7 @@ use sea_orm::{
 mod queue;
 pub use queue::{
     backlog, backoff_ms, claim, claim_except, finish, finish_delivered, release, scheduled,
-    Backlog, Destination, Outcome,
+    Backlog, Destination, Outcome, MAX_WAIT_MS,
 };
 
 pub use entity::values::{JobKind, JobStatus};
@@ -51,6 +51,7 @@ pub fn row(
         event_id: Set(event_id.to_string()),
         event: Set(event.to_string()),
         webhook_id: Set(webhook_id),
+        chat_destination_id: Set(None),
         payload: Set(payload),
         status: Set(JobStatus::Pending),
         attempts: Set(0),
@@ -133,15 +134,22 @@ pub async fn enqueue_webhooks(
     Ok(targets.len())
 }
 
-/// Queue a fresh copy of a webhook row (same event id and body) for another delivery.
+/// A pending chat row for destination `chat_id`, due now.
+pub fn chat_row(event_id: &str, event: &str, chat_id: i32, payload: String) -> outbox::ActiveModel {
+    let mut row = row(JobKind::Chat, event_id, event, None, payload);
+    row.chat_destination_id = Set(Some(chat_id));
+    row
+}
+
+/// Queue a fresh copy of a webhook or chat row (same event id and body) for another delivery.
 pub async fn requeue(db: &impl ConnectionTrait, row: &outbox::Model) -> AppResult<outbox::Model> {
-    insert(
-        db,
+    let mut copy = self::row(
         row.kind,
         &row.event_id,
         &row.event,
         row.webhook_id,
         row.payload.clone(),
-    )
-    .await
+    );
+    copy.chat_destination_id = Set(row.chat_destination_id);
+    Ok(copy.insert(db).await?)
 }

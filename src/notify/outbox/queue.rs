@@ -19,6 +19,8 @@ pub enum Destination {
     Email,
     /// A webhook endpoint: a stored endpoint's id, or 0 for `DESKGRAPH_WEBHOOK_URL`.
     Webhook(i32),
+    /// A chat destination, by id.
+    Chat(i32),
     /// The service's own work: SLA checks and re-clocks.
     Other,
 }
@@ -26,14 +28,15 @@ pub enum Destination {
 impl Destination {
     /// The destination of `row`.
     pub fn of(row: &outbox::Model) -> Self {
-        Self::of_parts(row.kind, row.webhook_id)
+        Self::of_parts(row.kind, row.webhook_id, row.chat_destination_id)
     }
 
-    /// The destination of a row of `kind` for `webhook_id`.
-    pub fn of_parts(kind: JobKind, webhook_id: Option<i32>) -> Self {
+    /// The destination of a row of `kind` for `webhook_id` or `chat_id`.
+    pub fn of_parts(kind: JobKind, webhook_id: Option<i32>, chat_id: Option<i32>) -> Self {
         match kind {
             JobKind::Email => Destination::Email,
             JobKind::Webhook => Destination::Webhook(webhook_id.unwrap_or(0)),
+            JobKind::Chat => Destination::Chat(chat_id.unwrap_or(0)),
             JobKind::SlaCheck | JobKind::SlaReclock | JobKind::TimeRule | JobKind::BulkChange => {
                 Destination::Other
             }
@@ -46,6 +49,7 @@ impl Destination {
             Destination::Email => "email".to_string(),
             Destination::Webhook(0) => "webhook:configured".to_string(),
             Destination::Webhook(id) => format!("webhook:{id}"),
+            Destination::Chat(id) => format!("chat:{id}"),
             Destination::Other => "other".to_string(),
         }
     }
@@ -70,12 +74,20 @@ impl Destination {
                 ),
                 vec![JobKind::Webhook.as_str().into(), (*id).into()],
             ),
+            Destination::Chat(id) => (
+                format!(
+                    "(kind = {} AND COALESCE(chat_destination_id, 0) = {})",
+                    placeholder(next),
+                    placeholder(next + 1)
+                ),
+                vec![JobKind::Chat.as_str().into(), (*id).into()],
+            ),
             Destination::Other => {
                 // The service's own work: every kind that is neither mail nor a webhook.
                 let kinds: Vec<JobKind> = JobKind::ALL
                     .iter()
                     .copied()
-                    .filter(|k| Destination::of_parts(*k, None) == Destination::Other)
+                    .filter(|k| Destination::of_parts(*k, None, None) == Destination::Other)
                     .collect();
                 let places: Vec<String> = (0..kinds.len()).map(|i| placeholder(next + i)).collect();
                 (
@@ -196,24 +208,28 @@ pub struct Backlog {
 /// is a lease), so their wait includes the failed attempts.
 pub async fn backlog(db: &impl ConnectionTrait, now: i64) -> AppResult<Vec<Backlog>> {
     use sea_orm::QuerySelect;
-    let groups: Vec<(String, Option<i32>, i64, i64)> = outbox::Entity::find()
+    // kind, webhook id, chat destination id, pending, oldest due.
+    type Group = (String, Option<i32>, Option<i32>, i64, i64);
+    let groups: Vec<Group> = outbox::Entity::find()
         .select_only()
         .column(outbox::Column::Kind)
         .column(outbox::Column::WebhookId)
+        .column(outbox::Column::ChatDestinationId)
         .column_as(outbox::Column::Id.count(), "pending")
         .column_as(outbox::Column::DueAtMs.min(), "oldest_due")
         .filter(outbox::Column::Status.eq(JobStatus::Pending))
         .filter(outbox::Column::DueAtMs.lte(now))
         .group_by(outbox::Column::Kind)
         .group_by(outbox::Column::WebhookId)
+        .group_by(outbox::Column::ChatDestinationId)
         .into_tuple()
         .all(db)
         .await?;
     let mut by_destination: std::collections::BTreeMap<Destination, Backlog> = Default::default();
-    for (kind, webhook_id, pending, oldest_due) in groups {
+    for (kind, webhook_id, chat_id, pending, oldest_due) in groups {
         // Rows of a kind this version does not run are counted with the service's own work.
         let destination = JobKind::parse(&kind).map_or(Destination::Other, |kind| {
-            Destination::of_parts(kind, webhook_id)
+            Destination::of_parts(kind, webhook_id, chat_id)
         });
         let oldest = chrono::DateTime::from_timestamp_millis(oldest_due).unwrap_or_else(Utc::now);
         let entry = by_destination.entry(destination).or_insert(Backlog {
@@ -246,7 +262,28 @@ pub enum Outcome {
     Retry(String),
     /// Failed in a way no retry can fix (endpoint deleted, bad stored message).
     GiveUp(String),
+    /// The destination asked to be left alone for a while (a 429 with `Retry-After`): retry this row, and
+    /// every other row for it, no sooner than `after_ms` from now.
+    Wait {
+        /// Milliseconds to wait.
+        after_ms: i64,
+        /// What the destination said.
+        reason: String,
+    },
 }
+
+impl Outcome {
+    /// What went wrong, when something did.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Outcome::Delivered => None,
+            Outcome::Retry(e) | Outcome::GiveUp(e) | Outcome::Wait { reason: e, .. } => Some(e),
+        }
+    }
+}
+
+/// The longest a destination's `Retry-After` is obeyed; a longer one is cut to it.
+pub const MAX_WAIT_MS: i64 = 3_600_000;
 
 /// The delay before attempt `attempts + 1`: `base * 2^(attempts-1)`, capped at an hour, with jitter
 /// (between half and all of it) so a burst of failures does not retry in lockstep.
@@ -282,10 +319,18 @@ pub async fn finish(
                 Expr::value(now_ms() + backoff_ms(config.outbox_backoff_ms, attempts)),
             )
             .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
-        Outcome::Retry(error) | Outcome::GiveUp(error) => update
-            .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
-            .col_expr(outbox::Column::Status, Expr::value(JobStatus::Failed))
-            .col_expr(outbox::Column::LastError, Expr::value(error.clone())),
+        Outcome::Wait { after_ms, reason } if attempts < config.outbox_max_attempts => update
+            .col_expr(
+                outbox::Column::LockedUntilMs,
+                Expr::value(now_ms() + after_ms.clamp(&0, &MAX_WAIT_MS)),
+            )
+            .col_expr(outbox::Column::LastError, Expr::value(reason.clone())),
+        Outcome::Retry(error) | Outcome::GiveUp(error) | Outcome::Wait { reason: error, .. } => {
+            update
+                .col_expr(outbox::Column::LockedUntilMs, Expr::value(0_i64))
+                .col_expr(outbox::Column::Status, Expr::value(JobStatus::Failed))
+                .col_expr(outbox::Column::LastError, Expr::value(error.clone()))
+        }
     };
     update.exec(db).await?;
     Ok(())

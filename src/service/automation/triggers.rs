@@ -120,7 +120,8 @@ pub(super) fn require_admin(actor: &Actor) -> AppResult<()> {
     }
 }
 
-pub(super) async fn check_project(db: &impl ConnectionTrait, path: &str, id: i32) -> AppResult<()> {
+/// A field error at `path` unless project `id` exists and is not archived.
+pub async fn check_project(db: &impl ConnectionTrait, path: &str, id: i32) -> AppResult<()> {
     let live = project::Entity::find_by_id(id)
         .filter(project::Column::ArchivedAt.is_null())
         .count(db)

@@ -1,5 +1,6 @@
 //! Events about what hangs off a ticket: comments, attachments, and SLA at-risk and breach moments.
 use super::*;
+use crate::service::chat::message::moment as chat_moment;
 
 /// A new comment `c` on `t`, to call from the comments service inside its transaction.
 ///
@@ -105,8 +106,15 @@ async fn announce_comment(
                 readers.push(Some(id));
             }
         }
+        let event_id = outbox::new_event_id();
+        let about = chat::About {
+            event: "comment.created",
+            headline: format!("Internal note by {author}"),
+            text: Some(&c.body),
+            internal: true,
+        };
+        chat(db, config, &event_id, t, &about).await?;
         if !readers.is_empty() {
-            let event_id = outbox::new_event_id();
             let recipients = readers;
             emails(
                 db,
@@ -125,6 +133,13 @@ async fn announce_comment(
     body.comment_id = Some(c.id);
     body.via = by.via;
     let event_id = webhooks(db, config, &body).await?;
+    let about = chat::About {
+        event: body.event,
+        headline: format!("{author} commented"),
+        text: Some(&c.body),
+        internal: false,
+    };
+    chat(db, config, &event_id, t, &about).await?;
     let mut recipients = vec![Some(t.requester_id), t.assignee_id];
     recipients.extend(followers(db, t.id).await?.into_iter().map(Some));
     emails(
@@ -154,6 +169,17 @@ pub async fn sla_event(
     body.target = Some(target.as_str());
     body.due_at = Some(due.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
     let event_id = webhooks(db, config, &body).await?;
+    let what = target.as_str().replace('_', " ");
+    let about = chat::About {
+        event: body.event,
+        headline: match kind {
+            Kind::Breached => format!("SLA breached: {what} was due {}", chat_moment(due)),
+            _ => format!("SLA at risk: {what} due {}", chat_moment(due)),
+        },
+        text: None,
+        internal: false,
+    };
+    chat(db, config, &event_id, t, &about).await?;
     let ids: Vec<i32> = match (t.assignee_id, t.assigned_group_id) {
         (Some(id), _) => vec![id],
         (None, Some(group)) => group_members(db, group).await?,

@@ -12,6 +12,7 @@ use crate::notify::mailer::Email;
 use crate::notify::outbox;
 use crate::notify::templates::{render, Occurrence};
 use crate::service::automation::Via;
+use crate::service::chat::route as chat;
 use crate::service::comments::can_read;
 use crate::service::sla::clock::{Kind, Target};
 use crate::service::users::{self, Recipient};
@@ -180,6 +181,20 @@ async fn recipients(
     let wanted = ids.iter().flatten().copied().filter(|id| Some(*id) != skip);
     let known = users::recipients(db, wanted).await?;
     Ok(mailable(&known, skip, ids))
+}
+
+/// Queue the chat messages of `about` on `t` (event `event_id`) for the destinations that take it.
+async fn chat(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    event_id: &str,
+    t: &ticket::Model,
+    about: &chat::About<'_>,
+) -> AppResult<()> {
+    if let Some(insert) = outbox::insert_of(chat::rows(db, config, event_id, t, about).await?) {
+        db.execute(&insert).await?;
+    }
+    Ok(())
 }
 
 /// One outbox row per recipient, each with its rendered email.

@@ -7,6 +7,9 @@ use super::*;
 pub struct TicketCreated {
     targets: Vec<Option<i32>>,
     to: Vec<Recipient>,
+    chats: Vec<entity::chat_destination::Model>,
+    named: HashMap<i32, Recipient>,
+    public_url: Option<String>,
 }
 
 impl TicketCreated {
@@ -20,9 +23,16 @@ impl TicketCreated {
         requester_id: i32,
         assignee_id: Option<i32>,
     ) -> AppResult<Self> {
+        let mut named = active.clone();
+        named
+            .entry(actor.id())
+            .or_insert_with(|| Recipient::from(actor.user.clone()));
         Ok(TicketCreated {
             targets: outbox::webhook_targets(db, config, "ticket.created").await?,
             to: mailable(active, Some(actor.id()), &[Some(requester_id), assignee_id]),
+            chats: chat::destinations(db).await?,
+            named,
+            public_url: config.accounts.public_url.clone(),
         })
     }
 
@@ -50,6 +60,13 @@ impl TicketCreated {
             t,
             &Occurrence::Created,
             &self.to,
+        )?);
+        rows.extend(chat::created_rows(
+            self.public_url.as_deref(),
+            &event_id,
+            t,
+            &self.chats,
+            &self.named,
         )?);
         Ok(rows)
     }
@@ -173,6 +190,13 @@ pub async fn ticket_changed(
         body.from = Some(before.status.as_str());
         body.to = Some(after.status.as_str());
         let event_id = webhooks(db, config, &body).await?;
+        let about = chat::About {
+            event: body.event,
+            headline: format!("Status: {} → {}", before.status, after.status),
+            text: None,
+            internal: false,
+        };
+        chat(db, config, &event_id, after, &about).await?;
         let occurrence = Occurrence::StatusChanged {
             from: before.status.as_str(),
             to: after.status.as_str(),
@@ -194,14 +218,26 @@ pub async fn ticket_changed(
         .assignee_id
         .filter(|_| before.assignee_id != after.assignee_id)
     {
-        let username = users::recipients(db, [assignee_id])
+        let assignee = users::recipients(db, [assignee_id])
             .await?
-            .remove(&assignee_id)
-            .map(|r| r.username)
+            .remove(&assignee_id);
+        let username = assignee
+            .as_ref()
+            .map(|r| r.username.clone())
             .unwrap_or_default();
         let mut body = new_body("ticket.assigned");
         body.assignee = Some(&username);
         let event_id = webhooks(db, config, &body).await?;
+        let about = chat::About {
+            event: body.event,
+            headline: format!(
+                "Assigned to {}",
+                assignee.map_or_else(|| format!("user {assignee_id}"), |r| r.name)
+            ),
+            text: None,
+            internal: false,
+        };
+        chat(db, config, &event_id, after, &about).await?;
         let recipients = [Some(assignee_id)];
         emails(
             db,

@@ -16,7 +16,7 @@ use crate::service::text;
 use crate::service::Take;
 use chrono::Utc;
 use entity::{group, user, user_group};
-pub use recipients::{recipients, Recipient};
+pub use recipients::{named, recipients, Recipient};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,

@@ -52,3 +52,16 @@ pub async fn recipients(
         .map(|(id, u)| (id, Recipient::from(u)))
         .collect())
 }
+
+/// The users among `ids`, active or not, by id, for a message that names them (a chat message names the
+/// requester and the assignee whoever they are; it reaches none of them).
+pub async fn named(
+    db: &impl ConnectionTrait,
+    ids: impl IntoIterator<Item = i32>,
+) -> AppResult<HashMap<i32, Recipient>> {
+    Ok(find_by_id(db, ids, false)
+        .await?
+        .into_iter()
+        .map(|(id, u)| (id, Recipient::from(u)))
+        .collect())
+}

@@ -1,2 +1,3 @@
-//! Channels: mail to the help desk.
+//! Channels: mail to the help desk, and Slack and Teams destinations.
+mod chat;
 mod mail_in;

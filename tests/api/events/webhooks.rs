@@ -301,7 +301,7 @@ async fn a_row_of_a_kind_this_version_does_not_run_waits_and_holds_nothing_back(
     app.state.db.conn.execute(&insert).await.unwrap();
     let unknown = format!(
         "INSERT INTO outbox (kind, event_id, event, payload, status, attempts, due_at_ms, \
-         locked_until_ms, created_at) VALUES ('chat', 'unknown-kind', 'ticket.created', '{{}}', \
+         locked_until_ms, created_at) VALUES ('sms', 'unknown-kind', 'ticket.created', '{{}}', \
          'pending', 0, {}, 0, CURRENT_TIMESTAMP)",
         now - 5_000
     );
@@ -336,7 +336,7 @@ async fn a_row_of_a_kind_this_version_does_not_run_waits_and_holds_nothing_back(
             )
         })
         .collect();
-    assert_eq!(waiting, vec![("chat".to_string(), "pending".to_string())]);
+    assert_eq!(waiting, vec![("sms".to_string(), "pending".to_string())]);
     let backlog = queue::backlog(&app.state.db.conn, now).await.unwrap();
     assert_eq!(backlog.iter().map(|b| b.pending).sum::<i64>(), 2);
 }

@@ -303,4 +303,20 @@ async fn no_door_shows_a_marker_to_anyone_who_may_not_read_it(app: &TestApp) {
             hit.body
         );
     }
+    // A channel that is not the team's own hears of the public comments, with their text, and of no
+    // internal note.
+    let posts = canary.chat.hits();
+    assert!(
+        posts
+            .iter()
+            .any(|h| h.body.contains(crate::support::canary::TRIGGER)),
+        "the public comment reached the channel: {posts:?}"
+    );
+    for post in &posts {
+        assert!(
+            !post.body.contains(&base) && !post.body.contains("Internal note"),
+            "a chat message carries a marker: {}",
+            post.body
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! The canary world: one ticket on which a unique marker is planted through every way text becomes
-//! internal, the people around it, and what each of them receives live, by email and by webhook.
+//! internal, the people around it, and what each of them receives live, by email, by webhook and in a chat
+//! channel.
 use crate::support::events::{state_with, Mode, Receiver};
 use crate::support::helpers::{TestApp, TestUser};
 use crate::support::subscriptions::{serve, wait_for_subscribers, WsClient, ARRIVES, NOTHING};
@@ -97,6 +98,8 @@ pub struct Canary {
     /// Where the emails of the markers' changes went.
     pub mailer: Arc<MemoryMailer>,
     pub hooks: Receiver,
+    /// A Slack channel that is not the team's own: it hears of every comment on the ticket.
+    pub chat: Receiver,
 }
 
 /// The last public comment, which every subscriber of the ticket hears about.
@@ -128,6 +131,28 @@ pub async fn plant(app: &TestApp) -> Canary {
         c.webhook_url = Some(url);
         c.webhook_secret = "s3cret".into();
     });
+    let chat = Receiver::start(Mode::Ok).await;
+    let chat_admin = actor(app, &app.admin("chatadmin").await).await;
+    deskgraph::service::chat::create(
+        &state.db,
+        true,
+        &chat_admin,
+        deskgraph::service::chat::NewChat {
+            name: "Desk channel".into(),
+            kind: entity::values::ChatKind::Slack,
+            url: Some(chat.url.clone()),
+            token: None,
+            channel: None,
+            project_id: None,
+            // Not `ticket.created`: the hidden ticket's title would be this channel's to read.
+            events: vec!["comment.created".into(), "ticket.status_changed".into()],
+            priorities: Vec::new(),
+            team_only: Some(false),
+            active: None,
+        },
+    )
+    .await
+    .unwrap();
     let requester = app.user("requester").await;
     let other_requester = app.user("otherrequester").await;
     let stranger = app.user("stranger").await;
@@ -346,6 +371,7 @@ pub async fn plant(app: &TestApp) -> Canary {
         roles,
         mailer,
         hooks,
+        chat,
     }
 }
 

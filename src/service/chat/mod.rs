@@ -1,0 +1,380 @@
+//! Chat destinations: Slack and Microsoft Teams channels that hear of tickets, managed by administrators.
+//! What each takes is filtered by project, event and priority; internal notes reach only destinations an
+//! administrator marked team-only. Messages are rendered when the change happens ([`message`]), written
+//! to the outbox with it ([`route`]), and posted by the worker (`notify::chat`), each destination in its own
+//! lane, so a dead Slack never delays email.
+use crate::auth::Actor;
+use crate::db::Db;
+use crate::domain::Priority;
+use crate::error::{AppError, AppResult};
+use crate::service::audit;
+use crate::service::text;
+use crate::service::webhooks::{clean_events, clean_url};
+use chrono::Utc;
+use entity::chat_destination;
+use entity::values::ChatKind;
+use sea_orm::{ActiveModelTrait, EntityTrait, QueryOrder, Set};
+use serde_json::json;
+
+pub mod message;
+pub mod route;
+
+/// The events a chat destination can take (a subset of the webhook events, by the same names).
+pub const CHAT_EVENTS: [&str; 6] = [
+    "ticket.created",
+    "ticket.assigned",
+    "ticket.status_changed",
+    "comment.created",
+    "ticket.sla_at_risk",
+    "ticket.sla_breached",
+];
+
+/// Fields of a new destination.
+#[derive(Debug, Clone)]
+pub struct NewChat {
+    /// What admins call it, 1-100 characters.
+    pub name: String,
+    /// Slack or Teams; fixed once made.
+    pub kind: ChatKind,
+    /// The incoming webhook's URL (Teams; Slack without a bot).
+    pub url: Option<String>,
+    /// A Slack bot token (with `channel`, instead of `url`).
+    pub token: Option<String>,
+    /// The Slack channel a bot posts to.
+    pub channel: Option<String>,
+    /// Only this project's tickets.
+    pub project_id: Option<i32>,
+    /// Event names taken; empty: all of [`CHAT_EVENTS`].
+    pub events: Vec<String>,
+    /// Priorities taken; empty: all.
+    pub priorities: Vec<Priority>,
+    /// Internal notes go to it too (default false).
+    pub team_only: Option<bool>,
+    /// Defaults to true.
+    pub active: Option<bool>,
+}
+
+/// A partial change of a destination; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct ChatPatch {
+    /// New name.
+    pub name: Option<String>,
+    /// New webhook URL (`Some(None)` clears it, for a Slack destination turning into a bot).
+    pub url: Option<Option<String>>,
+    /// New bot token.
+    pub token: Option<Option<String>>,
+    /// New bot channel.
+    pub channel: Option<Option<String>>,
+    /// New project filter (`Some(None)`: every ticket).
+    pub project_id: Option<Option<i32>>,
+    /// New event list.
+    pub events: Option<Vec<String>>,
+    /// New priority list.
+    pub priorities: Option<Vec<Priority>>,
+    /// Internal notes or not.
+    pub team_only: Option<bool>,
+    /// Enable or disable.
+    pub active: Option<bool>,
+}
+
+fn require_admin(actor: &Actor) -> AppResult<()> {
+    if actor.is_admin() {
+        Ok(())
+    } else {
+        Err(AppError::forbidden(
+            "only administrators may manage chat destinations",
+        ))
+    }
+}
+
+fn clean_priorities(priorities: &[Priority]) -> serde_json::Value {
+    let mut out: Vec<&str> = Vec::new();
+    for p in priorities {
+        if !out.contains(&p.as_str()) {
+            out.push(p.as_str());
+        }
+    }
+    json!(out)
+}
+
+/// One word of at most `max` characters (a token or a channel), or a field error.
+fn clean_word(field: &str, value: &str, max: usize) -> AppResult<String> {
+    let value = value.trim();
+    let len = value.chars().count();
+    if len == 0 || len > max || value.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(AppError::field(
+            field,
+            format!("must be 1-{max} characters without spaces"),
+        ));
+    }
+    Ok(value.to_string())
+}
+
+/// Where a destination posts, checked as a whole: Teams takes a webhook URL; Slack a webhook URL, or a bot
+/// token and a channel.
+struct Route {
+    url: Option<String>,
+    token: Option<String>,
+    channel: Option<String>,
+}
+
+impl Route {
+    fn check(
+        kind: ChatKind,
+        url: Option<&str>,
+        token: Option<&str>,
+        channel: Option<&str>,
+        allow_private: bool,
+    ) -> AppResult<Route> {
+        fn blank(v: Option<&str>) -> Option<&str> {
+            v.map(str::trim).filter(|v| !v.is_empty())
+        }
+        let (url, token, channel) = (blank(url), blank(token), blank(channel));
+        let url = url
+            .map(|u| clean_url("webhook_url", u, allow_private))
+            .transpose()?;
+        let token = token.map(|t| clean_word("token", t, 200)).transpose()?;
+        let channel = channel.map(|c| clean_word("channel", c, 100)).transpose()?;
+        match (kind, &url, &token, &channel) {
+            (ChatKind::Teams, Some(_), None, None) | (ChatKind::Slack, Some(_), None, None) => {}
+            (ChatKind::Slack, None, Some(_), Some(_)) => {}
+            (ChatKind::Teams, None, _, _) => {
+                return Err(AppError::field(
+                    "webhook_url",
+                    "a Teams destination needs its webhook URL",
+                ))
+            }
+            (ChatKind::Teams, Some(_), _, _) => {
+                return Err(AppError::field(
+                    "token",
+                    "a Teams destination takes a webhook URL only",
+                ))
+            }
+            (ChatKind::Slack, Some(_), _, _) => {
+                return Err(AppError::field(
+                    "webhook_url",
+                    "give either a webhook URL or a bot token and a channel, not both",
+                ))
+            }
+            (ChatKind::Slack, None, None, _) => {
+                return Err(AppError::field(
+                    "webhook_url",
+                    "a Slack destination needs a webhook URL, or a bot token and a channel",
+                ))
+            }
+            (ChatKind::Slack, None, Some(_), None) => {
+                return Err(AppError::field(
+                    "channel",
+                    "a Slack bot needs the channel to post to",
+                ))
+            }
+        }
+        Ok(Route {
+            url,
+            token,
+            channel,
+        })
+    }
+}
+
+/// Every destination, oldest first.
+pub async fn list(db: &Db, actor: &Actor) -> AppResult<Vec<chat_destination::Model>> {
+    require_admin(actor)?;
+    Ok(chat_destination::Entity::find()
+        .order_by_asc(chat_destination::Column::Id)
+        .all(&db.conn)
+        .await?)
+}
+
+/// One destination.
+pub async fn get(db: &Db, actor: &Actor, id: i32) -> AppResult<chat_destination::Model> {
+    require_admin(actor)?;
+    chat_destination::Entity::find_by_id(id)
+        .one(&db.conn)
+        .await?
+        .ok_or_else(|| AppError::not_found("chat destination"))
+}
+
+/// What the audit trail keeps of a destination: never its token or its webhook URL (either lets anyone post
+/// to the channel), only that they are set.
+fn audited(d: &chat_destination::Model) -> serde_json::Value {
+    json!({
+        "name": d.name,
+        "kind": d.kind,
+        "url": d.url.as_ref().map(|_| "set"),
+        "token": d.token.as_ref().map(|_| "set"),
+        "channel": d.channel,
+        "project_id": d.project_id,
+        "events": d.events,
+        "priorities": d.priorities,
+        "team_only": d.team_only,
+        "active": d.active,
+    })
+}
+
+fn changes_between(
+    before: Option<&serde_json::Value>,
+    after: Option<&serde_json::Value>,
+) -> serde_json::Value {
+    let mut changes = audit::Changes::new();
+    let empty = json!({});
+    let (b, a) = (before.unwrap_or(&empty), after.unwrap_or(&empty));
+    for key in [
+        "name",
+        "kind",
+        "url",
+        "token",
+        "channel",
+        "project_id",
+        "events",
+        "priorities",
+        "team_only",
+        "active",
+    ] {
+        let (old, new) = (&b[key], &a[key]);
+        if old != new {
+            changes.diff(key, old, new);
+        }
+    }
+    changes.into_value()
+}
+
+/// Add a destination; `allow_private` lets its URL name a private address
+/// (`DESKGRAPH_WEBHOOK_ALLOW_PRIVATE`).
+pub async fn create(
+    db: &Db,
+    allow_private: bool,
+    actor: &Actor,
+    input: NewChat,
+) -> AppResult<chat_destination::Model> {
+    require_admin(actor)?;
+    let name = text::required_line("name", &input.name)?;
+    if name.chars().count() > 100 {
+        return Err(AppError::field(
+            "name",
+            "ensure this field has no more than 100 characters",
+        ));
+    }
+    let route = Route::check(
+        input.kind,
+        input.url.as_deref(),
+        input.token.as_deref(),
+        input.channel.as_deref(),
+        allow_private,
+    )?;
+    let events = clean_events(&input.events, &CHAT_EVENTS)?;
+    if let Some(id) = input.project_id {
+        crate::service::automation::triggers::check_project(&db.conn, "project", id).await?;
+    }
+    let now = Utc::now();
+    let txn = db.begin_write().await?;
+    let created = chat_destination::ActiveModel {
+        name: Set(name),
+        kind: Set(input.kind),
+        url: Set(route.url),
+        token: Set(route.token),
+        channel: Set(route.channel),
+        project_id: Set(input.project_id),
+        events: Set(events),
+        priorities: Set(clean_priorities(&input.priorities)),
+        team_only: Set(input.team_only.unwrap_or(false)),
+        active: Set(input.active.unwrap_or(true)),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "chat_destination", created.id, "create")
+            .changes(changes_between(None, Some(&audited(&created)))),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// Change a destination (`allow_private` as for [`create`]); its kind stays.
+pub async fn update(
+    db: &Db,
+    allow_private: bool,
+    actor: &Actor,
+    id: i32,
+    patch: ChatPatch,
+) -> AppResult<chat_destination::Model> {
+    let current = get(db, actor, id).await?;
+    let mut active: chat_destination::ActiveModel = current.clone().into();
+    if let Some(name) = &patch.name {
+        let name = text::required_line("name", name)?;
+        if name.chars().count() > 100 {
+            return Err(AppError::field(
+                "name",
+                "ensure this field has no more than 100 characters",
+            ));
+        }
+        active.name = Set(name);
+    }
+    let pick = |patched: &Option<Option<String>>, kept: &Option<String>| match patched {
+        Some(v) => v.clone(),
+        None => kept.clone(),
+    };
+    let route = Route::check(
+        current.kind,
+        pick(&patch.url, &current.url).as_deref(),
+        pick(&patch.token, &current.token).as_deref(),
+        pick(&patch.channel, &current.channel).as_deref(),
+        allow_private,
+    )?;
+    active.url = Set(route.url);
+    active.token = Set(route.token);
+    active.channel = Set(route.channel);
+    if let Some(project) = patch.project_id {
+        if let Some(pid) = project {
+            crate::service::automation::triggers::check_project(&db.conn, "project", pid).await?;
+        }
+        active.project_id = Set(project);
+    }
+    if let Some(events) = &patch.events {
+        active.events = Set(clean_events(events, &CHAT_EVENTS)?);
+    }
+    if let Some(priorities) = &patch.priorities {
+        active.priorities = Set(clean_priorities(priorities));
+    }
+    if let Some(on) = patch.team_only {
+        active.team_only = Set(on);
+    }
+    if let Some(on) = patch.active {
+        active.active = Set(on);
+    }
+    active.updated_at = Set(Utc::now());
+    let txn = db.begin_write().await?;
+    let updated = active.update(&txn).await?;
+    let changes = changes_between(Some(&audited(&current)), Some(&audited(&updated)));
+    if changes.as_object().is_some_and(|c| !c.is_empty()) {
+        audit::record(
+            &txn,
+            audit::Entry::new(Some(actor.id()), "chat_destination", id, "update").changes(changes),
+        )
+        .await?;
+    }
+    txn.commit().await?;
+    Ok(updated)
+}
+
+/// Remove a destination; its messages not yet posted are given up, its threads forgotten.
+pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
+    let current = get(db, actor, id).await?;
+    let txn = db.begin_write().await?;
+    chat_destination::Entity::delete_by_id(id)
+        .exec(&txn)
+        .await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "chat_destination", id, "delete")
+            .changes(changes_between(Some(&audited(&current)), None)),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}
