@@ -135,6 +135,11 @@ pub fn router() -> Routes {
             get(admin::fields_page).post(admin::create_field),
         )
         .route("/admin/fields/change/", post(admin::change_field))
+        .route(
+            "/admin/chat/",
+            get(admin::chat_page).post(admin::create_chat),
+        )
+        .route("/admin/chat/change/", post(admin::change_chat))
         .route("/admin/tags/settings/", post(admin::tag_settings))
         .route("/admin/groups/{id}/delete/", post(admin::delete_group))
         .route("/admin/groups/{id}/members/", post(admin::add_member))

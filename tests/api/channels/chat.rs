@@ -602,3 +602,135 @@ async fn a_revoked_slack_token_is_given_up_not_retried(app: &TestApp) {
         Some("Slack refused: token_revoked")
     );
 }
+
+db_test!(an_admin_adds_changes_and_removes_a_channel_from_the_page);
+async fn an_admin_adds_changes_and_removes_a_channel_from_the_page(app: &TestApp) {
+    use crate::support::pages::location;
+    use crate::support::world::login;
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let ada = login(app, &admin).await;
+    let hook = "http://127.0.0.1:9/services/T1/B1/pageSECRET";
+    let made = ada
+        .form(
+            app,
+            "/admin/chat/",
+            &[
+                ("name", "Network on-call"),
+                ("kind", "slack"),
+                ("webhook_url", hook),
+                ("event", "ticket.created"),
+                ("event", "ticket.sla_breached"),
+                ("priority", "critical"),
+                ("team_only", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&made), "/admin/chat/?done=created");
+    let bad = ada
+        .form(app, "/admin/chat/", &[("name", "Teams"), ("kind", "teams")])
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text.contains("role=\"alert\""), "{}", bad.text);
+    let page = ada.page(app, "/admin/chat/").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text.contains("Network on-call"), "{}", page.text);
+    assert!(!page.text.contains("pageSECRET"), "the URL is shown back");
+
+    let listed = app.as_user(&admin).get("/api/chat-destinations/").await;
+    let d = &listed.json[0];
+    assert_eq!(
+        d["events"],
+        json!(["ticket.created", "ticket.sla_breached"])
+    );
+    assert_eq!(d["priorities"], json!(["critical"]));
+    assert_eq!(d["team_only"], true);
+    let id = d["id"].as_i64().unwrap().to_string();
+
+    // Saved with the URL box blank: the URL stays; switched off, every event now.
+    let saved = ada
+        .form(
+            app,
+            "/admin/chat/change/",
+            &[("id", id.as_str()), ("name", "Network"), ("channel", "")],
+        )
+        .await;
+    assert_eq!(location(&saved), "/admin/chat/?done=saved");
+    let now = app
+        .as_user(&admin)
+        .get(&format!("/api/chat-destinations/{id}/"))
+        .await;
+    assert_eq!(now.json["name"], "Network");
+    assert_eq!(now.json["has_webhook_url"], true);
+    assert_eq!(now.json["active"], false);
+    assert_eq!(now.json["events"], json!([]));
+    assert_eq!(now.json["team_only"], false);
+
+    let agnes = login(app, &agent).await;
+    assert_eq!(
+        agnes.page(app, "/admin/chat/").await.status,
+        StatusCode::FORBIDDEN
+    );
+    let refused = agnes
+        .form(
+            app,
+            "/admin/chat/change/",
+            &[("id", id.as_str()), ("delete", "1")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    let gone = ada
+        .form(
+            app,
+            "/admin/chat/change/",
+            &[("id", id.as_str()), ("delete", "1")],
+        )
+        .await;
+    assert_eq!(location(&gone), "/admin/chat/?done=deleted");
+    let empty = app.as_user(&admin).get("/api/chat-destinations/").await;
+    assert_eq!(empty.json, json!([]));
+}
+
+db_test!(a_hanging_chat_endpoint_leaves_email_on_time);
+async fn a_hanging_chat_endpoint_leaves_email_on_time(app: &TestApp) {
+    let dead = Receiver::start(Mode::Hang).await;
+    let sink = SmtpSink::start().await;
+    let admin = app.admin("ada").await;
+    app.as_user(&admin)
+        .post(
+            "/api/chat-destinations/",
+            json!({"name": "Dead", "kind": "teams", "webhook_url": dead.url}),
+        )
+        .await;
+    let smtp = sink.url.clone();
+    let state = state_configured(app, |c| {
+        c.smtp_url = Some(smtp);
+        c.delivery_timeout_ms = 1000;
+        c.outbox_backoff_ms = 1000;
+    });
+    let ann = app.user("ann").await;
+    let bob = actor(app, &app.agent("bob").await).await;
+    for i in 0..10 {
+        let input = deskgraph::service::tickets::NewTicket {
+            title: format!("Printer {i}"),
+            requester_id: Some(ann.id),
+            ..Default::default()
+        };
+        create_ticket(&state, &bob, input).await;
+    }
+    let worker = worker::spawn(state.delivery_deps());
+    let started = std::time::Instant::now();
+    while sink.messages().len() < 10 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "emails waited for a dead chat endpoint"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    worker.abort();
+    let rows = outbox_rows(app).await;
+    let chats: Vec<_> = rows.iter().filter(|r| r.kind == "chat").collect();
+    assert_eq!(chats.len(), 10);
+    assert!(chats.iter().all(|r| r.status == "pending"), "{chats:?}");
+}

@@ -1,5 +1,4 @@
 //! `/admin/fields/`: the custom fields, their definitions changed, archived and restored, and new ones made.
-use super::messages;
 use crate::error::AppError;
 use crate::service::custom_fields::{self, FieldListFilter, FieldPatch, NewField};
 use crate::service::users::Admin;
@@ -9,7 +8,7 @@ use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use entity::values::{FieldKind, StatusCategory};
 use serde::Deserialize;
 
@@ -135,23 +134,15 @@ pub async fn fields_page(
     Ok(html(StatusCode::OK, &page))
 }
 
-/// Back to the page, or the page with the mistake's message.
-async fn outcome<T>(
-    state: &AppState,
-    user: &PageUser,
-    done: &str,
-    result: Result<T, AppError>,
-) -> PageResult<Response> {
-    match result {
-        Ok(_) => Ok(Redirect::to(&format!("/admin/fields/?done={done}")).into_response()),
-        Err(err) => {
-            let Some((message, _)) = messages(&err) else {
-                return Err(err.into());
-            };
-            let mut page = fields_of_desk(state, user).await?;
-            page.form_error = message;
-            Ok(html(err.status(), &page))
-        }
+impl super::DeskPage for FieldsPage {
+    const PATH: &'static str = "/admin/fields/";
+
+    async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
+        fields_of_desk(state, user).await
+    }
+
+    fn show_error(&mut self, message: String) {
+        self.form_error = message;
     }
 }
 
@@ -210,7 +201,7 @@ pub async fn create_field(
         custom_fields::create(&state.db, &state.custom_fields, &user.actor, input, max).await
     }
     .await;
-    outcome(&state, &user, "created", made).await
+    super::outcome::<FieldsPage, _>(&state, &user, "created", made).await
 }
 
 /// `POST /admin/fields/change/` (form: `id`, and `label`, `choices`, `required_from`, `team_only`,
@@ -263,5 +254,5 @@ pub async fn change_field(
         custom_fields::update(&state.db, &state.custom_fields, &user.actor, id, patch, max).await
     }
     .await;
-    outcome(&state, &user, "saved", changed).await
+    super::outcome::<FieldsPage, _>(&state, &user, "saved", changed).await
 }

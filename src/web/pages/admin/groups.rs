@@ -1,5 +1,4 @@
 //! `/admin/groups/`: every group with its members; create, rename and delete groups, add and remove members.
-use super::messages;
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::service::users::{self, accounts, groups, Admin};
@@ -10,7 +9,7 @@ use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use serde::Deserialize;
 
 /// A group as the page shows it.
@@ -84,23 +83,15 @@ pub async fn groups_page(
     Ok(html(StatusCode::OK, &page))
 }
 
-/// The outcome of a group form: back to the page, or the page with the mistake's message.
-async fn outcome<T>(
-    state: &AppState,
-    user: &PageUser,
-    done: &str,
-    result: Result<T, AppError>,
-) -> PageResult<Response> {
-    match result {
-        Ok(_) => Ok(Redirect::to(&format!("/admin/groups/?done={done}")).into_response()),
-        Err(err) => {
-            let Some((message, _)) = messages(&err) else {
-                return Err(err.into());
-            };
-            let mut page = groups_of_desk(state, user).await?;
-            page.form_error = message;
-            Ok(html(err.status(), &page))
-        }
+impl super::DeskPage for GroupsPage {
+    const PATH: &'static str = "/admin/groups/";
+
+    async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
+        groups_of_desk(state, user).await
+    }
+
+    fn show_error(&mut self, message: String) {
+        self.form_error = message;
     }
 }
 
@@ -118,7 +109,7 @@ pub async fn create_group(
     let admin = Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = groups::create(state.people_deps(), &admin, form.get("name")).await;
-    outcome(&state, &user, "created", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "created", result).await
 }
 
 /// `POST /admin/groups/<id>/rename/` (form: `name`).
@@ -138,7 +129,7 @@ pub async fn rename_group(
     let admin = Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = groups::rename(state.people_deps(), &admin, id, form.get("name")).await;
-    outcome(&state, &user, "saved", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", result).await
 }
 
 /// `POST /admin/groups/<id>/delete/`.
@@ -157,7 +148,7 @@ pub async fn delete_group(
     let admin = Admin::of(&user.actor)?;
     user.form(&body)?;
     let result = groups::delete(state.people_deps(), &admin, id).await;
-    outcome(&state, &user, "deleted", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "deleted", result).await
 }
 
 /// `POST /admin/groups/<id>/members/` (form: `username`).
@@ -186,7 +177,7 @@ pub async fn add_member(
             format!("no user named {username:?}"),
         )),
     };
-    outcome(&state, &user, "saved", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", result).await
 }
 
 /// `POST /admin/groups/<id>/members/<user_id>/remove/`.
@@ -206,5 +197,5 @@ pub async fn remove_member(
     let admin = Admin::of(&user.actor)?;
     user.form(&body)?;
     let result = groups::remove_member(state.people_deps(), &admin, id, user_id).await;
-    outcome(&state, &user, "saved", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", result).await
 }

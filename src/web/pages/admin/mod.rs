@@ -1,7 +1,8 @@
 //! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
-//! groups, webhook endpoints, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! groups, webhook endpoints, Slack and Teams channels, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
+pub mod chat;
 pub mod fields;
 pub mod groups;
 pub mod tags;
@@ -11,6 +12,7 @@ pub mod users;
 pub mod webhooks;
 
 pub use audit::audit_page;
+pub use chat::{change_chat, chat_page, create_chat};
 pub use fields::{change_field, create_field, fields_page};
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
@@ -65,6 +67,40 @@ fn all_values(body: &[u8], name: &str) -> Vec<String> {
         .filter(|(k, _)| k == name)
         .map(|(_, v)| v.into_owned())
         .collect()
+}
+
+/// An administration page of the whole desk, one form or more on it: where it lives, how it is read, and
+/// where a form's mistake is shown.
+trait DeskPage: askama::Template + Sized {
+    /// Its path, `/admin/<section>/`.
+    const PATH: &'static str;
+
+    /// The page as `user` sees it now.
+    async fn read(state: &crate::state::AppState, user: &PageUser) -> PageResult<Self>;
+
+    /// Show `message` as the form's mistake.
+    fn show_error(&mut self, message: String);
+}
+
+/// A form's outcome on page `P`: back to the page saying `done`, or the page with the mistake's message
+/// and the error's status.
+async fn outcome<P: DeskPage, T>(
+    state: &crate::state::AppState,
+    user: &PageUser,
+    done: &str,
+    result: Result<T, crate::error::AppError>,
+) -> PageResult<Response> {
+    match result {
+        Ok(_) => Ok(Redirect::to(&format!("{}?done={done}", P::PATH)).into_response()),
+        Err(err) => {
+            let Some((message, _)) = messages(&err) else {
+                return Err(err.into());
+            };
+            let mut page = P::read(state, user).await?;
+            page.show_error(message);
+            Ok(super::html(err.status(), &page))
+        }
+    }
 }
 
 /// The first message of a validation or conflict error, and its fields.

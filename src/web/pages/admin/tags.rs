@@ -1,7 +1,5 @@
 //! `/admin/tags/`: the tags in use with their counts, the curated list, renames and merges, and whether free
 //! tags are allowed.
-use super::messages;
-use crate::error::AppError;
 use crate::service::tags::{self, TagUpdate};
 use crate::service::users::Admin;
 use crate::state::AppState;
@@ -10,7 +8,7 @@ use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use serde::Deserialize;
 
 /// A tag as the page lists it.
@@ -78,23 +76,15 @@ pub async fn tags_page(
     Ok(html(StatusCode::OK, &page))
 }
 
-/// Back to the page, or the page with the mistake's message.
-async fn outcome<T>(
-    state: &AppState,
-    user: &PageUser,
-    done: &str,
-    result: Result<T, AppError>,
-) -> PageResult<Response> {
-    match result {
-        Ok(_) => Ok(Redirect::to(&format!("/admin/tags/?done={done}")).into_response()),
-        Err(err) => {
-            let Some((message, _)) = messages(&err) else {
-                return Err(err.into());
-            };
-            let mut page = tags_of_desk(state, user).await?;
-            page.form_error = message;
-            Ok(html(err.status(), &page))
-        }
+impl super::DeskPage for TagsPage {
+    const PATH: &'static str = "/admin/tags/";
+
+    async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
+        tags_of_desk(state, user).await
+    }
+
+    fn show_error(&mut self, message: String) {
+        self.form_error = message;
     }
 }
 
@@ -112,7 +102,7 @@ pub async fn curate_tag(
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = tags::curate(&state.db, &user.actor, form.get("name")).await;
-    outcome(&state, &user, "curated", result).await
+    super::outcome::<TagsPage, _>(&state, &user, "curated", result).await
 }
 
 /// `POST /admin/tags/change/` (form: `tag`, and `rename_to`, or `curated=true|false`, or `delete`).
@@ -131,7 +121,7 @@ pub async fn change_tag(
     let tag = form.get("tag");
     if form.opt("delete").is_some() {
         let result = tags::delete(&state.db, &user.actor, tag).await;
-        return outcome(&state, &user, "deleted", result).await;
+        return super::outcome::<TagsPage, _>(&state, &user, "deleted", result).await;
     }
     let change = TagUpdate {
         name: form
@@ -142,7 +132,7 @@ pub async fn change_tag(
         curated: form.opt("curated").map(|c| c == "true"),
     };
     let result = tags::update(&state.db, &user.actor, tag, change).await;
-    outcome(&state, &user, "saved", result).await
+    super::outcome::<TagsPage, _>(&state, &user, "saved", result).await
 }
 
 /// `POST /admin/tags/settings/` (form: `free_tags=true|false`).
@@ -160,5 +150,5 @@ pub async fn tag_settings(
     let form = user.form(&body)?;
     let free = form.get("free_tags") == "true";
     let result = tags::set_free_tags(&state.db, &user.actor, free).await;
-    outcome(&state, &user, "settings", result).await
+    super::outcome::<TagsPage, _>(&state, &user, "settings", result).await
 }

@@ -1,0 +1,273 @@
+//! `/admin/chat/`: the Slack and Teams destinations, each changed, switched off or removed in place, and a
+//! form for a new one (administrators only), over the service calls REST and GraphQL use. Webhook URLs and
+//! bot tokens are set here and never shown again: a blank box keeps the one stored.
+use super::all_values;
+use crate::domain::Priority;
+use crate::error::AppError;
+use crate::service::chat::{self, ChatPatch, NewChat, CHAT_EVENTS};
+use crate::service::users::Admin;
+use crate::state::AppState;
+use crate::web::pages::{html, label, Form, Layout, PageResult, PageUser};
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use entity::chat_destination;
+use entity::values::ChatKind;
+use serde::Deserialize;
+
+/// A checkbox: its value, what it says, and whether it is ticked.
+struct Tick {
+    value: String,
+    label: String,
+    checked: bool,
+}
+
+/// An option of a select.
+struct Opt {
+    value: String,
+    label: String,
+    selected: bool,
+}
+
+/// A destination as the page lists it.
+struct Row {
+    id: i32,
+    name: String,
+    kind: String,
+    posts_as: String,
+    channel: String,
+    is_bot: bool,
+    projects: Vec<Opt>,
+    events: Vec<Tick>,
+    priorities: Vec<Tick>,
+    team_only: bool,
+    active: bool,
+}
+
+#[derive(Template)]
+#[template(path = "admin_chat.html")]
+struct ChatPage {
+    layout: Layout,
+    section: &'static str,
+    flash: Option<String>,
+    form_error: String,
+    destinations: Vec<Row>,
+    kinds: Vec<Opt>,
+    projects: Vec<Opt>,
+    events: Vec<Tick>,
+    priorities: Vec<Tick>,
+}
+
+fn listed(value: &serde_json::Value) -> Vec<String> {
+    serde_json::from_value(value.clone()).unwrap_or_default()
+}
+
+fn ticks(all: &[&str], checked: &[String]) -> Vec<Tick> {
+    all.iter()
+        .map(|v| Tick {
+            value: (*v).to_string(),
+            label: label(v),
+            checked: checked.iter().any(|c| c == v),
+        })
+        .collect()
+}
+
+fn priority_names() -> Vec<&'static str> {
+    Priority::ALL.iter().map(|p| p.as_str()).collect()
+}
+
+async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage> {
+    let list = chat::list(&state.db, &user.actor).await?;
+    let projects = crate::service::projects::list(&state.db.conn).await?;
+    let project_opts = |chosen: Option<i32>| -> Vec<Opt> {
+        projects
+            .iter()
+            .map(|p| Opt {
+                value: p.id.to_string(),
+                label: p.name.clone(),
+                selected: Some(p.id) == chosen,
+            })
+            .collect()
+    };
+    let destinations = list
+        .iter()
+        .map(|d: &chat_destination::Model| Row {
+            id: d.id,
+            name: d.name.clone(),
+            kind: label(d.kind.as_str()),
+            posts_as: if d.token.is_some() {
+                "Bot".to_string()
+            } else {
+                "Incoming webhook".to_string()
+            },
+            channel: d.channel.clone().unwrap_or_default(),
+            is_bot: d.token.is_some(),
+            projects: project_opts(d.project_id),
+            events: ticks(&CHAT_EVENTS, &listed(&d.events)),
+            priorities: ticks(&priority_names(), &listed(&d.priorities)),
+            team_only: d.team_only,
+            active: d.active,
+        })
+        .collect();
+    Ok(ChatPage {
+        layout: Layout::for_user(user),
+        section: "chat",
+        flash: None,
+        form_error: String::new(),
+        destinations,
+        kinds: ChatKind::ALL
+            .iter()
+            .map(|k| Opt {
+                value: k.as_str().to_string(),
+                label: label(k.as_str()),
+                selected: false,
+            })
+            .collect(),
+        projects: project_opts(None),
+        events: ticks(&CHAT_EVENTS, &[]),
+        priorities: ticks(&priority_names(), &[]),
+    })
+}
+
+/// What a redirect back to the page says.
+#[derive(Deserialize)]
+pub struct Done {
+    done: Option<String>,
+}
+
+/// `GET /admin/chat/`.
+#[utoipa::path(get, path = "/admin/chat/", tag = "pages", operation_id = "pageAdminChat",
+    summary = "Slack and Teams destinations, and a form for a new one (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn chat_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Query(done): Query<Done>,
+) -> PageResult<Response> {
+    let mut page = chat_of_desk(&state, &user).await?;
+    page.flash = done.done.map(|d| {
+        match d.as_str() {
+            "created" => "Destination added. Its URL or token is not shown again.",
+            "deleted" => "Destination removed.",
+            _ => "Saved.",
+        }
+        .to_string()
+    });
+    Ok(html(StatusCode::OK, &page))
+}
+
+impl super::DeskPage for ChatPage {
+    const PATH: &'static str = "/admin/chat/";
+
+    async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
+        chat_of_desk(state, user).await
+    }
+
+    fn show_error(&mut self, message: String) {
+        self.form_error = message;
+    }
+}
+
+fn project(form: &Form) -> Result<Option<i32>, AppError> {
+    match form.get("project").trim() {
+        "" => Ok(None),
+        raw => raw
+            .parse::<i32>()
+            .map(Some)
+            .map_err(|_| AppError::field("project", "choose a project")),
+    }
+}
+
+fn priorities(body: &[u8]) -> Result<Vec<Priority>, AppError> {
+    all_values(body, "priority")
+        .iter()
+        .map(|p| Priority::parse(p).map_err(|e| AppError::field("priorities", e.message)))
+        .collect()
+}
+
+/// A box left blank keeps what is stored.
+fn typed(form: &Form, name: &str) -> Option<String> {
+    Some(form.get(name).trim())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+}
+
+/// `POST /admin/chat/` (form: `name`, `kind`, `webhook_url`, or `token` and `channel`, `project`, `event`…,
+/// `priority`…, `team_only`): a new destination.
+#[utoipa::path(post, path = "/admin/chat/", tag = "pages", operation_id = "pageAdminCreateChat",
+    summary = "Add a Slack or Teams destination (administrators only); nothing ticked means every event or priority.",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the destinations"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn create_chat(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let made = async {
+        let kind =
+            ChatKind::parse(form.get("kind")).map_err(|e| AppError::field("kind", e.message))?;
+        let input = NewChat {
+            name: form.get("name").to_string(),
+            kind,
+            url: typed(&form, "webhook_url"),
+            token: typed(&form, "token"),
+            channel: typed(&form, "channel"),
+            project_id: project(&form)?,
+            events: all_values(&body, "event"),
+            priorities: priorities(&body)?,
+            team_only: Some(form.opt("team_only").is_some()),
+            active: Some(true),
+        };
+        let allow_private = state.config.webhook_allow_private;
+        chat::create(&state.db, allow_private, &user.actor, input).await
+    }
+    .await;
+    super::outcome::<ChatPage, _>(&state, &user, "created", made).await
+}
+
+/// `POST /admin/chat/change/` (form: `id`, and `name`, `webhook_url` or `token` (blank: unchanged), `channel`,
+/// `project`, `event`…, `priority`…, `team_only`, `active`; or `delete`).
+#[utoipa::path(post, path = "/admin/chat/change/", tag = "pages", operation_id = "pageAdminChangeChat",
+    summary = "Change or remove a chat destination (administrators only); a blank URL or token keeps the stored one.",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the destinations"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn change_chat(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let id = form
+        .get("id")
+        .parse::<i32>()
+        .map_err(|_| AppError::not_found("chat destination"))?;
+    if form.opt("delete").is_some() {
+        let gone = chat::delete(&state.db, &user.actor, id).await;
+        return super::outcome::<ChatPage, _>(&state, &user, "deleted", gone).await;
+    }
+    let changed = async {
+        let patch = ChatPatch {
+            name: form.opt("name").map(str::to_string),
+            url: typed(&form, "webhook_url").map(Some),
+            token: typed(&form, "token").map(Some),
+            channel: form.opt("channel").map(|c| Some(c.to_string())),
+            project_id: Some(project(&form)?),
+            events: Some(all_values(&body, "event")),
+            priorities: Some(priorities(&body)?),
+            team_only: Some(form.opt("team_only").is_some()),
+            active: Some(form.opt("active").is_some()),
+        };
+        let allow_private = state.config.webhook_allow_private;
+        chat::update(&state.db, allow_private, &user.actor, id, patch).await
+    }
+    .await;
+    super::outcome::<ChatPage, _>(&state, &user, "saved", changed).await
+}
