@@ -550,6 +550,8 @@ pub enum NotifyTarget {
     User(i32),
     /// The members of one group.
     Group(i32),
+    /// A chat destination, by id: the subject and text as a message in its channel.
+    Chat(i32),
 }
 
 /// One thing a rule does to the ticket.
@@ -586,8 +588,9 @@ pub enum Action {
     AddTags(Vec<String>),
     /// `{"remove_tags": ["waiting"]}`: take tags off.
     RemoveTags(Vec<String>),
-    /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3}, "subject": …,
-    /// "body": …}`: an email (plain text, templates filled in) to the active people named who have an address.
+    /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3} | {"chat": 2},
+    /// "subject": …, "body": …}`: an email (plain text, templates filled in) to the active people named who have
+    /// an address, or a message in a chat destination's channel.
     Notify {
         /// Who.
         to: NotifyTarget,
@@ -933,10 +936,13 @@ impl Action {
                 Json::Object(o) if o.len() == 1 && o.get("group").and_then(id_of).is_some() => {
                     NotifyTarget::Group(o.get("group").and_then(id_of).unwrap_or_default())
                 }
+                Json::Object(o) if o.len() == 1 && o.get("chat").and_then(id_of).is_some() => {
+                    NotifyTarget::Chat(o.get("chat").and_then(id_of).unwrap_or_default())
+                }
                 _ => {
                     return Err(field_error(
                         &to_path,
-                        "must be \"requester\", \"assignee\", \"assigned_group\", {\"user\": id} or {\"group\": id}",
+                        "must be \"requester\", \"assignee\", \"assigned_group\", {\"user\": id}, {\"group\": id} or {\"chat\": id}",
                     ))
                 }
             };
@@ -1084,6 +1090,7 @@ impl Action {
                     NotifyTarget::AssignedGroup => json!("assigned_group"),
                     NotifyTarget::User(id) => json!({ "user": id }),
                     NotifyTarget::Group(id) => json!({ "group": id }),
+                    NotifyTarget::Chat(id) => json!({ "chat": id }),
                 };
                 json!({"notify": to, "subject": subject.source, "body": body.source})
             }

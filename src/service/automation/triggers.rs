@@ -167,6 +167,20 @@ pub(super) async fn check_actions(db: &impl ConnectionTrait, actions: &[Action])
                 let path = format!("actions[{i}].notify");
                 return Err(AppError::field(&path, format!("group {id} does not exist")));
             }
+            Action::Notify {
+                to: NotifyTarget::Chat(id),
+                ..
+            } if entity::chat_destination::Entity::find_by_id(*id)
+                .count(db)
+                .await?
+                == 0 =>
+            {
+                let path = format!("actions[{i}].notify");
+                return Err(AppError::field(
+                    &path,
+                    format!("chat destination {id} does not exist"),
+                ));
+            }
             _ => {}
         }
     }

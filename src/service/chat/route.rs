@@ -129,6 +129,17 @@ pub async fn rows(
     if to.is_empty() {
         return Ok(Vec::new());
     }
+    let news = read_news(db, config, t, about).await?;
+    rows_for(event_id, about.event, t, &news, &to)
+}
+
+/// The news of `about` on `t`, its people and its clock read now (two statements).
+async fn read_news(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    t: &ticket::Model,
+    about: &About<'_>,
+) -> AppResult<News> {
     let people = users::named(
         db,
         [Some(t.requester_id), t.assignee_id].into_iter().flatten(),
@@ -139,13 +150,7 @@ pub async fn rows(
         .remove(&t.id)
         .and_then(|v| sla_state(&v));
     let base = config.accounts.public_url.as_deref();
-    rows_for(
-        event_id,
-        about.event,
-        t,
-        &news(base, t, about, &people, clock),
-        &to,
-    )
+    Ok(news(base, t, about, &people, clock))
 }
 
 /// A new ticket's chat rows, from what was read before its transaction: the destinations (`all`) and the
@@ -175,4 +180,35 @@ pub fn created_rows(
         &news(base, t, &about, people, None),
         &to,
     )
+}
+
+/// A rule's message about `t` for destination `id` (event `rule.notice`): `subject` as what happened, `text`
+/// under it (plain text). None when the destination is gone or switched off.
+pub async fn rule_rows(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    event_id: &str,
+    t: &ticket::Model,
+    id: i32,
+    subject: &str,
+    text: &str,
+) -> AppResult<Vec<outbox_row::ActiveModel>> {
+    let Some(d) = chat_destination::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .filter(|d| d.active)
+    else {
+        return Ok(Vec::new());
+    };
+    let about = About {
+        event: "rule.notice",
+        headline: subject.to_string(),
+        text: None,
+        internal: false,
+    };
+    let mut news = read_news(db, config, t, &about).await?;
+    news.excerpt = Some(text.trim())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.chars().take(super::message::EXCERPT_CHARS).collect());
+    rows_for(event_id, about.event, t, &news, &[&d])
 }

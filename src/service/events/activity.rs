@@ -298,3 +298,23 @@ pub async fn rule_notice(
     let ids: Vec<Option<i32>> = to.iter().copied().map(Some).collect();
     emails(db, &event_id, "rule.notice", None, t, &occurrence, &ids).await
 }
+
+/// A rule's message about `t` in chat destination `destination`: `subject` as what happened and `text` under
+/// it, as the rule filled them in. A rule names its destination, so the destination's own filters do not
+/// apply; one deleted or switched off since the rule was saved gets nothing. Its outbox row commits with the
+/// write that set the rule off.
+pub async fn rule_chat(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    t: &ticket::Model,
+    destination: i32,
+    subject: &str,
+    text: &str,
+) -> AppResult<()> {
+    let event_id = outbox::new_event_id();
+    let rows = chat::rule_rows(db, config, &event_id, t, destination, subject, text).await?;
+    if let Some(insert) = outbox::insert_of(rows) {
+        db.execute(&insert).await?;
+    }
+    Ok(())
+}

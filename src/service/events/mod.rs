@@ -27,7 +27,7 @@ use std::collections::HashMap;
 mod activity;
 mod tickets;
 pub use activity::{
-    attachment_added, comment_created, comment_created_with_files, group_members,
+    attachment_added, comment_created, comment_created_with_files, group_members, rule_chat,
     rule_comment_created, rule_notice, sla_event, RULE_AUTHOR,
 };
 pub use tickets::{

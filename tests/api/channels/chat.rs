@@ -734,3 +734,124 @@ async fn a_hanging_chat_endpoint_leaves_email_on_time(app: &TestApp) {
     assert_eq!(chats.len(), 10);
     assert!(chats.iter().all(|r| r.status == "pending"), "{chats:?}");
 }
+
+db_test!(a_trigger_posts_its_own_message_to_the_channel_it_names);
+async fn a_trigger_posts_its_own_message_to_the_channel_it_names(app: &TestApp) {
+    let slack = Receiver::start(Mode::Ok).await;
+    let admin = app.admin("ada").await;
+    let rita = app.user("rita").await;
+    // A channel that otherwise takes only breaches: the rule names it, so it gets the rule's message.
+    let made = app
+        .as_user(&admin)
+        .post(
+            "/api/chat-destinations/",
+            json!({"name": "On-call", "kind": "slack", "webhook_url": slack.url, "events": ["ticket.sla_breached"]}),
+        )
+        .await;
+    let chat_id = made.json["id"].as_i64().unwrap();
+    let rule = json!({
+        "name": "Page on VPN",
+        "conditions": {"all": [
+            {"field": "event", "operator": "is", "value": "created"},
+            {"field": "ticket.title", "operator": "contains", "value": "vpn"},
+        ]},
+        "actions": [{"notify": {"chat": chat_id}, "subject": "VPN trouble for {{requester.full_name}}",
+                     "body": "{{ticket.number}} needs the network team"}],
+    });
+    let saved = app
+        .as_user(&admin)
+        .post("/api/automation/triggers/", rule.clone())
+        .await;
+    assert_eq!(saved.status, StatusCode::CREATED, "{}", saved.text);
+    assert_eq!(saved.json["actions"][0]["notify"], json!({"chat": chat_id}));
+    let mut missing = rule.clone();
+    missing["actions"][0]["notify"] = json!({"chat": 9999});
+    field_error(
+        &app.as_user(&admin)
+            .post("/api/automation/triggers/", missing)
+            .await,
+        "actions[0].notify",
+    );
+
+    let state = chatty(app, None);
+    let t = app
+        .as_user(&rita)
+        .post("/api/tickets/", json!({"title": "VPN drops every hour"}))
+        .await;
+    app.as_user(&rita)
+        .post("/api/tickets/", json!({"title": "Printer jams"}))
+        .await;
+    deliver_all(&state).await;
+    let posts = bodies(&slack);
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    let number = t.json["ticket_number"].as_str().unwrap();
+    assert_eq!(
+        posts[0]["blocks"][0]["text"]["text"],
+        format!("*{number} · VPN drops every hour*\nVPN trouble for Rita Example")
+    );
+    assert_eq!(
+        posts[0]["blocks"][1]["text"]["text"],
+        format!("&gt; {number} needs the network team")
+    );
+}
+
+db_test!(the_trigger_page_names_a_chat_channel_by_its_name);
+async fn the_trigger_page_names_a_chat_channel_by_its_name(app: &TestApp) {
+    use crate::support::pages::location;
+    use crate::support::world::login;
+    let admin = app.admin("ada").await;
+    let made = app
+        .as_user(&admin)
+        .post(
+            "/api/chat-destinations/",
+            json!({"name": "On-call", "kind": "teams", "webhook_url": "http://127.0.0.1:9/x"}),
+        )
+        .await;
+    let chat_id = made.json["id"].as_i64().unwrap();
+    let ada = login(app, &admin).await;
+    let form = |target: &'static str| {
+        vec![
+            ("name", "Page"),
+            ("project", ""),
+            ("active", "true"),
+            ("cond_list", "all"),
+            ("cond_field", "event"),
+            ("cond_op", "is"),
+            ("cond_value", "created"),
+            ("act_kind", "notify_chat"),
+            ("act_value", target),
+        ]
+    };
+    let refused = ada
+        .form(app, "/admin/triggers/", &form("Nowhere\nHi\nThere"))
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused.text.contains("no chat channel named"),
+        "{}",
+        refused.text
+    );
+    let saved = ada
+        .form(
+            app,
+            "/admin/triggers/",
+            &form("on-call\nNew {{ticket.number}}\nHave a look"),
+        )
+        .await;
+    let page = location(&saved);
+    let stored = app
+        .as_user(&admin)
+        .get("/api/automation/triggers/")
+        .await
+        .json;
+    assert_eq!(
+        stored[0]["actions"][0],
+        json!({"notify": {"chat": chat_id}, "subject": "New {{ticket.number}}", "body": "Have a look"})
+    );
+    let shown = ada.page(app, &page).await;
+    assert!(
+        shown.text.contains("On-call\nNew {{ticket.number}}"),
+        "{}",
+        shown.text
+    );
+}

@@ -305,7 +305,7 @@ async fn apply(
             .await?
             .ok_or_else(|| AppError::not_found("ticket"))?;
     }
-    send_notices(txn, trigger, &current).await?;
+    send_notices(txn, state.config, trigger, &current).await?;
     Ok((current, comments))
 }
 
@@ -403,9 +403,10 @@ async fn pick(txn: &DatabaseTransaction, spread: Spread, group: i32) -> AppResul
     }
 }
 
-/// The emails of `trigger`'s `notify` actions about `t`, queued with the write.
+/// The emails and chat messages of `trigger`'s `notify` actions about `t`, queued with the write.
 async fn send_notices(
     txn: &DatabaseTransaction,
+    config: &crate::config::Config,
     trigger: &Trigger,
     t: &ticket::Model,
 ) -> AppResult<()> {
@@ -413,6 +414,12 @@ async fn send_notices(
         let Action::Notify { to, subject, body } = action else {
             continue;
         };
+        if let NotifyTarget::Chat(id) = to {
+            let subject = fill(txn, subject, t, &trigger.name).await?;
+            let text = fill(txn, body, t, &trigger.name).await?;
+            events::rule_chat(txn, config, t, *id, &subject, &text).await?;
+            continue;
+        }
         let ids = match to {
             NotifyTarget::Requester => vec![t.requester_id],
             NotifyTarget::Assignee => t.assignee_id.into_iter().collect(),
@@ -422,6 +429,7 @@ async fn send_notices(
             },
             NotifyTarget::User(id) => vec![*id],
             NotifyTarget::Group(group) => events::group_members(txn, *group).await?,
+            NotifyTarget::Chat(_) => Vec::new(),
         };
         if ids.is_empty() {
             continue;

@@ -10,7 +10,7 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::rest::comments::path_id;
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
-use crate::service::{projects, users, Take};
+use crate::service::{chat, projects, users, Take};
 use crate::state::AppState;
 use crate::web::pages::{html, Layout, PageResult, PageUser};
 use askama::Template;
@@ -67,7 +67,7 @@ const OPERATORS: [(&str, &str); 10] = [
 ];
 
 /// What an action row can do.
-const ACTIONS: [(&str, &str); 17] = [
+const ACTIONS: [(&str, &str); 18] = [
     ("status", "Set status"),
     ("priority", "Set priority"),
     ("assigned_to", "Assign to (user name)"),
@@ -105,6 +105,10 @@ const ACTIONS: [(&str, &str); 17] = [
     (
         "notify_user",
         "Email a person (user name, the subject, then the text)",
+    ),
+    (
+        "notify_chat",
+        "Post to a chat channel (its name, the subject, then the text)",
     ),
 ];
 
@@ -256,6 +260,7 @@ struct Names {
     groups: HashMap<i32, String>,
     projects: HashMap<i32, String>,
     people: HashMap<i32, String>,
+    chats: HashMap<i32, String>,
 }
 
 impl Names {
@@ -276,6 +281,11 @@ impl Names {
                 .await?
                 .into_iter()
                 .map(|(id, u)| (id, u.username))
+                .collect(),
+            chats: chat::list(&state.db, actor)
+                .await?
+                .into_iter()
+                .map(|d| (d.id, d.name))
                 .collect(),
         })
     }
@@ -300,6 +310,7 @@ impl Names {
                     named(&self.groups, id)
                 }
                 ("ticket.project" | "project", Some(id)) => named(&self.projects, id),
+                ("chat", Some(id)) => named(&self.chats, id),
                 ("ticket.assigned_to" | "ticket.requester" | "assigned_to", Some(id)) => {
                     named(&self.people, id)
                 }
@@ -372,6 +383,14 @@ async fn read_value(state: &AppState, actor: &Actor, field: &str, text: &str) ->
                 .map(|g| (g.id, g.name))
                 .collect(),
             "group",
+        ),
+        "chat" => by_name(
+            chat::list(&state.db, actor)
+                .await?
+                .into_iter()
+                .map(|d| (d.id, d.name))
+                .collect(),
+            "chat channel",
         ),
         "ticket.project" | "project" => by_name(
             projects::list(db)
@@ -466,11 +485,11 @@ pub(super) async fn rule_of(
             notify if notify.starts_with("notify_") => {
                 let mut lines = text.lines();
                 let to = match notify {
-                    "notify_group" | "notify_user" => {
-                        let field = if notify == "notify_group" {
-                            "assigned_group"
-                        } else {
-                            "assigned_to"
+                    "notify_group" | "notify_user" | "notify_chat" => {
+                        let field = match notify {
+                            "notify_group" => "assigned_group",
+                            "notify_chat" => "chat",
+                            _ => "assigned_to",
                         };
                         let key = notify.trim_start_matches("notify_");
                         let name = lines.next().unwrap_or_default();
@@ -560,6 +579,9 @@ fn rows(
                     "notify_group",
                     Some(names.show("assigned_group", &o["group"])),
                 ),
+                Value::Object(o) if o.contains_key("chat") => {
+                    ("notify_chat", Some(names.show("chat", &o["chat"])))
+                }
                 Value::Object(o) => ("notify_user", Some(names.show("assigned_to", &o["user"]))),
                 Value::String(w) if w == "requester" => ("notify_requester", None),
                 Value::String(w) if w == "assignee" => ("notify_assignee", None),
