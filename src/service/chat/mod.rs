@@ -13,7 +13,7 @@ use crate::service::webhooks::{clean_events, clean_url};
 use chrono::Utc;
 use entity::chat_destination;
 use entity::values::ChatKind;
-use sea_orm::{ActiveModelTrait, EntityTrait, QueryOrder, Set};
+use sea_orm::{ActiveModelTrait, EntityTrait, PaginatorTrait, QueryOrder, Set};
 use serde_json::json;
 
 pub mod message;
@@ -28,6 +28,9 @@ pub const CHAT_EVENTS: [&str; 6] = [
     "ticket.sla_at_risk",
     "ticket.sla_breached",
 ];
+
+/// The most destinations a desk keeps: every event that may go to chat reads them all.
+pub const MAX_DESTINATIONS: u64 = 100;
 
 /// Fields of a new destination.
 #[derive(Debug, Clone)]
@@ -265,6 +268,12 @@ pub async fn create(
     let events = clean_events(&input.events, &CHAT_EVENTS)?;
     if let Some(id) = input.project_id {
         crate::service::automation::triggers::check_project(&db.conn, "project", id).await?;
+    }
+    let kept = chat_destination::Entity::find().count(&db.conn).await?;
+    if kept >= MAX_DESTINATIONS {
+        return Err(AppError::bad_request(format!(
+            "a desk keeps at most {MAX_DESTINATIONS} chat destinations; remove one first"
+        )));
     }
     let now = Utc::now();
     let txn = db.begin_write().await?;

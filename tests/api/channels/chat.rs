@@ -855,3 +855,39 @@ async fn the_trigger_page_names_a_chat_channel_by_its_name(app: &TestApp) {
         shown.text
     );
 }
+
+db_test!(a_desk_keeps_at_most_a_hundred_destinations);
+async fn a_desk_keeps_at_most_a_hundred_destinations(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let ada = actor(app, &admin).await;
+    for i in 0..deskgraph::service::chat::MAX_DESTINATIONS {
+        deskgraph::service::chat::create(
+            &app.state.db,
+            true,
+            &ada,
+            deskgraph::service::chat::NewChat {
+                name: format!("Channel {i}"),
+                kind: entity::values::ChatKind::Teams,
+                url: Some("http://127.0.0.1:9/x".into()),
+                token: None,
+                channel: None,
+                project_id: None,
+                events: Vec::new(),
+                priorities: Vec::new(),
+                team_only: None,
+                active: None,
+            },
+        )
+        .await
+        .unwrap();
+    }
+    let refused = app
+        .as_user(&admin)
+        .post(
+            "/api/chat-destinations/",
+            json!({"name": "One more", "kind": "teams", "webhook_url": "http://127.0.0.1:9/x"}),
+        )
+        .await;
+    assert_error(&refused, StatusCode::BAD_REQUEST, "validation_error");
+    assert!(refused.text.contains("at most 100"), "{}", refused.text);
+}
