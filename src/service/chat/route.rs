@@ -154,14 +154,14 @@ async fn read_news(
 }
 
 /// A new ticket's chat rows, from what was read before its transaction: the destinations (`all`) and the
-/// people named (`people`); `base` is the public URL. Its clock starts with it, so the message names no SLA
-/// state.
+/// people named (`people`); `base` is the public URL, `clock` the state of the SLA clock it starts with.
 pub fn created_rows(
     base: Option<&str>,
     event_id: &str,
     t: &ticket::Model,
     all: &[chat_destination::Model],
     people: &HashMap<i32, Recipient>,
+    clock: Option<String>,
 ) -> AppResult<Vec<outbox_row::ActiveModel>> {
     let about = About {
         event: "ticket.created",
@@ -177,7 +177,7 @@ pub fn created_rows(
         event_id,
         about.event,
         t,
-        &news(base, t, &about, people, None),
+        &news(base, t, &about, people, clock),
         &to,
     )
 }

@@ -36,8 +36,12 @@ impl TicketCreated {
         })
     }
 
-    /// The outbox rows announcing `t`.
-    pub fn rows(&self, t: &ticket::Model) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+    /// The outbox rows announcing `t`, whose SLA clock starts as `clock` when a policy applies.
+    pub fn rows(
+        &self,
+        t: &ticket::Model,
+        clock: Option<&entity::ticket_sla::Model>,
+    ) -> AppResult<Vec<outbox_entity::ActiveModel>> {
         let body = Body::new("ticket.created", t);
         let event_id = outbox::new_event_id();
         let json = serde_json::to_string(&body).map_err(AppError::internal)?;
@@ -61,12 +65,16 @@ impl TicketCreated {
             &Occurrence::Created,
             &self.to,
         )?);
+        let sla = clock.and_then(|c| {
+            crate::service::chat::message::sla_state(&crate::service::sla::view_of(c.clone(), None))
+        });
         rows.extend(chat::created_rows(
             self.public_url.as_deref(),
             &event_id,
             t,
             &self.chats,
             &self.named,
+            sla,
         )?);
         Ok(rows)
     }

@@ -253,6 +253,13 @@ async fn a_public_slack_channel_hears_of_urgent_tickets_and_public_comments_only
         )
         .await;
     assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let policy = crate::support::sla::create_policy(
+        app,
+        &admin.token,
+        json!({"name": "Critical", "priority": "CRITICAL", "firstResponseMinutes": 30, "resolutionMinutes": 240}),
+    )
+    .await;
+    assert!(policy["errors"].is_null(), "{policy}");
     let state = chatty(app, None);
 
     let urgent = app
@@ -359,6 +366,9 @@ async fn a_public_slack_channel_hears_of_urgent_tickets_and_public_comments_only
         ]
     );
     assert!(posts[0]["text"].as_str().unwrap().starts_with(number));
+    // The clock the ticket started with: first response due in 30 minutes.
+    let opened_facts = posts[0]["blocks"][2]["fields"].to_string();
+    assert!(opened_facts.contains("*SLA*\\nDue "), "{opened_facts}");
 }
 
 db_test!(

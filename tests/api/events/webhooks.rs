@@ -164,7 +164,7 @@ async fn rolled_back_change_leaves_no_row(app: &TestApp) {
     )
     .await
     .unwrap();
-    let insert = || queue::insert_of(announce.rows(&t).unwrap()).unwrap();
+    let insert = || queue::insert_of(announce.rows(&t, None).unwrap()).unwrap();
     let txn = state.db.begin_write().await.unwrap();
     txn.execute(&insert()).await.unwrap();
     drop(txn);

@@ -341,8 +341,9 @@ pub(super) async fn insert(
                 .changes(changes),
         ),
     ]);
-    let mut rows = announce.rows(&new)?;
-    if let Some((clock, checks)) = clock.map(|c| c.rows(id)) {
+    let clock = clock.map(|c| c.rows(id));
+    let mut rows = announce.rows(&new, clock.as_ref().map(|(c, _)| c))?;
+    if let Some((clock, checks)) = clock {
         rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());
         rows.extend(checks);
     }
