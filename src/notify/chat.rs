@@ -7,11 +7,20 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::error::AppResult;
 use crate::net::targets;
-use crate::service::chat::route::Payload;
 use chrono::Utc;
 use entity::{chat_destination, chat_thread, outbox};
 use reqwest::header::RETRY_AFTER;
 use sea_orm::{EntityTrait, Set};
+
+/// A chat row's payload, as the services write it: the ticket it is about (a Slack bot threads by it) and the
+/// rendered message.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct Payload {
+    /// The ticket.
+    pub ticket_id: i32,
+    /// Slack's or Teams' message body.
+    pub message: serde_json::Value,
+}
 
 /// How long to wait on a 429 that names no time.
 const DEFAULT_WAIT_MS: i64 = 30_000;
@@ -81,14 +90,15 @@ pub async fn deliver(
     }
 }
 
-/// How a request that got no answer ended.
-fn failed(e: &reqwest::Error) -> Outcome {
+/// How a request that got no answer ended. The error is told without its URL: a Slack or Teams webhook URL
+/// is a secret, and failures go to the log and the outbox row.
+fn failed(e: reqwest::Error) -> Outcome {
     if e.is_timeout() {
         return Outcome::Retry("timed out".to_string());
     }
-    match targets::refused_in(e) {
+    match targets::refused_in(&e) {
         Some(why) => Outcome::GiveUp(why),
-        None => Outcome::Retry(format!("request failed: {e}")),
+        None => Outcome::Retry(format!("request failed: {}", e.without_url())),
     }
 }
 
@@ -100,7 +110,7 @@ async fn post_webhook(
     message: &serde_json::Value,
 ) -> AppResult<Outcome> {
     if let Err(why) = url::Url::parse(url)
-        .map_err(|_| format!("{url:?} is not a valid URL"))
+        .map_err(|_| "the stored webhook URL is not a valid URL".to_string())
         .and_then(|u| targets::check_url(&u, config.webhook_allow_private))
     {
         return Ok(Outcome::GiveUp(why));
@@ -117,7 +127,7 @@ async fn post_webhook(
             r.status().as_u16()
         )),
         Ok(r) => Outcome::Retry(format!("the destination answered {}", r.status().as_u16())),
-        Err(e) => failed(&e),
+        Err(e) => failed(e),
     })
 }
 
@@ -160,7 +170,7 @@ async fn post_as_bot(
         .await;
     let response = match answer {
         Ok(r) => r,
-        Err(e) => return Ok(failed(&e)),
+        Err(e) => return Ok(failed(e)),
     };
     if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
         return Ok(Outcome::Wait {

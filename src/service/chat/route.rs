@@ -3,21 +3,12 @@
 use super::message::{excerpt, render, sla_state, News};
 use crate::config::Config;
 use crate::error::{AppError, AppResult};
+use crate::notify::chat::Payload;
 use crate::notify::outbox;
 use crate::service::users::{self, Recipient};
 use entity::{chat_destination, outbox as outbox_row, ticket};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-
-/// A chat row's payload: the ticket it is about (a Slack bot threads by it) and the rendered message.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Payload {
-    /// The ticket.
-    pub ticket_id: i32,
-    /// Slack's or Teams' message body.
-    pub message: serde_json::Value,
-}
 
 /// What happened, beyond the ticket itself.
 #[derive(Debug, Clone)]

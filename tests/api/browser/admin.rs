@@ -1,7 +1,7 @@
 //! A new hire and a leaver in headless Chromium: an administrator creates a group and an account in it from
 //! the admin pages, the new user gives themselves a token from their settings page, the administrator
-//! deactivates them in one click, and the token then fails over REST. Skipped like `browser.rs` without a
-//! browser.
+//! deactivates them in one click, and the token then fails over REST; and an administrator adds a Teams
+//! channel for critical tickets. Skipped like `browser.rs` without a browser.
 use crate::support::browser::{eventually, in_chromium, sign_in, sign_out, wait_for};
 use crate::support::helpers::TestApp;
 use fantoccini::Locator;
@@ -111,4 +111,64 @@ async fn a_new_hire_and_a_leaver_through_the_admin_pages_in_chromium() {
     }
     let refused = app.get("/api/tickets/", Some(&secret)).await;
     assert_eq!(refused.status, 401, "{}", refused.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_adds_a_teams_channel_for_critical_tickets_in_chromium() {
+    let app = TestApp::sqlite().await;
+    let root = app.admin("root").await;
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = ran.clone();
+    in_chromium(&app, |client, base| async move {
+        sign_in(&client, &base, "root").await;
+        client.goto(&format!("{base}/admin/")).await.unwrap();
+        wait_for(&client, "a[href='/admin/chat/']")
+            .await
+            .click()
+            .await
+            .unwrap();
+        wait_for(&client, "#chat-name")
+            .await
+            .send_keys("Service desk")
+            .await
+            .unwrap();
+        wait_for(&client, "#chat-kind option[value='teams']")
+            .await
+            .click()
+            .await
+            .unwrap();
+        wait_for(&client, "#chat-url")
+            .await
+            .send_keys("http://127.0.0.1:9/workflows/desk")
+            .await
+            .unwrap();
+        let critical = client
+            .find(Locator::XPath(
+                "//form[@id='new-chat-form']//label[contains(@class,'check')][contains(., 'Critical')]/input",
+            ))
+            .await
+            .unwrap();
+        critical.click().await.unwrap();
+        wait_for(&client, "#create-chat")
+            .await
+            .click()
+            .await
+            .unwrap();
+        let flash = wait_for(&client, ".flash").await;
+        assert!(flash.text().await.unwrap().contains("Destination added"));
+        let listed = wait_for(&client, "#chat-table").await;
+        assert!(listed.text().await.unwrap().contains("Service desk"));
+        seen.store(true, std::sync::atomic::Ordering::SeqCst);
+    })
+    .await;
+    if !ran.load(std::sync::atomic::Ordering::SeqCst) {
+        return; // no browser here: skipped
+    }
+    let stored = app.get("/api/chat-destinations/", Some(&root.token)).await;
+    assert_eq!(stored.json[0]["kind"], "teams", "{}", stored.text);
+    assert_eq!(
+        stored.json[0]["priorities"],
+        serde_json::json!(["critical"])
+    );
+    assert_eq!(stored.json[0]["has_webhook_url"], true);
 }

@@ -901,3 +901,27 @@ async fn a_desk_keeps_at_most_a_hundred_destinations(app: &TestApp) {
     assert_error(&refused, StatusCode::BAD_REQUEST, "validation_error");
     assert!(refused.text.contains("at most 100"), "{}", refused.text);
 }
+
+db_test!(a_failed_post_never_writes_the_secret_url_down);
+async fn a_failed_post_never_writes_the_secret_url_down(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let rita = app.user("rita").await;
+    // Nothing listens on port 9: the connection is refused.
+    app.as_user(&admin)
+        .post(
+            "/api/chat-destinations/",
+            json!({"name": "Gone", "kind": "slack", "webhook_url": "http://127.0.0.1:9/services/T1/B1/SECRETPATH"}),
+        )
+        .await;
+    let state = chatty(app, None);
+    app.as_user(&rita)
+        .post("/api/tickets/", json!({"title": "Printer on fire"}))
+        .await;
+    worker::run_once(&state.delivery_deps()).await.unwrap();
+    let rows = outbox_rows(app).await;
+    let row = rows.iter().find(|r| r.kind == "chat").unwrap();
+    assert_eq!(row.status, "pending");
+    let error = row.last_error.as_deref().unwrap_or_default();
+    assert!(error.starts_with("request failed"), "{error}");
+    assert!(!error.contains("SECRETPATH"), "{error}");
+}
