@@ -552,6 +552,8 @@ pub enum NotifyTarget {
     Group(i32),
     /// A chat destination, by id: the subject and text as a message in its channel.
     Chat(i32),
+    /// A webhook endpoint, by id: a signed `rule.notice` delivery with the subject and text.
+    Webhook(i32),
 }
 
 /// One thing a rule does to the ticket.
@@ -588,9 +590,9 @@ pub enum Action {
     AddTags(Vec<String>),
     /// `{"remove_tags": ["waiting"]}`: take tags off.
     RemoveTags(Vec<String>),
-    /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3} | {"chat": 2},
-    /// "subject": …, "body": …}`: an email (plain text, templates filled in) to the active people named who have
-    /// an address, or a message in a chat destination's channel.
+    /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3} | {"chat": 2} |
+    /// {"webhook": 4}, "subject": …, "body": …}`: an email (plain text, templates filled in) to the active people
+    /// named who have an address, a message in a chat destination's channel, or a webhook delivery.
     Notify {
         /// Who.
         to: NotifyTarget,
@@ -939,10 +941,13 @@ impl Action {
                 Json::Object(o) if o.len() == 1 && o.get("chat").and_then(id_of).is_some() => {
                     NotifyTarget::Chat(o.get("chat").and_then(id_of).unwrap_or_default())
                 }
+                Json::Object(o) if o.len() == 1 && o.get("webhook").and_then(id_of).is_some() => {
+                    NotifyTarget::Webhook(o.get("webhook").and_then(id_of).unwrap_or_default())
+                }
                 _ => {
                     return Err(field_error(
                         &to_path,
-                        "must be \"requester\", \"assignee\", \"assigned_group\", {\"user\": id}, {\"group\": id} or {\"chat\": id}",
+                        "must be \"requester\", \"assignee\", \"assigned_group\", {\"user\": id}, {\"group\": id}, {\"chat\": id} or {\"webhook\": id}",
                     ))
                 }
             };
@@ -1091,6 +1096,7 @@ impl Action {
                     NotifyTarget::User(id) => json!({ "user": id }),
                     NotifyTarget::Group(id) => json!({ "group": id }),
                     NotifyTarget::Chat(id) => json!({ "chat": id }),
+                    NotifyTarget::Webhook(id) => json!({ "webhook": id }),
                 };
                 json!({"notify": to, "subject": subject.source, "body": body.source})
             }

@@ -181,6 +181,16 @@ pub(super) async fn check_actions(db: &impl ConnectionTrait, actions: &[Action])
                     format!("chat destination {id} does not exist"),
                 ));
             }
+            Action::Notify {
+                to: NotifyTarget::Webhook(id),
+                ..
+            } if entity::webhook::Entity::find_by_id(*id).count(db).await? == 0 => {
+                let path = format!("actions[{i}].notify");
+                return Err(AppError::field(
+                    &path,
+                    format!("webhook endpoint {id} does not exist"),
+                ));
+            }
             _ => {}
         }
     }

@@ -318,3 +318,33 @@ pub async fn rule_chat(
     }
     Ok(())
 }
+
+/// A rule's webhook delivery about `t` to endpoint `endpoint` (event `rule.notice`, which no endpoint
+/// subscribes to: the rule names it): the usual body with `subject` and `text` as the rule filled them in,
+/// and `via` the rule. Signed and retried like every delivery; an endpoint deleted or switched off since gives
+/// it up.
+pub async fn rule_webhook(
+    db: &impl ConnectionTrait,
+    t: &ticket::Model,
+    endpoint: i32,
+    via: &Via,
+    subject: &str,
+    text: &str,
+) -> AppResult<()> {
+    let mut body = Body::new("rule.notice", t);
+    body.subject = Some(subject);
+    body.text = Some(text);
+    body.via = Some(via);
+    let json = serde_json::to_string(&body).map_err(AppError::internal)?;
+    let event_id = outbox::new_event_id();
+    outbox::row(
+        outbox::JobKind::Webhook,
+        &event_id,
+        body.event,
+        Some(endpoint),
+        json,
+    )
+    .insert(db)
+    .await?;
+    Ok(())
+}

@@ -28,7 +28,7 @@ mod activity;
 mod tickets;
 pub use activity::{
     attachment_added, comment_created, comment_created_with_files, group_members, rule_chat,
-    rule_comment_created, rule_notice, sla_event, RULE_AUTHOR,
+    rule_comment_created, rule_notice, rule_webhook, sla_event, RULE_AUTHOR,
 };
 pub use tickets::{
     fields_changed, ticket_changed, ticket_deleted, ticket_linked, ticket_merged, ticket_tagged,
@@ -96,6 +96,12 @@ struct Body<'a> {
     /// The ticket's tags after the change (`ticket.tagged`).
     #[serde(skip_serializing_if = "Option::is_none")]
     tags: Option<&'a [String]>,
+    /// A rule's own words (`rule.notice`): its subject line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<&'a str>,
+    /// A rule's own words (`rule.notice`): its text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
     /// The rule that made the change, when a rule did.
     #[serde(skip_serializing_if = "Option::is_none")]
     via: Option<&'a Via>,
@@ -124,6 +130,8 @@ impl<'a> Body<'a> {
             added: None,
             removed: None,
             tags: None,
+            subject: None,
+            text: None,
             via: None,
         }
     }

@@ -925,3 +925,57 @@ async fn a_failed_post_never_writes_the_secret_url_down(app: &TestApp) {
     assert!(error.starts_with("request failed"), "{error}");
     assert!(!error.contains("SECRETPATH"), "{error}");
 }
+
+db_test!(the_trigger_page_names_a_webhook_endpoint_by_its_url);
+async fn the_trigger_page_names_a_webhook_endpoint_by_its_url(app: &TestApp) {
+    use crate::support::pages::location;
+    use crate::support::world::login;
+    let admin = app.admin("ada").await;
+    let made = app
+        .graphql(
+            Some(&admin.token),
+            r#"mutation { createWebhook(input: {url: "http://127.0.0.1:9/noc", secret: "s"}) { webhook { databaseId } } }"#,
+            json!({}),
+        )
+        .await;
+    let endpoint = made["data"]["createWebhook"]["webhook"]["databaseId"].clone();
+    let ada = login(app, &admin).await;
+    let saved = ada
+        .form(
+            app,
+            "/admin/triggers/",
+            &[
+                ("name", "Call the NOC"),
+                ("project", ""),
+                ("active", "true"),
+                ("cond_list", "all"),
+                ("cond_field", "event"),
+                ("cond_op", "is"),
+                ("cond_value", "created"),
+                ("act_kind", "notify_webhook"),
+                (
+                    "act_value",
+                    "http://127.0.0.1:9/noc\nNew {{ticket.number}}\nLook",
+                ),
+            ],
+        )
+        .await;
+    let page = location(&saved);
+    let stored = app
+        .as_user(&admin)
+        .get("/api/automation/triggers/")
+        .await
+        .json;
+    assert_eq!(
+        stored[0]["actions"][0],
+        json!({"notify": {"webhook": endpoint}, "subject": "New {{ticket.number}}", "body": "Look"})
+    );
+    let shown = ada.page(app, &page).await;
+    assert!(
+        shown
+            .text
+            .contains("http://127.0.0.1:9/noc\nNew {{ticket.number}}"),
+        "{}",
+        shown.text
+    );
+}

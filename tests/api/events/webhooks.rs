@@ -380,3 +380,67 @@ async fn the_backlog_counts_rows_that_are_due_and_reports_scheduled_checks_apart
         0
     );
 }
+
+db_test!(a_trigger_calls_the_webhook_endpoint_it_names);
+async fn a_trigger_calls_the_webhook_endpoint_it_names(app: &TestApp) {
+    use axum::http::StatusCode;
+    use serde_json::json;
+    let receiver = Receiver::start(Mode::Ok).await;
+    let admin = app.admin("ada").await;
+    let rita = app.user("rita").await;
+    // An endpoint that subscribes to nothing but deletions: the rule names it, so it gets the rule's call.
+    let made = app
+        .graphql(
+            Some(&admin.token),
+            r#"mutation($u: String!) { createWebhook(input: {url: $u, secret: "rule-s3cret", events: ["ticket.deleted"]}) { webhook { databaseId } } }"#,
+            json!({"u": receiver.url}),
+        )
+        .await;
+    let endpoint = made["data"]["createWebhook"]["webhook"]["databaseId"]
+        .as_i64()
+        .unwrap();
+    let rule = json!({
+        "name": "Tell the NOC",
+        "conditions": {"all": [{"field": "event", "operator": "is", "value": "created"},
+                               {"field": "ticket.title", "operator": "contains", "value": "outage"}]},
+        "actions": [{"notify": {"webhook": endpoint}, "subject": "Outage {{ticket.number}}",
+                     "body": "Reported by {{requester.full_name}}"}],
+    });
+    let saved = app
+        .as_user(&admin)
+        .post("/api/automation/triggers/", rule.clone())
+        .await;
+    assert_eq!(saved.status, StatusCode::CREATED, "{}", saved.text);
+    let mut missing = rule;
+    missing["actions"][0]["notify"] = json!({"webhook": 9999});
+    let refused = app
+        .as_user(&admin)
+        .post("/api/automation/triggers/", missing)
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(
+        refused.json["details"]["actions[0].notify"].is_array(),
+        "{}",
+        refused.text
+    );
+
+    let t = app
+        .as_user(&rita)
+        .post("/api/tickets/", json!({"title": "Mail outage on floor 3"}))
+        .await;
+    app.as_user(&rita)
+        .post("/api/tickets/", json!({"title": "Printer jams"}))
+        .await;
+    let state = app.state.clone();
+    while worker::run_once(&state.delivery_deps()).await.unwrap() > 0 {}
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let body: serde_json::Value = serde_json::from_str(&hits[0].body).unwrap();
+    let number = t.json["ticket_number"].as_str().unwrap();
+    assert_eq!(body["event"], "rule.notice");
+    assert_eq!(body["ticket_id"], t.json["id"]);
+    assert_eq!(body["subject"], format!("Outage {number}"));
+    assert_eq!(body["text"], "Reported by Rita Example");
+    assert_eq!(body["via"]["name"], "Tell the NOC");
+    assert!(header(&hits[0], "x-webhook-signature").starts_with("sha256="));
+}

@@ -414,10 +414,15 @@ async fn send_notices(
         let Action::Notify { to, subject, body } = action else {
             continue;
         };
-        if let NotifyTarget::Chat(id) = to {
+        if let NotifyTarget::Chat(id) | NotifyTarget::Webhook(id) = to {
             let subject = fill(txn, subject, t, &trigger.name).await?;
             let text = fill(txn, body, t, &trigger.name).await?;
-            events::rule_chat(txn, config, t, *id, &subject, &text).await?;
+            if matches!(to, NotifyTarget::Chat(_)) {
+                events::rule_chat(txn, config, t, *id, &subject, &text).await?;
+            } else {
+                let via = Via::rule(trigger);
+                events::rule_webhook(txn, t, *id, &via, &subject, &text).await?;
+            }
             continue;
         }
         let ids = match to {
@@ -429,7 +434,7 @@ async fn send_notices(
             },
             NotifyTarget::User(id) => vec![*id],
             NotifyTarget::Group(group) => events::group_members(txn, *group).await?,
-            NotifyTarget::Chat(_) => Vec::new(),
+            NotifyTarget::Chat(_) | NotifyTarget::Webhook(_) => Vec::new(),
         };
         if ids.is_empty() {
             continue;

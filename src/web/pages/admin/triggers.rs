@@ -10,7 +10,7 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::rest::comments::path_id;
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
-use crate::service::{chat, projects, users, Take};
+use crate::service::{chat, projects, users, webhooks, Take};
 use crate::state::AppState;
 use crate::web::pages::{html, Layout, PageResult, PageUser};
 use askama::Template;
@@ -67,7 +67,7 @@ const OPERATORS: [(&str, &str); 10] = [
 ];
 
 /// What an action row can do.
-const ACTIONS: [(&str, &str); 18] = [
+const ACTIONS: [(&str, &str); 19] = [
     ("status", "Set status"),
     ("priority", "Set priority"),
     ("assigned_to", "Assign to (user name)"),
@@ -109,6 +109,10 @@ const ACTIONS: [(&str, &str); 18] = [
     (
         "notify_chat",
         "Post to a chat channel (its name, the subject, then the text)",
+    ),
+    (
+        "notify_webhook",
+        "Call a webhook endpoint (its URL, the subject, then the text)",
     ),
 ];
 
@@ -261,6 +265,7 @@ struct Names {
     projects: HashMap<i32, String>,
     people: HashMap<i32, String>,
     chats: HashMap<i32, String>,
+    webhooks: HashMap<i32, String>,
 }
 
 impl Names {
@@ -287,6 +292,11 @@ impl Names {
                 .into_iter()
                 .map(|d| (d.id, d.name))
                 .collect(),
+            webhooks: webhooks::list(&state.db, actor, Take::All)
+                .await?
+                .into_iter()
+                .map(|w| (w.id, w.url))
+                .collect(),
         })
     }
 
@@ -311,6 +321,7 @@ impl Names {
                 }
                 ("ticket.project" | "project", Some(id)) => named(&self.projects, id),
                 ("chat", Some(id)) => named(&self.chats, id),
+                ("webhook", Some(id)) => named(&self.webhooks, id),
                 ("ticket.assigned_to" | "ticket.requester" | "assigned_to", Some(id)) => {
                     named(&self.people, id)
                 }
@@ -383,6 +394,14 @@ async fn read_value(state: &AppState, actor: &Actor, field: &str, text: &str) ->
                 .map(|g| (g.id, g.name))
                 .collect(),
             "group",
+        ),
+        "webhook" => by_name(
+            webhooks::list(&state.db, actor, Take::All)
+                .await?
+                .into_iter()
+                .map(|w| (w.id, w.url))
+                .collect(),
+            "webhook endpoint",
         ),
         "chat" => by_name(
             chat::list(&state.db, actor)
@@ -485,10 +504,11 @@ pub(super) async fn rule_of(
             notify if notify.starts_with("notify_") => {
                 let mut lines = text.lines();
                 let to = match notify {
-                    "notify_group" | "notify_user" | "notify_chat" => {
+                    "notify_group" | "notify_user" | "notify_chat" | "notify_webhook" => {
                         let field = match notify {
                             "notify_group" => "assigned_group",
                             "notify_chat" => "chat",
+                            "notify_webhook" => "webhook",
                             _ => "assigned_to",
                         };
                         let key = notify.trim_start_matches("notify_");
@@ -581,6 +601,9 @@ fn rows(
                 ),
                 Value::Object(o) if o.contains_key("chat") => {
                     ("notify_chat", Some(names.show("chat", &o["chat"])))
+                }
+                Value::Object(o) if o.contains_key("webhook") => {
+                    ("notify_webhook", Some(names.show("webhook", &o["webhook"])))
                 }
                 Value::Object(o) => ("notify_user", Some(names.show("assigned_to", &o["user"]))),
                 Value::String(w) if w == "requester" => ("notify_requester", None),
