@@ -91,7 +91,7 @@ fn clean_secret(secret: &str) -> AppResult<String> {
 pub fn clean_events(events: &[String], allowed: &[&'static str]) -> AppResult<serde_json::Value> {
     let mut out: Vec<&str> = Vec::new();
     for event in events {
-        let Some(known) = allowed.iter().find(|e| **e == event.trim()) else {
+        let Some(known) = allowed.iter().find(|e| **e == event.as_str()) else {
             return Err(AppError::field(
                 "events",
                 format!("unknown event {event:?}; known: {}", allowed.join(", ")),
