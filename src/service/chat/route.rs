@@ -35,14 +35,10 @@ pub async fn destinations(db: &impl ConnectionTrait) -> AppResult<Vec<chat_desti
 /// Whether `d` takes `about` on `t`: its event, project and priority filters, and internal notes only when
 /// it is team-only.
 pub fn takes(d: &chat_destination::Model, about: &About<'_>, t: &ticket::Model) -> bool {
-    let listed = |list: &serde_json::Value, value: &str| match list.as_array() {
-        Some(items) if !items.is_empty() => items.iter().any(|i| i.as_str() == Some(value)),
-        _ => true,
-    };
     d.active
         && (!about.internal || d.team_only)
-        && listed(&d.events, about.event)
-        && listed(&d.priorities, t.priority.as_str())
+        && outbox::wants(&d.events, about.event)
+        && outbox::wants(&d.priorities, t.priority.as_str())
         && d.project_id.is_none_or(|p| Some(p) == t.project_id)
 }
 
