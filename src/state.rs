@@ -94,6 +94,19 @@ impl AppState {
         }
     }
 
+    /// What the mail fetcher works with ([`crate::service::mailboxes::fetch::Fetcher`]).
+    pub fn mail_fetcher(&self) -> crate::service::mailboxes::fetch::Fetcher {
+        crate::service::mailboxes::fetch::Fetcher {
+            db: self.db.clone(),
+            config: self.config.clone(),
+            live: self.live.clone(),
+            policies: self.sla_policies.clone(),
+            triggers: self.triggers.clone(),
+            fields: self.custom_fields.clone(),
+            auth_cache: self.auth_cache.clone(),
+        }
+    }
+
     /// The handles the outbox worker delivers with ([`crate::jobs::worker::DeliveryDeps`]).
     pub fn delivery_deps(&self) -> crate::jobs::worker::DeliveryDeps {
         crate::jobs::worker::DeliveryDeps {

@@ -16,6 +16,7 @@ pub mod custom_field;
 pub mod group;
 pub mod idempotency_key;
 pub mod mail_message;
+pub mod mailbox;
 pub mod outbox;
 pub mod password_reset;
 pub mod project;

@@ -34,6 +34,7 @@ mod m20261128_000037_create_ticket_followers;
 mod m20261128_000038_ticket_merges;
 mod m20261129_000039_create_custom_fields;
 mod m20261129_000040_create_chat_destinations;
+mod m20261129_000041_create_mailboxes;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -73,6 +74,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000038_ticket_merges::Migration),
             Box::new(m20261129_000039_create_custom_fields::Migration),
             Box::new(m20261129_000040_create_chat_destinations::Migration),
+            Box::new(m20261129_000041_create_mailboxes::Migration),
         ]
     }
 }

@@ -31,7 +31,8 @@ pub enum Command {
     },
     /// Apply pending migrations and exit.
     Migrate,
-    /// Deliver outbox rows (webhooks, emails) without serving HTTP, until SIGINT or SIGTERM.
+    /// Deliver outbox rows (webhooks, emails) and fetch mail from the mailboxes without serving HTTP, until
+    /// SIGINT or SIGTERM.
     Worker,
     /// Manage users.
     User {
@@ -59,8 +60,12 @@ pub enum Command {
     /// Take in one email (RFC 5322) from standard input, as a mail server's pipe delivers it: a new ticket,
     /// or a comment on the ticket it answers. Exits 0 when taken in (or ignored on purpose: an auto-reply,
     /// a duplicate), 65 when the message is unreadable or too large, 67 when the sender is refused, and 75
-    /// when the service cannot take it now (the mail server retries).
-    MailIn,
+    /// when the service cannot take it now (the mail server retries), 78 when `--project` names no project.
+    MailIn {
+        /// Open new tickets in this project (by id), for an address of that project's own.
+        #[arg(long)]
+        project: Option<i32>,
+    },
     /// Seed demo data on an empty database, print the ways in, then serve.
     Demo {
         /// Address to listen on.
@@ -231,7 +236,7 @@ impl std::fmt::Display for Exit {
 impl std::error::Error for Exit {}
 
 /// `deskgraph mail-in`: one message from standard input.
-async fn mail_in(config: Config) -> anyhow::Result<()> {
+async fn mail_in(config: Config, project: Option<i32>) -> anyhow::Result<()> {
     use crate::service::mail_in::{self, Received, Refused, MAX_BYTES};
     use tokio::io::AsyncReadExt;
     let exit = |code: u8, message: String| anyhow::Error::new(Exit { code, message });
@@ -244,11 +249,23 @@ async fn mail_in(config: Config) -> anyhow::Result<()> {
     let state = AppState::init(config)
         .await
         .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e:#}")))?;
+    if let Some(id) = project {
+        match crate::service::automation::triggers::check_project(&state.db.conn, "project", id)
+            .await
+        {
+            Ok(()) => {}
+            Err(crate::error::AppError::Validation { .. }) => {
+                return Err(exit(78, format!("--project {id}: no such project")))
+            }
+            Err(e) => return Err(exit(75, format!("the help desk cannot take mail now: {e}"))),
+        }
+    }
     let received = mail_in::receive(
         state.write_deps(crate::domain::Channel::Email),
         state.people_deps(),
         &state.config,
         &raw,
+        project,
     )
     .await
     .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e}")))?;
@@ -340,12 +357,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("revoked {count} token(s)");
             Ok(())
         }
-        Command::MailIn => mail_in(config).await,
+        Command::MailIn { project } => mail_in(config, project).await,
         Command::Worker => {
             let state = AppState::init(config).await?;
             tracing::info!("deskgraph outbox worker started");
             tokio::select! {
                 _ = crate::jobs::worker::run(state.delivery_deps()) => {}
+                _ = crate::service::mailboxes::fetch::run(state.mail_fetcher()) => {}
                 _ = shutdown_signal() => {}
             }
             tracing::info!("deskgraph outbox worker stopped");

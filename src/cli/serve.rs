@@ -14,6 +14,7 @@ const SWEEP_KEYS_EVERY: std::time::Duration = std::time::Duration::from_secs(60 
 /// alongside, until SIGINT or SIGTERM, then finish in-flight requests.
 pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     let worker = crate::jobs::worker::spawn(state.delivery_deps());
+    let mail = tokio::spawn(crate::service::mailboxes::fetch::run(state.mail_fetcher()));
     let collector = tokio::spawn(crate::service::attachments::collect_forever(
         state.db.clone(),
         state.storage.clone(),
@@ -35,6 +36,7 @@ pub async fn serve(state: AppState, bind: SocketAddr) -> anyhow::Result<()> {
     crate::http::admitted::finish(request_timeout).await;
     // Rows it was delivering stay leased and pending; the next start delivers them.
     worker.abort();
+    mail.abort();
     collector.abort();
     sweeper.abort();
     tracing::info!("deskgraph stopped");

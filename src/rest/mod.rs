@@ -12,6 +12,7 @@ pub mod followers;
 pub mod idempotency;
 pub mod json;
 pub mod links;
+pub mod mailboxes;
 pub mod merge;
 pub mod openapi;
 pub mod path;
@@ -57,6 +58,7 @@ pub fn router() -> Routes {
         .merge(tags::router())
         .merge(custom_fields::router())
         .merge(chat::router())
+        .merge(mailboxes::router())
         .merge(links::router())
         .merge(merge::router())
         .merge(time_spent::router())

@@ -61,13 +61,15 @@ pub enum Refused {
     TooMany,
 }
 
-/// Take in one RFC 5322 message. `Err(AppError)` is a failure of the service (retry later); a message it
-/// will not take is `Ok(Err(Refused))`.
+/// Take in one RFC 5322 message; a new ticket opens in `project` (none: the default project).
+/// `Err(AppError)` is a failure of the service (retry later); a message it will not take is
+/// `Ok(Err(Refused))`.
 pub async fn receive(
     deps: WriteDeps<'_>,
     people: PeopleDeps<'_>,
     config: &Config,
     raw: &[u8],
+    project: Option<i32>,
 ) -> AppResult<Result<Received, Refused>> {
     if raw.len() > MAX_BYTES {
         return Ok(Err(Refused::TooLarge));
@@ -205,6 +207,7 @@ pub async fn receive(
                         crate::service::idempotency::IdempotencyKey::parse(&key, "message_id")
                     })
                     .transpose()?,
+                project_id: project,
                 ..Default::default()
             };
             Received::Ticket(tickets::create(deps, &actor, input).await?.id)

@@ -11,6 +11,7 @@ pub mod followers;
 pub mod idempotency;
 pub mod links;
 pub mod mail_in;
+pub mod mailboxes;
 pub mod projects;
 pub mod sign_in;
 pub mod sla;

@@ -70,6 +70,19 @@ pub fn required_line(field: &str, value: &str) -> AppResult<String> {
     Ok(value)
 }
 
+/// A required one-line value of at most `max` characters (a name shorter than a title): [`required_line`]
+/// with the tighter bound.
+pub fn required_name(field: &str, value: &str, max: usize) -> AppResult<String> {
+    let value = required_line(field, value)?;
+    if value.chars().count() > max {
+        return Err(AppError::field(
+            field,
+            format!("ensure this field has no more than {max} characters"),
+        ));
+    }
+    Ok(value)
+}
+
 /// A description: at most [`MAX_DESCRIPTION_BYTES`], trimmed, tabs and line breaks kept.
 pub fn description(value: &str) -> AppResult<String> {
     multi_line("description", value)?;

@@ -78,6 +78,17 @@ impl Changes {
         }
     }
 
+    /// The `keys` whose values differ between two snapshots of a record (`None`: it did not exist yet, or
+    /// no longer does).
+    pub fn between(before: Option<&Value>, after: Option<&Value>, keys: &[&str]) -> Self {
+        let mut changes = Self::new();
+        for key in keys {
+            let pick = |v: Option<&Value>| v.map_or(Value::Null, |v| v[*key].clone());
+            changes.diff(key, &pick(before), &pick(after));
+        }
+        changes
+    }
+
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

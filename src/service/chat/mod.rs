@@ -219,10 +219,7 @@ fn changes_between(
     before: Option<&serde_json::Value>,
     after: Option<&serde_json::Value>,
 ) -> serde_json::Value {
-    let mut changes = audit::Changes::new();
-    let empty = json!({});
-    let (b, a) = (before.unwrap_or(&empty), after.unwrap_or(&empty));
-    for key in [
+    const KEYS: [&str; 10] = [
         "name",
         "kind",
         "url",
@@ -233,13 +230,8 @@ fn changes_between(
         "priorities",
         "team_only",
         "active",
-    ] {
-        let (old, new) = (&b[key], &a[key]);
-        if old != new {
-            changes.diff(key, old, new);
-        }
-    }
-    changes.into_value()
+    ];
+    audit::Changes::between(before, after, &KEYS).into_value()
 }
 
 /// Add a destination; `allow_private` lets its URL name a private address
@@ -251,13 +243,7 @@ pub async fn create(
     input: NewChat,
 ) -> AppResult<chat_destination::Model> {
     require_admin(actor)?;
-    let name = text::required_line("name", &input.name)?;
-    if name.chars().count() > 100 {
-        return Err(AppError::field(
-            "name",
-            "ensure this field has no more than 100 characters",
-        ));
-    }
+    let name = text::required_name("name", &input.name, 100)?;
     let route = Route::check(
         input.kind,
         input.url.as_deref(),
@@ -315,14 +301,7 @@ pub async fn update(
     let current = get(db, actor, id).await?;
     let mut active: chat_destination::ActiveModel = current.clone().into();
     if let Some(name) = &patch.name {
-        let name = text::required_line("name", name)?;
-        if name.chars().count() > 100 {
-            return Err(AppError::field(
-                "name",
-                "ensure this field has no more than 100 characters",
-            ));
-        }
-        active.name = Set(name);
+        active.name = Set(text::required_name("name", name, 100)?);
     }
     let pick = |patched: &Option<Option<String>>, kept: &Option<String>| match patched {
         Some(v) => v.clone(),

@@ -17,6 +17,7 @@ async fn mail(state: &AppState, raw: &str) -> Result<Received, Refused> {
         state.people_deps(),
         &state.config,
         raw.as_bytes(),
+        None,
     )
     .await
     .unwrap()

@@ -588,6 +588,7 @@ async fn required_fields_hold_a_ticket_back_until_they_are_given(app: &TestApp) 
         app.state.people_deps(),
         &app.state.config,
         b"From: rita@example.com\r\nTo: help@example.com\r\nSubject: Toner\r\nMessage-ID: <toner@example.com>\r\n\r\nEmpty.\r\n",
+        None,
     )
     .await
     .unwrap();

@@ -469,6 +469,7 @@ async fn a_reply_to_a_merged_ticket_lands_on_the_one_it_went_into(app: &TestApp)
         state.people_deps(),
         &state.config,
         raw.as_bytes(),
+        None,
     )
     .await
     .unwrap();
@@ -825,6 +826,7 @@ async fn an_internal_note_mailed_to_a_merged_ticket_the_sender_cannot_work_on_is
         state.people_deps(),
         &state.config,
         raw.as_bytes(),
+        None,
     )
     .await
     .expect("a refusal, not a failure to retry");

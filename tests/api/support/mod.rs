@@ -8,6 +8,7 @@ pub mod clients;
 pub mod events;
 pub mod graphql;
 pub mod helpers;
+pub mod imap;
 pub mod login;
 pub mod oidc;
 pub mod oidc_browser;

@@ -1,0 +1,517 @@
+//! Mail fetched from a real IMAP server (Dovecot, `support::imap`): a mailbox set up by an administrator
+//! turns mail into tickets in its project and replies into comments; a message is put away only after
+//! what it made has committed; what cannot be taken in goes to the failed folder; a message taken in but
+//! not put away (the fetcher died) makes nothing twice; the running service fetches as mail arrives.
+use crate::db_test;
+use crate::support::events::{state_configured, SmtpSink};
+use crate::support::helpers::{TestApp, TestUser};
+use crate::support::imap::{self, count, deliver, fresh_user, PASSWORD};
+use crate::support::sla::run_at;
+use chrono::Utc;
+use deskgraph::service::mailboxes::fetch::{self, Look};
+use deskgraph::state::AppState;
+use sea_orm::EntityTrait;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+fn message(from: &str, id: &str, subject: &str, extra: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: help@desk.example.org\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n{extra}\r\n{body}\r\n"
+    )
+    .into_bytes()
+}
+
+/// A mailbox on `user`'s `INBOX`, made by `root` through REST, with `extra` fields.
+async fn mailbox(app: &TestApp, root: &TestUser, port: u16, user: &str, extra: Value) -> i32 {
+    let mut body = json!({
+        "name": format!("Help desk ({user})"),
+        "url": imap::url(port, user, "INBOX"),
+        "secret": PASSWORD,
+    });
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        b.extend(e.clone());
+    }
+    let made = app.as_user(root).post("/api/mailboxes/", body).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    made.json["id"].as_i64().unwrap() as i32
+}
+
+async fn fetched(state: &AppState, id: i32) -> Look {
+    fetch::fetch_once(&state.mail_fetcher(), id).await.unwrap()
+}
+
+/// Tickets `who` sees, newest first: (id, title, requester username, project).
+async fn tickets(app: &TestApp, who: &TestUser) -> Vec<Value> {
+    let listed = app.as_user(who).get("/api/tickets/?ordering=-id").await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    listed.json["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The value of header `name` in a raw message (first occurrence).
+fn header(data: &str, name: &str) -> Option<String> {
+    let prefix = format!("{}:", name.to_ascii_lowercase());
+    data.lines()
+        .find(|l| l.to_ascii_lowercase().starts_with(&prefix))
+        .map(|l| l[prefix.len()..].trim().to_string())
+}
+
+db_test!(a_requester_writes_to_the_mailbox_and_their_reply_lands_on_the_ticket);
+async fn a_requester_writes_to_the_mailbox_and_their_reply_lands_on_the_ticket(app: &TestApp) {
+    let Some(port) = imap::server() else { return };
+    let sink = SmtpSink::start().await;
+    let smtp = sink.url.clone();
+    let state = state_configured(app, |c| {
+        c.smtp_url = Some(smtp);
+        c.mail_from = "Help Desk <help@desk.example.org>".into();
+    });
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let project = app
+        .as_user(&root)
+        .post("/api/projects/", json!({"name": "Hardware"}))
+        .await;
+    assert_eq!(project.status, 201, "{}", project.text);
+    let project = project.json["id"].as_i64().unwrap();
+    let user = fresh_user("desk");
+    let id = mailbox(
+        app,
+        &root,
+        port,
+        &user,
+        json!({"done_folder": "Processed", "project": project}),
+    )
+    .await;
+
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &message(
+            "Dana Stone <dana@example.com>",
+            "first@mail.example.com",
+            "Laptop will not boot",
+            "",
+            "It beeps three times.",
+        ),
+    )
+    .await;
+    let look = fetched(&state, id).await;
+    assert_eq!(look.taken, 1, "{look:?}");
+    // Put away only now: the inbox is empty, the message is in the done folder.
+    assert_eq!(count(port, &user, "INBOX").await.0, 0);
+    assert_eq!(count(port, &user, "Processed").await.0, 1);
+    let listed = tickets(app, &bob).await;
+    assert_eq!(listed.len(), 1);
+    let ticket = listed[0]["id"].as_i64().unwrap();
+    assert_eq!(listed[0]["title"], "Laptop will not boot");
+    let stored = entity::ticket::Entity::find_by_id(ticket as i32)
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        stored.project_id,
+        Some(project as i32),
+        "opened in the mailbox's project"
+    );
+
+    // Bob answers; the requester's mail client replies to that email.
+    let answered = app
+        .as_user(&bob)
+        .post(
+            &format!("/api/tickets/{ticket}/comments/"),
+            json!({"content": "Hold the power button for 30 seconds.", "comment_type": "public"}),
+        )
+        .await;
+    assert!(answered.status.is_success(), "{}", answered.text);
+    run_at(&state, Utc::now()).await;
+    let sent = sink
+        .messages()
+        .into_iter()
+        .rfind(|m| m.to.iter().any(|t| t.contains("dana@example.com")))
+        .expect("an email to the requester");
+    let own = header(&sent.data, "Message-ID").expect("a Message-ID");
+    let references = header(&sent.data, "References").expect("References");
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &message(
+            "dana@example.com",
+            "second@mail.example.com",
+            "Re: your ticket",
+            &format!("In-Reply-To: {own}\r\nReferences: {references} {own}\r\n"),
+            "That did it, thank you!\r\n\r\nOn Monday, Help Desk wrote:\r\n> Hold the power button",
+        ),
+    )
+    .await;
+    assert_eq!(fetched(&state, id).await.taken, 1);
+    assert_eq!(tickets(app, &bob).await.len(), 1, "no second ticket");
+    let comments = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{ticket}/comments/"))
+        .await;
+    let bodies: Vec<String> = comments.json["results"]
+        .as_array()
+        .or(comments.json.as_array())
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.contains("That did it, thank you!") && !b.contains("Hold the power")),
+        "{}",
+        comments.text
+    );
+    assert_eq!(count(port, &user, "Processed").await.0, 2);
+
+    // Someone else names the ticket in the subject: they cannot see it, so it opens a ticket of its own.
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &message(
+            "mallory@example.com",
+            "third@mail.example.com",
+            &format!("Re: Laptop will not boot (TKT-{ticket:03})"),
+            "",
+            "Let me in.",
+        ),
+    )
+    .await;
+    assert_eq!(fetched(&state, id).await.taken, 1);
+    let listed = tickets(app, &bob).await;
+    assert_eq!(listed.len(), 2);
+    assert_ne!(listed[0]["id"], ticket);
+    // The mailbox tells its administrator when it was last read.
+    let shown = app
+        .as_user(&root)
+        .get(&format!("/api/mailboxes/{id}/"))
+        .await;
+    assert!(shown.json["checked_at"].is_string(), "{}", shown.text);
+    assert_eq!(shown.json["last_error"], Value::Null);
+}
+
+db_test!(what_cannot_be_taken_in_goes_to_the_failed_folder_and_machine_mail_makes_nothing);
+async fn what_cannot_be_taken_in_goes_to_the_failed_folder_and_machine_mail_makes_nothing(
+    app: &TestApp,
+) {
+    let Some(port) = imap::server() else { return };
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let user = fresh_user("failed");
+    // No done folder: taken messages are flagged seen where they are.
+    let id = mailbox(app, &root, port, &user, json!({})).await;
+    // Not a message at all: no From address.
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        b"Subject: nothing\r\n\r\nwho am I\r\n",
+    )
+    .await;
+    // 30 MiB: past the 25 MiB limit.
+    let mut big = message("big@example.com", "big@x", "Scans", "", "");
+    big.extend(std::iter::repeat_n(b'x', 30 << 20));
+    deliver(port, &user, "INBOX", &big).await;
+    // An out-of-office answer, and a bounce.
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &message(
+            "ooo@example.com",
+            "ooo@x",
+            "Out of office",
+            "Auto-Submitted: auto-replied\r\n",
+            "Away.",
+        ),
+    )
+    .await;
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &message(
+            "MAILER-DAEMON@example.com",
+            "bounce@x",
+            "Undelivered Mail Returned to Sender",
+            "Content-Type: multipart/report; report-type=delivery-status; boundary=b\r\n",
+            "--b\r\nContent-Type: text/plain\r\n\r\nNo such user.\r\n--b--",
+        ),
+    )
+    .await;
+    // A real one, and the same message delivered twice.
+    let real = message("erin@example.com", "real@x", "Printer jams", "", "Again.");
+    deliver(port, &user, "INBOX", &real).await;
+    deliver(port, &user, "INBOX", &real).await;
+
+    let state = app.state.clone();
+    let look = fetched(&state, id).await;
+    assert_eq!(
+        look,
+        Look {
+            taken: 1,
+            ignored: 3,
+            failed: 2,
+            left: 0
+        }
+    );
+    let listed = tickets(app, &bob).await;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["title"], "Printer jams");
+    // The four put away are seen in the inbox; the two refused are in `failed`, unflagged, whole.
+    assert_eq!(count(port, &user, "INBOX").await, (4, 4));
+    assert_eq!(count(port, &user, "failed").await, (2, 0));
+    let failed = imap::messages(port, &user, "failed").await;
+    assert!(failed.iter().any(|m| m.len() > 30 << 20));
+    // A second look finds nothing new.
+    assert_eq!(fetched(&state, id).await, Look::default());
+    assert_eq!(tickets(app, &bob).await.len(), 1);
+}
+
+db_test!(a_message_taken_in_but_not_put_away_makes_nothing_twice);
+async fn a_message_taken_in_but_not_put_away_makes_nothing_twice(app: &TestApp) {
+    let Some(port) = imap::server() else { return };
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let user = fresh_user("crash");
+    let id = mailbox(app, &root, port, &user, json!({"done_folder": "Done"})).await;
+    let first = message("fay@example.com", "crash1@x", "Badge reader", "", "Dead.");
+    deliver(port, &user, "INBOX", &first).await;
+    let state = app.state.clone();
+    assert_eq!(fetched(&state, id).await.taken, 1);
+    let ticket = tickets(app, &bob).await[0]["id"].as_i64().unwrap();
+    // The fetcher commits a reply, and dies before it moves the message: it is still in the inbox.
+    let reply = message(
+        "fay@example.com",
+        "crash2@x",
+        &format!("Re: Badge reader [TKT-{ticket:03}]"),
+        "",
+        "Still dead.",
+    );
+    deliver(port, &user, "INBOX", &reply).await;
+    let made = deskgraph::service::mail_in::receive(
+        state.write_deps(deskgraph::domain::Channel::Email),
+        state.people_deps(),
+        &state.config,
+        &reply,
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(
+            made,
+            Ok(deskgraph::service::mail_in::Received::Comment { .. })
+        ),
+        "{made:?}"
+    );
+    // The next fetcher finds it, knows it, and only puts it away.
+    let look = fetched(&state, id).await;
+    assert_eq!((look.taken, look.ignored), (0, 1), "{look:?}");
+    assert_eq!(count(port, &user, "INBOX").await.0, 0);
+    assert_eq!(count(port, &user, "Done").await.0, 2);
+    let comments = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{ticket}/comments/"))
+        .await;
+    assert_eq!(
+        comments.text.matches("Still dead.").count(),
+        1,
+        "{}",
+        comments.text
+    );
+    assert_eq!(tickets(app, &bob).await.len(), 1);
+}
+
+db_test!(the_running_service_fetches_mail_as_it_arrives);
+async fn the_running_service_fetches_mail_as_it_arrives(app: &TestApp) {
+    let Some(port) = imap::server() else { return };
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let user = fresh_user("idle");
+    mailbox(app, &root, port, &user, json!({"done_folder": "Done"})).await;
+    let running = tokio::spawn(fetch::run(app.state.mail_fetcher()));
+    let bob = &bob;
+    let arrived = |n: usize| async move {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            if tickets(app, bob).await.len() >= n {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        false
+    };
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &message("gus@example.com", "idle1@x", "Wi-Fi slow", "", "Slow."),
+    )
+    .await;
+    assert!(arrived(1).await, "the first message became no ticket");
+    // The fetcher now waits in IDLE; a new message wakes it well before its minute is up.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &message("gus@example.com", "idle2@x", "Wi-Fi down", "", "Down."),
+    )
+    .await;
+    let started = Instant::now();
+    assert!(arrived(2).await, "the second message became no ticket");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    running.abort();
+    assert_eq!(count(port, &user, "Done").await.0, 2);
+}
+
+db_test!(mailboxes_are_managed_by_administrators_and_keep_their_secret);
+async fn mailboxes_are_managed_by_administrators_and_keep_their_secret(app: &TestApp) {
+    let Some(port) = imap::server() else { return };
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let user = fresh_user("admin");
+    let body = json!({"name": "Desk", "url": imap::url(port, &user, "INBOX"), "secret": "wrong"});
+    assert_eq!(
+        app.as_user(&bob)
+            .post("/api/mailboxes/", body.clone())
+            .await
+            .status,
+        403
+    );
+    assert_eq!(app.as_user(&bob).get("/api/mailboxes/").await.status, 403);
+    assert_eq!(app.anonymous().get("/api/mailboxes/").await.status, 401);
+    let made = app.as_user(&root).post("/api/mailboxes/", body).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    assert!(!made.text.contains("wrong"), "{}", made.text);
+    assert_eq!(made.json["failed_folder"], "failed");
+    assert_eq!(made.json["active"], true);
+    let id = made.json["id"].as_i64().unwrap() as i32;
+
+    // A wrong password: the attempt fails and the mailbox says why.
+    assert!(fetch::fetch_once(&app.state.mail_fetcher(), id)
+        .await
+        .is_err());
+    let shown = app
+        .as_user(&root)
+        .get(&format!("/api/mailboxes/{id}/"))
+        .await;
+    let error = shown.json["last_error"].as_str().unwrap_or_default();
+    assert!(error.contains("sign-in refused"), "{}", shown.text);
+    assert!(!shown.text.contains("wrong"), "{}", shown.text);
+    // The right one, through a change: the verdict is cleared, and the next attempt reads the folder.
+    let changed = app
+        .as_user(&root)
+        .patch(
+            &format!("/api/mailboxes/{id}/"),
+            json!({"secret": PASSWORD}),
+        )
+        .await;
+    assert_eq!(changed.status, 200, "{}", changed.text);
+    assert_eq!(changed.json["last_error"], Value::Null);
+    assert!(fetch::fetch_once(&app.state.mail_fetcher(), id)
+        .await
+        .is_ok());
+    // The audit trail says the secret was set, never what it is.
+    let trail = entity::audit_event::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    let kept: Vec<String> = trail
+        .iter()
+        .filter(|e| e.entity_type == "mailbox")
+        .map(|e| e.changes.to_string())
+        .collect();
+    assert_eq!(kept.len(), 2, "create and update are recorded: {kept:?}");
+    assert!(kept[1].contains("\"secret\""), "{kept:?}");
+    assert!(
+        kept.iter()
+            .all(|t| !t.contains("wrong") && !t.contains(PASSWORD)),
+        "{kept:?}"
+    );
+
+    for (bad, key) in [
+        (
+            json!({"name": "x", "url": "https://mail.example.com/", "secret": "s"}),
+            "url",
+        ),
+        (
+            json!({"name": "x", "url": "imaps://desk:pw@mail.example.com/", "secret": "s"}),
+            "url",
+        ),
+        (
+            json!({"name": "x", "url": "imaps://mail.example.com/", "secret": "s"}),
+            "url",
+        ),
+        (
+            json!({"name": "x", "url": "imaps://d@mail.example.com/\u{0}", "secret": "s"}),
+            "url",
+        ),
+        (
+            json!({"name": "x", "url": "imaps://d@mail.example.com/", "secret": ""}),
+            "secret",
+        ),
+        (
+            json!({"name": "", "url": "imaps://d@mail.example.com/", "secret": "s"}),
+            "name",
+        ),
+        (
+            json!({"name": "x".repeat(101), "url": "imaps://d@mail.example.com/", "secret": "s"}),
+            "name",
+        ),
+        (
+            json!({"name": "x", "url": "imaps://d@mail.example.com/", "secret": "s", "project": 999}),
+            "project",
+        ),
+        (
+            json!({"name": "x", "url": "imaps://d@mail.example.com/", "secret": "s", "project": "abc"}),
+            "project",
+        ),
+        (
+            json!({"name": "x", "url": "imaps://d@mail.example.com/", "secret": "s", "done_folder": ""}),
+            "done_folder",
+        ),
+        (json!({"name": "x", "url": 7, "secret": "s"}), "url"),
+        (
+            json!({"url": "imaps://d@mail.example.com/", "secret": "s"}),
+            "name",
+        ),
+    ] {
+        let refused = app
+            .as_user(&root)
+            .post("/api/mailboxes/", bad.clone())
+            .await;
+        assert_eq!(refused.status, 400, "{bad}: {}", refused.text);
+        assert!(refused.text.contains(key), "{bad}: {}", refused.text);
+    }
+    assert_eq!(
+        app.as_user(&root).get("/api/mailboxes/abc/").await.status,
+        404
+    );
+    assert_eq!(
+        app.as_user(&root).get("/api/mailboxes/99999/").await.status,
+        404
+    );
+    let deleted = app
+        .as_user(&root)
+        .delete(&format!("/api/mailboxes/{id}/"))
+        .await;
+    assert_eq!(deleted.status, 204);
+    assert_eq!(
+        app.as_user(&root).get("/api/mailboxes/").await.json,
+        json!([])
+    );
+}
