@@ -90,7 +90,7 @@ pub struct DeleteChatDestinationPayload {
 }
 
 /// `MaybeUndefined` as the service's patch spelling: absent `None`, null `Some(None)`.
-fn patched<T>(value: MaybeUndefined<T>) -> Option<Option<T>> {
+pub(crate) fn patched<T>(value: MaybeUndefined<T>) -> Option<Option<T>> {
     match value {
         MaybeUndefined::Undefined => None,
         MaybeUndefined::Null => Some(None),

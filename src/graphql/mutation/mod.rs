@@ -9,6 +9,7 @@ pub mod comments;
 pub mod custom_fields;
 pub mod followers;
 pub mod links;
+pub mod mailboxes;
 pub mod people;
 pub mod projects;
 pub mod sla;
@@ -28,6 +29,7 @@ pub struct MutationRoot(
     tickets::TicketMutation,
     webhooks::WebhookMutation,
     chat::ChatMutation,
+    mailboxes::MailboxMutation,
     sla::SlaMutation,
     comments::CommentMutation,
     projects::ProjectMutation,

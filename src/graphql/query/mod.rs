@@ -5,6 +5,7 @@ pub mod automation;
 pub mod bulk;
 pub mod chat;
 pub mod custom_fields;
+pub mod mailboxes;
 pub mod projects;
 pub mod rate;
 pub mod sla;
@@ -83,6 +84,7 @@ pub struct QueryFields(
     tickets::TicketQuery,
     webhooks::WebhookQuery,
     chat::ChatQuery,
+    mailboxes::MailboxQuery,
     sla::SlaQuery,
     audit::AuditQuery,
     projects::ProjectQuery,

@@ -1,16 +1,16 @@
 //! The `Node` interface and lookup of any node by global id, with the viewer's visibility.
 use super::audit::parse_audit_id;
 use super::{
-    ApiToken, Asset, Attachment, AuditEvent, ChatDestination, Comment, CustomField, Group, Project,
-    Ticket, TimeRule, Trigger, User, Webhook,
+    ApiToken, Asset, Attachment, AuditEvent, ChatDestination, Comment, CustomField, Group, Mailbox,
+    Project, Ticket, TimeRule, Trigger, User, Webhook,
 };
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::graphql::context::RequestContext;
 use crate::graphql::ids;
 use crate::service::{
-    assets, attachments, audit, automation, chat, comments, custom_fields, projects, tickets,
-    users, webhooks,
+    assets, attachments, audit, automation, chat, comments, custom_fields, mailboxes, projects,
+    tickets, users, webhooks,
 };
 use async_graphql::{Interface, ID};
 use entity::{api_token, group};
@@ -37,6 +37,8 @@ pub enum Node {
     Webhook(Webhook),
     /// A Slack or Teams destination (administrators only).
     ChatDestination(ChatDestination),
+    /// An IMAP mailbox mail is fetched from (administrators only).
+    Mailbox(Mailbox),
     /// An automation trigger (administrators only).
     Trigger(Trigger),
     /// An automation time rule (administrators only).
@@ -95,6 +97,9 @@ pub async fn find(req: &RequestContext, actor: &Actor, id: &ID) -> AppResult<Nod
         "ChatDestination" if actor.is_admin() => Node::ChatDestination(ChatDestination(
             chat::get(&req.state.db, actor, db_id).await?,
         )),
+        "Mailbox" if actor.is_admin() => {
+            Node::Mailbox(Mailbox(mailboxes::get(&req.state.db, actor, db_id).await?))
+        }
         "Comment" => {
             let (c, t) = comments::get_visible(db, actor, db_id).await?;
             Node::Comment(Comment::new(c, Arc::new(t)))

@@ -4,6 +4,7 @@
 //! not put away (the fetcher died) makes nothing twice; the running service fetches as mail arrives.
 use crate::db_test;
 use crate::support::events::{state_configured, SmtpSink};
+use crate::support::graphql::gid;
 use crate::support::helpers::{TestApp, TestUser};
 use crate::support::imap::{self, count, deliver, fresh_user, PASSWORD};
 use crate::support::sla::run_at;
@@ -505,6 +506,63 @@ async fn mailboxes_are_managed_by_administrators_and_keep_their_secret(app: &Tes
         app.as_user(&root).get("/api/mailboxes/99999/").await.status,
         404
     );
+    // GraphQL: the same mailbox for administrators, nothing for anyone else, and the same rules on a
+    // create.
+    let query = "{ mailboxes { id databaseId name url doneFolder failedFolder active lastError checkedAt } }";
+    let listed = app.graphql(Some(&root.token), query, json!({})).await;
+    let first = &listed["data"]["mailboxes"][0];
+    assert_eq!(first["id"], gid("Mailbox", id), "{listed}");
+    assert_eq!(first["url"], imap::url(port, &user, "INBOX"));
+    assert_eq!(first["failedFolder"], "failed");
+    assert!(first["checkedAt"].is_string(), "{listed}");
+    let forbidden = app.graphql(Some(&bob.token), query, json!({})).await;
+    assert_eq!(forbidden["errors"][0]["extensions"]["code"], "FORBIDDEN");
+    let node = app
+        .graphql(
+            Some(&bob.token),
+            "query($id: ID!) { node(id: $id) { id } }",
+            json!({"id": gid("Mailbox", id)}),
+        )
+        .await;
+    assert!(node["data"]["node"].is_null(), "{node}");
+    let create = "mutation($input: CreateMailboxInput!) { createMailbox(input: $input) { mailbox { databaseId doneFolder } } }";
+    let made = app
+        .graphql(
+            Some(&root.token),
+            create,
+            json!({"input": {"name": "Second", "url": "imaps://desk@mail.example.com/", "secret": "s", "doneFolder": "Done"}}),
+        )
+        .await;
+    assert_eq!(
+        made["data"]["createMailbox"]["mailbox"]["doneFolder"], "Done",
+        "{made}"
+    );
+    let refused = app
+        .graphql(
+            Some(&root.token),
+            create,
+            json!({"input": {"name": "Third", "url": "imaps://desk:pw@mail.example.com/", "secret": "s"}}),
+        )
+        .await;
+    assert_eq!(
+        refused["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
+        "{refused}"
+    );
+    let second = made["data"]["createMailbox"]["mailbox"]["databaseId"]
+        .as_i64()
+        .unwrap();
+    let gone = app
+        .graphql(
+            Some(&root.token),
+            "mutation($id: ID!) { deleteMailbox(input: {id: $id}) { deletedMailboxId } }",
+            json!({"id": gid("Mailbox", second as i32)}),
+        )
+        .await;
+    assert_eq!(
+        gone["data"]["deleteMailbox"]["deletedMailboxId"],
+        gid("Mailbox", second as i32)
+    );
+
     let deleted = app
         .as_user(&root)
         .delete(&format!("/api/mailboxes/{id}/"))
