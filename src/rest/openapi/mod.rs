@@ -101,6 +101,8 @@ use web::pages;
         pages::admin::time_rules::create_time_rule, pages::admin::time_rules::time_rule_page,
         pages::admin::time_rules::update_time_rule, pages::admin::time_rules::dry_run_time_rule,
         pages::admin::chat::chat_page, pages::admin::chat::create_chat, pages::admin::chat::change_chat,
+        pages::admin::mailboxes::mail_page, pages::admin::mailboxes::create_mailbox,
+        pages::admin::mailboxes::change_mailbox,
         pages::admin::time_rules::delete_time_rule,
         pages::reset::request_page, pages::reset::request_link, pages::reset::token_page,
         pages::reset::set_password, pages::home, pages::oidc::start, pages::oidc::callback,

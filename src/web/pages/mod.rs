@@ -140,6 +140,11 @@ pub fn router() -> Routes {
             get(admin::chat_page).post(admin::create_chat),
         )
         .route("/admin/chat/change/", post(admin::change_chat))
+        .route(
+            "/admin/mail/",
+            get(admin::mail_page).post(admin::create_mailbox),
+        )
+        .route("/admin/mail/change/", post(admin::change_mailbox))
         .route("/admin/tags/settings/", post(admin::tag_settings))
         .route("/admin/groups/{id}/delete/", post(admin::delete_group))
         .route("/admin/groups/{id}/members/", post(admin::add_member))

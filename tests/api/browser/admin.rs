@@ -172,3 +172,71 @@ async fn an_admin_adds_a_teams_channel_for_critical_tickets_in_chromium() {
     );
     assert_eq!(stored.json[0]["has_webhook_url"], true);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_adds_a_mailbox_in_chromium_and_mail_in_it_becomes_a_ticket() {
+    let Some(port) = crate::support::imap::server() else {
+        return;
+    };
+    let app = TestApp::sqlite().await;
+    let root = app.admin("root").await;
+    let user = crate::support::imap::fresh_user("chromium");
+    let url = crate::support::imap::url(port, &user, "INBOX");
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = ran.clone();
+    in_chromium(&app, |client, base| async move {
+        sign_in(&client, &base, "root").await;
+        client.goto(&format!("{base}/admin/")).await.unwrap();
+        wait_for(&client, "a[href='/admin/mail/']")
+            .await
+            .click()
+            .await
+            .unwrap();
+        for (field, value) in [
+            ("#mail-name", "Help desk"),
+            ("#mail-url", url.as_str()),
+            ("#mail-secret", crate::support::imap::PASSWORD),
+            ("#mail-done", "Done"),
+        ] {
+            wait_for(&client, field)
+                .await
+                .send_keys(value)
+                .await
+                .unwrap();
+        }
+        wait_for(&client, "#create-mail")
+            .await
+            .click()
+            .await
+            .unwrap();
+        let flash = wait_for(&client, ".flash").await;
+        assert!(flash.text().await.unwrap().contains("Mailbox added"));
+        let listed = wait_for(&client, "#mail-table").await;
+        assert!(listed.text().await.unwrap().contains("Not read yet"));
+        seen.store(true, std::sync::atomic::Ordering::SeqCst);
+    })
+    .await;
+    if !ran.load(std::sync::atomic::Ordering::SeqCst) {
+        return; // no browser here: skipped
+    }
+    let stored = app.get("/api/mailboxes/", Some(&root.token)).await;
+    assert_eq!(stored.json[0]["done_folder"], "Done", "{}", stored.text);
+    let id = stored.json[0]["id"].as_i64().unwrap() as i32;
+    crate::support::imap::deliver(
+        port,
+        &user,
+        "INBOX",
+        b"From: hal@example.com\r\nSubject: Pod bay doors\r\nMessage-ID: <pod@x>\r\n\r\nThey will not open.\r\n",
+    )
+    .await;
+    let look = deskgraph::service::mailboxes::fetch::fetch_once(&app.state.mail_fetcher(), id)
+        .await
+        .unwrap();
+    assert_eq!(look.taken, 1);
+    let tickets = app.get("/api/tickets/", Some(&root.token)).await;
+    assert_eq!(
+        tickets.json["results"][0]["title"], "Pod bay doors",
+        "{}",
+        tickets.text
+    );
+}

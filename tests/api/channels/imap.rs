@@ -573,3 +573,111 @@ async fn mailboxes_are_managed_by_administrators_and_keep_their_secret(app: &Tes
         json!([])
     );
 }
+
+db_test!(an_admin_adds_a_mailbox_from_the_page_and_sees_how_it_reads);
+async fn an_admin_adds_a_mailbox_from_the_page_and_sees_how_it_reads(app: &TestApp) {
+    use crate::support::pages::location;
+    use crate::support::world::login;
+    use axum::http::StatusCode;
+    let Some(port) = imap::server() else { return };
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let ada = login(app, &admin).await;
+    let user = fresh_user("page");
+    let url = imap::url(port, &user, "INBOX");
+    let made = ada
+        .form(
+            app,
+            "/admin/mail/",
+            &[
+                ("name", "Help desk"),
+                ("url", url.as_str()),
+                ("secret", "not-it"),
+                ("done_folder", "Done"),
+                ("failed_folder", "failed"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&made), "/admin/mail/?done=created");
+    let bad = ada
+        .form(
+            app,
+            "/admin/mail/",
+            &[
+                ("name", "Bad"),
+                ("url", "imaps://me:pw@mail.example.com/"),
+                ("secret", "x"),
+            ],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text.contains("role=\"alert\""), "{}", bad.text);
+    assert!(bad.text.contains("password"), "{}", bad.text);
+    let page = ada.page(app, "/admin/mail/").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text.contains("Not read yet"), "{}", page.text);
+    assert!(!page.text.contains("not-it"), "the secret is shown back");
+
+    // The wrong password: the page says why the mailbox cannot be read.
+    let id = app.as_user(&admin).get("/api/mailboxes/").await.json[0]["id"]
+        .as_i64()
+        .unwrap() as i32;
+    assert!(fetch::fetch_once(&app.state.mail_fetcher(), id)
+        .await
+        .is_err());
+    let page = ada.page(app, "/admin/mail/").await;
+    assert!(
+        page.text.contains("Cannot be read: sign-in refused"),
+        "{}",
+        page.text
+    );
+    // A new secret (a blank one would keep the stored): then it reads.
+    let id_text = id.to_string();
+    let saved = ada
+        .form(
+            app,
+            "/admin/mail/change/",
+            &[
+                ("id", id_text.as_str()),
+                ("name", "Help desk"),
+                ("url", url.as_str()),
+                ("secret", PASSWORD),
+                ("done_folder", "Done"),
+                ("failed_folder", "failed"),
+                ("active", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&saved), "/admin/mail/?done=saved");
+    assert!(fetch::fetch_once(&app.state.mail_fetcher(), id)
+        .await
+        .is_ok());
+    let page = ada.page(app, "/admin/mail/").await;
+    assert!(page.text.contains("Read at"), "{}", page.text);
+
+    let agnes = login(app, &agent).await;
+    assert_eq!(
+        agnes.page(app, "/admin/mail/").await.status,
+        StatusCode::FORBIDDEN
+    );
+    let refused = agnes
+        .form(
+            app,
+            "/admin/mail/change/",
+            &[("id", id_text.as_str()), ("delete", "1")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    let gone = ada
+        .form(
+            app,
+            "/admin/mail/change/",
+            &[("id", id_text.as_str()), ("delete", "1")],
+        )
+        .await;
+    assert_eq!(location(&gone), "/admin/mail/?done=deleted");
+    assert_eq!(
+        app.as_user(&admin).get("/api/mailboxes/").await.json,
+        json!([])
+    );
+}

@@ -9,6 +9,7 @@ use chrono::Utc;
 use deskgraph::notify::mailer::thread_root;
 use deskgraph::service::mail_in::{self, Received, Refused};
 use deskgraph::state::AppState;
+use sea_orm::EntityTrait;
 use serde_json::json;
 
 async fn mail(state: &AppState, raw: &str) -> Result<Received, Refused> {
@@ -342,11 +343,12 @@ db_test!(mail_in_answers_the_mail_server_with_its_exit_codes);
 async fn mail_in_answers_the_mail_server_with_its_exit_codes(app: &TestApp) {
     use tokio::io::AsyncWriteExt;
     let root = app.admin("root").await;
-    let run = |input: String| {
+    let run_with = |input: String, args: Vec<String>| {
         let url = app.state.config.database_url.clone();
         async move {
             let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
                 .arg("mail-in")
+                .args(args)
                 .env("DATABASE_URL", url)
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
@@ -363,6 +365,7 @@ async fn mail_in_answers_the_mail_server_with_its_exit_codes(app: &TestApp) {
             )
         }
     };
+    let run = |input: String| run_with(input, Vec::new());
     let (code, out) = run(message(
         "eve@example.com",
         "e1@x",
@@ -377,6 +380,30 @@ async fn mail_in_answers_the_mail_server_with_its_exit_codes(app: &TestApp) {
     let listed = app.as_user(&root).get("/api/tickets/").await;
     assert_eq!(listed.json["count"], 1, "{}", listed.text);
     assert_eq!(listed.json["results"][0]["title"], "Monitor flickers");
+
+    // `--project`: an alias of the project's own; a project that does not exist is the alias's fault (78).
+    let project = app
+        .as_user(&root)
+        .post("/api/projects/", json!({"name": "Screens"}))
+        .await
+        .json["id"]
+        .as_i64()
+        .unwrap();
+    let into = |p: i64| vec!["--project".to_string(), p.to_string()];
+    let screen = message("eve@example.com", "e2@x", "Second screen dark", "", "Dark.");
+    let (code, out) = run_with(screen.clone(), into(99999)).await;
+    assert_eq!(code, Some(78), "{out}");
+    let (code, out) = run_with(screen, into(project)).await;
+    assert_eq!(code, Some(0), "{out}");
+    let stored = entity::ticket::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    let dark = stored
+        .iter()
+        .find(|t| t.title == "Second screen dark")
+        .unwrap();
+    assert_eq!(dark.project_id, Some(project as i32));
 }
 
 /// The value of header `name` in a raw message (first occurrence, unfolded).

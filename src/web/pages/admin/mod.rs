@@ -5,6 +5,7 @@ pub mod audit;
 pub mod chat;
 pub mod fields;
 pub mod groups;
+pub mod mailboxes;
 pub mod tags;
 pub mod time_rules;
 pub mod triggers;
@@ -17,6 +18,7 @@ pub use fields::{change_field, create_field, fields_page};
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
 };
+pub use mailboxes::{change_mailbox, create_mailbox, mail_page};
 pub use tags::{change_tag, curate_tag, tag_settings, tags_page};
 pub use time_rules::{
     create_time_rule, delete_time_rule, dry_run_time_rule, new_time_rule_page, time_rule_page,

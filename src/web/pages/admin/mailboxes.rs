@@ -1,0 +1,216 @@
+//! `/admin/mail/`: the mailboxes the help desk fetches mail from, each changed, switched off or removed in
+//! place with how its last reading went, and a form for a new one (administrators only), over the service
+//! calls REST and GraphQL use. The secret is set here and never shown again: a blank box keeps it.
+use crate::error::AppError;
+use crate::service::mailboxes::{self, MailboxPatch, NewMailbox, DEFAULT_FAILED_FOLDER};
+use crate::service::users::Admin;
+use crate::state::AppState;
+use crate::web::pages::{html, Form, Layout, PageResult, PageUser};
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Deserialize;
+
+/// An option of a select.
+struct Opt {
+    value: String,
+    label: String,
+    selected: bool,
+}
+
+/// A mailbox as the page lists it.
+struct Row {
+    id: i32,
+    name: String,
+    url: String,
+    done_folder: String,
+    failed_folder: String,
+    projects: Vec<Opt>,
+    active: bool,
+    /// "Read at …", "Not read yet", or why the last attempt failed.
+    state: String,
+    failing: bool,
+}
+
+#[derive(Template)]
+#[template(path = "admin_mail.html")]
+struct MailPage {
+    layout: Layout,
+    section: &'static str,
+    flash: Option<String>,
+    form_error: String,
+    mailboxes: Vec<Row>,
+    projects: Vec<Opt>,
+    default_failed: &'static str,
+}
+
+async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage> {
+    let list = mailboxes::list(&state.db, &user.actor).await?;
+    let projects = crate::service::projects::list(&state.db.conn).await?;
+    let project_opts = |chosen: Option<i32>| -> Vec<Opt> {
+        projects
+            .iter()
+            .map(|p| Opt {
+                value: p.id.to_string(),
+                label: p.name.clone(),
+                selected: Some(p.id) == chosen,
+            })
+            .collect()
+    };
+    let rows = list
+        .iter()
+        .map(|m| Row {
+            id: m.id,
+            name: m.name.clone(),
+            url: m.url.clone(),
+            done_folder: m.done_folder.clone().unwrap_or_default(),
+            failed_folder: m.failed_folder.clone(),
+            projects: project_opts(m.project_id),
+            active: m.active,
+            state: match (&m.last_error, &m.checked_at) {
+                (Some(why), _) => format!("Cannot be read: {why}"),
+                (None, Some(at)) => format!("Read at {}", at.format("%Y-%m-%d %H:%M UTC")),
+                (None, None) => "Not read yet".to_string(),
+            },
+            failing: m.last_error.is_some(),
+        })
+        .collect();
+    Ok(MailPage {
+        layout: Layout::for_user(user),
+        section: "mail",
+        flash: None,
+        form_error: String::new(),
+        mailboxes: rows,
+        projects: project_opts(None),
+        default_failed: DEFAULT_FAILED_FOLDER,
+    })
+}
+
+/// What a redirect back to the page says.
+#[derive(Deserialize)]
+pub struct Done {
+    done: Option<String>,
+}
+
+/// `GET /admin/mail/`.
+#[utoipa::path(get, path = "/admin/mail/", tag = "pages", operation_id = "pageAdminMail",
+    summary = "The mailboxes mail is fetched from, and a form for a new one (administrators only).",
+    responses((status = 200, description = "HTML page", content_type = "text/html", body = String), (status = 403, description = "Not an administrator: error page", content_type = "text/html", body = String)),
+    security(("session" = [])))]
+pub async fn mail_page(
+    State(state): State<AppState>,
+    user: PageUser,
+    Query(done): Query<Done>,
+) -> PageResult<Response> {
+    let mut page = mail_of_desk(&state, &user).await?;
+    page.flash = done.done.map(|d| {
+        match d.as_str() {
+            "created" => {
+                "Mailbox added: it is read within a minute. Its secret is not shown again."
+            }
+            "deleted" => "Mailbox removed; its mail stays on the server.",
+            _ => "Saved.",
+        }
+        .to_string()
+    });
+    Ok(html(StatusCode::OK, &page))
+}
+
+impl super::DeskPage for MailPage {
+    const PATH: &'static str = "/admin/mail/";
+
+    async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
+        mail_of_desk(state, user).await
+    }
+
+    fn show_error(&mut self, message: String) {
+        self.form_error = message;
+    }
+}
+
+fn project(form: &Form) -> Result<Option<i32>, AppError> {
+    match form.get("project").trim() {
+        "" => Ok(None),
+        raw => raw
+            .parse::<i32>()
+            .map(Some)
+            .map_err(|_| AppError::field("project", "choose a project")),
+    }
+}
+
+/// A box left blank: none.
+fn typed(form: &Form, name: &str) -> Option<String> {
+    Some(form.get(name).trim())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+}
+
+/// `POST /admin/mail/` (form: `name`, `url`, `secret`, `done_folder`, `failed_folder`, `project`): a new
+/// mailbox.
+#[utoipa::path(post, path = "/admin/mail/", tag = "pages", operation_id = "pageAdminCreateMailbox",
+    summary = "Add a mailbox to fetch mail from (administrators only).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the mailboxes"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn create_mailbox(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let made = async {
+        let input = NewMailbox {
+            name: form.get("name").to_string(),
+            url: form.get("url").to_string(),
+            secret: form.get("secret").to_string(),
+            done_folder: typed(&form, "done_folder"),
+            failed_folder: typed(&form, "failed_folder"),
+            project_id: project(&form)?,
+            active: Some(true),
+        };
+        mailboxes::create(&state.db, &user.actor, input).await
+    }
+    .await;
+    super::outcome::<MailPage, _>(&state, &user, "created", made).await
+}
+
+/// `POST /admin/mail/change/` (form: `id`, and `name`, `url`, `secret` (blank: unchanged), `done_folder`
+/// (blank: flag seen), `failed_folder`, `project`, `active`; or `delete`).
+#[utoipa::path(post, path = "/admin/mail/change/", tag = "pages", operation_id = "pageAdminChangeMailbox",
+    summary = "Change or remove a mailbox (administrators only); a blank secret keeps the stored one.",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the mailboxes"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn change_mailbox(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let id = form
+        .get("id")
+        .parse::<i32>()
+        .map_err(|_| AppError::not_found("mailbox"))?;
+    if form.opt("delete").is_some() {
+        let gone = mailboxes::delete(&state.db, &user.actor, id).await;
+        return super::outcome::<MailPage, _>(&state, &user, "deleted", gone).await;
+    }
+    let changed = async {
+        let patch = MailboxPatch {
+            name: form.opt("name").map(str::to_string),
+            url: form.opt("url").map(str::to_string),
+            secret: typed(&form, "secret"),
+            done_folder: form.opt("done_folder").map(|_| typed(&form, "done_folder")),
+            failed_folder: form.opt("failed_folder").map(str::to_string),
+            project_id: Some(project(&form)?),
+            active: Some(form.opt("active").is_some()),
+        };
+        mailboxes::update(&state.db, &user.actor, id, patch).await
+    }
+    .await;
+    super::outcome::<MailPage, _>(&state, &user, "saved", changed).await
+}
