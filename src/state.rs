@@ -104,6 +104,7 @@ impl AppState {
             triggers: self.triggers.clone(),
             fields: self.custom_fields.clone(),
             auth_cache: self.auth_cache.clone(),
+            storage: self.storage.clone(),
         }
     }
 

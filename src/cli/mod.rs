@@ -263,7 +263,7 @@ async fn mail_in(config: Config, project: Option<i32>) -> anyhow::Result<()> {
     let received = mail_in::receive(
         state.write_deps(crate::domain::Channel::Email),
         state.people_deps(),
-        &state.config,
+        state.storage.as_ref(),
         &raw,
         project,
     )

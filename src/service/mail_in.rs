@@ -12,14 +12,16 @@ use crate::config::Config;
 use crate::domain::{parse_ticket_number, Channel};
 use crate::error::{AppError, AppResult};
 use crate::notify::mailer::ticket_of_message_id;
+use crate::service::attachments;
 use crate::service::comments::{self, NewComment};
 use crate::service::tickets::{self, NewTicket};
 use crate::service::users::{sso, PeopleDeps};
 use crate::service::WriteDeps;
+use crate::storage::BlobStore;
 use chrono::Utc;
 use entity::mail_message;
 use entity::values::{CommentType, TicketStatus};
-use mail_parser::{Message, MessageParser};
+use mail_parser::{Message, MessageParser, MimeHeaders};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
 
 /// The largest message taken in.
@@ -67,10 +69,11 @@ pub enum Refused {
 pub async fn receive(
     deps: WriteDeps<'_>,
     people: PeopleDeps<'_>,
-    config: &Config,
+    storage: &dyn BlobStore,
     raw: &[u8],
     project: Option<i32>,
 ) -> AppResult<Result<Received, Refused>> {
+    let config = deps.config;
     if raw.len() > MAX_BYTES {
         return Ok(Err(Refused::TooLarge));
     }
@@ -153,7 +156,11 @@ pub async fn receive(
         channel: Channel::Email,
         ..deps
     };
-    let body = body_of(&message);
+    let (files, left_out) = files_of(&message, config.max_upload_bytes);
+    let mut body = body_of(&message);
+    if !left_out.is_empty() {
+        body.push_str(&format!("\n\n({})", left_out.join("; ")));
+    }
     let subject = message.subject().unwrap_or("").trim().to_string();
     let answered = match answered_ticket(deps, config, &actor, &message, &subject).await? {
         // A reply to a merged ticket lands on the one it went into (`comments::create`).
@@ -213,6 +220,7 @@ pub async fn receive(
             Received::Ticket(tickets::create(deps, &actor, input).await?.id)
         }
     };
+    keep_files(deps, storage, &actor, &received, files).await?;
     if let Some(id) = message_id {
         let (outcome, ticket_id, comment_id) = match &received {
             Received::Ticket(t) => ("ticket", Some(*t), None),
@@ -233,6 +241,90 @@ pub async fn receive(
         .await;
     }
     Ok(Ok(received))
+}
+
+/// Files a message may carry onto its ticket or comment.
+const MAX_FILES: usize = 20;
+
+/// A file a message carries (an attachment, or an inline image).
+struct MailFile {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+/// The message's attachments and inline images, at most [`MAX_FILES`] and each at most `max` bytes, and a
+/// sentence for each one left out (added to the text, so the reader knows a file did not arrive).
+fn files_of(message: &Message<'_>, max: u64) -> (Vec<MailFile>, Vec<String>) {
+    let mut kept = Vec::new();
+    let mut left_out = Vec::new();
+    for (n, part) in message.attachments().enumerate() {
+        let name = part
+            .attachment_name()
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                let ext = part
+                    .content_type()
+                    .and_then(|t| t.subtype())
+                    .filter(|s| s.chars().all(|c| c.is_ascii_alphanumeric()))
+                    .unwrap_or("bin");
+                format!("attachment-{}.{ext}", n + 1)
+            });
+        let bytes = part.contents();
+        if bytes.is_empty() {
+            continue;
+        }
+        if bytes.len() as u64 > max {
+            left_out.push(format!(
+                "attachment {name} not kept: larger than {} MiB",
+                max >> 20
+            ));
+        } else if kept.len() >= MAX_FILES {
+            left_out.push(format!(
+                "attachment {name} not kept: a message keeps at most {MAX_FILES} files"
+            ));
+        } else {
+            kept.push(MailFile {
+                name,
+                bytes: bytes.to_vec(),
+            });
+        }
+    }
+    (kept, left_out)
+}
+
+/// Attach `files` to what the message made, as its sender: to the new ticket, or to the comment.
+async fn keep_files(
+    deps: WriteDeps<'_>,
+    storage: &dyn BlobStore,
+    actor: &Actor,
+    received: &Received,
+    files: Vec<MailFile>,
+) -> AppResult<()> {
+    let (ticket_id, comment_id) = match received {
+        Received::Ticket(t) => (*t, None),
+        Received::Comment { ticket, comment } => (*ticket, Some(*comment)),
+        Received::Ignored(_) => return Ok(()),
+    };
+    for file in files {
+        let piece: Result<bytes::Bytes, AppError> = Ok(bytes::Bytes::from(file.bytes));
+        let upload = attachments::spool(
+            futures_util::stream::iter([piece]),
+            deps.config.max_upload_bytes,
+        )
+        .await?;
+        let input = attachments::NewAttachment {
+            ticket_id,
+            comment_id,
+            filename: file.name,
+        };
+        match attachments::create(deps, storage, actor, input, upload).await {
+            Ok(_) => {}
+            // A name with nothing left once cleaned: the file is not worth failing the message for.
+            Err(AppError::Validation { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 fn non_empty(text: &str) -> &str {

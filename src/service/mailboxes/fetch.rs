@@ -56,6 +56,8 @@ pub struct Fetcher {
     pub fields: KnownFields,
     /// Credentials cached (a requester account made for a new sender).
     pub auth_cache: AuthCache,
+    /// Where the files mail carries are kept.
+    pub storage: Arc<dyn crate::storage::BlobStore>,
 }
 
 impl Fetcher {
@@ -167,7 +169,7 @@ async fn look(
             let received = mail_in::receive(
                 fetcher.write_deps(),
                 fetcher.people_deps(),
-                &fetcher.config,
+                fetcher.storage.as_ref(),
                 &raw,
                 mailbox.project_id,
             )

@@ -301,7 +301,7 @@ async fn a_message_taken_in_but_not_put_away_makes_nothing_twice(app: &TestApp) 
     let made = deskgraph::service::mail_in::receive(
         state.write_deps(deskgraph::domain::Channel::Email),
         state.people_deps(),
-        &state.config,
+        state.storage.as_ref(),
         &reply,
         None,
     )
@@ -680,4 +680,120 @@ async fn an_admin_adds_a_mailbox_from_the_page_and_sees_how_it_reads(app: &TestA
         app.as_user(&admin).get("/api/mailboxes/").await.json,
         json!([])
     );
+}
+
+/// A message as Thunderbird sends one with a picture pasted into the text and a file attached:
+/// `multipart/mixed` around `multipart/related` (HTML and its inline image) and a PDF.
+fn with_files(from: &str, id: &str, subject: &str, big: usize) -> Vec<u8> {
+    use base64::Engine;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    // The smallest PNG there is: its signature and an IHDR chunk are what the type is detected from.
+    let png: Vec<u8> = [
+        &b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"[..],
+        &b"\x00\x00\x00\rIDATx\x9cc\x00\x01\x00\x00\x05\x00\x01\r\n-\xb4\x00\x00\x00\x00IEND\xaeB`\x82"[..],
+    ]
+    .concat();
+    let pdf = b"%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n";
+    let large = vec![b'z'; big];
+    format!(
+        "From: {from}\r\nTo: help@desk.example.org\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/mixed; boundary=\"outer\"\r\n\r\n\
+--outer\r\nContent-Type: multipart/related; boundary=\"inner\"\r\n\r\n\
+--inner\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>The screen shows this:</p><img src=\"cid:shot@x\">\r\n\
+--inner\r\nContent-Type: image/png\r\nContent-ID: <shot@x>\r\nContent-Disposition: inline\r\nContent-Transfer-Encoding: base64\r\n\r\n{png}\r\n\
+--inner--\r\n\
+--outer\r\nContent-Type: application/pdf; name=\"invoice.pdf\"\r\nContent-Disposition: attachment; filename=\"invoice.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{pdf}\r\n\
+--outer\r\nContent-Type: text/plain; name=\"huge.log\"\r\nContent-Disposition: attachment; filename=\"huge.log\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{large}\r\n\
+--outer--\r\n",
+        png = b64(&png),
+        pdf = b64(pdf),
+        large = b64(&large),
+    )
+    .into_bytes()
+}
+
+db_test!(files_in_mail_arrive_on_the_ticket_and_the_reply);
+async fn files_in_mail_arrive_on_the_ticket_and_the_reply(app: &TestApp) {
+    let Some(port) = imap::server() else { return };
+    let state = state_configured(app, |c| c.max_upload_bytes = 4096);
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let user = fresh_user("files");
+    let id = mailbox(app, &root, port, &user, json!({"done_folder": "Done"})).await;
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &with_files("ivy@example.com", "files1@x", "Screen broken", 8000),
+    )
+    .await;
+    assert_eq!(fetched(&state, id).await.taken, 1);
+    let ticket = tickets(app, &bob).await[0]["id"].as_i64().unwrap();
+    let detail = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{ticket}/"))
+        .await;
+    let files: Vec<(String, String)> = detail.json["attachments"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|a| {
+            (
+                a["filename"].as_str().unwrap_or_default().to_string(),
+                a["content_type"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        files.contains(&("invoice.pdf".into(), "application/pdf".into())),
+        "{files:?}"
+    );
+    assert!(
+        files.iter().any(|(_, t)| t == "image/png"),
+        "the inline image: {files:?}"
+    );
+    assert_eq!(
+        files.len(),
+        2,
+        "the file over the limit is left out: {files:?}"
+    );
+    // The text says which file did not arrive.
+    let description = detail.json["description"].as_str().unwrap_or_default();
+    assert!(
+        description.contains("The screen shows this:"),
+        "{description}"
+    );
+    assert!(description.contains("huge.log not kept"), "{description}");
+
+    // A reply with files: they hang on the comment the reply became.
+    deliver(
+        port,
+        &user,
+        "INBOX",
+        &with_files(
+            "ivy@example.com",
+            "files2@x",
+            &format!("Re: Screen broken [TKT-{ticket:03}]"),
+            10,
+        ),
+    )
+    .await;
+    assert_eq!(fetched(&state, id).await.taken, 1);
+    let comments = entity::comment::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    let comment = comments
+        .iter()
+        .find(|c| c.ticket_id == ticket as i32)
+        .unwrap();
+    let on_comment = entity::attachment::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.comment_id == Some(comment.id))
+        .count();
+    assert_eq!(on_comment, 3, "the PDF, the picture and the small log");
 }

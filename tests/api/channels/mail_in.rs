@@ -16,7 +16,7 @@ async fn mail(state: &AppState, raw: &str) -> Result<Received, Refused> {
     mail_in::receive(
         state.write_deps(deskgraph::domain::Channel::Email),
         state.people_deps(),
-        &state.config,
+        state.storage.as_ref(),
         raw.as_bytes(),
         None,
     )

@@ -586,7 +586,7 @@ async fn required_fields_hold_a_ticket_back_until_they_are_given(app: &TestApp) 
     let mailed = deskgraph::service::mail_in::receive(
         app.state.write_deps(deskgraph::domain::Channel::Email),
         app.state.people_deps(),
-        &app.state.config,
+        app.state.storage.as_ref(),
         b"From: rita@example.com\r\nTo: help@example.com\r\nSubject: Toner\r\nMessage-ID: <toner@example.com>\r\n\r\nEmpty.\r\n",
         None,
     )

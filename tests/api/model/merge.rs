@@ -467,7 +467,7 @@ async fn a_reply_to_a_merged_ticket_lands_on_the_one_it_went_into(app: &TestApp)
     let received = deskgraph::service::mail_in::receive(
         state.write_deps(deskgraph::domain::Channel::Email),
         state.people_deps(),
-        &state.config,
+        state.storage.as_ref(),
         raw.as_bytes(),
         None,
     )
@@ -824,7 +824,7 @@ async fn an_internal_note_mailed_to_a_merged_ticket_the_sender_cannot_work_on_is
     let received = deskgraph::service::mail_in::receive(
         state.write_deps(deskgraph::domain::Channel::Email),
         state.people_deps(),
-        &state.config,
+        state.storage.as_ref(),
         raw.as_bytes(),
         None,
     )
