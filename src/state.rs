@@ -155,6 +155,8 @@ impl AppState {
         };
         let jwt = JwtKeys::new(&secret, config.jwt_ttl_seconds);
         let url_key = crate::service::attachments::UrlKey::new(&secret);
+        let mut config = config;
+        config.mail_token_key = crate::notify::mailer::token_key(&secret);
         let counters = match &config.redis_url {
             Some(url) => Counters::redis(
                 url,

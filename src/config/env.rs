@@ -105,6 +105,8 @@ impl Config {
                     "DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS must be create or refuse (got {other:?})"
                 ),
             },
+            mail_reply_tokens: boolean(&get, "DESKGRAPH_MAIL_REPLY_TOKENS", false)?,
+            mail_token_key: String::new(),
             max_custom_fields: number(&get, "DESKGRAPH_MAX_CUSTOM_FIELDS", 50, 1, 500)? as usize,
             outbox_max_attempts: number(&get, "DESKGRAPH_OUTBOX_MAX_ATTEMPTS", 8, 1, 100)? as i32,
             outbox_backoff_ms: number(&get, "DESKGRAPH_OUTBOX_BACKOFF_MS", 2000, 0, 3_600_000)?,

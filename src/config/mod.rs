@@ -100,6 +100,12 @@ pub struct Config {
     /// `DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS`: `create` (default) gives a stranger who writes to the help desk a
     /// requester account; `refuse` turns them away.
     pub mail_in_open: bool,
+    /// `DESKGRAPH_MAIL_REPLY_TOKENS`: notification emails about a ticket carry a plus-addressed `Reply-To`
+    /// (`help+t12-<token>@desk.example.com`) that threads a reply onto its ticket even when the mail client
+    /// drops `In-Reply-To` (default false: the mail server must deliver `help+…@` to `help@`).
+    pub mail_reply_tokens: bool,
+    /// The key reply tokens are signed with: derived at start from the signing secret, never configured.
+    pub mail_token_key: String,
     /// `DESKGRAPH_MAX_CUSTOM_FIELDS`: most active custom fields one ticket may carry, every ticket's and its
     /// project's together (default 50).
     pub max_custom_fields: usize,
@@ -190,6 +196,8 @@ impl Config {
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_string(),
             mail_in_open: true,
+            mail_reply_tokens: false,
+            mail_token_key: String::new(),
             max_custom_fields: 50,
             outbox_max_attempts: 8,
             outbox_backoff_ms: 0,

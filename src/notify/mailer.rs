@@ -41,6 +41,43 @@ pub fn ticket_of_message_id(message_id: &str) -> Option<i32> {
     digits.parse().ok().filter(|id: &i32| *id > 0)
 }
 
+/// The key reply tokens are signed with, derived from the service's signing secret (so it is the same on
+/// every instance, and changes when the secret does).
+pub fn token_key(secret: &str) -> String {
+    super::hmac_hex(secret.as_bytes(), &[b"deskgraph mail reply tokens"])
+}
+
+/// The plus-address tag that names ticket `id`: `t<id>-<16 hex digits of its signature>`, unguessable without
+/// the key.
+pub fn reply_tag(key: &str, id: i32) -> String {
+    let signature = super::hmac_hex(key.as_bytes(), &[format!("ticket:{id}").as_bytes()]);
+    format!("t{id}-{}", signature.get(..16).unwrap_or_default())
+}
+
+/// `help@desk.example.com` with ticket `id`'s tag: `help+t12-…@desk.example.com`.
+pub fn reply_address(from: &str, key: &str, id: i32) -> Option<String> {
+    let (local, domain) = from.rsplit_once('@')?;
+    let local = local.split('+').next().unwrap_or(local);
+    Some(format!("{local}+{}@{domain}", reply_tag(key, id)))
+}
+
+/// The ticket an address's tag names, when its signature is right (`help+t12-…@…`).
+pub fn ticket_of_reply_address(key: &str, address: &str) -> Option<i32> {
+    let (local, _) = address.trim().rsplit_once('@')?;
+    let (_, tag) = local.split_once('+')?;
+    let tag = tag.to_ascii_lowercase();
+    let id: i32 = tag.strip_prefix('t')?.split('-').next()?.parse().ok()?;
+    let expected = reply_tag(key, id);
+    // Compared whole and without early exit: a guess learns nothing from how long the answer took.
+    let same = expected.len() == tag.len()
+        && expected
+            .bytes()
+            .zip(tag.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+    (same && id > 0).then_some(id)
+}
+
 /// Something that sends emails. An error is a message for the outbox row; the worker retries.
 pub trait Mailer: Send + Sync + std::fmt::Debug {
     /// Send `email` from `from`.
@@ -90,6 +127,8 @@ impl Mailer for MemoryMailer {
 /// Sends over SMTP (`smtp://host:port`, `smtps://user:pass@host`, `?tls=required` for STARTTLS).
 pub struct SmtpMailer {
     transport: AsyncSmtpTransport<Tokio1Executor>,
+    /// Set when emails about a ticket carry a plus-addressed `Reply-To` signed with it.
+    reply_key: Option<String>,
 }
 
 impl std::fmt::Debug for SmtpMailer {
@@ -100,13 +139,17 @@ impl std::fmt::Debug for SmtpMailer {
 }
 
 impl SmtpMailer {
-    /// A pooled transport for `url`, each command limited to `timeout`.
-    pub fn new(url: &str, timeout: Duration) -> anyhow::Result<Self> {
+    /// A pooled transport for `url`, each command limited to `timeout`; with `reply_key`, emails about a
+    /// ticket carry a `Reply-To` that names it (see [`reply_address`]).
+    pub fn new(url: &str, timeout: Duration, reply_key: Option<String>) -> anyhow::Result<Self> {
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
             .map_err(|e| anyhow::anyhow!("DESKGRAPH_SMTP_URL is not usable: {e}"))?
             .timeout(Some(timeout))
             .build();
-        Ok(SmtpMailer { transport })
+        Ok(SmtpMailer {
+            transport,
+            reply_key,
+        })
     }
 }
 
@@ -119,7 +162,14 @@ impl Mailer for SmtpMailer {
                 .parse()
                 .map_err(|e| format!("bad recipient: {e}"))?;
             let domain = from.email.domain().to_string();
-            let mut builder = Message::builder().from(from).to(to);
+            let mut builder = Message::builder().from(from.clone()).to(to);
+            if let (Some(id), Some(key)) = (email.ticket, &self.reply_key) {
+                let address = reply_address(from.email.as_ref(), key, id)
+                    .and_then(|a| a.parse::<lettre::Address>().ok());
+                if let Some(address) = address {
+                    builder = builder.reply_to(Mailbox::new(from.name.clone(), address));
+                }
+            }
             if let Some(id) = email.ticket {
                 let root = thread_root(id, &domain);
                 let own = format!(
@@ -148,5 +198,42 @@ impl Mailer for SmtpMailer {
                 .map(|_| ())
                 .map_err(|e| format!("smtp: {e}"))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reply_addresses_name_their_ticket_only_when_signed() {
+        let key = token_key("a signing secret");
+        let address = reply_address("help@desk.example.org", &key, 42).unwrap_or_default();
+        assert!(address.starts_with("help+t42-"), "{address}");
+        assert!(address.ends_with("@desk.example.org"), "{address}");
+        assert_eq!(ticket_of_reply_address(&key, &address), Some(42));
+        assert_eq!(
+            ticket_of_reply_address(&key, &address.to_uppercase()),
+            Some(42),
+            "mail servers may change the letter case"
+        );
+        // Another ticket's number with this signature, a changed digit, another key, no tag: nothing.
+        let forged = address.replace("+t42-", "+t43-");
+        assert_eq!(ticket_of_reply_address(&key, &forged), None);
+        let (head, last) = address.split_at(address.find('@').unwrap_or(0) - 1);
+        let flipped = format!(
+            "{head}{}",
+            last.replacen(&last[..1], if &last[..1] == "0" { "1" } else { "0" }, 1)
+        );
+        assert_eq!(ticket_of_reply_address(&key, &flipped), None, "{flipped}");
+        assert_eq!(ticket_of_reply_address(&token_key("other"), &address), None);
+        assert_eq!(ticket_of_reply_address(&key, "help@desk.example.org"), None);
+        assert_eq!(
+            ticket_of_reply_address(&key, "help+t42@desk.example.org"),
+            None
+        );
+        // A sender address already plus-addressed keeps its own local part only.
+        let again = reply_address("help+desk@desk.example.org", &key, 7).unwrap_or_default();
+        assert!(again.starts_with("help+t7-"), "{again}");
     }
 }

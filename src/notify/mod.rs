@@ -45,7 +45,13 @@ impl Notifier {
             })
             .build()?;
         let mailer: Arc<dyn Mailer> = match &config.smtp_url {
-            Some(url) => Arc::new(SmtpMailer::new(url, timeout)?),
+            Some(url) => Arc::new(SmtpMailer::new(
+                url,
+                timeout,
+                config
+                    .mail_reply_tokens
+                    .then(|| config.mail_token_key.clone()),
+            )?),
             None => Arc::new(LogMailer),
         };
         Ok(Notifier {
@@ -65,4 +71,17 @@ impl Notifier {
     pub fn http(&self) -> &reqwest::Client {
         &self.http
     }
+}
+
+/// Lowercase hex of HMAC-SHA256 over `parts` in order, keyed by `key`: webhook signatures and reply tokens.
+pub fn hmac_hex(key: &[u8], parts: &[&[u8]]) -> String {
+    use hmac::{Hmac, Mac};
+    // HMAC takes a key of any length, so this arm is never taken.
+    let Ok(mut mac) = Hmac::<sha2::Sha256>::new_from_slice(key) else {
+        return String::new();
+    };
+    for part in parts {
+        mac.update(part);
+    }
+    hex::encode(mac.finalize().into_bytes())
 }

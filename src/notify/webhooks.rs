@@ -7,22 +7,14 @@ use crate::error::AppResult;
 use crate::net::targets;
 use chrono::Utc;
 use entity::{outbox, webhook, webhook_delivery};
-use hmac::{Hmac, Mac};
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
-use sha2::Sha256;
 use std::time::Instant;
 
 /// `sha256=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`, the `X-Webhook-Signature` value.
 pub fn sign(secret: &str, timestamp: i64, body: &str) -> String {
-    // HMAC accepts keys of any length, so this cannot fail.
-    let mut mac = match Hmac::<Sha256>::new_from_slice(secret.as_bytes()) {
-        Ok(mac) => mac,
-        Err(_) => return String::new(),
-    };
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body.as_bytes());
-    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+    let timestamp = timestamp.to_string();
+    let parts: [&[u8]; 3] = [timestamp.as_bytes(), b".", body.as_bytes()];
+    format!("sha256={}", super::hmac_hex(secret.as_bytes(), &parts))
 }
 
 /// Where a row goes: the configured endpoint (no id) or a stored one.

@@ -2,16 +2,17 @@
 //! (docs/mail.md). The message is parsed by `mail-parser`; the ticket and comment are made by the same
 //! service calls as every other door, as the sender, with their permissions.
 //!
-//! A reply is matched to its ticket by the message ids of ours it names (`In-Reply-To`, `References`: see
+//! A reply is matched to its ticket by the signed tag of the plus-address it was sent to
+//! (`notify::mailer::reply_address`), by the message ids of ours it names (`In-Reply-To`, `References`: see
 //! `notify::mailer::thread_root`), then by the ticket number in the subject (`[TKT-123]` or `(TKT-123)`).
-//! Either only counts when the sender may see that ticket; otherwise the message opens a new one, so naming
+//! Each only counts when the sender may see that ticket; otherwise the message opens a new one, so naming
 //! another requester's ticket gets nobody into it. Auto-replies, bounces and mailing-list mail, the
 //! service's own mail, and a message already taken in (by `Message-ID`) do nothing.
 use crate::auth::{load_actor, Actor};
 use crate::config::Config;
 use crate::domain::{parse_ticket_number, Channel};
 use crate::error::{AppError, AppResult};
-use crate::notify::mailer::ticket_of_message_id;
+use crate::notify::mailer::{ticket_of_message_id, ticket_of_reply_address};
 use crate::service::attachments;
 use crate::service::comments::{self, NewComment};
 use crate::service::tickets::{self, NewTicket};
@@ -410,8 +411,9 @@ fn strip_reply_prefixes(subject: &str) -> &str {
     }
 }
 
-/// The ticket the message answers, when it names one the sender may see: by our message ids in
-/// `In-Reply-To` and `References`, then by the ticket number in the subject.
+/// The ticket the message answers, when it names one the sender may see: by the signed tag of the address it
+/// was sent to (`help+t12-…@`), by our message ids in `In-Reply-To` and `References`, then by the ticket number
+/// in the subject.
 async fn answered_ticket(
     deps: WriteDeps<'_>,
     config: &Config,
@@ -421,6 +423,24 @@ async fn answered_ticket(
 ) -> AppResult<Option<entity::ticket::Model>> {
     let db = &deps.db.conn;
     let mut named: Vec<i32> = Vec::new();
+    // 1. The signed tag of a plus-addressed Reply-To the reply was sent to.
+    let mut recipients: Vec<String> = [message.to(), message.cc()]
+        .into_iter()
+        .flatten()
+        .flat_map(|list| list.iter())
+        .filter_map(|a| a.address().map(str::to_string))
+        .collect();
+    for name in ["Delivered-To", "X-Original-To"] {
+        recipients.extend(message.header_raw(name).map(|v| address_of(v).to_string()));
+    }
+    for address in &recipients {
+        if let Some(t) = ticket_of_reply_address(&config.mail_token_key, address) {
+            if !named.contains(&t) {
+                named.push(t);
+            }
+        }
+    }
+    // 2. Our message ids in In-Reply-To and References.
     for header in [message.in_reply_to(), message.references()] {
         for id in header.as_text_list().into_iter().flatten() {
             if let Some(t) = ticket_of_message_id(id) {
@@ -437,6 +457,7 @@ async fn answered_ticket(
             Err(e) => return Err(e),
         }
     }
+    // 3. The ticket number in the subject.
     for number in subject_numbers(subject, &config.ticket_prefix) {
         match tickets::get_by_number(db, actor, &number, &config.ticket_prefix).await {
             Ok(t) => return Ok(Some(t)),

@@ -540,3 +540,65 @@ async fn a_sender_past_the_hourly_pace_is_deferred(app: &TestApp) {
         mail_in::MAX_PER_HOUR - 1
     );
 }
+
+db_test!(a_reply_to_the_plus_address_threads_without_any_header);
+async fn a_reply_to_the_plus_address_threads_without_any_header(app: &TestApp) {
+    use crate::support::events::{state_configured, SmtpSink};
+    let sink = SmtpSink::start().await;
+    let url = sink.url.clone();
+    let state = state_configured(app, |c| {
+        c.smtp_url = Some(url);
+        c.mail_from = "Help Desk <help@desk.example.org>".into();
+        c.mail_reply_tokens = true;
+    });
+    let bob = app.agent("bob").await;
+    let id = ticket_of(
+        &mail(
+            &state,
+            &message("finn@example.com", "f1@x", "Keyboard sticky", "", "Coffee."),
+        )
+        .await,
+    );
+    let posted = app
+        .as_user(&bob)
+        .post(
+            &format!("/api/tickets/{id}/comments/"),
+            json!({"content": "A new one is on its way.", "comment_type": "public"}),
+        )
+        .await;
+    assert!(posted.status.is_success(), "{}", posted.text);
+    run_at(&state, Utc::now()).await;
+    let sent = sink
+        .messages()
+        .into_iter()
+        .rfind(|m| m.to.iter().any(|t| t.contains("finn@example.com")))
+        .expect("an email to finn");
+    let reply_to = header(&sent.data, "Reply-To").expect("a Reply-To");
+    let address = reply_to
+        .rsplit_once('<')
+        .map(|(_, a)| a.trim_end_matches('>').to_string())
+        .unwrap_or(reply_to.clone());
+    assert!(address.starts_with(&format!("help+t{id}-")), "{reply_to}");
+    // A client that keeps no threading header and rewrites the subject: the address alone threads it.
+    let bare = format!(
+        "From: finn@example.com\r\nTo: {address}\r\nSubject: thanks\r\nMessage-ID: <f2@x>\r\n\r\nGot it.\r\n"
+    );
+    let got = mail(&state, &bare).await;
+    assert!(
+        matches!(got, Ok(Received::Comment { ticket, .. }) if ticket == id),
+        "{got:?}"
+    );
+    // A guessed tag, or the right one from someone who may not see the ticket: a ticket of its own.
+    let guessed = address.replace(&format!("+t{id}-"), &format!("+t{id}-0"));
+    let forged = format!(
+        "From: finn@example.com\r\nTo: {guessed}\r\nSubject: guess\r\nMessage-ID: <f3@x>\r\n\r\nIn?\r\n"
+    );
+    assert!(matches!(
+        mail(&state, &forged).await,
+        Ok(Received::Ticket(_))
+    ));
+    let stranger = format!(
+        "From: gina@example.com\r\nTo: {address}\r\nSubject: me too\r\nMessage-ID: <f4@x>\r\n\r\nIn?\r\n"
+    );
+    assert!(matches!(mail(&state, &stranger).await, Ok(Received::Ticket(t)) if t != id));
+}
