@@ -602,3 +602,133 @@ async fn a_reply_to_the_plus_address_threads_without_any_header(app: &TestApp) {
     );
     assert!(matches!(mail(&state, &stranger).await, Ok(Received::Ticket(t)) if t != id));
 }
+
+/// Real-world messages (`tests/mail-corpus/`) fed through `deskgraph mail-in` as a mail server would, each
+/// with the ticket it must make: (file, title, text the description holds, text it must not hold, files).
+const CORPUS: &[(&str, &str, &str, &str, &[&str])] = &[
+    (
+        "gmail-alternative.eml",
+        "Café printer shows “paper jam”",
+        "The printer by the café says “paper jam” but there is no paper inside.",
+        "<div",
+        &[],
+    ),
+    (
+        "outlook-html-related.eml",
+        "VPN client crashes on start",
+        "The VPN client closes as soon as it starts. Screenshot below.",
+        "MsoNormal",
+        &["image001.png"],
+    ),
+    (
+        "apple-mail-flowed.eml",
+        "Monitor flickers (TKT-900)",
+        "It starts again as soon as I plug it back in.",
+        "Does it flicker without the dock?",
+        &[],
+    ),
+    (
+        "thunderbird-iso-8859-1.eml",
+        "Scanner du 3e étage en panne",
+        "Le scanner du 3e étage ne démarre plus depuis lundi.",
+        "Ã",
+        &[],
+    ),
+    (
+        "shift-jis.eml",
+        "プリンター故障",
+        "プリンターが動きません。",
+        "\u{fffd}",
+        &[],
+    ),
+    (
+        "quoted-printable.eml",
+        "Badge reader north entrance",
+        "the log says code=3D17 each time and this line is long enough to be folded by the encoder.",
+        "=\r",
+        &[],
+    ),
+    (
+        "nested-multipart.eml",
+        "Laptop docking station",
+        "Die Dockingstation lädt den Laptop nicht mehr.",
+        "Welche Dockingstation?",
+        &["dock.png", "dmesg.txt"],
+    ),
+    (
+        "outlook-winmail-dat.eml",
+        "Shared calendar missing",
+        "disappeared from Outlook this morning.",
+        "winmail",
+        &["winmail.dat"],
+    ),
+    (
+        "empty-body.eml",
+        "Password reset please",
+        "(no text)",
+        "Content-Type",
+        &[],
+    ),
+];
+
+db_test!(real_world_messages_make_the_tickets_their_senders_meant);
+async fn real_world_messages_make_the_tickets_their_senders_meant(app: &TestApp) {
+    use tokio::io::AsyncWriteExt;
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mail-corpus");
+    for (file, title, holds, lacks, files) in CORPUS {
+        let raw = std::fs::read(corpus.join(file)).unwrap();
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
+            .arg("mail-in")
+            .env("DATABASE_URL", &app.state.config.database_url)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&raw).await.unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().await.unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{file}: {said} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(said.contains("opened"), "{file}: {said}");
+        let made = entity::ticket::Entity::find()
+            .all(&app.state.db.conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .max_by_key(|t| t.id)
+            .unwrap();
+        assert_eq!(made.title, *title, "{file}");
+        let text = made.description.clone();
+        let plain = text.replace("<br>", "\n").replace("</p><p>", "\n\n");
+        assert!(plain.contains(holds), "{file}: {text}");
+        assert!(!text.contains(lacks), "{file}: {text}");
+        let mut kept: Vec<String> = entity::attachment::Entity::find()
+            .all(&app.state.db.conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|a| a.ticket_id == made.id)
+            .map(|a| a.filename)
+            .collect();
+        kept.sort();
+        let mut wanted: Vec<String> = files.iter().map(|f| f.to_string()).collect();
+        wanted.sort();
+        assert_eq!(kept, wanted, "{file}");
+    }
+    // The sender's name, in its own charset, names the account made for them.
+    let helene = entity::user::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|u| u.email.as_deref() == Some("helene.marchal@example.fr"))
+        .unwrap();
+    assert_eq!(helene.full_name, "Hélène Marchal");
+}
