@@ -157,7 +157,7 @@ pub async fn receive(
         channel: Channel::Email,
         ..deps
     };
-    let (files, left_out) = files_of(&message, config.max_upload_bytes);
+    let (mut files, left_out) = files_of(&message, config.max_upload_bytes);
     let mut body = body_of(&message);
     if !left_out.is_empty() {
         body.push_str(&format!("\n\n({})", left_out.join("; ")));
@@ -182,8 +182,11 @@ pub async fn receive(
                     CommentType::Public
                 },
             };
-            let made = match comments::create(deps, &actor, t.id, input).await {
-                Ok(made) => made,
+            // The files commit with the comment, and are announced in its one email.
+            let spooled = spooled(deps.config.max_upload_bytes, std::mem::take(&mut files)).await?;
+            let made = comments::create_with_files(deps, storage, &actor, t.id, input, spooled).await;
+            let made = match made {
+                Ok((made, _)) => made,
                 // An internal note to a merged ticket whose target the sender does not work on: refused, not
                 // retried (it would be refused every time).
                 Err(AppError::Forbidden { message, .. }) => {
@@ -293,7 +296,20 @@ fn files_of(message: &Message<'_>, max: u64) -> (Vec<MailFile>, Vec<String>) {
     (kept, left_out)
 }
 
-/// Attach `files` to what the message made, as its sender: to the new ticket, or to the comment.
+/// `files` spooled as uploads are, without those whose name has nothing left once cleaned.
+async fn spooled(max: u64, files: Vec<MailFile>) -> AppResult<Vec<(String, attachments::Spooled)>> {
+    let mut out = Vec::with_capacity(files.len());
+    for file in files {
+        let piece: Result<bytes::Bytes, AppError> = Ok(bytes::Bytes::from(file.bytes));
+        let upload = attachments::spool(futures_util::stream::iter([piece]), max).await?;
+        if attachments::check(&file.name, &upload).is_ok() {
+            out.push((file.name, upload));
+        }
+    }
+    Ok(out)
+}
+
+/// Attach `files` to the new ticket, as its sender, just after the ticket committed.
 async fn keep_files(
     deps: WriteDeps<'_>,
     storage: &dyn BlobStore,
@@ -301,29 +317,16 @@ async fn keep_files(
     received: &Received,
     files: Vec<MailFile>,
 ) -> AppResult<()> {
-    let (ticket_id, comment_id) = match received {
-        Received::Ticket(t) => (*t, None),
-        Received::Comment { ticket, comment } => (*ticket, Some(*comment)),
-        Received::Ignored(_) => return Ok(()),
+    let Received::Ticket(ticket_id) = received else {
+        return Ok(());
     };
-    for file in files {
-        let piece: Result<bytes::Bytes, AppError> = Ok(bytes::Bytes::from(file.bytes));
-        let upload = attachments::spool(
-            futures_util::stream::iter([piece]),
-            deps.config.max_upload_bytes,
-        )
-        .await?;
+    for (filename, upload) in spooled(deps.config.max_upload_bytes, files).await? {
         let input = attachments::NewAttachment {
-            ticket_id,
-            comment_id,
-            filename: file.name,
+            ticket_id: *ticket_id,
+            comment_id: None,
+            filename,
         };
-        match attachments::create(deps, storage, actor, input, upload).await {
-            Ok(_) => {}
-            // A name with nothing left once cleaned: the file is not worth failing the message for.
-            Err(AppError::Validation { .. }) => {}
-            Err(e) => return Err(e),
-        }
+        attachments::create(deps, storage, actor, input, upload).await?;
     }
     Ok(())
 }
