@@ -105,6 +105,9 @@ pub async fn receive(
             }),
     );
     if let Some(reason) = automatic(&message) {
+        if let (Some(bounce), Some(id)) = (bounce_of(&message, raw, config), &message_id) {
+            record_bounce(deps.db, id, &sender, bounce).await?;
+        }
         return Ok(Ok(Received::Ignored(reason)));
     }
     if sender.eq_ignore_ascii_case(address_of(&config.mail_from)) {
@@ -184,7 +187,8 @@ pub async fn receive(
             };
             // The files commit with the comment, and are announced in its one email.
             let spooled = spooled(deps.config.max_upload_bytes, std::mem::take(&mut files)).await?;
-            let made = comments::create_with_files(deps, storage, &actor, t.id, input, spooled).await;
+            let made =
+                comments::create_with_files(deps, storage, &actor, t.id, input, spooled).await;
             let made = match made {
                 Ok((made, _)) => made,
                 // An internal note to a merged ticket whose target the sender does not work on: refused, not
@@ -367,6 +371,118 @@ fn automatic(message: &Message<'_>) -> Option<&'static str> {
         return Some("a delivery report");
     }
     None
+}
+
+/// What a delivery report says of one of our emails that could not be delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Bounce {
+    /// The address it failed for.
+    recipient: String,
+    /// The status code (`5.1.1`).
+    status: String,
+    /// What the receiving server said, cut to 200 characters.
+    diagnostic: String,
+}
+
+/// The failure a delivery report (`multipart/report; report-type=delivery-status`, RFC 3464) tells of, when it
+/// is about mail of ours: the returned headers name our sender address, and the action is `failed`.
+fn bounce_of(message: &Message<'_>, raw: &[u8], config: &Config) -> Option<Bounce> {
+    let ours = address_of(&config.mail_from).to_ascii_lowercase();
+    if !String::from_utf8_lossy(raw)
+        .to_ascii_lowercase()
+        .contains(&ours)
+    {
+        return None;
+    }
+    let report = message.parts.iter().find(|part| {
+        part.content_type().is_some_and(|t| {
+            t.ctype().eq_ignore_ascii_case("message")
+                && t.subtype()
+                    .is_some_and(|s| s.eq_ignore_ascii_case("delivery-status"))
+        })
+    })?;
+    let text = String::from_utf8_lossy(report.contents()).replace("\r\n", "\n");
+    let field = |name: &str| {
+        text.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| value.trim().to_string())
+        })
+    };
+    if !field("Action").is_some_and(|a| a.eq_ignore_ascii_case("failed")) {
+        return None;
+    }
+    let recipient = field("Final-Recipient").or_else(|| field("Original-Recipient"))?;
+    // `rfc822; someone@example.com`
+    let recipient = recipient
+        .rsplit(';')
+        .next()
+        .map(|a| address_of(a).trim().to_lowercase())
+        .filter(|a| a.contains('@'))?;
+    Some(Bounce {
+        recipient,
+        status: field("Status")
+            .unwrap_or_default()
+            .chars()
+            .take(20)
+            .collect(),
+        diagnostic: field("Diagnostic-Code")
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(200)
+            .collect(),
+    })
+}
+
+/// Write a bounce down on the account it was for, in its audit trail, once per report.
+async fn record_bounce(
+    db: &crate::db::Db,
+    message_id: &str,
+    reporter: &str,
+    bounce: Bounce,
+) -> AppResult<()> {
+    let seen = mail_message::Entity::find()
+        .filter(mail_message::Column::MessageId.eq(message_id))
+        .count(&db.conn)
+        .await?;
+    if seen > 0 {
+        return Ok(());
+    }
+    let Some(account) = sso::find_by_email(&db.conn, &bounce.recipient).await? else {
+        return Ok(());
+    };
+    let txn = db.begin_write().await?;
+    crate::service::audit::record(
+        &txn,
+        crate::service::audit::Entry::new(None, "user", account.id, "email_bounced").changes(
+            serde_json::json!({
+                "email": [null, bounce.recipient],
+                "status": [null, bounce.status],
+                "diagnostic": [null, bounce.diagnostic],
+            }),
+        ),
+    )
+    .await?;
+    mail_message::ActiveModel {
+        message_id: Set(message_id.to_string()),
+        sender: Set(reporter.chars().take(320).collect()),
+        outcome: Set("bounce".into()),
+        ticket_id: Set(None),
+        comment_id: Set(None),
+        received_at: Set(Utc::now()),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    tracing::info!(
+        account = account.id,
+        status = bounce.status.as_str(),
+        "an email to an account bounced"
+    );
+    Ok(())
 }
 
 /// The text of the message: its plain text (or its HTML as text), without the quoted history and the

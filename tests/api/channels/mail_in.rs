@@ -732,3 +732,69 @@ async fn real_world_messages_make_the_tickets_their_senders_meant(app: &TestApp)
         .unwrap();
     assert_eq!(helene.full_name, "Hélène Marchal");
 }
+
+/// A delivery report (RFC 3464) from `MAILER-DAEMON` about an email of ours to `to` that could not be delivered.
+fn bounce(id: &str, to: &str, ours: &str) -> String {
+    format!(
+        "From: Mail Delivery System <MAILER-DAEMON@mx.example.com>\r\nTo: {ours}\r\nSubject: Undelivered Mail Returned to Sender\r\n\
+Message-ID: <{id}>\r\nAuto-Submitted: auto-replied\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/report; report-type=delivery-status; boundary=\"dsn\"\r\n\r\n\
+--dsn\r\nContent-Type: text/plain\r\n\r\nThis is the mail system at host mx.example.com.\r\n\r\n\
+--dsn\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.com\r\n\r\n\
+Final-Recipient: rfc822; {to}\r\nOriginal-Recipient: rfc822;{to}\r\nAction: failed\r\nStatus: 5.1.1\r\n\
+Diagnostic-Code: smtp; 550 5.1.1 <{to}>: Recipient address rejected: User unknown\r\n\r\n\
+--dsn\r\nContent-Type: text/rfc822-headers\r\n\r\nFrom: Help Desk <{ours}>\r\nTo: {to}\r\nSubject: New comment (TKT-001)\r\n\r\n\
+--dsn--\r\n"
+    )
+}
+
+db_test!(a_bounce_of_our_mail_is_written_down_on_the_account_it_was_for);
+async fn a_bounce_of_our_mail_is_written_down_on_the_account_it_was_for(app: &TestApp) {
+    use deskgraph::service::mail_in::Received;
+    let (state, _) = state_with(app, |c| {
+        c.mail_from = "Help Desk <help@desk.example.org>".into()
+    });
+    let gone = app.user("olga").await;
+    let email = entity::user::Entity::find_by_id(gone.id)
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap()
+        .email
+        .unwrap();
+    let report = bounce("dsn1@mx.example.com", &email, "help@desk.example.org");
+    assert!(matches!(
+        mail(&state, &report).await,
+        Ok(Received::Ignored(_))
+    ));
+    // The same report again, and a report about someone else's mail: nothing more.
+    assert!(matches!(
+        mail(&state, &report).await,
+        Ok(Received::Ignored(_))
+    ));
+    let foreign = bounce("dsn2@mx.example.com", &email, "news@elsewhere.example");
+    assert!(matches!(
+        mail(&state, &foreign).await,
+        Ok(Received::Ignored(_))
+    ));
+    let trail: Vec<_> = entity::audit_event::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.entity_type == "user" && e.action == "email_bounced")
+        .collect();
+    assert_eq!(trail.len(), 1, "{trail:?}");
+    assert_eq!(trail[0].entity_id, gone.id);
+    let changes = trail[0].changes.to_string();
+    assert!(
+        changes.contains("5.1.1") && changes.contains("User unknown"),
+        "{changes}"
+    );
+    // No ticket, no comment.
+    assert!(entity::ticket::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .is_empty());
+}
