@@ -120,7 +120,7 @@ pub async fn fetch_once(fetcher: &Fetcher, id: i32) -> AppResult<Look> {
         let mut connection = open(&mailbox).await?;
         let look = look(fetcher, &mailbox, &mut connection, &mut Memory::default()).await;
         connection.logout().await;
-        look
+        look.map(|(done, _)| done)
     };
     let result = attempt.await;
     record(&fetcher.db, id, result.as_ref().err()).await?;
@@ -136,15 +136,15 @@ async fn open(mailbox: &mailbox::Model) -> Result<Connection, String> {
     imap::connect(&settings, &mailbox.secret, &folders).await
 }
 
-/// Take in what waits in the selected folder. An error of the connection ends the look (the messages
-/// stay for the next); an error of the service leaves that message for later and ends the look too,
-/// since the next would meet the same trouble.
+/// Take in what waits in the selected folder, at most [`BATCH`] messages; the flag says more wait. An error
+/// of the connection ends the look (the messages stay for the next); an error of the service leaves that
+/// message for later and ends the look too, since the next would meet the same trouble.
 async fn look(
     fetcher: &Fetcher,
     mailbox: &mailbox::Model,
     connection: &mut Connection,
     memory: &mut Memory,
-) -> Result<Look, String> {
+) -> Result<(Look, bool), String> {
     let mut done = Look::default();
     let now = Instant::now();
     memory.later.retain(|_, until| *until > now);
@@ -152,6 +152,7 @@ async fn look(
     let put_off = waiting.len();
     waiting.retain(|uid| !memory.later.contains_key(uid));
     done.left += (put_off - waiting.len()) as u32;
+    let more = waiting.len() > BATCH;
     waiting.truncate(BATCH);
     let sizes = connection.sizes(&waiting).await?;
     for uid in waiting {
@@ -230,7 +231,7 @@ async fn look(
             }
         }
     }
-    Ok(done)
+    Ok((done, more))
 }
 
 /// Write down how the last attempt went: the time of a good one, or why it failed.
@@ -315,7 +316,7 @@ async fn session(
 ) -> Result<(), String> {
     let mut connection = open(mailbox).await?;
     loop {
-        look(fetcher, mailbox, &mut connection, memory).await?;
+        let (_, more) = look(fetcher, mailbox, &mut connection, memory).await?;
         let _ = record(&fetcher.db, mailbox.id, None).await;
         if !lease(&fetcher.db, mailbox.id, owner)
             .await
@@ -324,7 +325,10 @@ async fn session(
             connection.logout().await;
             return Ok(());
         }
-        connection = connection.wait(WAIT).await?;
+        // A full folder is worked through batch after batch; an empty one waits for news.
+        if !more {
+            connection = connection.wait(WAIT).await?;
+        }
     }
 }
 
