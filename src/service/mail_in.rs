@@ -178,7 +178,7 @@ pub async fn receive(
                 _ => (body.as_str(), false),
             };
             let input = NewComment {
-                body: crate::sanitize::text_to_html(non_empty(text)),
+                body: stored_text(text),
                 comment_type: if internal {
                     CommentType::Internal
                 } else {
@@ -195,6 +195,10 @@ pub async fn receive(
                 // retried (it would be refused every time).
                 Err(AppError::Forbidden { message, .. }) => {
                     return Ok(Err(Refused::Sender(message)))
+                }
+                // Refused for what the message holds: it would be refused every time.
+                Err(e @ AppError::Validation { .. }) => {
+                    return Ok(Err(Refused::Unreadable(e.to_string())))
                 }
                 Err(e) => return Err(e),
             };
@@ -214,7 +218,7 @@ pub async fn receive(
             };
             let input = NewTicket {
                 title,
-                description: Some(crate::sanitize::text_to_html(non_empty(&body))),
+                description: Some(stored_text(&body)),
                 idempotency_key: message_id
                     .as_ref()
                     .map(|id| {
@@ -225,7 +229,13 @@ pub async fn receive(
                 project_id: project,
                 ..Default::default()
             };
-            Received::Ticket(tickets::create(deps, &actor, input).await?.id)
+            match tickets::create(deps, &actor, input).await {
+                Ok(made) => Received::Ticket(made.id),
+                Err(e @ AppError::Validation { .. }) => {
+                    return Ok(Err(Refused::Unreadable(e.to_string())))
+                }
+                Err(e) => return Err(e),
+            }
         }
     };
     keep_files(deps, storage, &actor, &received, files).await?;
@@ -333,6 +343,42 @@ async fn keep_files(
         attachments::create(deps, storage, actor, input, upload).await?;
     }
     Ok(())
+}
+
+/// Largest stored text of a message, in bytes of its HTML: what a description or a comment holds.
+const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// The message's text as stored: without the control characters no field takes (tab and line breaks
+/// kept), and cut, with a note saying so, where its HTML would not fit a description or a comment.
+fn stored_text(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let clean = non_empty(&clean);
+    let mut keep = clean.len();
+    loop {
+        let mut cut = keep.min(clean.len());
+        while !clean.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let html = if cut < clean.len() {
+            crate::sanitize::text_to_html(&format!(
+                "{}\n\n(The message was cut here: {} more bytes are in the original.)",
+                &clean[..cut],
+                clean.len() - cut
+            ))
+        } else {
+            crate::sanitize::text_to_html(clean)
+        };
+        if html.len() <= MAX_TEXT_BYTES || cut == 0 {
+            return html;
+        }
+        // Escaping grows the text; cut by at least what is over, and by a tenth, until it fits.
+        keep = cut
+            .saturating_sub(html.len() - MAX_TEXT_BYTES)
+            .min(cut - cut / 10);
+    }
 }
 
 fn non_empty(text: &str) -> &str {
@@ -630,6 +676,24 @@ mod tests {
         let message = parsed(&raw[..])?;
         assert_eq!(body_of(&message), "Hi");
         Ok(())
+    }
+
+    #[test]
+    fn long_and_odd_text_is_stored_cut_to_fit() {
+        let html = stored_text("a\u{0}b\u{c}c\td\n");
+        assert_eq!(html, "<p>abc\td</p>");
+        // Escaping makes `<` four times longer: the cut leaves room for it.
+        let long = "<".repeat(100_000);
+        let html = stored_text(&long);
+        assert!(html.len() <= MAX_TEXT_BYTES, "{}", html.len());
+        assert!(
+            html.contains("The message was cut here"),
+            "{}",
+            &html[html.len() - 120..]
+        );
+        let fits = "x".repeat(60_000);
+        assert!(!stored_text(&fits).contains("cut here"));
+        assert_eq!(stored_text(" \n "), "<p>(no text)</p>");
     }
 
     #[test]

@@ -798,3 +798,47 @@ async fn a_bounce_of_our_mail_is_written_down_on_the_account_it_was_for(app: &Te
         .unwrap()
         .is_empty());
 }
+
+db_test!(a_long_log_pasted_into_a_mail_is_kept_cut_rather_than_refused);
+async fn a_long_log_pasted_into_a_mail_is_kept_cut_rather_than_refused(app: &TestApp) {
+    let bob = app.agent("bob").await;
+    let (state, _) = state_with(app, |_| {});
+    // 200 KiB of log with a form feed and a NUL in it, as a pasted terminal gives.
+    let log = "kernel: <usb> reset high-speed device\x0c\x00\r\n".repeat(5000);
+    let id = ticket_of(
+        &mail(
+            &state,
+            &message("kai@example.com", "log@x", "USB resets", "", &log),
+        )
+        .await,
+    );
+    let t = seen(app, &bob, id).await;
+    let text = t["description"].as_str().unwrap_or_default();
+    assert!(text.len() <= 64 * 1024, "{}", text.len());
+    assert!(
+        text.starts_with("<p>kernel: &lt;usb&gt; reset high-speed device<br>"),
+        "{}",
+        &text[..80]
+    );
+    assert!(
+        text.contains("The message was cut here"),
+        "{}",
+        &text[text.len() - 200..]
+    );
+    // A reply as long: a comment, cut the same way.
+    let reply = mail(
+        &state,
+        &message(
+            "kai@example.com",
+            "log2@x",
+            &format!("Re: USB resets [TKT-{id:03}]"),
+            "",
+            &log,
+        ),
+    )
+    .await;
+    assert!(
+        matches!(reply, Ok(Received::Comment { ticket, .. }) if ticket == id),
+        "{reply:?}"
+    );
+}
