@@ -15,6 +15,7 @@ use crate::error::{AppError, AppResult};
 use crate::notify::mailer::{ticket_of_message_id, ticket_of_reply_address};
 use crate::service::attachments;
 use crate::service::comments::{self, NewComment};
+use crate::service::idempotency::IdempotencyKey;
 use crate::service::tickets::{self, NewTicket};
 use crate::service::users::{sso, PeopleDeps};
 use crate::service::WriteDeps;
@@ -23,7 +24,9 @@ use chrono::Utc;
 use entity::mail_message;
 use entity::values::{CommentType, TicketStatus};
 use mail_parser::{Message, MessageParser, MimeHeaders};
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
+};
 
 /// The largest message taken in.
 pub const MAX_BYTES: usize = 25 * 1024 * 1024;
@@ -94,19 +97,17 @@ pub async fn receive(
     };
     // A message without an id is known by its content: a second copy is still a duplicate, and it still
     // counts towards its sender's pace.
-    let message_id = Some(
-        message
-            .message_id()
-            .map(|id| id.trim().chars().take(998).collect::<String>())
-            .filter(|id| !id.is_empty())
-            .unwrap_or_else(|| {
-                let digest = crate::auth::tokens::hash_secret(&String::from_utf8_lossy(raw));
-                format!("{digest}@content.invalid")
-            }),
-    );
+    let message_id = message
+        .message_id()
+        .map(|id| id.trim().chars().take(998).collect::<String>())
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| {
+            let digest = crate::auth::tokens::hash_secret(&String::from_utf8_lossy(raw));
+            format!("{digest}@content.invalid")
+        });
     if let Some(reason) = automatic(&message) {
-        if let (Some(bounce), Some(id)) = (bounce_of(&message, raw, config), &message_id) {
-            record_bounce(deps.db, id, &sender, bounce).await?;
+        if let Some(bounce) = bounce_of(&message, raw, config) {
+            record_bounce(deps.db, &message_id, &sender, bounce).await?;
         }
         return Ok(Ok(Received::Ignored(reason)));
     }
@@ -114,14 +115,8 @@ pub async fn receive(
         return Ok(Ok(Received::Ignored("our own mail")));
     }
     let db = &deps.db.conn;
-    if let Some(id) = &message_id {
-        let seen = mail_message::Entity::find()
-            .filter(mail_message::Column::MessageId.eq(id.as_str()))
-            .one(db)
-            .await?;
-        if seen.is_some() {
-            return Ok(Ok(Received::Ignored("already taken in")));
-        }
+    if taken_in(db, &message_id).await? {
+        return Ok(Ok(Received::Ignored("already taken in")));
     }
     let recent = mail_message::Entity::find()
         .filter(mail_message::Column::Sender.eq(sender.as_str()))
@@ -160,7 +155,17 @@ pub async fn receive(
         channel: Channel::Email,
         ..deps
     };
-    let (mut files, left_out) = files_of(&message, config.max_upload_bytes);
+    // Written in the transaction of what the message makes: a copy taken in at the same time (the message
+    // was sent to two help-desk addresses, or the mail server retried) is refused by the unique id and
+    // makes nothing, and a crash leaves either both or neither.
+    let receipt = |outcome: &str| mail_message::ActiveModel {
+        message_id: Set(message_id.clone()),
+        sender: Set(sender.chars().take(320).collect()),
+        outcome: Set(outcome.into()),
+        received_at: Set(Utc::now()),
+        ..Default::default()
+    };
+    let (files, left_out) = files_of(&message, config.max_upload_bytes);
     let mut body = body_of(&message);
     if !left_out.is_empty() {
         body.push_str(&format!("\n\n({})", left_out.join("; ")));
@@ -186,9 +191,17 @@ pub async fn receive(
                 },
             };
             // The files commit with the comment, and are announced in its one email.
-            let spooled = spooled(deps.config.max_upload_bytes, std::mem::take(&mut files)).await?;
-            let made =
-                comments::create_with_files(deps, storage, &actor, t.id, input, spooled).await;
+            let spooled = spooled(deps.config.max_upload_bytes, files).await?;
+            let made = comments::create_with_files(
+                deps,
+                storage,
+                &actor,
+                t.id,
+                input,
+                spooled,
+                Some(receipt("comment")),
+            )
+            .await;
             let made = match made {
                 Ok((made, _)) => made,
                 // An internal note to a merged ticket whose target the sender does not work on: refused, not
@@ -199,6 +212,9 @@ pub async fn receive(
                 // Refused for what the message holds: it would be refused every time.
                 Err(e @ AppError::Validation { .. }) => {
                     return Ok(Err(Refused::Unreadable(e.to_string())))
+                }
+                Err(_) if taken_in(db, &message_id).await? => {
+                    return Ok(Ok(Received::Ignored("already taken in")))
                 }
                 Err(e) => return Err(e),
             };
@@ -219,46 +235,41 @@ pub async fn receive(
             let input = NewTicket {
                 title,
                 description: Some(stored_text(&body)),
-                idempotency_key: message_id
-                    .as_ref()
-                    .map(|id| {
-                        let key = format!("mail:{}", crate::auth::tokens::hash_secret(id));
-                        crate::service::idempotency::IdempotencyKey::parse(&key, "message_id")
-                    })
-                    .transpose()?,
+                // A copy racing this one under the same key is answered with the first's ticket.
+                idempotency_key: Some(IdempotencyKey::parse(
+                    &format!("mail:{}", crate::auth::tokens::hash_secret(&message_id)),
+                    "message_id",
+                )?),
                 project_id: project,
                 ..Default::default()
             };
-            match tickets::create(deps, &actor, input).await {
+            let along = tickets::Along {
+                files: spooled(deps.config.max_upload_bytes, files).await?,
+                storage: Some(storage),
+                receipt: Some(receipt("ticket")),
+            };
+            match tickets::create_along(deps, &actor, input, along).await {
                 Ok(made) => Received::Ticket(made.id),
                 Err(e @ AppError::Validation { .. }) => {
                     return Ok(Err(Refused::Unreadable(e.to_string())))
+                }
+                Err(_) if taken_in(db, &message_id).await? => {
+                    return Ok(Ok(Received::Ignored("already taken in")))
                 }
                 Err(e) => return Err(e),
             }
         }
     };
-    keep_files(deps, storage, &actor, &received, files).await?;
-    if let Some(id) = message_id {
-        let (outcome, ticket_id, comment_id) = match &received {
-            Received::Ticket(t) => ("ticket", Some(*t), None),
-            Received::Comment { ticket, comment } => ("comment", Some(*ticket), Some(*comment)),
-            Received::Ignored(_) => ("ignored", None, None),
-        };
-        // A second delivery racing this one is refused by the unique id; what it made is the first's.
-        let _ = mail_message::ActiveModel {
-            message_id: Set(id),
-            sender: Set(sender.chars().take(320).collect()),
-            outcome: Set(outcome.into()),
-            ticket_id: Set(ticket_id),
-            comment_id: Set(comment_id),
-            received_at: Set(Utc::now()),
-            ..Default::default()
-        }
-        .insert(db)
-        .await;
-    }
     Ok(Ok(received))
+}
+
+/// Whether a message with this id was taken in already (it made a ticket or a comment, or was a bounce).
+async fn taken_in(db: &impl ConnectionTrait, message_id: &str) -> AppResult<bool> {
+    let seen = mail_message::Entity::find()
+        .filter(mail_message::Column::MessageId.eq(message_id))
+        .one(db)
+        .await?;
+    Ok(seen.is_some())
 }
 
 /// Files a message may carry onto its ticket or comment.
@@ -321,28 +332,6 @@ async fn spooled(max: u64, files: Vec<MailFile>) -> AppResult<Vec<(String, attac
         }
     }
     Ok(out)
-}
-
-/// Attach `files` to the new ticket, as its sender, just after the ticket committed.
-async fn keep_files(
-    deps: WriteDeps<'_>,
-    storage: &dyn BlobStore,
-    actor: &Actor,
-    received: &Received,
-    files: Vec<MailFile>,
-) -> AppResult<()> {
-    let Received::Ticket(ticket_id) = received else {
-        return Ok(());
-    };
-    for (filename, upload) in spooled(deps.config.max_upload_bytes, files).await? {
-        let input = attachments::NewAttachment {
-            ticket_id: *ticket_id,
-            comment_id: None,
-            filename,
-        };
-        attachments::create(deps, storage, actor, input, upload).await?;
-    }
-    Ok(())
 }
 
 /// Largest stored text of a message, in bytes of its HTML: what a description or a comment holds.
@@ -489,11 +478,7 @@ async fn record_bounce(
     reporter: &str,
     bounce: Bounce,
 ) -> AppResult<()> {
-    let seen = mail_message::Entity::find()
-        .filter(mail_message::Column::MessageId.eq(message_id))
-        .count(&db.conn)
-        .await?;
-    if seen > 0 {
+    if taken_in(&db.conn, message_id).await? {
         return Ok(());
     }
     let Some(account) = sso::find_by_email(&db.conn, &bounce.recipient).await? else {

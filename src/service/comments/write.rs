@@ -13,7 +13,7 @@ use crate::service::tickets::write::triggered;
 use crate::service::{attachments, tickets, WriteDeps};
 use crate::storage::BlobStore;
 use chrono::Utc;
-use entity::{attachment, comment, comment_edit, ticket};
+use entity::{attachment, comment, comment_edit, mail_message, ticket};
 use sea_orm::sea_query::Expr;
 use sea_orm::sea_query::LockType;
 use sea_orm::{
@@ -73,7 +73,7 @@ pub async fn create(
     ticket_id: i32,
     input: NewComment,
 ) -> AppResult<comment::Model> {
-    let (created, _) = create_and_attach(state, actor, ticket_id, input, None).await?;
+    let (created, _) = create_and_attach(state, actor, ticket_id, input, None, None).await?;
     Ok(created)
 }
 
@@ -81,7 +81,8 @@ pub async fn create(
 /// hang on it and commit with it, and they are announced in the comment's one email
 /// ([`events::comment_created_with_files`]) rather than one email each. A bad file is a 400 on `file`
 /// before anything is written.
-/// The bytes go to `storage`.
+/// The bytes go to `storage`. `receipt`, the record of the mail message the comment came from
+/// (`service::mail_in`), commits with it, its ticket and comment filled in.
 pub async fn create_with_files(
     state: WriteDeps<'_>,
     storage: &dyn BlobStore,
@@ -89,8 +90,17 @@ pub async fn create_with_files(
     ticket_id: i32,
     input: NewComment,
     files: Files,
+    receipt: Option<mail_message::ActiveModel>,
 ) -> AppResult<(comment::Model, Vec<attachment::Model>)> {
-    create_and_attach(state, actor, ticket_id, input, Some((storage, files))).await
+    create_and_attach(
+        state,
+        actor,
+        ticket_id,
+        input,
+        Some((storage, files)),
+        receipt,
+    )
+    .await
 }
 
 /// Files posted with a comment: each a client file name and its spooled bytes.
@@ -102,6 +112,7 @@ async fn create_and_attach(
     ticket_id: i32,
     input: NewComment,
     files: Option<(&dyn BlobStore, Files)>,
+    receipt: Option<mail_message::ActiveModel>,
 ) -> AppResult<(comment::Model, Vec<attachment::Model>)> {
     let (storage, files) = match files {
         Some((storage, files)) => (Some(storage), files),
@@ -152,6 +163,11 @@ async fn create_and_attach(
     let mut attached = Vec::with_capacity(staged.len());
     for file in staged {
         attached.push(attachments::insert(&txn, actor, &t, Some(&created), file).await?);
+    }
+    if let Some(mut receipt) = receipt {
+        receipt.ticket_id = Set(Some(t.id));
+        receipt.comment_id = Set(Some(created.id));
+        receipt.insert(&txn).await?;
     }
     events::comment_created_with_files(&txn, state.config, actor, &t, &created, &attached).await?;
     // Last, so that the ticket row it locks is held only until the commit: comments on one ticket

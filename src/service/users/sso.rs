@@ -234,25 +234,42 @@ async fn provision(
 
 /// A requester account for someone who wrote to the help desk from `email` (display name `name`), with a
 /// password nobody knows: they sign in after a password reset. Made as the provider makes accounts.
+///
+/// Two messages from a new sender taken in at once both find no account: the one made first is the
+/// account of both. A user name taken meanwhile by someone else is looked for again.
 pub async fn requester_for_email(
     deps: PeopleDeps<'_>,
     email: &str,
     name: &str,
 ) -> AppResult<user::Model> {
-    let mut password = new_secret("");
-    while password.len() < deps.min_password_length {
-        password.push_str(&new_secret(""));
+    let mut tries = 0;
+    loop {
+        let mut password = new_secret("");
+        while password.len() < deps.min_password_length {
+            password.push_str(&new_secret(""));
+        }
+        let account = NewAccount {
+            username: free_username(&deps.db.conn, None, "", email).await?,
+            password,
+            full_name: name.chars().filter(|c| !c.is_control()).take(150).collect(),
+            email: Some(email.to_string()),
+            is_staff: false,
+            is_superuser: false,
+            group_ids: Vec::new(),
+        };
+        match accounts::create(deps, &PROVIDER, account).await {
+            Err(err @ AppError::Conflict { .. }) => {
+                if let Some(made) = find_by_email(&deps.db.conn, email).await? {
+                    return Ok(made);
+                }
+                tries += 1;
+                if tries == 3 {
+                    return Err(err);
+                }
+            }
+            made => return made,
+        }
     }
-    let account = NewAccount {
-        username: free_username(&deps.db.conn, None, "", email).await?,
-        password,
-        full_name: name.chars().filter(|c| !c.is_control()).take(150).collect(),
-        email: Some(email.to_string()),
-        is_staff: false,
-        is_superuser: false,
-        group_ids: Vec::new(),
-    };
-    accounts::create(deps, &PROVIDER, account).await
 }
 
 /// Letters, digits and `._-@+` of `raw`, at most 150 of them.

@@ -122,34 +122,24 @@ pub async fn submit(
                 custom_fields,
                 ..Default::default()
             };
-            tickets::create(
+            // The file commits with the ticket: none is opened without the file it was sent with.
+            let along = tickets::Along {
+                files: file.into_iter().collect(),
+                storage: Some(&*state.storage),
+                receipt: None,
+            };
+            tickets::create_along(
                 state.write_deps(crate::domain::Channel::Web),
                 &user.actor,
                 input,
+                along,
             )
             .await
         }
         (Err(_), Ok(_), Ok(_)) => Err(AppError::field("priority", "choose a priority")),
     };
     match result {
-        Ok(created) => {
-            if let Some((filename, spooled)) = file {
-                let input = attachments::NewAttachment {
-                    ticket_id: created.id,
-                    comment_id: None,
-                    filename,
-                };
-                attachments::create(
-                    state.write_deps(crate::domain::Channel::Web),
-                    &*state.storage,
-                    &user.actor,
-                    input,
-                    spooled,
-                )
-                .await?;
-            }
-            Ok(Redirect::to(&format!("/tickets/{}/", created.id)).into_response())
-        }
+        Ok(created) => Ok(Redirect::to(&format!("/tickets/{}/", created.id)).into_response()),
         Err(AppError::Validation { message, fields }) => {
             let errors: BTreeMap<String, String> = fields
                 .into_iter()

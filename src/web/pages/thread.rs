@@ -138,6 +138,7 @@ pub async fn add(
         ticket_id,
         input,
         files,
+        None,
     )
     .await;
     match created {

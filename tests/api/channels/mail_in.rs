@@ -842,3 +842,73 @@ async fn a_long_log_pasted_into_a_mail_is_kept_cut_rather_than_refused(app: &Tes
         "{reply:?}"
     );
 }
+
+db_test!(a_message_taken_in_twice_at_once_makes_one_ticket_and_one_comment);
+/// The same message sent to two help-desk addresses (two mailboxes fetched side by side), or retried by a
+/// mail server while the first delivery is still being taken in: its ticket, its file and its reply are
+/// made once, and every other copy is answered without making anything.
+async fn a_message_taken_in_twice_at_once_makes_one_ticket_and_one_comment(app: &TestApp) {
+    let bob = app.agent("bob").await;
+    let (state, _mailer) = state_with(app, |_| {});
+    let first = "From: Dana <dana@example.com>\r\nTo: help@example.com, it@example.com\r\n\
+Subject: Scanner offline\r\nMessage-ID: <twice@mail.example.com>\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+--b\r\nContent-Type: text/plain\r\n\r\nThe scanner on floor 2 is offline.\r\n\
+--b\r\nContent-Type: text/plain; name=\"status.txt\"\r\nContent-Disposition: attachment; filename=\"status.txt\"\r\n\r\nOFFLINE since 08:14\r\n\
+--b--\r\n";
+    let copies = (0..6).map(|_| mail(&state, first));
+    let answers = futures_util::future::join_all(copies).await;
+    let tickets: std::collections::BTreeSet<i32> = answers
+        .iter()
+        .filter_map(|a| match a {
+            Ok(Received::Ticket(id)) => Some(*id),
+            Ok(Received::Ignored("already taken in")) => None,
+            other => panic!("a copy was answered {other:?}"),
+        })
+        .collect();
+    assert_eq!(tickets.len(), 1, "{answers:?}");
+    let id = *tickets.iter().next().unwrap();
+    let detail = app
+        .as_user(&bob)
+        .graphql_data(
+            "query($n: Int!) { ticket(databaseId: $n) { attachments { filename } }
+              tickets(first: 50) { totalCount } }",
+            json!({ "n": id }),
+        )
+        .await;
+    assert_eq!(
+        detail["ticket"]["attachments"],
+        json!([{ "filename": "status.txt" }])
+    );
+    assert_eq!(detail["tickets"]["totalCount"], 1);
+
+    let number = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{id}/"))
+        .await
+        .json["ticket_number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let reply = format!(
+        "From: dana@example.com\r\nTo: help@example.com, it@example.com\r\nSubject: Re: [{number}] Scanner offline\r\n\
+Message-ID: <twice-reply@mail.example.com>\r\n\r\nIt is back on its own.\r\n"
+    );
+    let copies = (0..6).map(|_| mail(&state, &reply));
+    let answers = futures_util::future::join_all(copies).await;
+    let made = answers
+        .iter()
+        .filter(|a| match a {
+            Ok(Received::Comment { ticket, .. }) => *ticket == id,
+            Ok(Received::Ignored("already taken in")) => false,
+            other => panic!("a copy was answered {other:?}"),
+        })
+        .count();
+    assert_eq!(made, 1, "{answers:?}");
+    let t = seen(app, &bob, id).await;
+    assert_eq!(
+        t["comments"]["nodes"],
+        json!([{ "body": "<p>It is back on its own.</p>", "commentType": "PUBLIC",
+                 "author": { "username": t["requester"]["username"] } }])
+    );
+}

@@ -15,12 +15,13 @@ use crate::service::idempotency::{self, IdempotencyKey};
 use crate::service::text;
 use crate::service::tickets::counters;
 use crate::service::WriteDeps;
-use crate::service::{sla, users};
+use crate::service::{attachments, sla, users};
+use crate::storage::BlobStore;
 use chrono::{Timelike, Utc};
-use entity::{ticket, ticket_sla};
+use entity::{mail_message, ticket, ticket_sla};
 use sea_orm::{
-    ConnectionTrait, DatabaseTransaction, DbBackend, EntityTrait, IntoActiveModel, QueryTrait,
-    Statement,
+    ActiveModelTrait, ConnectionTrait, DatabaseTransaction, DbBackend, EntityTrait,
+    IntoActiveModel, QueryTrait, Set, Statement,
 };
 use serde_json::json;
 
@@ -114,6 +115,32 @@ pub async fn create(
     actor: &Actor,
     input: NewTicket,
 ) -> AppResult<ticket::Model> {
+    create_along(state, actor, input, Along::default()).await
+}
+
+/// What commits with a new ticket besides its own rows: files opened with it, and the record of the mail
+/// message it came from (`service::mail_in`), so that neither is ever written without the other.
+#[derive(Default)]
+pub struct Along<'a> {
+    /// Files, each a client file name and its spooled bytes, stored in `storage`.
+    pub files: Vec<(String, attachments::Spooled)>,
+    /// Where the files' bytes go (none: the files are left out).
+    pub storage: Option<&'a dyn BlobStore>,
+    /// The mail message's record; its ticket is filled in here.
+    pub receipt: Option<mail_message::ActiveModel>,
+}
+
+/// [`create`] with what commits along with the ticket ([`Along`]). A bad file is a 400 on `file` before
+/// anything is written; a create answered from its idempotency key writes none of it again.
+pub async fn create_along(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    input: NewTicket,
+    along: Along<'_>,
+) -> AppResult<ticket::Model> {
+    for (name, upload) in &along.files {
+        attachments::check(name, upload)?;
+    }
     check_assignment_allowed(actor, &input)?;
     let keyed = keyed(&input)?;
     let mut expired = false;
@@ -125,7 +152,7 @@ pub async fn create(
             expired = true;
         }
     }
-    let made = make(state, actor, &input, keyed.clone(), expired).await;
+    let made = make(state, actor, &input, keyed.clone(), expired, along).await;
     match (made, keyed) {
         // The key's record, committed meanwhile by a create racing this one, answers instead.
         (Err(err), Some((key, fingerprint))) => {
@@ -147,13 +174,27 @@ async fn make(
     input: &NewTicket,
     keyed: Option<(&IdempotencyKey, String)>,
     replace_expired_key: bool,
+    along: Along<'_>,
 ) -> AppResult<ticket::Model> {
     let prepared = prepare(state, actor, input).await?;
+    let mut staged = Vec::with_capacity(along.files.len());
+    if let Some(storage) = along.storage {
+        for (name, upload) in along.files {
+            staged.push(attachments::stage(state.db, storage, name, upload).await?);
+        }
+    }
     let txn = state.db.begin_write().await?;
     if let (Some((key, _)), true) = (&keyed, replace_expired_key) {
         idempotency::forget_expired(&txn, actor.id(), key, prepared.new.created_at).await?;
     }
     let ran = insert(&txn, state, actor, prepared, keyed).await?;
+    for file in staged {
+        attachments::insert(&txn, actor, &ran.ticket, None, file).await?;
+    }
+    if let Some(mut receipt) = along.receipt {
+        receipt.ticket_id = Set(Some(ran.ticket.id));
+        receipt.insert(&txn).await?;
+    }
     txn.commit().await?;
     ran.publish_created(state).await;
     Ok(ran.ticket)

@@ -10,7 +10,7 @@ pub(in crate::service) mod triggered;
 mod update;
 
 pub use archive::{archive, restore};
-pub use create::{create, KEY_FIELD};
+pub use create::{create, create_along, Along, KEY_FIELD};
 pub use merge::{merge, merged_into, MergeTarget, Merged, MergedInto};
 pub use split::{split, SplitOff};
 pub use status::change_status;
