@@ -17,6 +17,7 @@
 #   REUSE_DB=1      keep DB_NAME as a previous run left it (no drop, no seed): paired runs at a size that
 #                   takes long to seed; the writes of earlier runs stay in it
 #   ONLY=regex      run only the scenarios whose name matches (e.g. ONLY='create|update|rest_detail'); the floor always runs
+#   MAIL_MESSAGES=5000  MAIL_PARALLEL=8   the mail-in scenario (bench/mail.py)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -259,6 +260,14 @@ fi
 if [ -n "${SQLITE:-}" ]; then
   rm -f "$OUT/bench.sqlite"*
   run_system sqlite "sqlite://$OUT/bench.sqlite?mode=rwc"
+fi
+
+# Mail in through `deskgraph mail-in`, a process per message as a mail server pipes it, on a fresh SQLite
+# database: new tickets, then replies threading onto them (bench/mail.py).
+if [ -z "${ONLY:-}" ] || [[ mail_in =~ $ONLY ]]; then
+  rm -f "$OUT/mail.sqlite"*
+  DATABASE_URL="sqlite://$OUT/mail.sqlite?mode=rwc" "$BIN" migrate >/dev/null
+  python3 "$ROOT/bench/mail.py" "$BIN" "sqlite://$OUT/mail.sqlite?mode=rwc" "$RESULTS"
 fi
 
 python3 "$ROOT/bench/report.py" "$RESULTS" "$OUT" "$TICKETS" "wrk -t$THREADS -c$CONNS -d$DURATION"

@@ -115,7 +115,7 @@ async fn post_webhook(
     {
         return Ok(Outcome::GiveUp(why));
     }
-    let answer = notifier.http().post(url).json(message).send().await;
+    let answer = notifier.http()?.post(url).json(message).send().await;
     Ok(match answer {
         Ok(r) if r.status().is_success() => Outcome::Delivered,
         Ok(r) if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => Outcome::Wait {
@@ -162,7 +162,7 @@ async fn post_as_bot(
     }
     let url = format!("{}/chat.postMessage", config.slack_api_url);
     let answer = notifier
-        .http()
+        .http()?
         .post(&url)
         .bearer_auth(token)
         .json(&message)

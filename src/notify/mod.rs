@@ -22,28 +22,17 @@ pub struct Notifier {
     pub mailer: Arc<dyn Mailer>,
     /// The circuit of every destination delivered to by this process.
     pub circuits: Arc<circuit::Circuits>,
-    http: reqwest::Client,
+    /// Built on first use: loading the system's certificates is most of the start of a short-lived process
+    /// (`deskgraph mail-in` runs once per message) that never calls out.
+    http: Arc<std::sync::OnceLock<reqwest::Client>>,
+    timeout: Duration,
+    allow_private: bool,
 }
 
 impl Notifier {
     /// Build from configuration: SMTP when `DESKGRAPH_SMTP_URL` is set, the log otherwise.
     pub fn from_config(config: &Config) -> anyhow::Result<Self> {
-        // reqwest is built without a bundled crypto provider; the first caller installs ring, later calls
-        // find it already there.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let timeout = Duration::from_millis(config.delivery_timeout_ms.unsigned_abs());
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .user_agent(concat!("deskgraph/", env!("CARGO_PKG_VERSION")))
-            // A redirect could lead anywhere, past the target policy: a 3xx is a failed delivery.
-            .redirect(reqwest::redirect::Policy::none())
-            // Through a proxy the proxy would resolve the name, out of the policy's sight.
-            .no_proxy()
-            .dns_resolver(crate::net::targets::CheckedResolver {
-                allow_private: config.webhook_allow_private,
-            })
-            .build()?;
         let mailer: Arc<dyn Mailer> = match &config.smtp_url {
             Some(url) => Arc::new(SmtpMailer::new(
                 url,
@@ -57,7 +46,9 @@ impl Notifier {
         Ok(Notifier {
             mailer,
             circuits: Arc::default(),
-            http,
+            http: Arc::default(),
+            timeout,
+            allow_private: config.webhook_allow_private,
         })
     }
 
@@ -67,9 +58,29 @@ impl Notifier {
         self
     }
 
-    /// The HTTP client for webhook calls.
-    pub fn http(&self) -> &reqwest::Client {
-        &self.http
+    /// The HTTP client for webhook and chat calls: no redirects, no proxy, names resolved under the target
+    /// policy (`net::targets`).
+    pub fn http(&self) -> crate::error::AppResult<&reqwest::Client> {
+        if let Some(client) = self.http.get() {
+            return Ok(client);
+        }
+        // reqwest is built without a bundled crypto provider; the first caller installs ring, later calls
+        // find it already there.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .timeout(self.timeout)
+            .connect_timeout(self.timeout)
+            .user_agent(concat!("deskgraph/", env!("CARGO_PKG_VERSION")))
+            // A redirect could lead anywhere, past the target policy: a 3xx is a failed delivery.
+            .redirect(reqwest::redirect::Policy::none())
+            // Through a proxy the proxy would resolve the name, out of the policy's sight.
+            .no_proxy()
+            .dns_resolver(crate::net::targets::CheckedResolver {
+                allow_private: self.allow_private,
+            })
+            .build()
+            .map_err(crate::error::AppError::internal)?;
+        Ok(self.http.get_or_init(|| client))
     }
 }
 

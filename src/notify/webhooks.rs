@@ -67,7 +67,7 @@ pub async fn deliver(
     let timestamp = Utc::now().timestamp();
     let started = Instant::now();
     let answer = notifier
-        .http()
+        .http()?
         .post(&url)
         .header("Content-Type", "application/json")
         .header("X-Webhook-Id", &row.event_id)
