@@ -124,7 +124,8 @@ pub async fn fetch_once(fetcher: &Fetcher, id: i32) -> AppResult<Look> {
     };
     let result = attempt.await;
     record(&fetcher.db, id, result.as_ref().err()).await?;
-    result.map_err(|why| AppError::bad_request(format!("mailbox {id}: {why}")))
+    // The mail server's failure, not the caller's: 503, as a database that cannot be reached.
+    result.map_err(|why| AppError::Unavailable(anyhow::anyhow!("mailbox {id}: {why}")))
 }
 
 async fn open(mailbox: &mailbox::Model) -> Result<Connection, String> {

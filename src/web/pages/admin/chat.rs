@@ -1,13 +1,13 @@
 //! `/admin/chat/`: the Slack and Teams destinations, each changed, switched off or removed in place, and a
 //! form for a new one (administrators only), over the service calls REST and GraphQL use. Webhook URLs and
 //! bot tokens are set here and never shown again: a blank box keeps the one stored.
-use super::all_values;
+use super::{all_values, chosen_project, project_options, typed, Opt};
 use crate::domain::Priority;
 use crate::error::AppError;
 use crate::service::chat::{self, ChatPatch, NewChat, CHAT_EVENTS};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, label, Form, Layout, PageResult, PageUser};
+use crate::web::pages::{html, label, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
@@ -22,13 +22,6 @@ struct Tick {
     value: String,
     label: String,
     checked: bool,
-}
-
-/// An option of a select.
-struct Opt {
-    value: String,
-    label: String,
-    selected: bool,
 }
 
 /// A destination as the page lists it.
@@ -81,16 +74,7 @@ fn priority_names() -> Vec<&'static str> {
 async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage> {
     let list = chat::list(&state.db, &user.actor).await?;
     let projects = crate::service::projects::list(&state.db.conn).await?;
-    let project_opts = |chosen: Option<i32>| -> Vec<Opt> {
-        projects
-            .iter()
-            .map(|p| Opt {
-                value: p.id.to_string(),
-                label: p.name.clone(),
-                selected: Some(p.id) == chosen,
-            })
-            .collect()
-    };
+    let project_opts = |chosen: Option<i32>| project_options(&projects, chosen);
     let destinations = list
         .iter()
         .map(|d: &chat_destination::Model| Row {
@@ -171,28 +155,11 @@ impl super::DeskPage for ChatPage {
     }
 }
 
-fn project(form: &Form) -> Result<Option<i32>, AppError> {
-    match form.get("project").trim() {
-        "" => Ok(None),
-        raw => raw
-            .parse::<i32>()
-            .map(Some)
-            .map_err(|_| AppError::field("project", "choose a project")),
-    }
-}
-
 fn priorities(body: &[u8]) -> Result<Vec<Priority>, AppError> {
     all_values(body, "priority")
         .iter()
         .map(|p| Priority::parse(p).map_err(|e| AppError::field("priorities", e.message)))
         .collect()
-}
-
-/// A box left blank keeps what is stored.
-fn typed(form: &Form, name: &str) -> Option<String> {
-    Some(form.get(name).trim())
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
 }
 
 /// `POST /admin/chat/` (form: `name`, `kind`, `webhook_url`, or `token` and `channel`, `project`, `event`…,
@@ -218,7 +185,7 @@ pub async fn create_chat(
             url: typed(&form, "webhook_url"),
             token: typed(&form, "token"),
             channel: typed(&form, "channel"),
-            project_id: project(&form)?,
+            project_id: chosen_project(&form)?,
             events: all_values(&body, "event"),
             priorities: priorities(&body)?,
             team_only: Some(form.opt("team_only").is_some()),
@@ -259,7 +226,7 @@ pub async fn change_chat(
             url: typed(&form, "webhook_url").map(Some),
             token: typed(&form, "token").map(Some),
             channel: form.opt("channel").map(|c| Some(c.to_string())),
-            project_id: Some(project(&form)?),
+            project_id: Some(chosen_project(&form)?),
             events: Some(all_values(&body, "event")),
             priorities: Some(priorities(&body)?),
             team_only: Some(form.opt("team_only").is_some()),

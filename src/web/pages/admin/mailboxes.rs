@@ -1,24 +1,18 @@
 //! `/admin/mail/`: the mailboxes the help desk fetches mail from, each changed, switched off or removed in
 //! place with how its last reading went, and a form for a new one (administrators only), over the service
 //! calls REST and GraphQL use. The secret is set here and never shown again: a blank box keeps it.
+use super::{chosen_project, project_options, typed, Opt};
 use crate::error::AppError;
 use crate::service::mailboxes::{self, MailboxPatch, NewMailbox, DEFAULT_FAILED_FOLDER};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, Form, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
-
-/// An option of a select.
-struct Opt {
-    value: String,
-    label: String,
-    selected: bool,
-}
 
 /// A mailbox as the page lists it.
 struct Row {
@@ -49,16 +43,7 @@ struct MailPage {
 async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage> {
     let list = mailboxes::list(&state.db, &user.actor).await?;
     let projects = crate::service::projects::list(&state.db.conn).await?;
-    let project_opts = |chosen: Option<i32>| -> Vec<Opt> {
-        projects
-            .iter()
-            .map(|p| Opt {
-                value: p.id.to_string(),
-                label: p.name.clone(),
-                selected: Some(p.id) == chosen,
-            })
-            .collect()
-    };
+    let project_opts = |chosen: Option<i32>| project_options(&projects, chosen);
     let rows = list
         .iter()
         .map(|m| Row {
@@ -130,23 +115,6 @@ impl super::DeskPage for MailPage {
     }
 }
 
-fn project(form: &Form) -> Result<Option<i32>, AppError> {
-    match form.get("project").trim() {
-        "" => Ok(None),
-        raw => raw
-            .parse::<i32>()
-            .map(Some)
-            .map_err(|_| AppError::field("project", "choose a project")),
-    }
-}
-
-/// A box left blank: none.
-fn typed(form: &Form, name: &str) -> Option<String> {
-    Some(form.get(name).trim())
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
-}
-
 /// `POST /admin/mail/` (form: `name`, `url`, `secret`, `done_folder`, `failed_folder`, `project`): a new
 /// mailbox.
 #[utoipa::path(post, path = "/admin/mail/", tag = "pages", operation_id = "pageAdminCreateMailbox",
@@ -168,7 +136,7 @@ pub async fn create_mailbox(
             secret: form.get("secret").to_string(),
             done_folder: typed(&form, "done_folder"),
             failed_folder: typed(&form, "failed_folder"),
-            project_id: project(&form)?,
+            project_id: chosen_project(&form)?,
             active: Some(true),
         };
         mailboxes::create(&state.db, &user.actor, input).await
@@ -206,7 +174,7 @@ pub async fn change_mailbox(
             secret: typed(&form, "secret"),
             done_folder: form.opt("done_folder").map(|_| typed(&form, "done_folder")),
             failed_folder: form.opt("failed_folder").map(str::to_string),
-            project_id: Some(project(&form)?),
+            project_id: Some(chosen_project(&form)?),
             active: Some(form.opt("active").is_some()),
         };
         mailboxes::update(&state.db, &user.actor, id, patch).await

@@ -35,7 +35,7 @@ pub use webhooks::{
     create_webhook, delete_webhook, redeliver, update_webhook, webhook_page, webhooks_page,
 };
 
-use super::{PageResult, PageUser};
+use super::{Form, PageResult, PageUser};
 use crate::service::users::Admin;
 use axum::response::{IntoResponse, Redirect, Response};
 
@@ -61,6 +61,43 @@ pub struct GroupChoice {
     id: i32,
     name: String,
     checked: bool,
+}
+
+/// An option of a select.
+struct Opt {
+    value: String,
+    label: String,
+    selected: bool,
+}
+
+/// The projects as the options of a select, `chosen` selected.
+fn project_options(projects: &[entity::project::Model], chosen: Option<i32>) -> Vec<Opt> {
+    projects
+        .iter()
+        .map(|p| Opt {
+            value: p.id.to_string(),
+            label: p.name.clone(),
+            selected: Some(p.id) == chosen,
+        })
+        .collect()
+}
+
+/// The project chosen in a form's `project` select: none when left on "all projects".
+fn chosen_project(form: &Form) -> Result<Option<i32>, crate::error::AppError> {
+    match form.get("project").trim() {
+        "" => Ok(None),
+        raw => raw
+            .parse::<i32>()
+            .map(Some)
+            .map_err(|_| crate::error::AppError::field("project", "choose a project")),
+    }
+}
+
+/// What was typed in box `name`, trimmed; a box left blank is none (on a change: keep what is stored).
+fn typed(form: &Form, name: &str) -> Option<String> {
+    Some(form.get(name).trim())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
 }
 
 /// Every value of the repeated field `name` of a form body.
