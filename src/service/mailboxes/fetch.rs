@@ -30,8 +30,9 @@ use std::time::{Duration, Instant};
 const LEASE: Duration = Duration::from_secs(120);
 /// The longest wait between looks at a folder (in IDLE, or asleep where the server has no IDLE).
 const WAIT: Duration = Duration::from_secs(60);
-/// How often each instance looks for mailboxes added, changed or removed.
-const RESCAN: Duration = Duration::from_secs(30);
+/// How often each instance looks for mailboxes added, changed or removed: one small read, often enough that
+/// an administrator who adds a mailbox sees it read within seconds, whichever instance holds it.
+const RESCAN: Duration = Duration::from_secs(5);
 /// Messages taken per look, so a full folder is worked through in bounded steps.
 const BATCH: usize = 100;
 /// Attempts at a message the service could not take for its own trouble, before it goes to failed.

@@ -375,8 +375,27 @@ async fn the_running_service_fetches_mail_as_it_arrives(app: &TestApp) {
         "{:?}",
         started.elapsed()
     );
-    running.abort();
     assert_eq!(count(port, &user, "Done").await.0, 2);
+
+    // A mailbox an administrator adds while the service runs is read within seconds, not at some later
+    // round.
+    let second = fresh_user("idle-new");
+    deliver(
+        port,
+        &second,
+        "INBOX",
+        &message("gus@example.com", "idle3@x", "Printer", "", "Jammed."),
+    )
+    .await;
+    mailbox(app, &root, port, &second, json!({"done_folder": "Done"})).await;
+    let started = Instant::now();
+    assert!(arrived(3).await, "mail in the new mailbox became no ticket");
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    running.abort();
 }
 
 db_test!(mailboxes_are_managed_by_administrators_and_keep_their_secret);
