@@ -158,13 +158,7 @@ pub async fn receive(
     // Written in the transaction of what the message makes: a copy taken in at the same time (the message
     // was sent to two help-desk addresses, or the mail server retried) is refused by the unique id and
     // makes nothing, and a crash leaves either both or neither.
-    let receipt = |outcome: &str| mail_message::ActiveModel {
-        message_id: Set(message_id.clone()),
-        sender: Set(sender.chars().take(320).collect()),
-        outcome: Set(outcome.into()),
-        received_at: Set(Utc::now()),
-        ..Default::default()
-    };
+    let receipt = |outcome: &str| receipt_of(&message_id, &sender, outcome);
     let (files, left_out) = files_of(&message, config.max_upload_bytes);
     let mut body = body_of(&message);
     if !left_out.is_empty() {
@@ -261,6 +255,18 @@ pub async fn receive(
         }
     };
     Ok(Ok(received))
+}
+
+/// The record of a message taken in (`outcome`: ticket, comment or bounce); what it made is filled in by the
+/// transaction that makes it.
+fn receipt_of(message_id: &str, sender: &str, outcome: &str) -> mail_message::ActiveModel {
+    mail_message::ActiveModel {
+        message_id: Set(message_id.to_string()),
+        sender: Set(sender.chars().take(320).collect()),
+        outcome: Set(outcome.into()),
+        received_at: Set(Utc::now()),
+        ..Default::default()
+    }
 }
 
 /// Whether a message with this id was taken in already (it made a ticket or a comment, or was a bounce).
@@ -496,17 +502,9 @@ async fn record_bounce(
         ),
     )
     .await?;
-    mail_message::ActiveModel {
-        message_id: Set(message_id.to_string()),
-        sender: Set(reporter.chars().take(320).collect()),
-        outcome: Set("bounce".into()),
-        ticket_id: Set(None),
-        comment_id: Set(None),
-        received_at: Set(Utc::now()),
-        ..Default::default()
-    }
-    .insert(&txn)
-    .await?;
+    receipt_of(message_id, reporter, "bounce")
+        .insert(&txn)
+        .await?;
     txn.commit().await?;
     tracing::info!(
         account = account.id,
