@@ -35,6 +35,7 @@ mod m20261128_000038_ticket_merges;
 mod m20261129_000039_create_custom_fields;
 mod m20261129_000040_create_chat_destinations;
 mod m20261129_000041_create_mailboxes;
+mod m20261129_000042_ticket_search;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -75,6 +76,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000039_create_custom_fields::Migration),
             Box::new(m20261129_000040_create_chat_destinations::Migration),
             Box::new(m20261129_000041_create_mailboxes::Migration),
+            Box::new(m20261129_000042_ticket_search::Migration),
         ]
     }
 }

@@ -16,6 +16,7 @@ mod graphql;
 mod limits;
 mod model;
 mod ops;
+mod search;
 mod sign_in;
 mod sla;
 mod subscriptions;

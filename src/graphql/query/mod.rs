@@ -8,6 +8,7 @@ pub mod custom_fields;
 pub mod mailboxes;
 pub mod projects;
 pub mod rate;
+pub mod search;
 pub mod sla;
 pub mod tags;
 pub(crate) mod ticket_inputs;
@@ -90,6 +91,7 @@ pub struct QueryFields(
     projects::ProjectQuery,
     assets::AssetQuery,
     rate::RateLimitQuery,
+    search::SearchQuery,
     automation::AutomationQuery,
     bulk::BulkQuery,
     tags::TagQuery,

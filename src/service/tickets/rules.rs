@@ -58,13 +58,17 @@ pub fn visible_to_viewer(viewer: &Viewer) -> Condition {
 /// Restricts a ticket query to the tickets the actor works on (assignee or assigned group), the SQL
 /// form of [`is_worker`].
 pub fn worked_by(actor: &Actor) -> Condition {
+    worked_by_viewer(&Viewer::of(actor))
+}
+
+/// [`worked_by`], from the viewer's visibility alone.
+pub fn worked_by_viewer(viewer: &Viewer) -> Condition {
     let mut any = Condition::any()
-        .add(Expr::col((ticket::Entity, ticket::Column::AssigneeId)).eq(id_literal(actor.id())));
-    let groups = actor.group_ids();
-    if !groups.is_empty() {
+        .add(Expr::col((ticket::Entity, ticket::Column::AssigneeId)).eq(id_literal(viewer.id)));
+    if !viewer.groups.is_empty() {
         any = any.add(
             Expr::col((ticket::Entity, ticket::Column::AssignedGroupId))
-                .is_in(groups.into_iter().map(id_literal)),
+                .is_in(viewer.groups.iter().copied().map(id_literal)),
         );
     }
     any

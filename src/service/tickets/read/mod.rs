@@ -11,6 +11,7 @@ mod decode;
 mod filter;
 mod one;
 mod positional;
+mod ranked;
 mod statement;
 mod total;
 
@@ -20,6 +21,7 @@ pub use one::{get, get_by_number, get_including_archived, get_many};
 use crate::auth::Actor;
 use crate::db::Db;
 use crate::error::AppResult;
+use crate::service::search::Search;
 use crate::service::sla::SlaView;
 use crate::service::tickets::rules::Viewer;
 use crate::service::{users, PageRequest};
@@ -286,6 +288,54 @@ impl TicketReads {
                 .all(&db.conn)
                 .await?,
         )
+    }
+
+    /// The visible, live tickets matching `filter` that `search` finds, best first: `limit` of them from
+    /// `offset` as (id, score), and how many there are in all (see `ranked` for what a viewer is matched on).
+    pub async fn ranked(
+        &self,
+        db: &Db,
+        actor: &Actor,
+        search: &Search,
+        filter: &TicketFilter,
+        (offset, limit): (u64, u64),
+    ) -> AppResult<(Vec<(i32, f64)>, u64)> {
+        let viewer = Viewer::of(actor);
+        filter.check(&viewer)?;
+        if search.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
+        let read = |window| {
+            let statement = ranked::statement(
+                &viewer,
+                search,
+                filter,
+                &self.0.prefix,
+                window,
+                db.backend(),
+            );
+            db.read(statement)
+        };
+        let mut rows = read((offset, limit)).await?;
+        if rows.is_empty() && offset > 0 {
+            // Past the last hit: the first one still says how many there are.
+            rows = read((0, 1)).await?;
+            let total = match rows.first() {
+                Some(row) => row.try_get_by_index::<i64>(2)?,
+                None => 0,
+            };
+            return Ok((Vec::new(), u64::try_from(total).unwrap_or(0)));
+        }
+        let mut total = 0;
+        let mut hits = Vec::with_capacity(rows.len());
+        for row in rows {
+            hits.push((
+                row.try_get_by_index::<i32>(0)?,
+                row.try_get_by_index::<f64>(1)?,
+            ));
+            total = row.try_get_by_index::<i64>(2)?;
+        }
+        Ok((hits, u64::try_from(total).unwrap_or(0)))
     }
 
     /// How many visible, live tickets match `filter` (for connection totals and backward paging).
