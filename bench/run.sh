@@ -153,6 +153,7 @@ run_system() { # BACKEND DATABASE_URL
   id=$(curl -fs -H "Authorization: Bearer $team_token" "$base/api/tickets/?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
   local gql_list='{"query":"{ tickets(first: 20) { nodes { id ticketNumber title status priority createdAt commentsCount requester { username fullName } assignee { username } project { name } } } }"}'
   local gql_list_total='{"query":"{ tickets(first: 20) { totalCount nodes { id ticketNumber title status priority createdAt commentsCount requester { username fullName } assignee { username } project { name } } } }"}'
+  local gql_search='{"query":"{ search(query: \"printer disconnecting\", first: 20) { totalCount nodes { score highlights ticket { id ticketNumber title status priority requester { username } } } } }"}'
   local gql_detail="{\"query\":\"{ ticket(databaseId: $id) { id ticketNumber title description status priority requester { username fullName } assignee { username } project { name } } }\"}"
   scenario rest_list_team "$sys" "$pid" "$base/api/tickets/" "$team_token"
   scenario rest_list_requester "$sys" "$pid" "$base/api/tickets/" "$req_token"
@@ -165,6 +166,7 @@ run_system() { # BACKEND DATABASE_URL
   scenario rest_detail "$sys" "$pid" "$base/api/tickets/$id/" "$team_token"
   scenario graphql_list "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list"
   scenario graphql_list_total "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_list_total"
+  scenario graphql_search "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_search"
   scenario graphql_detail "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail"
   local gql_detail_comments="{\"query\":\"{ ticket(databaseId: $id) { id ticketNumber title status comments(first: 20) { nodes { body commentType createdAt author { username fullName } } } } }\"}"
   scenario graphql_detail_comments "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail_comments"

@@ -1,17 +1,21 @@
 //! `GET /tickets/`: the ticket queue, with the REST list's filters (`q`, `status`, `priority`,
-//! `assigned`) and pages.
+//! `assigned`) and pages. Words in `q` list the ranked search's hits, best first (see [`read_rows`]).
 use super::{display_name, html, label, Layout, PageResult, PageUser};
+use crate::domain::parse_ticket_number;
 use crate::domain::{Priority, TicketStatus};
 use crate::rest::tickets::query::ListParams;
-use crate::service::sla::SlaState;
+use crate::sanitize::html_escape;
+use crate::service::sla::{self, SlaState};
 use crate::service::tickets::{
-    AssigneeFilter, Joined, People, TicketOrder, TicketQuery, TicketSort,
+    AssigneeFilter, Joined, People, TicketFilter, TicketOrder, TicketQuery, TicketSort,
 };
+use crate::service::{search, users};
 use crate::state::AppState;
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use std::collections::HashMap;
 
 /// One row of the queue.
 struct Row {
@@ -30,6 +34,8 @@ struct Row {
     sla_breached: bool,
     /// Its tags, for the team and the ticket's workers.
     tags: Vec<String>,
+    /// Where a word search matched it beyond its title: escaped text, the words in `<mark>`.
+    passage: Option<String>,
 }
 
 /// A choice in a filter drop-down.
@@ -82,6 +88,10 @@ struct QueuePage {
     q: String,
     /// The tags the list is narrowed to (the team's filter), as typed.
     tag: String,
+    /// Whether the rows are a word search's hits, best first.
+    ranked: bool,
+    /// Said when a word search found nothing and the rows are the substring search's.
+    note: Option<String>,
     statuses: Vec<Choice>,
     priorities: Vec<Choice>,
     assigned: Vec<Choice>,
@@ -159,24 +169,9 @@ pub async fn page(
     } else {
         TicketOrder::default()
     };
-    let joined = Joined {
-        people: Some(People::Records),
-        sla: true,
-        ..Joined::NOTHING
-    };
-    let query = TicketQuery::new(
-        &user.actor,
-        params.filter.clone(),
-        order,
-        params.page_request(),
-        joined,
-    );
-    let found = state
-        .ticket_reads
-        .page(&state.db, &user.actor, query)
-        .await?;
-    let (items, people, clocks) = (found.tickets, found.people, found.clocks);
-    let count = found.total.unwrap_or_default();
+    let read = read_rows(&state, &user, &params, order).await?;
+    let (items, people, clocks, count) = (read.tickets, read.people, read.clocks, read.count);
+    let mut passages = read.passages;
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
             .map(display_name)
@@ -188,6 +183,7 @@ pub async fn page(
         .iter()
         .map(|t| Row {
             tags: tags.remove(&t.id).unwrap_or_default(),
+            passage: passages.remove(&t.id),
             id: t.id,
             number: t.ticket_number.clone(),
             title: t.title.clone(),
@@ -276,6 +272,8 @@ pub async fn page(
         rows,
         q: params.kept("q").to_string(),
         tag: params.kept("tag").to_string(),
+        ranked: read.ranked,
+        note: read.note,
         statuses: choices(&statuses, params.kept("status")),
         priorities: choices(&priorities, params.kept("priority")),
         assigned: choices(&assigned, &params.kept("assigned").to_ascii_lowercase()),
@@ -286,6 +284,108 @@ pub async fn page(
         next: (params.page.saturating_mul(params.limit) < count).then(|| link(params.page + 1)),
     };
     Ok(html(StatusCode::OK, &page))
+}
+
+/// The queue's tickets, with what its rows show of them.
+struct Read {
+    tickets: Vec<entity::ticket::Model>,
+    people: crate::FastMap<i32, entity::user::Model>,
+    clocks: crate::FastMap<i32, crate::service::sla::SlaView>,
+    count: u64,
+    passages: HashMap<i32, String>,
+    ranked: bool,
+    note: Option<String>,
+}
+
+/// A search of words (not a ticket number) in the default order lists the ranked search's hits, best first,
+/// each with where it matched beyond its title (`service::search`). When the words find nothing (a part of a
+/// word, a code), the list is the contract's substring search, and says so.
+async fn read_rows(
+    state: &AppState,
+    user: &PageUser,
+    params: &ListParams,
+    order: TicketOrder,
+) -> PageResult<Read> {
+    let q = params.kept("q").trim();
+    let words = !q.is_empty()
+        && order == TicketOrder::default()
+        && parse_ticket_number(q, &state.config.ticket_prefix).is_none();
+    let mut note = None;
+    if words {
+        let page = params.page_request();
+        let window = search::Window {
+            offset: page.offset,
+            limit: page.limit,
+            highlights: true,
+        };
+        let filter = TicketFilter {
+            query: None,
+            ..params.filter.clone()
+        };
+        let reads = &state.ticket_reads;
+        let found = search::search(&state.db, reads, &user.actor, q, &filter, window).await?;
+        if found.total > 0 {
+            let tickets: Vec<_> = found.hits.iter().map(|h| h.ticket.clone()).collect();
+            let ids: Vec<i32> = tickets.iter().map(|t| t.id).collect();
+            let named: Vec<i32> = tickets
+                .iter()
+                .flat_map(|t| [Some(t.requester_id), t.assignee_id])
+                .flatten()
+                .collect();
+            let db = &state.db.conn;
+            let people = users::people(db, &user.actor, named).await?;
+            let clocks = sla::views(db, ids).await?;
+            let passages = found
+                .hits
+                .into_iter()
+                .filter_map(|h| {
+                    let title = html_escape(&h.ticket.title);
+                    let beyond = h
+                        .highlights
+                        .into_iter()
+                        .find(|p| p.replace("<mark>", "").replace("</mark>", "") != title)?;
+                    Some((h.ticket.id, beyond))
+                })
+                .collect();
+            return Ok(Read {
+                tickets,
+                people: people.into_iter().collect(),
+                clocks: clocks.into_iter().collect(),
+                count: found.total,
+                passages,
+                ranked: true,
+                note,
+            });
+        }
+        note = Some(format!(
+            "No ticket has all of these words; these contain \u{201c}{q}\u{201d} in their title or description."
+        ));
+    }
+    let joined = Joined {
+        people: Some(People::Records),
+        sla: true,
+        ..Joined::NOTHING
+    };
+    let query = TicketQuery::new(
+        &user.actor,
+        params.filter.clone(),
+        order,
+        params.page_request(),
+        joined,
+    );
+    let found = state
+        .ticket_reads
+        .page(&state.db, &user.actor, query)
+        .await?;
+    Ok(Read {
+        count: found.total.unwrap_or_default(),
+        tickets: found.tickets,
+        people: found.people,
+        clocks: found.clocks,
+        passages: HashMap::new(),
+        ranked: false,
+        note,
+    })
 }
 
 /// `POST /tickets/bulk/` (form: `macro=<id>`, `ticket=<id>`…): apply a macro to the tickets ticked in the

@@ -4,6 +4,7 @@ mod index;
 mod ranking;
 mod syntax;
 mod visibility;
+mod web;
 
 use crate::support::graphql::data;
 use crate::support::helpers::{TestApp, TestUser};
