@@ -36,6 +36,7 @@ mod m20261129_000039_create_custom_fields;
 mod m20261129_000040_create_chat_destinations;
 mod m20261129_000041_create_mailboxes;
 mod m20261129_000042_ticket_search;
+mod m20261129_000043_ticket_metrics;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -77,6 +78,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000040_create_chat_destinations::Migration),
             Box::new(m20261129_000041_create_mailboxes::Migration),
             Box::new(m20261129_000042_ticket_search::Migration),
+            Box::new(m20261129_000043_ticket_metrics::Migration),
         ]
     }
 }

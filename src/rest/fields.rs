@@ -82,12 +82,16 @@ impl Fields<'_> {
         match self.0.get(key) {
             None => Ok(None),
             Some(Value::Null) => Ok(Some(None)),
-            Some(Value::String(s)) => NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-                .map(|d| Some(Some(d)))
-                .map_err(|_| AppError::field(key, "must be a date formatted YYYY-MM-DD")),
+            Some(Value::String(s)) => date(key, s).map(|d| Some(Some(d))),
             Some(_) => Err(AppError::field(key, "must be a date formatted YYYY-MM-DD")),
         }
     }
+}
+
+/// A date `YYYY-MM-DD` (a 400 on `key` otherwise), from a body or a query.
+pub fn date(key: &str, value: &str) -> AppResult<NaiveDate> {
+    NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d")
+        .map_err(|_| AppError::field(key, "must be a date formatted YYYY-MM-DD"))
 }
 
 /// Parse an id from a JSON number or a numeric string.

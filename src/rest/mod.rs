@@ -6,6 +6,7 @@ pub mod automation;
 pub mod bulk;
 pub mod chat;
 pub mod comments;
+pub mod csv;
 pub mod custom_fields;
 pub mod fields;
 pub mod followers;
@@ -18,6 +19,7 @@ pub mod openapi;
 pub mod path;
 pub mod people;
 pub mod projects;
+pub mod reports;
 pub mod shapes;
 pub mod tags;
 pub mod tickets;
@@ -62,6 +64,7 @@ pub fn router() -> Routes {
         .merge(links::router())
         .merge(merge::router())
         .merge(time_spent::router())
+        .merge(reports::router())
         .merge(followers::router())
         .merge(openapi::router())
         .route(

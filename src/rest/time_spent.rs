@@ -5,16 +5,16 @@ use crate::error::{AppError, AppResult};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
 use crate::rest::comments::path_id;
-use crate::rest::fields::{id_value, Fields};
+use crate::rest::csv::cell;
+use crate::rest::fields::{date, id_value, Fields};
 use crate::rest::json::JsonObject;
 use crate::rest::shapes::timestamp;
 use crate::service::time_spent::{self, GroupBy, NewEntry, ReportFilter};
 use crate::state::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
-use chrono::NaiveDate;
 use entity::time_entry;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -121,11 +121,6 @@ pub struct TimeReport {
     entries: Vec<TimeEntry>,
 }
 
-fn day(field: &str, value: &str) -> AppResult<NaiveDate> {
-    NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d")
-        .map_err(|_| AppError::field(field, "must be a date formatted YYYY-MM-DD"))
-}
-
 async fn entries(state: &AppState, list: &[time_entry::Model]) -> AppResult<Vec<TimeEntry>> {
     let names = time_spent::usernames(&state.db.conn, list.iter().map(|e| e.user_id)).await?;
     Ok(list.iter().map(|e| TimeEntry::of(e, &names)).collect())
@@ -174,7 +169,7 @@ pub async fn log_time(
         minutes: time_spent::check_minutes(minutes)?,
         spent_on: fields
             .string("spent_on")?
-            .map(|d| day("spent_on", &d))
+            .map(|d| date("spent_on", &d))
             .transpose()?,
         billable: fields.boolean("billable")?,
         activity: fields.string("activity")?,
@@ -250,8 +245,8 @@ pub async fn time_report(
             "group" => filter.group_id = Some(id("group")?),
             "project" => filter.project_id = Some(id("project")?),
             "ticket" => filter.ticket_id = Some(id("ticket")?),
-            "from" => filter.from = Some(day("from", value)?),
-            "to" => filter.to = Some(day("to", value)?),
+            "from" => filter.from = Some(date("from", value)?),
+            "to" => filter.to = Some(date("to", value)?),
             "billable" => {
                 filter.billable = Some(match value {
                     "true" => true,
@@ -292,20 +287,6 @@ pub async fn time_report(
     .into_response())
 }
 
-/// One CSV field, quoted when it must be, and never read as a formula by a spreadsheet.
-fn cell(value: &str) -> String {
-    let value = if value.starts_with(['=', '+', '-', '@']) {
-        format!("'{value}")
-    } else {
-        value.to_string()
-    };
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value
-    }
-}
-
 fn csv_response(report: &time_spent::Report, listed: &[TimeEntry], grouped: bool) -> Response {
     let mut out = String::new();
     if grouped {
@@ -333,5 +314,5 @@ fn csv_response(report: &time_spent::Report, listed: &[TimeEntry], grouped: bool
             ));
         }
     }
-    ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], out).into_response()
+    crate::rest::csv::response(out)
 }

@@ -13,6 +13,7 @@ pub mod links;
 pub mod mail_in;
 pub mod mailboxes;
 pub mod projects;
+pub mod reports;
 pub mod search;
 pub mod sign_in;
 pub mod sla;

@@ -16,6 +16,7 @@ mod graphql;
 mod limits;
 mod model;
 mod ops;
+mod reports;
 mod search;
 mod sign_in;
 mod sla;

@@ -8,6 +8,7 @@ pub mod custom_fields;
 pub mod mailboxes;
 pub mod projects;
 pub mod rate;
+pub mod reports;
 pub mod search;
 pub mod sla;
 pub mod tags;
@@ -92,6 +93,7 @@ pub struct QueryFields(
     assets::AssetQuery,
     rate::RateLimitQuery,
     search::SearchQuery,
+    reports::ReportQuery,
     automation::AutomationQuery,
     bulk::BulkQuery,
     tags::TagQuery,

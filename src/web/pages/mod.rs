@@ -8,6 +8,7 @@ pub mod login;
 pub mod new_ticket;
 pub mod oidc;
 pub mod queue;
+pub mod reports;
 pub mod reset;
 pub mod settings;
 pub mod thread;
@@ -59,6 +60,7 @@ pub fn router() -> Routes {
             post(ticket::resolve_children),
         )
         .uploads("/tickets/{id}/comments/new/", post(thread::add))
+        .route("/reports/", get(reports::page))
         .route("/settings/", get(settings::page))
         .route("/settings/password/", post(settings::change_password))
         .route("/settings/tokens/", post(settings::create_token))
@@ -176,6 +178,8 @@ pub struct Layout {
     pub version: &'static str,
     /// Whether the navigation offers the administration pages.
     pub is_admin: bool,
+    /// Whether the navigation offers the reports (the team's).
+    pub is_team: bool,
 }
 
 impl Layout {
@@ -186,6 +190,7 @@ impl Layout {
             csrf: user.csrf.clone(),
             version: assets::version(),
             is_admin: user.actor.is_admin(),
+            is_team: user.actor.is_team(),
         }
     }
 
@@ -196,6 +201,7 @@ impl Layout {
             csrf,
             version: assets::version(),
             is_admin: false,
+            is_team: false,
         }
     }
 }
@@ -313,6 +319,7 @@ pub async fn error_page(state: &AppState, headers: &HeaderMap, err: AppError) ->
             csrf: session.csrf_token,
             version: assets::version(),
             is_admin: actor.is_admin(),
+            is_team: actor.is_team(),
         },
         _ => Layout::anonymous(String::new()),
     };

@@ -1,0 +1,45 @@
+//! What reports need of a ticket that its own row does not keep: how often it was reopened (moved out of a
+//! done status), kept by the ticket service in the transaction of each status move. Tickets that were never
+//! reopened have no row. And an index on `resolved_at`, which reports read ranges of.
+use crate::helpers::{drop_tables, fk, index};
+use sea_orm_migration::{prelude::*, schema::*};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .create_table(
+                Table::create()
+                    .table("ticket_metrics")
+                    .if_not_exists()
+                    .col(integer("ticket_id").primary_key())
+                    .col(integer("reopens").default(0))
+                    .foreign_key(&mut fk(
+                        "ticket_metrics",
+                        "ticket_id",
+                        "tickets",
+                        ForeignKeyAction::Cascade,
+                    ))
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(index("tickets", &["resolved_at"], false))
+            .await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .drop_index(
+                Index::drop()
+                    .name("idx_tickets_resolved_at")
+                    .table(Alias::new("tickets"))
+                    .to_owned(),
+            )
+            .await?;
+        drop_tables(manager, &["ticket_metrics"]).await
+    }
+}

@@ -1,0 +1,426 @@
+//! Ticket reports: known answers through GraphQL, REST (JSON and CSV) and the reports page; the team's only;
+//! bad requests.
+use crate::db_test;
+use crate::support::graphql::{data, first_code};
+use crate::support::helpers::{assert_error, TestApp, TestUser};
+use crate::support::world::login;
+use axum::http::StatusCode;
+use chrono::{DateTime, TimeZone, Utc};
+use deskgraph::service::users;
+use entity::{ticket, ticket_sla};
+use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+use serde_json::{json, Value};
+
+fn at(day: u32, hour: u32, minute: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, day, hour, minute, 0)
+        .single()
+        .unwrap()
+}
+
+/// What a fixture ticket's clocks say.
+#[derive(Default, Clone, Copy)]
+struct Times {
+    created: Option<DateTime<Utc>>,
+    responded: Option<DateTime<Utc>>,
+    resolved: Option<DateTime<Utc>>,
+    /// First-response target: (set, breached).
+    first_sla: Option<bool>,
+    /// Resolution target: (set, breached).
+    resolution_sla: Option<bool>,
+}
+
+/// Write a ticket's times beside the service (a report reads what the service keeps; the fixtures need
+/// times in the past).
+async fn set_times(app: &TestApp, id: i64, times: Times) {
+    let db = &app.state.db.conn;
+    let t = ticket::Entity::find_by_id(id as i32)
+        .one(db)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut active = t.into_active_model();
+    if let Some(created) = times.created {
+        active.created_at = Set(created);
+    }
+    active.first_responded_at = Set(times.responded);
+    if times.resolved.is_some() {
+        active.resolved_at = Set(times.resolved);
+        active.status = Set(deskgraph::domain::TicketStatus::Resolved);
+    }
+    active.update(db).await.unwrap();
+    if times.first_sla.is_none() && times.resolution_sla.is_none() {
+        return;
+    }
+    let due = Some(at(1, 0, 0));
+    let breached = |b: Option<bool>| b.filter(|b| *b).map(|_| at(1, 0, 0));
+    ticket_sla::ActiveModel {
+        ticket_id: Set(id as i32),
+        policy_id: Set(None),
+        paused_ms: Set(0),
+        paused_since: Set(None),
+        first_response_due_at: Set(times.first_sla.and(due)),
+        resolution_due_at: Set(times.resolution_sla.and(due)),
+        due_at: Set(None),
+        first_response_at_risk_at: Set(None),
+        resolution_at_risk_at: Set(None),
+        first_response_breached_at: Set(breached(times.first_sla)),
+        resolution_breached_at: Set(breached(times.resolution_sla)),
+        updated_at: Set(at(1, 0, 0)),
+        check_at_ms: Set(None),
+    }
+    .insert(db)
+    .await
+    .unwrap();
+}
+
+struct Desk {
+    agent: TestUser,
+    requester: TestUser,
+}
+
+/// Six tickets with known times (see the expectations in `known_figures`).
+async fn desk(app: &TestApp) -> Desk {
+    let admin = app.admin("ada").await;
+    let agent = app.user_with("adam", &["Network"], true, false).await;
+    let bob = app.user_with("bob", &["Desk"], true, false).await;
+    let requester = app.user("rita").await;
+    let db = &app.state.db.conn;
+    let network = users::ensure_group(db, "Network").await.unwrap().id;
+    let desk = users::ensure_group(db, "Desk").await.unwrap().id;
+    let open = |group: Option<i32>, assignee: Option<i32>, priority: &str, title: &str| {
+        let admin = &admin;
+        let body = json!({"title": title, "priority": priority, "assigned_group": group,
+            "assigned_to": assignee, "requester": requester.id});
+        async move {
+            let r = app.as_user(admin).post("/api/tickets/", body).await;
+            assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+            r.json["id"].as_i64().unwrap()
+        }
+    };
+    let t1 = open(Some(network), Some(agent.id), "high", "one").await;
+    let t2 = open(Some(network), Some(agent.id), "medium", "two").await;
+    let t3 = open(Some(desk), Some(bob.id), "low", "three").await;
+    let t4 = open(None, None, "medium", "four").await;
+    let t5 = open(Some(desk), Some(bob.id), "medium", "five").await;
+    let t6 = open(None, None, "medium", "six").await;
+    // A duplicate merged away: created, never resolved.
+    let r = app
+        .as_user(&admin)
+        .post(&format!("/api/tickets/{t6}/merge/"), json!({"into": t1}))
+        .await;
+    assert!(r.status.is_success(), "{}", r.text);
+    // Reopened once, through the service's own moves.
+    for status in ["resolved", "open"] {
+        let r = app
+            .as_user(&admin)
+            .patch(&format!("/api/tickets/{t3}/"), json!({"status": status}))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
+    let base = Times::default();
+    let times = [
+        (
+            t1,
+            Times {
+                created: Some(at(2, 9, 0)),
+                responded: Some(at(2, 9, 30)),
+                resolved: Some(at(2, 13, 0)),
+                first_sla: Some(false),
+                resolution_sla: Some(false),
+            },
+        ),
+        (
+            t2,
+            Times {
+                created: Some(at(3, 10, 0)),
+                responded: Some(at(3, 11, 30)),
+                resolved: Some(at(5, 10, 0)),
+                first_sla: Some(true),
+                resolution_sla: Some(true),
+            },
+        ),
+        (
+            t3,
+            Times {
+                created: Some(at(10, 8, 0)),
+                responded: Some(at(10, 8, 10)),
+                first_sla: Some(false),
+                ..base
+            },
+        ),
+        (
+            t4,
+            Times {
+                created: Some(at(11, 12, 0)),
+                first_sla: Some(false),
+                ..base
+            },
+        ),
+        (
+            t5,
+            Times {
+                created: Some(
+                    Utc.with_ymd_and_hms(2026, 10, 20, 0, 0, 0)
+                        .single()
+                        .unwrap(),
+                ),
+                resolved: Some(at(12, 12, 0)),
+                ..base
+            },
+        ),
+        (
+            t6,
+            Times {
+                created: Some(at(4, 9, 0)),
+                ..base
+            },
+        ),
+    ];
+    for (id, t) in times {
+        set_times(app, id, t).await;
+    }
+    Desk { agent, requester }
+}
+
+const REPORT: &str = "query($by: [TicketReportDimension!]) {
+  ticketReport(filter: {from: \"2026-11-01\", to: \"2026-11-30\"}, groupBy: $by) {
+    from to
+    lines { keys { dimension value } created resolved reopened
+      firstResponse { count medianMinutes p90Minutes } resolution { count medianMinutes p90Minutes }
+      firstResponseSla { met missed rate } resolutionSla { met missed rate } }
+    total { created resolved reopened
+      firstResponse { count medianMinutes p90Minutes } resolution { count medianMinutes p90Minutes }
+      firstResponseSla { met missed rate } resolutionSla { met missed rate } } } }";
+
+async fn report(app: &TestApp, who: &TestUser, by: Value) -> Value {
+    app.graphql(Some(&who.token), REPORT, json!({ "by": by }))
+        .await
+}
+
+fn line<'a>(lines: &'a Value, value: Option<&str>) -> &'a Value {
+    lines
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["keys"][0]["value"].as_str() == value)
+        .unwrap_or_else(|| panic!("no line {value:?} in {lines}"))
+}
+
+async fn known_figures(app: &TestApp) {
+    let d = desk(app).await;
+    let body = report(app, &d.agent, json!([])).await;
+    let total = &data(&body)["ticketReport"]["total"];
+    assert_eq!(total["created"], 5, "{total}");
+    assert_eq!(
+        total["resolved"], 3,
+        "merged duplicates are not resolved: {total}"
+    );
+    assert_eq!(total["reopened"], 1);
+    assert_eq!(
+        total["firstResponse"],
+        json!({"count": 3, "medianMinutes": 30.0, "p90Minutes": 78.0})
+    );
+    assert_eq!(
+        total["resolution"],
+        json!({"count": 3, "medianMinutes": 2880.0, "p90Minutes": 27648.0})
+    );
+    assert_eq!(total["firstResponseSla"]["met"], 2);
+    assert_eq!(total["firstResponseSla"]["missed"], 1);
+    assert_eq!(
+        total["resolutionSla"],
+        json!({"met": 1, "missed": 1, "rate": 0.5})
+    );
+
+    let body = report(app, &d.agent, json!(["GROUP"])).await;
+    let lines = &data(&body)["ticketReport"]["lines"];
+    let network = line(lines, Some("Network"));
+    assert_eq!(
+        (network["created"].as_i64(), network["resolved"].as_i64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(network["firstResponse"]["medianMinutes"], 60.0);
+    let desk = line(lines, Some("Desk"));
+    assert_eq!(
+        (desk["created"].as_i64(), desk["resolved"].as_i64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(desk["reopened"], 1);
+    assert_eq!(desk["resolution"]["medianMinutes"], 33840.0);
+    let none = line(lines, None);
+    assert_eq!(
+        (none["created"].as_i64(), none["resolved"].as_i64()),
+        (Some(2), Some(0))
+    );
+
+    let body = report(app, &d.agent, json!(["WEEK"])).await;
+    let lines = &data(&body)["ticketReport"]["lines"];
+    let weeks: Vec<(&str, i64, i64)> = lines
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["keys"][0]["value"].as_str().unwrap(),
+                l["created"].as_i64().unwrap(),
+                l["resolved"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(weeks, [("2026-W45", 3, 2), ("2026-W46", 2, 1)]);
+
+    // REST: the same figures, as JSON and CSV.
+    let path = "/api/reports/tickets/?from=2026-11-01&to=2026-11-30&group_by=group";
+    let r = app.as_user(&d.agent).get(path).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.json["total"]["created"], 5);
+    assert_eq!(r.json["total"]["resolution"]["median_minutes"], 2880.0);
+    assert_eq!(r.json["group_by"], json!(["group"]));
+    let network = r.json["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["keys"]["group"] == "Network")
+        .unwrap();
+    assert_eq!(
+        network["first_response_sla"],
+        json!({"met": 1, "missed": 1, "rate": 0.5})
+    );
+    let r = app
+        .as_user(&d.agent)
+        .get(&format!("{path}&format=csv"))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert!(r.headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    let rows: Vec<&str> = r.text.lines().collect();
+    assert!(
+        rows[0].starts_with("line,group,created,resolved,reopened,"),
+        "{}",
+        r.text
+    );
+    assert!(
+        rows.contains(&"line,Network,2,2,0,2,60.0,84.0,2,1560.0,2616.0,1,1,1,1"),
+        "{}",
+        r.text
+    );
+    assert!(
+        rows.last()
+            .unwrap()
+            .starts_with("total,,5,3,1,3,30.0,78.0,"),
+        "{}",
+        r.text
+    );
+
+    // The page: the month at a glance, charts with titles, the split table.
+    let browser = login(app, &d.agent).await;
+    let page = browser
+        .page(app, "/reports/?from=2026-11-01&to=2026-11-30")
+        .await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+    assert!(
+        page.text.contains(r#"<dd id="glance-created">5</dd>"#),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text
+            .contains(r#"<dd id="glance-resolution-sla">50% (1 of 2)</dd>"#),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text.contains("<title id=\"weeks-chart-title\">"),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains("2026-W45: 3 created"), "{}", page.text);
+    assert!(
+        page.text.contains("<th scope=\"row\">Network</th>"),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text.contains(r#"href="/reports/""#),
+        "the navigation offers it"
+    );
+    // Open now: the third and fourth tickets; by their age today.
+    let band = |created: DateTime<Utc>| {
+        let days = (Utc::now() - created).num_hours() as f64 / 24.0;
+        match days {
+            d if d < 1.0 => "Under a day",
+            d if d < 3.0 => "1–3 days",
+            d if d < 7.0 => "3–7 days",
+            d if d < 28.0 => "1–4 weeks",
+            _ => "Over 4 weeks",
+        }
+    };
+    let mut expected = std::collections::BTreeMap::new();
+    for created in [at(10, 8, 0), at(11, 12, 0)] {
+        *expected.entry(band(created)).or_insert(0) += 1;
+    }
+    for (label, n) in expected {
+        let shown = format!("<tr><th scope=\"row\">{label}</th><td>{n}</td></tr>");
+        assert!(page.text.contains(&shown), "{shown} in {}", page.text);
+    }
+    // A bad date is said next to the form, keeping what was typed.
+    let page = browser.page(app, "/reports/?from=2026-13-01").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.text.contains("The start is not a date"),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains(r#"value="2026-13-01""#), "{}", page.text);
+
+    // Nobody but the team reads a report, through any door.
+    let body = report(app, &d.requester, json!([])).await;
+    assert_eq!(first_code(&body), "FORBIDDEN", "{body}");
+    let r = app.as_user(&d.requester).get(path).await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+    let browser = login(app, &d.requester).await;
+    let page = browser.page(app, "/reports/").await;
+    assert_eq!(page.status, StatusCode::FORBIDDEN);
+    let queue = browser.page(app, "/tickets/").await;
+    assert!(
+        !queue.text.contains(r#"href="/reports/""#),
+        "{}",
+        queue.text
+    );
+}
+db_test!(known_figures);
+
+async fn bad_requests_are_400s(app: &TestApp) {
+    let agent = app.agent("adam").await;
+    let client = app.as_user(&agent);
+    for (query, field) in [
+        ("group_by=year", "group_by"),
+        ("group_by=week,month", "group_by"),
+        ("group_by=group,group", "group_by"),
+        ("from=2026-11-30&to=2026-11-01", "to"),
+        ("from=yesterday", "from"),
+        ("to=2026-02-30", "to"),
+        ("from=2020-01-01&to=2026-11-01", "to"),
+        ("project=abc", "project"),
+        ("format=xml", "format"),
+    ] {
+        let r = client.get(&format!("/api/reports/tickets/?{query}")).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "validation_error");
+        assert!(r.json["details"][field].is_array(), "{query}: {}", r.text);
+    }
+    let r = client.get("/api/reports/tickets/").await;
+    assert_eq!(r.status, StatusCode::OK, "the last 30 days: {}", r.text);
+    let inverted = "{ ticketReport(filter: {from: \"2026-11-30\", to: \"2026-11-01\"}) { total { created } } }";
+    let body = app.graphql(Some(&agent.token), inverted, json!({})).await;
+    assert_eq!(first_code(&body), "BAD_USER_INPUT", "{body}");
+    let body = app
+        .graphql(
+            Some(&agent.token),
+            "{ ticketReport(groupBy: [YEAR]) { total { created } } }",
+            json!({}),
+        )
+        .await;
+    assert!(body["errors"].is_array(), "{body}");
+}
+db_test!(bad_requests_are_400s);
