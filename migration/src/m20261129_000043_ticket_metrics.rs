@@ -1,6 +1,7 @@
-//! What reports need of a ticket that its own row does not keep: how often it was reopened (moved out of a
-//! done status), kept by the ticket service in the transaction of each status move. Tickets that were never
-//! reopened have no row. And an index on `resolved_at`, which reports read ranges of.
+//! What reports need of a ticket that its own row does not keep, kept by the ticket service in the
+//! transaction of each status move: how often it was reopened (moved out of a done status), and how long it
+//! spent in each status category before its current status (milliseconds). A ticket whose status never moved
+//! has no row. And an index on `resolved_at`, which reports read ranges of.
 use crate::helpers::{drop_tables, fk, index};
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -17,6 +18,9 @@ impl MigrationTrait for Migration {
                     .if_not_exists()
                     .col(integer("ticket_id").primary_key())
                     .col(integer("reopens").default(0))
+                    .col(big_integer("todo_ms").default(0))
+                    .col(big_integer("in_progress_ms").default(0))
+                    .col(big_integer("done_ms").default(0))
                     .foreign_key(&mut fk(
                         "ticket_metrics",
                         "ticket_id",

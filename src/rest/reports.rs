@@ -81,6 +81,11 @@ pub struct ReportLine {
     first_response_sla: SlaAttainment,
     /// Resolution targets of the resolved tickets.
     resolution_sla: SlaAttainment,
+    /// Time in a to-do status (new, open), of the resolved tickets whose moves were kept.
+    time_waiting: DurationStats,
+    /// Time in an in-progress status (in progress, on hold, blocked), of the resolved tickets whose moves
+    /// were kept.
+    time_in_progress: DurationStats,
 }
 
 impl From<&Line> for ReportLine {
@@ -98,6 +103,8 @@ impl From<&Line> for ReportLine {
             resolution: (&l.resolution).into(),
             first_response_sla: l.first_response_sla.into(),
             resolution_sla: l.resolution_sla.into(),
+            time_waiting: (&l.waiting).into(),
+            time_in_progress: (&l.in_progress).into(),
         }
     }
 }
@@ -208,7 +215,9 @@ fn csv_of(group_by: &[Dimension], report: &reports::Report) -> String {
     out.push_str(
         ",created,resolved,reopened,first_response_count,first_response_median_minutes,\
          first_response_p90_minutes,resolution_count,resolution_median_minutes,resolution_p90_minutes,\
-         first_response_sla_met,first_response_sla_missed,resolution_sla_met,resolution_sla_missed\r\n",
+         first_response_sla_met,first_response_sla_missed,resolution_sla_met,resolution_sla_missed,\
+         time_waiting_median_minutes,time_waiting_p90_minutes,time_in_progress_median_minutes,\
+         time_in_progress_p90_minutes\r\n",
     );
     let number = |n: Option<f64>| n.map(|n| format!("{n:.1}")).unwrap_or_default();
     let mut row = |kind: &str, line: &Line| {
@@ -220,7 +229,7 @@ fn csv_of(group_by: &[Dimension], report: &reports::Report) -> String {
         }
         let (fr, res) = (&line.first_response, &line.resolution);
         out.push_str(&format!(
-            ",{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
+            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
             line.created,
             line.resolved,
             line.reopened,
@@ -234,6 +243,10 @@ fn csv_of(group_by: &[Dimension], report: &reports::Report) -> String {
             line.first_response_sla.missed,
             line.resolution_sla.met,
             line.resolution_sla.missed,
+            number(line.waiting.median),
+            number(line.waiting.p90),
+            number(line.in_progress.median),
+            number(line.in_progress.p90),
         ));
     };
     for line in &report.lines {

@@ -139,6 +139,11 @@ pub struct TicketReportLine {
     first_response_sla: SlaAttainment,
     /// Resolution targets of the resolved tickets.
     resolution_sla: SlaAttainment,
+    /// Time in a to-do status (new, open), of the resolved tickets whose moves were kept.
+    time_waiting: DurationStats,
+    /// Time in an in-progress status (in progress, on hold, blocked), of the resolved tickets whose moves
+    /// were kept.
+    time_in_progress: DurationStats,
 }
 
 impl From<Line> for TicketReportLine {
@@ -160,6 +165,8 @@ impl From<Line> for TicketReportLine {
             resolution: l.resolution.into(),
             first_response_sla: l.first_response_sla.into(),
             resolution_sla: l.resolution_sla.into(),
+            time_waiting: l.waiting.into(),
+            time_in_progress: l.in_progress.into(),
         }
     }
 }

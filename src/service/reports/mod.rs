@@ -10,7 +10,10 @@
 //!   and not counted while it is still running;
 //! - **resolved**, **resolution** and **resolution SLA**: the tickets *resolved* (or closed) in the period,
 //!   placed by when; a merged duplicate was not resolved and is not counted here;
-//! - **reopened**: how many times the tickets created in the period were moved back out of a done status.
+//! - **reopened**: how many times the tickets created in the period were moved back out of a done status;
+//! - **time waiting** and **time in progress**: of the resolved tickets, how long they spent in a to-do status
+//!   (new, open) and in an in-progress one (in progress, on hold, blocked) before, kept on each status move
+//!   (tickets resolved before that was kept have no figure).
 //!
 //! Times are wall-clock minutes from the ticket's creation; days, weeks (ISO, `2026-W48`) and months are UTC.
 //! Percentiles interpolate between the two nearest values (as PostgreSQL's `percentile_cont`).
@@ -220,6 +223,10 @@ pub struct Line {
     pub first_response_sla: Attainment,
     /// Resolution targets of the resolved tickets.
     pub resolution_sla: Attainment,
+    /// Time in a to-do status, of the resolved tickets.
+    pub waiting: Durations,
+    /// Time in an in-progress status, of the resolved tickets.
+    pub in_progress: Durations,
 }
 
 /// A report: its lines in key order (periods in time order), and the total.
@@ -252,6 +259,8 @@ struct Fact {
     first_response_breached_at: Option<DateTime<Utc>>,
     resolution_breached_at: Option<DateTime<Utc>>,
     reopens: Option<i32>,
+    todo_ms: Option<i64>,
+    in_progress_ms: Option<i64>,
 }
 
 /// A key before ids are named.
@@ -268,6 +277,8 @@ struct Gathered {
     line: Line,
     first_response: Vec<f64>,
     resolution: Vec<f64>,
+    waiting: Vec<f64>,
+    in_progress: Vec<f64>,
 }
 
 fn minutes(from: DateTime<Utc>, to: DateTime<Utc>) -> f64 {
@@ -361,10 +372,12 @@ async fn facts(db: &impl ConnectionTrait, request: &ReportRequest) -> AppResult<
         Expr::col((metrics.clone(), Alias::new("ticket_id")))
             .equals((ticket::Entity, ticket::Column::Id)),
     );
-    query.expr_as(
-        Expr::col((metrics, Alias::new("reopens"))),
-        Alias::new("reopens"),
-    );
+    for kept in ["reopens", "todo_ms", "in_progress_ms"] {
+        query.expr_as(
+            Expr::col((metrics.clone(), Alias::new(kept))),
+            Alias::new(kept),
+        );
+    }
     let found = select
         .limit(MAX_TICKETS + 1)
         .into_model::<Fact>()
@@ -464,6 +477,10 @@ pub async fn tickets(
             for g in [lines.entry(key).or_default(), &mut total] {
                 g.line.resolved += 1;
                 g.resolution.push(minutes(fact.created_at, at));
+                if let (Some(todo), Some(doing)) = (fact.todo_ms, fact.in_progress_ms) {
+                    g.waiting.push(todo as f64 / 60_000.0);
+                    g.in_progress.push(doing as f64 / 60_000.0);
+                }
                 if fact.resolution_due_at.is_some() {
                     if fact.resolution_breached_at.is_some() {
                         g.line.resolution_sla.missed += 1;
@@ -489,6 +506,8 @@ pub async fn tickets(
         keys,
         first_response: durations(g.first_response),
         resolution: durations(g.resolution),
+        waiting: durations(g.waiting),
+        in_progress: durations(g.in_progress),
         ..g.line
     };
     let lines = lines

@@ -60,6 +60,8 @@ struct Row {
     resolution_p90: String,
     first_response_sla: String,
     resolution_sla: String,
+    waiting: String,
+    in_progress: String,
 }
 
 #[derive(Template)]
@@ -111,6 +113,8 @@ fn row(name: String, l: &Line) -> Row {
         resolution_p90: duration(l.resolution.p90),
         first_response_sla: rate(l.first_response_sla),
         resolution_sla: rate(l.resolution_sla),
+        waiting: duration(l.waiting.median),
+        in_progress: duration(l.in_progress.median),
     }
 }
 

@@ -301,7 +301,7 @@ async fn known_figures(app: &TestApp) {
         r.text
     );
     assert!(
-        rows.contains(&"line,Network,2,2,0,2,60.0,84.0,2,1560.0,2616.0,1,1,1,1"),
+        rows.contains(&"line,Network,2,2,0,2,60.0,84.0,2,1560.0,2616.0,1,1,1,1,,,,"),
         "{}",
         r.text
     );
@@ -424,3 +424,57 @@ async fn bad_requests_are_400s(app: &TestApp) {
     assert!(body["errors"].is_array(), "{body}");
 }
 db_test!(bad_requests_are_400s);
+
+/// Back-date a ticket's last status move by `minutes`, beside the service.
+async fn moved_ago(app: &TestApp, id: i64, minutes: i64) {
+    let db = &app.state.db.conn;
+    let t = ticket::Entity::find_by_id(id as i32)
+        .one(db)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut active = t.into_active_model();
+    active.status_changed_at = Set(Some(Utc::now() - chrono::Duration::minutes(minutes)));
+    active.update(db).await.unwrap();
+}
+
+async fn time_in_each_status_is_kept_on_every_move(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let as_admin = app.as_user(&admin);
+    let id = as_admin.ticket_titled("Projector flickers").await["id"]
+        .as_i64()
+        .unwrap();
+    let path = format!("/api/tickets/{id}/");
+    for (status, waited) in [("in_progress", 120), ("on_hold", 30), ("resolved", 150)] {
+        moved_ago(app, id, waited).await;
+        let r = as_admin.patch(&path, json!({"status": status})).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
+    let today = Utc::now().date_naive();
+    let query = format!(
+        "/api/reports/tickets/?from={}&to={}",
+        today.pred_opt().unwrap(),
+        today.succ_opt().unwrap()
+    );
+    let r = as_admin.get(&query).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let near = |v: &Value, minutes: f64| {
+        let got = v.as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (got - minutes).abs() < 1.0,
+            "{got} against {minutes}: {}",
+            r.text
+        );
+    };
+    let total = &r.json["total"];
+    assert_eq!(total["resolved"], 1);
+    near(&total["time_waiting"]["median_minutes"], 120.0);
+    near(&total["time_in_progress"]["median_minutes"], 180.0);
+    // Reopened: counted once, and no longer resolved.
+    let r = as_admin.patch(&path, json!({"status": "open"})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let r = as_admin.get(&query).await;
+    assert_eq!(r.json["total"]["reopened"], 1, "{}", r.text);
+    assert_eq!(r.json["total"]["resolved"], 0, "{}", r.text);
+}
+db_test!(time_in_each_status_is_kept_on_every_move);

@@ -285,7 +285,9 @@ pub(super) async fn write_change(
         .into_iter()
         .collect();
     writes.extend(sla::on_updated(txn, state.policies, &before, &saved, now).await?);
-    writes.extend(crate::service::reports::on_status_moved(&before, &saved)?);
+    writes.extend(crate::service::reports::on_status_moved(
+        &before, &saved, now,
+    )?);
     let author = actor.filter(|_| via.is_none()).map(Actor::id);
     writes.push(audit::insert_of(
         audit::Entry::new(author, "ticket", saved.id, action)
