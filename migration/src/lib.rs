@@ -37,6 +37,7 @@ mod m20261129_000040_create_chat_destinations;
 mod m20261129_000041_create_mailboxes;
 mod m20261129_000042_ticket_search;
 mod m20261129_000043_ticket_metrics;
+mod m20261129_000044_search_upkeep;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -79,6 +80,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000041_create_mailboxes::Migration),
             Box::new(m20261129_000042_ticket_search::Migration),
             Box::new(m20261129_000043_ticket_metrics::Migration),
+            Box::new(m20261129_000044_search_upkeep::Migration),
         ]
     }
 }

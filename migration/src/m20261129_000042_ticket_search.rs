@@ -22,18 +22,11 @@ use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-const POSTGRES_UP: &[&str] = &[
-    "CREATE TEXT SEARCH DICTIONARY deskgraph_stem (TEMPLATE = snowball, Language = english)",
-    "CREATE TEXT SEARCH CONFIGURATION deskgraph (COPY = simple)",
-    "ALTER TEXT SEARCH CONFIGURATION deskgraph ALTER MAPPING FOR \
-     asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH deskgraph_stem",
-    "CREATE TABLE ticket_search (\
-       ticket_id integer PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE, \
-       public_doc tsvector NOT NULL, \
-       all_doc tsvector NOT NULL)",
-    "CREATE INDEX idx_ticket_search_all ON ticket_search USING gin (all_doc)",
-    r#"CREATE FUNCTION deskgraph_search_refresh(tid integer) RETURNS void LANGUAGE sql AS $body$
-       INSERT INTO ticket_search (ticket_id, public_doc, all_doc)
+/// The statement that writes ticket `tid`'s two documents afresh, from its row and its live comments: the one
+/// definition of what a ticket's documents hold, run by `deskgraph_search_refresh`.
+macro_rules! refresh_statement {
+    () => {
+        r#"INSERT INTO ticket_search (ticket_id, public_doc, all_doc)
        SELECT t.id, d.doc, d.doc || setweight(to_tsvector('deskgraph', coalesce(i.body, '')), 'C')
        FROM tickets t
        CROSS JOIN LATERAL (SELECT
@@ -47,8 +40,26 @@ const POSTGRES_UP: &[&str] = &[
            WHERE c.ticket_id = t.id AND c.comment_type = 'internal' AND NOT c.is_deleted) i
        WHERE t.id = tid
        ON CONFLICT (ticket_id) DO UPDATE
-       SET public_doc = EXCLUDED.public_doc, all_doc = EXCLUDED.all_doc
-     $body$"#,
+       SET public_doc = EXCLUDED.public_doc, all_doc = EXCLUDED.all_doc"#
+    };
+}
+pub(crate) use refresh_statement;
+
+const POSTGRES_UP: &[&str] = &[
+    "CREATE TEXT SEARCH DICTIONARY deskgraph_stem (TEMPLATE = snowball, Language = english)",
+    "CREATE TEXT SEARCH CONFIGURATION deskgraph (COPY = simple)",
+    "ALTER TEXT SEARCH CONFIGURATION deskgraph ALTER MAPPING FOR \
+     asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH deskgraph_stem",
+    "CREATE TABLE ticket_search (\
+       ticket_id integer PRIMARY KEY REFERENCES tickets (id) ON DELETE CASCADE, \
+       public_doc tsvector NOT NULL, \
+       all_doc tsvector NOT NULL)",
+    "CREATE INDEX idx_ticket_search_all ON ticket_search USING gin (all_doc)",
+    concat!(
+        "CREATE FUNCTION deskgraph_search_refresh(tid integer) RETURNS void LANGUAGE sql AS $body$ ",
+        refresh_statement!(),
+        " $body$"
+    ),
     r#"CREATE FUNCTION deskgraph_search_ticket() RETURNS trigger LANGUAGE plpgsql AS $body$
      BEGIN
        PERFORM deskgraph_search_refresh(NEW.id);
@@ -114,7 +125,7 @@ fn sqlite_index(id: &str, rows: &str) -> String {
 }
 
 /// The SQLite statements that index ticket `id` afresh.
-fn sqlite_refresh(id: &str) -> String {
+pub(crate) fn sqlite_refresh(id: &str) -> String {
     format!(
         "DELETE FROM ticket_search_public WHERE rowid = {id}; \
          DELETE FROM ticket_search_all WHERE rowid = {id}; {}",

@@ -103,3 +103,66 @@ async fn the_index_follows_every_write(app: &TestApp) {
     assert_eq!(hits(app, &agent, "desktop blue").await, (vec![id], 1));
 }
 db_test!(the_index_follows_every_write);
+
+/// The documents a new ticket is given on insert are those a full refresh (from its row and its comments)
+/// writes: on PostgreSQL compared as vectors, on SQLite by the column each word is found in.
+async fn a_new_ticket_is_indexed_as_a_refresh_would_index_it(app: &TestApp) {
+    use sea_orm::{ConnectionTrait, DbBackend, Statement};
+    let rita = app.user("rita").await;
+    let id = app
+        .as_user(&rita)
+        .create_ticket(
+            json!({"title": "Printer jams", "description": "<p>Paper stuck in tray 2.</p>"}),
+        )
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let conn = &app.state.db.conn;
+    let backend = conn.get_database_backend();
+    let strings = |sql: String| async move {
+        let rows = conn
+            .query_all_raw(Statement::from_string(backend, sql))
+            .await
+            .unwrap();
+        rows.iter()
+            .map(|r| {
+                r.try_get_by_index::<String>(0).unwrap() + &r.try_get_by_index::<String>(1).unwrap()
+            })
+            .collect::<Vec<_>>()
+    };
+    if backend == DbBackend::Postgres {
+        let read = format!(
+            "SELECT public_doc::text, all_doc::text FROM ticket_search WHERE ticket_id = {id}"
+        );
+        let inserted = strings(read.clone()).await;
+        assert!(inserted[0].contains("'printer':1A"), "{inserted:?}");
+        assert!(inserted[0].contains("'paper':3B"), "{inserted:?}");
+        conn.execute_unprepared(&format!("SELECT deskgraph_search_refresh({id})"))
+            .await
+            .unwrap();
+        assert_eq!(strings(read).await, inserted);
+    } else {
+        for (table, column, word, found) in [
+            ("ticket_search_all", "title", "printer", true),
+            ("ticket_search_all", "description", "paper", true),
+            ("ticket_search_all", "description", "printer", false),
+            ("ticket_search_all", "comments", "paper", false),
+            ("ticket_search_all", "internal", "paper", false),
+            ("ticket_search_public", "title", "jams", true),
+            ("ticket_search_public", "description", "tray", true),
+            ("ticket_search_public", "comments", "tray", false),
+        ] {
+            let sql = format!(
+                "SELECT CAST(rowid AS TEXT), '' FROM {table} WHERE {table} MATCH '{column} : {word}'"
+            );
+            let rows = strings(sql).await;
+            assert_eq!(
+                rows == [id.to_string()],
+                found,
+                "{table}.{column} {word}: {rows:?}"
+            );
+        }
+    }
+    assert_eq!(hits(app, &rita, "printer tray").await, (vec![id], 1));
+}
+db_test!(a_new_ticket_is_indexed_as_a_refresh_would_index_it);

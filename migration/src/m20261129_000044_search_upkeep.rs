@@ -1,0 +1,93 @@
+//! Cheaper upkeep of the search index (`m20261129_000042_ticket_search`), same documents.
+//!
+//! - A new ticket has no comments yet, so its documents are its title and description alone, written from the
+//!   inserted row: no read of the ticket again, no aggregate over comments.
+//! - On PostgreSQL, `deskgraph_search_refresh` becomes PL/pgSQL, whose statement plan each connection keeps;
+//!   as an SQL function its statement was parsed and planned again on every call, which cost more than the
+//!   statement itself.
+use crate::m20261129_000042_ticket_search::{refresh_statement, sqlite_refresh};
+use sea_orm_migration::prelude::*;
+use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+const POSTGRES_UP: &[&str] = &[
+    concat!(
+        "CREATE OR REPLACE FUNCTION deskgraph_search_refresh(tid integer) RETURNS void LANGUAGE plpgsql AS ",
+        "$body$ BEGIN ",
+        refresh_statement!(),
+        "; END $body$"
+    ),
+    // What `deskgraph_search_refresh` writes for a ticket without comments (a test compares the two).
+    r#"CREATE FUNCTION deskgraph_search_created() RETURNS trigger LANGUAGE plpgsql AS $body$
+     DECLARE
+       doc tsvector := setweight(to_tsvector('deskgraph', NEW.title), 'A')
+         || setweight(to_tsvector('deskgraph', NEW.description), 'B');
+     BEGIN
+       INSERT INTO ticket_search (ticket_id, public_doc, all_doc) VALUES (NEW.id, doc, doc);
+       RETURN NULL;
+     END
+     $body$"#,
+    "DROP TRIGGER ticket_search_created ON tickets",
+    "CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets \
+     FOR EACH ROW EXECUTE FUNCTION deskgraph_search_created()",
+];
+
+const POSTGRES_DOWN: &[&str] = &[
+    "DROP TRIGGER IF EXISTS ticket_search_created ON tickets",
+    "CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets \
+     FOR EACH ROW EXECUTE FUNCTION deskgraph_search_ticket()",
+    "DROP FUNCTION IF EXISTS deskgraph_search_created()",
+    concat!(
+        "CREATE OR REPLACE FUNCTION deskgraph_search_refresh(tid integer) RETURNS void LANGUAGE sql AS ",
+        "$body$ ",
+        refresh_statement!(),
+        " $body$"
+    ),
+];
+
+const SQLITE_UP: &[&str] = &[
+    "DROP TRIGGER IF EXISTS ticket_search_created",
+    "CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN \
+     INSERT INTO ticket_search_public (rowid, title, description, comments) \
+     VALUES (NEW.id, NEW.title, NEW.description, ''); \
+     INSERT INTO ticket_search_all (rowid, title, description, comments, internal) \
+     VALUES (NEW.id, NEW.title, NEW.description, '', ''); END",
+];
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let db = manager.get_connection();
+        let statements = match manager.get_database_backend() {
+            DbBackend::Postgres => POSTGRES_UP,
+            _ => SQLITE_UP,
+        };
+        for sql in statements {
+            db.execute_unprepared(sql).await?;
+        }
+        Ok(())
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let db = manager.get_connection();
+        match manager.get_database_backend() {
+            DbBackend::Postgres => {
+                for sql in POSTGRES_DOWN {
+                    db.execute_unprepared(sql).await?;
+                }
+            }
+            _ => {
+                db.execute_unprepared("DROP TRIGGER IF EXISTS ticket_search_created")
+                    .await?;
+                let trigger = format!(
+                    "CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN {} END",
+                    sqlite_refresh("NEW.id")
+                );
+                db.execute_unprepared(&trigger).await?;
+            }
+        }
+        Ok(())
+    }
+}
