@@ -60,6 +60,7 @@ impl SearchQuery {
         after: Option<String>,
     ) -> Result<SearchHitConnection> {
         let (req, actor) = viewer(ctx)?;
+        let wanted = search::Search::parse(&query)?;
         let filter = filter
             .unwrap_or_default()
             .into_service(&req.state.db.conn, &req.state.custom_fields, &actor)
@@ -83,7 +84,7 @@ impl SearchQuery {
             highlights,
         };
         let reads = &req.state.ticket_reads;
-        let found = search::search(&req.state.db, reads, &actor, &query, &filter, window).await?;
+        let found = search::search(&req.state.db, reads, &actor, &wanted, &filter, window).await?;
         let mut hits = found.hits;
         let more = hits.len() as u64 > page.limit;
         hits.truncate(page.limit as usize);

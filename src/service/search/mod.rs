@@ -49,19 +49,19 @@ pub struct Window {
     pub highlights: bool,
 }
 
-/// The visible, live tickets matching `filter` that `text` finds, best first. A blank search, or one that
-/// only excludes words, finds nothing; a malformed one is read as well as it can be (see [`Search`]).
+/// The visible, live tickets matching `filter` that `search` finds, best first. A blank search, or one that
+/// only excludes words, finds nothing. The door reads the search string ([`Search::parse`]), so that it can
+/// say what a refused one means where it is typed.
 pub async fn search(
     db: &Db,
     reads: &TicketReads,
     actor: &Actor,
-    text: &str,
+    search: &Search,
     filter: &TicketFilter,
     window: Window,
 ) -> AppResult<Hits> {
-    let search = Search::parse(text)?;
     let (ranked, total) = reads
-        .ranked(db, actor, &search, filter, (window.offset, window.limit))
+        .ranked(db, actor, search, filter, (window.offset, window.limit))
         .await?;
     let ids: Vec<i32> = ranked.iter().map(|(id, _)| *id).collect();
     let mut found = tickets::get_many(&db.conn, actor, &ids).await?;

@@ -311,7 +311,17 @@ async fn read_rows(
         && order == TicketOrder::default()
         && parse_ticket_number(q, &state.config.ticket_prefix).is_none();
     let mut note = None;
-    if words {
+    // A search string the word search refuses (too long, too many words) is still a fine substring to look for.
+    let wanted = words.then(|| search::Search::parse(q));
+    if let Some(Err(_)) = wanted {
+        note = Some(format!(
+            "Too much for a word search (at most {} characters and {} words, on one line); these contain \
+             \u{201c}{q}\u{201d} in their title or description.",
+            search::MAX_CHARS,
+            search::MAX_TERMS
+        ));
+    }
+    if let Some(Ok(wanted)) = wanted {
         let page = params.page_request();
         let window = search::Window {
             offset: page.offset,
@@ -323,7 +333,7 @@ async fn read_rows(
             ..params.filter.clone()
         };
         let reads = &state.ticket_reads;
-        let found = search::search(&state.db, reads, &user.actor, q, &filter, window).await?;
+        let found = search::search(&state.db, reads, &user.actor, &wanted, &filter, window).await?;
         if found.total > 0 {
             let tickets: Vec<_> = found.hits.iter().map(|h| h.ticket.clone()).collect();
             let ids: Vec<i32> = tickets.iter().map(|t| t.id).collect();

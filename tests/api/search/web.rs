@@ -59,6 +59,24 @@ async fn the_queue_lists_the_best_match_first(app: &TestApp) {
         "{}",
         resp.text
     );
+    // More than the word search takes (words, characters): still the substring search, said as such.
+    let many = format!("/tickets/?q=Paper{}", "+is".repeat(40));
+    let resp = browser.page(app, &many).await;
+    assert_eq!(resp.status, 200, "{}", resp.text);
+    assert!(
+        resp.text.contains("Too much for a word search"),
+        "{}",
+        resp.text
+    );
+    let long = format!("/tickets/?q=Printer{}", "x".repeat(1200));
+    let resp = browser.page(app, &long).await;
+    assert_eq!(resp.status, 200, "{}", resp.text);
+    assert!(
+        resp.text.contains("Too much for a word search"),
+        "{}",
+        resp.text
+    );
+    assert!(!resp.text.contains(&row(ids[2])), "{}", resp.text);
     // A ticket number still finds its ticket.
     let number = format!("/tickets/?q={}", numbers[2]);
     let resp = browser.page(app, &number).await;

@@ -89,6 +89,21 @@ fn counts_and_searches_are_priced_per_connection() -> Result<()> {
 }
 
 #[test]
+fn a_report_is_priced_as_the_tickets_it_reads() -> Result<()> {
+    let p = price("{ ticketReport { total { created } } }")?;
+    assert_eq!(
+        (p.node_count, p.scans, p.cost),
+        (0, walk::REPORT_SCANS, walk::REPORT_SCANS * SCAN_POINTS)
+    );
+    // Aliases read again, and are priced again.
+    let p = price(
+        "{ a: ticketReport { total { created } } b: ticketReport(groupBy: [MONTH]) { total { created } } }",
+    )?;
+    assert_eq!(p.cost, 2 * walk::REPORT_SCANS * SCAN_POINTS);
+    Ok(())
+}
+
+#[test]
 fn searches_from_variables_are_priced_per_request() -> Result<()> {
     let model = Model::from_sdl(&crate::graphql::sdl())?;
     let document = async_graphql::parser::parse_query(

@@ -14,6 +14,13 @@ const MAX_WALK_DEPTH: usize = 64;
 /// `AssetFilter.search`).
 const SEARCH_ARGUMENTS: [&str; 2] = ["query", "search"];
 
+/// Root fields that read every ticket of a range (up to `service::reports::MAX_TICKETS`) to answer one
+/// object, however little of it is selected: each is priced as [`REPORT_SCANS`] scans.
+const REPORTS: [&str; 1] = ["ticketReport"];
+
+/// Scans a report is priced as: it reads up to a thousand pages' worth of tickets in one go.
+pub(super) const REPORT_SCANS: u64 = 10;
+
 /// What a selection could cost for one parent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Tally {
@@ -21,7 +28,8 @@ pub(super) struct Tally {
     pub nodes: u64,
     /// Counts (`totalCount`) it could run.
     pub counts: u64,
-    /// Statements that visit every row matching a text search: a searched list's page and its count.
+    /// Statements that visit every row matching a text search (a searched list's page and its count), and
+    /// reports, each priced as [`REPORT_SCANS`] of them.
     pub scans: u64,
 }
 
@@ -138,6 +146,13 @@ impl Walk<'_> {
         };
         let below = self.count(&model.target, &field.selection_set.node, depth + 1);
         match model.size {
+            None if ty == "Query" && REPORTS.contains(&name) => Part {
+                once: below.whole().plus(Tally {
+                    scans: REPORT_SCANS,
+                    ..Tally::default()
+                }),
+                ..Part::default()
+            },
             None => Part {
                 once: below.whole(),
                 ..Part::default()
