@@ -1,5 +1,5 @@
-// deskgraph web interface: progressive enhancement of the server-rendered ticket page. Everything
-// works without this file except editing a comment in place.
+// deskgraph web interface: progressive enhancement of the server-rendered pages. Everything works
+// without this file except editing a comment in place, the queue's live rows and its keyboard shortcuts.
 (function () {
   'use strict';
 
@@ -148,9 +148,135 @@
     });
   }
 
+
+  // The queue: its rows follow the live feed (server-sent events naming each visible ticket that changed) by
+  // reading the page again and swapping in its rows, and the keyboard moves through them. A queue where boxes
+  // are ticked is not swapped under the user: it says that tickets changed instead.
+  function setUpQueue(results) {
+    var notice = document.getElementById('live-notice');
+    var me = results.getAttribute('data-me');
+    var current = null;
+    var timer = null;
+    var reading = false;
+    var again = false;
+
+    function rows() {
+      return Array.prototype.slice.call(document.querySelectorAll('#queue-results tr.ticket-row'));
+    }
+    function selected() {
+      return current === null ? null
+        : document.querySelector('#queue-results tr.ticket-row[data-ticket-id="' + current + '"]');
+    }
+    function select(row, focus) {
+      rows().forEach(function (r) { r.classList.remove('selected'); });
+      if (!row) { return; }
+      row.classList.add('selected');
+      current = row.getAttribute('data-ticket-id');
+      var link = row.querySelector('a.ticket-title');
+      if (focus && link) { link.focus(); }
+    }
+    function numberOf(row) {
+      var link = row.querySelector('td a');
+      return link ? link.textContent : 'the ticket';
+    }
+    function say(text) {
+      notice.textContent = text + ' ';
+      var reload = document.createElement('a');
+      reload.href = window.location.href;
+      reload.textContent = 'Reload';
+      notice.appendChild(reload);
+      notice.hidden = false;
+    }
+    function read() {
+      if (reading) { again = true; return; }
+      if (document.querySelector('#queue-results input[type=checkbox]:checked')) {
+        say('Tickets changed.');
+        return;
+      }
+      reading = true;
+      fetch(window.location.href, { credentials: 'same-origin', headers: { 'Accept': 'text/html' } })
+        .then(function (resp) {
+          if (!resp.ok) { throw new Error('The server answered ' + resp.status); }
+          return resp.text();
+        })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('queue-results');
+          if (!fresh) { throw new Error('no rows'); }
+          var focused = results.contains(document.activeElement);
+          results.innerHTML = fresh.innerHTML; // the server's own escaped markup, as the page itself
+          select(selected(), focused);
+          announce('The queue was updated.');
+        })
+        .catch(function () { say('Tickets changed.'); })
+        .then(function () {
+          reading = false;
+          if (again) { again = false; soon(); }
+        });
+    }
+    function soon() {
+      if (timer !== null) { return; }
+      timer = window.setTimeout(function () { timer = null; read(); }, 300);
+    }
+    function assignToMe(row) {
+      var body = new URLSearchParams();
+      body.set('csrfmiddlewaretoken', csrfToken());
+      body.set('assigned_to', me);
+      fetch('/tickets/' + row.getAttribute('data-ticket-id') + '/edit/', {
+        method: 'POST', credentials: 'same-origin', body: body, headers: { 'Accept': 'text/html' }
+      }).then(function (resp) {
+        if (!resp.ok) { throw new Error('The server answered ' + resp.status); }
+        announce('Assigned ' + numberOf(row) + ' to you.');
+        soon();
+      }).catch(function () { say('Could not assign ' + numberOf(row) + ' to you.'); });
+    }
+
+    var feed = results.getAttribute('data-live');
+    if (feed && window.EventSource) {
+      var source = new EventSource(feed);
+      source.addEventListener('open', function () { results.setAttribute('data-live-state', 'open'); });
+      source.addEventListener('ticket', soon);
+      source.addEventListener('end', function () {
+        source.close();
+        say('You were signed out; the queue no longer updates.');
+      });
+      source.addEventListener('error', function () {
+        results.setAttribute('data-live-state', 'closed');
+        if (source.readyState === window.EventSource.CLOSED) { say('The queue no longer updates.'); }
+      });
+    }
+
+    var dialog = document.getElementById('shortcuts');
+    document.addEventListener('keydown', function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+      var target = event.target;
+      if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(target.tagName))) { return; }
+      if (dialog && dialog.open) { return; }
+      var list = rows();
+      var row = selected();
+      var at = row ? list.indexOf(row) : -1;
+      switch (event.key) {
+        case 'j': select(list[Math.min(at + 1, list.length - 1)], true); break;
+        case 'k': select(list[Math.max(at - 1, 0)], true); break;
+        case 'o': if (row) { window.location.href = '/tickets/' + current + '/'; } break;
+        case 'r': if (row) { window.location.href = '/tickets/' + current + '/#reply'; } break;
+        case 'a': if (row && me) { assignToMe(row); } break;
+        case '/': document.getElementById('q').focus(); break;
+        case '?': if (dialog) { dialog.showModal(); } break;
+        default: return;
+      }
+      event.preventDefault();
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     Array.prototype.forEach.call(document.querySelectorAll('.comment[data-comment-id]'), setUpComment);
     var form = document.getElementById('comment-form');
-    if (form) { setUpCommentForm(form); }
+    if (form) {
+      setUpCommentForm(form);
+      // `r` in the queue opens a ticket here, ready to reply.
+      if (window.location.hash === '#reply') { document.getElementById('comment-body').focus(); }
+    }
+    var results = document.getElementById('queue-results');
+    if (results) { setUpQueue(results); }
   });
 }());

@@ -36,7 +36,7 @@ impl SubscriptionRoot {
             &req.state.auth_cache,
             &req.state.jwt,
             &actor,
-            token,
+            ticket_events::SignedInWith::Bearer(token),
             id,
         )
         .await?;

@@ -8,7 +8,8 @@ use crate::db::Db;
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 
 /// The PostgreSQL channel shared by all instances.
@@ -81,6 +82,30 @@ pub struct LiveBus {
     origin: Arc<str>,
     /// The instance's LISTEN connection (PostgreSQL), kept as long as the bus.
     listening: Option<Listening>,
+    /// Long-lived followers per user on this instance (see [`LiveBus::hold`]).
+    followers: Arc<Mutex<HashMap<i32, usize>>>,
+}
+
+/// One user's place among an instance's long-lived followers, given back when dropped.
+#[derive(Debug)]
+pub struct Held {
+    followers: Arc<Mutex<HashMap<i32, usize>>>,
+    user_id: i32,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut followers = self
+            .followers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(count) = followers.get_mut(&self.user_id) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                followers.remove(&self.user_id);
+            }
+        }
+    }
 }
 
 impl LiveBus {
@@ -91,7 +116,27 @@ impl LiveBus {
             sender: Arc::new(sender),
             origin: uuid::Uuid::new_v4().to_string().into(),
             listening: None,
+            followers: Arc::default(),
         }
+    }
+
+    /// Take one of `max` places of `user_id` among this instance's long-lived followers (the queue's live
+    /// feeds), or `None` when they are all taken: a user cannot make the instance check every event for
+    /// thousands of feeds. The place is given back when the hold is dropped.
+    pub fn hold(&self, user_id: i32, max: usize) -> Option<Held> {
+        let mut followers = self
+            .followers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let count = followers.entry(user_id).or_default();
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(Held {
+            followers: self.followers.clone(),
+            user_id,
+        })
     }
 
     /// The bus for `db`: on PostgreSQL it also listens on [`CHANNEL`], beside the channels of `also`, with

@@ -5,7 +5,7 @@
 //! the credential is also resolved again on a timer.
 use crate::auth::cache::AuthCache;
 use crate::auth::jwt::JwtKeys;
-use crate::auth::{authenticate_bearer, Actor};
+use crate::auth::{authenticate_bearer, load_actor, session, Actor};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveBus, LiveEvent};
@@ -17,6 +17,16 @@ use sea_orm::{ConnectionTrait, EntityTrait};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::{self, error::RecvError};
+
+/// What a subscriber signed in with, resolved again for every event and on a timer.
+#[derive(Debug, Clone)]
+pub enum SignedInWith {
+    /// An API token or a JWT (GraphQL subscriptions).
+    Bearer(Arc<str>),
+    /// A web session's cookie secret (the queue's live feed): it ends with the session, at sign-out, at
+    /// expiry, or when the account is deactivated.
+    Session(Arc<str>),
+}
 
 /// An event the subscriber may see, with the records as they are now.
 #[derive(Debug, Clone)]
@@ -67,15 +77,15 @@ pub async fn visible(
 
 /// Start following events for `actor`, signed in with `credential`, of one ticket (which must be
 /// visible: NOT_FOUND otherwise) or of every ticket. The subscription is in place when this returns.
-/// The stream ends after an UNAUTHENTICATED error once the credential no longer resolves (checked as
-/// [`authenticate_bearer`] does, with `auth_cache` and `jwt`).
+/// The stream ends after an UNAUTHENTICATED error once the credential no longer resolves (a bearer checked as
+/// [`authenticate_bearer`] does, with `auth_cache` and `jwt`; a session as the web pages check it).
 pub async fn follow(
     db: &Db,
     live: &LiveBus,
     auth_cache: &AuthCache,
     jwt: &JwtKeys,
     actor: &Actor,
-    credential: Arc<str>,
+    credential: SignedInWith,
     ticket_id: Option<i32>,
 ) -> AppResult<impl Stream<Item = AppResult<VisibleEvent>> + Send + 'static> {
     if let Some(id) = ticket_id {
@@ -122,7 +132,7 @@ struct Follower {
     db: Db,
     auth_cache: AuthCache,
     jwt: JwtKeys,
-    credential: Arc<str>,
+    credential: SignedInWith,
     ticket_id: Option<i32>,
     receiver: broadcast::Receiver<LiveEvent>,
     /// Ticks between events, so that a subscription nobody writes to still ends when its credential does.
@@ -135,7 +145,18 @@ struct Follower {
 impl Follower {
     /// The subscriber as their credential resolves now.
     async fn resolve(&self) -> AppResult<Arc<Actor>> {
-        authenticate_bearer(&self.db, &self.auth_cache, &self.jwt, &self.credential).await
+        match &self.credential {
+            SignedInWith::Bearer(token) => {
+                authenticate_bearer(&self.db, &self.auth_cache, &self.jwt, token).await
+            }
+            SignedInWith::Session(secret) => {
+                let ended = || AppError::Unauthenticated("the session has ended".into());
+                let conn = &self.db.conn;
+                let found = session::lookup(conn, secret).await?.ok_or_else(ended)?;
+                let actor = load_actor(conn, found.user_id).await?.ok_or_else(ended)?;
+                Ok(Arc::new(actor))
+            }
+        }
     }
 
     /// The next event the subscriber may see, or the error that ends the subscription; `None` once

@@ -15,10 +15,28 @@ pub use socket::Guarded;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
+
+/// Set once the server stops taking connections.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+/// Told when [`STOPPING`] is set.
+static STOPPED: Notify = Notify::const_new();
+
+/// Resolves once the server begins to shut down. Responses that stream for as long as their client listens
+/// (the queue's live feed) end then: the shutdown waits for every connection's response to finish.
+pub async fn stopping() {
+    loop {
+        let told = STOPPED.notified();
+        if STOPPING.load(Ordering::SeqCst) {
+            return;
+        }
+        told.await;
+    }
+}
 
 /// Serve `app` on `listener` under `limits` until `shutdown` resolves, then let requests in flight finish.
 pub async fn serve(
@@ -33,7 +51,11 @@ pub async fn serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown)
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        STOPPING.store(true, Ordering::SeqCst);
+        STOPPED.notify_waiters();
+    })
     .await
 }
 

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod assets;
 pub mod graphiql;
+pub mod live;
 pub mod login;
 pub mod new_ticket;
 pub mod oidc;
@@ -40,6 +41,7 @@ pub fn router() -> Routes {
         .route("/", get(home))
         .route("/tickets/", get(queue::page))
         .route("/tickets/bulk/", post(queue::bulk_macro))
+        .route("/tickets/live/", get(live::feed))
         // Forms that may carry a file: the front layer bounds their bodies by the upload limit.
         .uploads(
             "/tickets/new/",

@@ -81,6 +81,8 @@ struct QueuePage {
     macros: Vec<MacroChoice>,
     /// A team member: the agent views and the assignee filter.
     team: bool,
+    /// The signed-in user's id, for the keyboard's "assign to me".
+    me: i32,
     views: Vec<View>,
     view: String,
     by_due: bool,
@@ -266,6 +268,7 @@ pub async fn page(
         flash,
         macros,
         team,
+        me: user.actor.id(),
         views,
         view: view.to_string(),
         by_due,

@@ -1,5 +1,6 @@
 mod admin;
 mod attachments;
 mod graphiql;
+mod queue;
 mod sla;
 mod ticket;
