@@ -213,9 +213,12 @@
           if (again) { again = false; soon(); }
         });
     }
+    // A burst of events is one read, and a busy desk reads the queue at most every two seconds per page.
+    var lastRead = 0;
     function soon() {
       if (timer !== null) { return; }
-      timer = window.setTimeout(function () { timer = null; read(); }, 300);
+      var wait = Math.max(300, lastRead + 2000 - Date.now());
+      timer = window.setTimeout(function () { timer = null; lastRead = Date.now(); read(); }, wait);
     }
     function assignToMe(row) {
       var body = new URLSearchParams();

@@ -73,7 +73,9 @@ async fn actor(state: &AppState, username: &str) -> anyhow::Result<Actor> {
         .context("demo user inactive")
 }
 
-async fn seed(state: &AppState) -> anyhow::Result<()> {
+/// Seed the demo's people, projects, tickets, comments, assets, SLA policies and automation into an empty
+/// database (the accessibility audit reads its pages on them too).
+pub async fn seed(state: &AppState) -> anyhow::Result<()> {
     let db = &state.db.conn;
     for demo in USERS {
         users::create_user(

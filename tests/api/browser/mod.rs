@@ -1,3 +1,4 @@
+mod a11y;
 mod admin;
 mod attachments;
 mod graphiql;

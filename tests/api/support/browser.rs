@@ -89,6 +89,13 @@ pub(crate) async fn wait_for(client: &Client, css: &str) -> Element {
 }
 
 pub(crate) async fn sign_in(client: &Client, base: &str, username: &str) {
+    sign_in_with(client, base, username, &format!("{username}-password")).await;
+    let header = wait_for(client, ".signed-in").await;
+    assert!(header.text().await.unwrap().contains("Example"));
+}
+
+/// Sign in through the sign-in form with `password`, and wait for the signed-in header.
+pub(crate) async fn sign_in_with(client: &Client, base: &str, username: &str, password: &str) {
     client
         .goto(&format!("{base}/accounts/login/"))
         .await
@@ -98,15 +105,13 @@ pub(crate) async fn sign_in(client: &Client, base: &str, username: &str) {
         .send_keys(username)
         .await
         .unwrap();
-    let password = format!("{username}-password");
     wait_for(client, "#password")
         .await
-        .send_keys(&password)
+        .send_keys(password)
         .await
         .unwrap();
     wait_for(client, "#sign-in").await.click().await.unwrap();
-    let header = wait_for(client, ".signed-in").await;
-    assert!(header.text().await.unwrap().contains("Example"));
+    wait_for(client, ".signed-in").await;
 }
 
 pub(crate) async fn sign_out(client: &Client) {
