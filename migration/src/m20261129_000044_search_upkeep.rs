@@ -47,25 +47,28 @@ const POSTGRES_DOWN: &[&str] = &[
     ),
 ];
 
-const SQLITE_UP: &[&str] = &[
-    "DROP TRIGGER IF EXISTS ticket_search_created",
-    "CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN \
+/// One string, so that both run on one connection: a pooled SQLite connection still reading the schema from
+/// before the `DROP` would refuse the `CREATE` ("already exists").
+const SQLITE_UP: &str = "DROP TRIGGER IF EXISTS ticket_search_created; \
+     CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN \
      INSERT INTO ticket_search_public (rowid, title, description, comments) \
      VALUES (NEW.id, NEW.title, NEW.description, ''); \
      INSERT INTO ticket_search_all (rowid, title, description, comments, internal) \
-     VALUES (NEW.id, NEW.title, NEW.description, '', ''); END",
-];
+     VALUES (NEW.id, NEW.title, NEW.description, '', ''); END";
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
-        let statements = match manager.get_database_backend() {
-            DbBackend::Postgres => POSTGRES_UP,
-            _ => SQLITE_UP,
-        };
-        for sql in statements {
-            db.execute_unprepared(sql).await?;
+        match manager.get_database_backend() {
+            DbBackend::Postgres => {
+                for sql in POSTGRES_UP {
+                    db.execute_unprepared(sql).await?;
+                }
+            }
+            _ => {
+                db.execute_unprepared(SQLITE_UP).await?;
+            }
         }
         Ok(())
     }
@@ -79,10 +82,9 @@ impl MigrationTrait for Migration {
                 }
             }
             _ => {
-                db.execute_unprepared("DROP TRIGGER IF EXISTS ticket_search_created")
-                    .await?;
                 let trigger = format!(
-                    "CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN {} END",
+                    "DROP TRIGGER IF EXISTS ticket_search_created; \
+                     CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN {} END",
                     sqlite_refresh("NEW.id")
                 );
                 db.execute_unprepared(&trigger).await?;

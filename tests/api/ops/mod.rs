@@ -3,6 +3,7 @@ mod bad_input;
 mod canary;
 mod connections;
 mod metrics;
+mod migrate;
 mod openapi;
 mod openapi_shapes;
 mod seed;
