@@ -1,8 +1,8 @@
 //! Accessibility: an axe-core audit (from the npm registry, `tests/a11y`, installed by `scripts/install-axe.sh`)
-//! of every page, on the demo's data, as an administrator, an agent and a requester, at 1,400 and 500 px: no
-//! serious or critical violation. GraphiQL is left out: it is the GraphiQL project's interface, served as built
+//! of every page, on the demo's data, as an administrator, an agent and a requester, at 1,400 and 500 px, and in
+//! dark mode: no serious or critical violation. GraphiQL is left out: it is the GraphiQL project's interface, served as built
 //! (docs/web.md says what the audit finds there).
-use crate::support::browser::{in_chromium, sign_in_with, wait_for};
+use crate::support::browser::{in_chromium, in_chromium_dark, sign_in_with, wait_for};
 use crate::support::helpers::TestApp;
 use fantoccini::Client;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -153,39 +153,20 @@ async fn every_page_passes_an_axe_audit() {
         .into_iter()
         .chain([carols_ticket.clone()])
         .collect();
-    let axe = &axe;
+    let audits = Audits {
+        axe: &axe,
+        users: [
+            ("admin", &admin_pages),
+            ("alice", &agent_pages),
+            ("carol", &requester_pages),
+        ],
+    };
     in_chromium(&app, |client, base| async move {
-        let mut violations = Vec::new();
-        for (width, height) in [(1400, 900), (500, 900)] {
-            client.set_window_size(width, height).await.unwrap();
-            client
-                .goto(&format!("{base}/accounts/login/"))
-                .await
-                .unwrap();
-            client.delete_all_cookies().await.unwrap();
-            for path in ["/accounts/login/", "/accounts/password-reset/"] {
-                violations.extend(audit(&client, &base, axe, path).await);
-            }
-            for (user, pages) in [
-                ("admin", &admin_pages),
-                ("alice", &agent_pages),
-                ("carol", &requester_pages),
-            ] {
-                sign_in_as(&client, &base, user).await;
-                for path in pages {
-                    let found = audit(&client, &base, axe, path).await;
-                    violations.extend(
-                        found
-                            .into_iter()
-                            .map(|v| format!("{user} at {width}px, {v}")),
-                    );
-                }
-            }
-        }
+        let found = audits.run(&client, &base, &[(1400, 900), (500, 900)]).await;
         assert!(
-            violations.is_empty(),
+            found.is_empty(),
             "serious or critical accessibility violations:\n{}",
-            violations.join("\n")
+            found.join("\n")
         );
         // The audit ran: axe is on the last page.
         assert_eq!(
@@ -197,4 +178,59 @@ async fn every_page_passes_an_axe_audit() {
         );
     })
     .await;
+    // Dark mode (`prefers-color-scheme: dark`) has its own colours: audited too, at one width.
+    in_chromium_dark(&app, |client, base| async move {
+        let dark = client
+            .execute(
+                "return matchMedia('(prefers-color-scheme: dark)').matches",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(dark, json!(true));
+        let found = audits.run(&client, &base, &[(1400, 900)]).await;
+        assert!(
+            found.is_empty(),
+            "serious or critical accessibility violations in dark mode:\n{}",
+            found.join("\n")
+        );
+    })
+    .await;
+}
+
+/// What to audit: axe's source, and each user with their pages.
+#[derive(Clone, Copy)]
+struct Audits<'a> {
+    axe: &'a str,
+    users: [(&'static str, &'a Vec<String>); 3],
+}
+
+impl Audits<'_> {
+    /// Every page of every user, signed out first, at each window size: what axe found.
+    async fn run(self, client: &Client, base: &str, sizes: &[(u32, u32)]) -> Vec<String> {
+        let mut violations = Vec::new();
+        for &(width, height) in sizes {
+            client.set_window_size(width, height).await.unwrap();
+            client
+                .goto(&format!("{base}/accounts/login/"))
+                .await
+                .unwrap();
+            client.delete_all_cookies().await.unwrap();
+            for path in ["/accounts/login/", "/accounts/password-reset/"] {
+                violations.extend(audit(client, base, self.axe, path).await);
+            }
+            for (user, pages) in self.users {
+                sign_in_as(client, base, user).await;
+                for path in pages {
+                    let found = audit(client, base, self.axe, path).await;
+                    violations.extend(
+                        found
+                            .into_iter()
+                            .map(|v| format!("{user} at {width}px, {v}")),
+                    );
+                }
+            }
+        }
+        violations
+    }
 }

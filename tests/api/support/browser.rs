@@ -127,7 +127,7 @@ where
     F: FnOnce(Client, String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    run_in_chromium(app, json!({}), flow).await
+    run_in_chromium(app, json!({}), &[], flow).await
 }
 
 /// [`in_chromium`] with JavaScript turned off, as a browser without it (or with it blocked) sees the pages.
@@ -137,11 +137,25 @@ where
     Fut: std::future::Future<Output = ()>,
 {
     let prefs = json!({ "profile.managed_default_content_settings.javascript": 2 });
-    run_in_chromium(app, prefs, flow).await
+    run_in_chromium(app, prefs, &[], flow).await
 }
 
-async fn run_in_chromium<F, Fut>(app: &TestApp, prefs: serde_json::Value, flow: F)
+/// [`in_chromium`] with the system's colour scheme dark, as `prefers-color-scheme: dark` pages see it.
+pub(crate) async fn in_chromium_dark<F, Fut>(app: &TestApp, flow: F)
 where
+    F: FnOnce(Client, String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let dark = ["--blink-settings=preferredColorScheme=0"];
+    run_in_chromium(app, json!({}), &dark, flow).await
+}
+
+async fn run_in_chromium<F, Fut>(
+    app: &TestApp,
+    prefs: serde_json::Value,
+    extra_args: &[&str],
+    flow: F,
+) where
     F: FnOnce(Client, String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
@@ -175,6 +189,7 @@ where
     let profile = tempfile::tempdir().unwrap();
     let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
     args.push(format!("--user-data-dir={}", profile.path().display()));
+    args.extend(extra_args.iter().map(|a| a.to_string()));
     let capabilities = json!({
         "goog:chromeOptions": { "binary": chromium, "args": args, "prefs": prefs }
     });
