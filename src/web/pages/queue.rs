@@ -1,5 +1,6 @@
 //! `GET /tickets/`: the ticket queue, with the REST list's filters (`q`, `status`, `priority`,
 //! `assigned`) and pages. Words in `q` list the ranked search's hits, best first (see [`read_rows`]).
+use super::ticket::sla_badge::{most_urgent, TargetBadge};
 use super::{display_name, html, label, Layout, PageResult, PageUser};
 use crate::domain::parse_ticket_number;
 use crate::domain::{Priority, TicketStatus};
@@ -29,9 +30,10 @@ struct Row {
     requester: String,
     assignee: String,
     updated: String,
-    /// SLA: the next due time, "Breached", or empty without a running clock.
-    sla: String,
-    sla_breached: bool,
+    /// SLA: the most urgent target in words ("Resolution due in 25 min"), none without a clock.
+    sla: Option<TargetBadge>,
+    /// The SLA clock is stopped (a pausing status).
+    sla_paused: bool,
     /// Its tags, for the team and the ticket's workers.
     tags: Vec<String>,
     /// Where a word search matched it beyond its title: escaped text, the words in `<mark>`.
@@ -181,6 +183,7 @@ pub async fn page(
     };
     let ids: Vec<i32> = items.iter().map(|t| t.id).collect();
     let mut tags = crate::service::tags::of_tickets(&state.db.conn, &user.actor, &ids).await?;
+    let now = chrono::Utc::now();
     let rows = items
         .iter()
         .map(|t| Row {
@@ -196,14 +199,8 @@ pub async fn page(
             requester: name(Some(t.requester_id)),
             assignee: name(t.assignee_id),
             updated: crate::web::comments::web_date(&t.updated_at),
-            sla: clocks
-                .get(&t.id)
-                .and_then(|c| c.next_due())
-                .map(|at| crate::web::comments::web_date(&at))
-                .unwrap_or_default(),
-            sla_breached: clocks.get(&t.id).is_some_and(|c| {
-                c.first_response_breached_at.is_some() || c.resolution_breached_at.is_some()
-            }),
+            sla: clocks.get(&t.id).and_then(|c| most_urgent(c, now)),
+            sla_paused: clocks.get(&t.id).is_some_and(|c| c.paused_since.is_some()),
         })
         .collect();
     let any = || ("", "Any".to_string());

@@ -158,6 +158,10 @@ async fn queue_views_and_sla_badges(app: &TestApp) {
 
     let resp = agent.page(app, "/tickets/?view=breaching").await;
     assert!(resp.text.contains("Urgent one"), "{}", resp.text);
+    // The queue says the most urgent target in words, with the absolute time on hover.
+    let row = resp.text.split("sla-cell").nth(1).unwrap_or_default();
+    assert!(row.contains(">First response due in 2"), "{row}");
+    assert!(row.contains("title=\"First response: "), "{row}");
     assert!(!resp.text.contains("Calm one"));
     assert!(!resp.text.contains("Printer on fire"));
     let resp = agent.page(app, "/tickets/?view=unassigned").await;

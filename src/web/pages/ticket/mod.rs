@@ -5,7 +5,7 @@ pub mod edit;
 pub mod fields;
 mod flash;
 mod history;
-mod sla_badge;
+pub(super) mod sla_badge;
 
 pub use edit::{
     apply_macro, change_status, edit, follow, link, merge, resolve_children, split, tag,

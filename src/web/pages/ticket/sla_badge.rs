@@ -13,6 +13,8 @@ pub struct TargetBadge {
     pub text: String,
     /// The absolute time it is about.
     pub at: String,
+    /// That time, to order badges by.
+    pub when: DateTime<Utc>,
     /// `due`, `at-risk` or `breached`: the CSS class `sla-<tone>`.
     pub tone: &'static str,
 }
@@ -55,6 +57,7 @@ fn badge(
             target,
             text: format!("breached {}", ago(at, now)),
             at: web_date(&at),
+            when: at,
             tone: "breached",
         });
     }
@@ -80,6 +83,7 @@ fn badge(
         target,
         text,
         at: web_date(&at),
+        when: at,
         tone,
     })
 }
@@ -117,6 +121,20 @@ pub fn badges(v: &SlaView, now: DateTime<Utc>) -> SlaBadges {
         targets,
         paused: v.paused_since.is_some(),
     }
+}
+
+/// The one badge a queue row has room for: a breach before a target at risk before one running, and among
+/// those the one due (or breached) first.
+pub fn most_urgent(v: &SlaView, now: DateTime<Utc>) -> Option<TargetBadge> {
+    let rank = |tone: &str| match tone {
+        "breached" => 0,
+        "at-risk" => 1,
+        _ => 2,
+    };
+    badges(v, now)
+        .targets
+        .into_iter()
+        .min_by_key(|b| (rank(b.tone), b.when))
 }
 
 #[cfg(test)]
@@ -160,6 +178,26 @@ mod tests {
         // Past due, no breach recorded yet: never "overdue by 0h 00m".
         v.resolution_due_at = Some(now - chrono::Duration::seconds(20));
         assert_eq!(badges(&v, now).targets[0].text, "due now");
+    }
+
+    #[test]
+    fn a_queue_row_shows_the_most_urgent_target() {
+        let now = Utc::now();
+        let mut v = view();
+        assert!(most_urgent(&v, now).is_none());
+        v.first_response_due_at = Some(now + chrono::Duration::minutes(50));
+        v.resolution_due_at = Some(now + chrono::Duration::minutes(20));
+        let b = most_urgent(&v, now);
+        let said = b.as_ref().map(|b| (b.target, b.text.as_str()));
+        assert_eq!(said, Some(("Resolution", "due in 20 min")));
+        // A breach outranks a target due sooner.
+        v.first_response_breached_at = Some(now - chrono::Duration::minutes(5));
+        let b = most_urgent(&v, now);
+        let said = b.as_ref().map(|b| (b.target, b.text.as_str(), b.tone));
+        assert_eq!(
+            said,
+            Some(("First response", "breached 5 min ago", "breached"))
+        );
     }
 
     #[test]
