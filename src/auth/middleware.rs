@@ -1,7 +1,7 @@
 //! Resolves the bearer token once per request and hands the result to handlers.
 use super::cache::AuthCache;
 use super::jwt::JwtKeys;
-use super::{authenticate_bearer, load_actor, session, Actor};
+use super::{authenticate_bearer, session, Actor};
 use crate::db::Db;
 use crate::error::AppError;
 use axum::extract::{FromRequestParts, Request};
@@ -83,14 +83,7 @@ pub struct WebSession {
 /// The live session named by the request's session cookie, if any.
 async fn web_session(db: &Db, headers: &HeaderMap) -> Option<WebSession> {
     let secret = session::cookie(headers, session::SESSION_COOKIE)?;
-    let lookup = async {
-        let Some(record) = session::lookup(&db.conn, &secret).await? else {
-            return Ok(None);
-        };
-        let actor = load_actor(&db.conn, record.user_id).await?;
-        Ok::<_, AppError>(actor.map(|actor| (record, actor)))
-    };
-    match lookup.await {
+    match session::signed_in(&db.conn, &secret).await {
         Ok(found) => found.map(|(record, actor)| WebSession {
             actor: Arc::new(actor),
             record,

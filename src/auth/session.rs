@@ -1,6 +1,7 @@
 //! Web sessions over the `web_sessions` table: the cookie holds a random secret, the table only its
 //! SHA-256, next to the session's CSRF token and expiry.
 use super::tokens::{hash_secret, new_secret};
+use super::{load_actor, Actor};
 use crate::error::AppResult;
 use axum::http::{header, HeaderMap};
 use chrono::{Duration, Utc};
@@ -54,6 +55,21 @@ pub async fn lookup(
         .one(db)
         .await?;
     Ok(found.filter(|s| s.expires_at > Utc::now()))
+}
+
+/// The live session for a cookie secret and its user as they are now; `None` when the session is unknown or
+/// expired or the account can no longer sign in. Every door that takes a session (the auth middleware, the web
+/// extractor, the queue's live feed at each event) resolves it here.
+pub async fn signed_in(
+    db: &impl ConnectionTrait,
+    secret: &str,
+) -> AppResult<Option<(web_session::Model, Actor)>> {
+    let Some(record) = lookup(db, secret).await? else {
+        return Ok(None);
+    };
+    Ok(load_actor(db, record.user_id)
+        .await?
+        .map(|actor| (record, actor)))
 }
 
 /// End the session for a cookie secret, and sweep expired sessions while at it.

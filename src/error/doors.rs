@@ -83,7 +83,7 @@ impl AppError {
     /// before a document runs: `{"errors": [{message, extensions: {code}}]}`.
     pub fn into_graphql_response(self) -> Response {
         let mut extensions = json!({ "code": self.graphql_code() });
-        if let AppError::RateLimited { retry_after } | AppError::Busy { retry_after } = &self {
+        if let Some(retry_after) = self.retry_after() {
             extensions["retryAfter"] = json!(retry_after);
         }
         let body = graphql_error_body(&self.public_message(), extensions);
@@ -100,10 +100,10 @@ impl AppError {
                 .extensions_mut()
                 .insert(LoggedCause(format!("{cause:#}")));
         }
-        if let AppError::RateLimited { retry_after } | AppError::Busy { retry_after } = self {
+        if let Some(retry_after) = self.retry_after() {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,
-                axum::http::HeaderValue::from(*retry_after),
+                axum::http::HeaderValue::from(retry_after),
             );
         }
     }
@@ -142,8 +142,8 @@ impl From<AppError> for async_graphql::Error {
                     ext.set("details", v);
                 }
             }
-            if let AppError::RateLimited { retry_after } | AppError::Busy { retry_after } = &err {
-                ext.set("retryAfter", *retry_after);
+            if let Some(retry_after) = err.retry_after() {
+                ext.set("retryAfter", retry_after);
             }
         });
         gql

@@ -73,6 +73,15 @@ pub enum AppError {
         /// Seconds to wait before retrying.
         retry_after: u64,
     },
+    /// The user already holds as many long-lived connections or subscriptions of a kind as one instance
+    /// gives a user (`crate::notify::live::Lasting`): 429 `rate_limited`, retry after this many seconds.
+    #[error("{message}")]
+    TooManyOpen {
+        /// What is open and how many may be.
+        message: String,
+        /// Seconds to wait before retrying.
+        retry_after: u64,
+    },
     /// The path exists but not with this method (405).
     #[error("{0}")]
     MethodNotAllowed(String),
@@ -162,7 +171,9 @@ impl AppError {
             }
             AppError::Conflict { .. } => StatusCode::CONFLICT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            AppError::RateLimited { .. } | AppError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::RateLimited { .. } | AppError::Busy { .. } | AppError::TooManyOpen { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             AppError::Timeout | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -179,7 +190,9 @@ impl AppError {
             AppError::InvalidTransition { .. } => "invalid_transition",
             AppError::Conflict { .. } => "conflict",
             AppError::PayloadTooLarge(_) => "payload_too_large",
-            AppError::RateLimited { .. } | AppError::Busy { .. } => "rate_limited",
+            AppError::RateLimited { .. } | AppError::Busy { .. } | AppError::TooManyOpen { .. } => {
+                "rate_limited"
+            }
             AppError::Timeout => "timeout",
             AppError::Unavailable(_) => "unavailable",
             AppError::MethodNotAllowed(_) => "method_not_allowed",
@@ -198,7 +211,9 @@ impl AppError {
             | AppError::PayloadTooLarge(_)
             | AppError::MethodNotAllowed(_) => "BAD_USER_INPUT",
             AppError::InvalidTransition { .. } => "INVALID_TRANSITION",
-            AppError::RateLimited { .. } | AppError::Busy { .. } => "RATE_LIMITED",
+            AppError::RateLimited { .. } | AppError::Busy { .. } | AppError::TooManyOpen { .. } => {
+                "RATE_LIMITED"
+            }
             AppError::Timeout | AppError::Unavailable(_) | AppError::Internal(_) => "INTERNAL",
         }
     }
@@ -215,10 +230,20 @@ impl AppError {
             | AppError::Conflict { fields, .. }
             | AppError::Forbidden { fields, .. } => fields_json(fields),
             AppError::InvalidTransition { allowed, .. } => json!({ "allowed": allowed }),
-            AppError::RateLimited { retry_after } | AppError::Busy { retry_after } => {
-                json!({ "retry_after": retry_after })
-            }
-            _ => Value::Object(Map::new()),
+            _ => match self.retry_after() {
+                Some(retry_after) => json!({ "retry_after": retry_after }),
+                None => Value::Object(Map::new()),
+            },
+        }
+    }
+
+    /// Seconds the client should wait before trying again (`Retry-After`), for the refusals that have one.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            AppError::RateLimited { retry_after }
+            | AppError::Busy { retry_after }
+            | AppError::TooManyOpen { retry_after, .. } => Some(*retry_after),
+            _ => None,
         }
     }
 

@@ -16,16 +16,20 @@ use crate::auth::middleware::Auth;
 use crate::db::viewer_gate;
 use crate::error::AppError;
 use crate::graphql::engine::batches::Batches;
+use crate::notify::live::{Held, Lasting};
 use crate::state::AppState;
 use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
 use async_graphql::parser::types::OperationType;
 use async_graphql::{Data, Executor, Request, Response, ServerError};
 use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use axum::extract::{Extension, State, WebSocketUpgrade};
 use axum::response::Response as HttpResponse;
+use futures_util::SinkExt;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The bearer token a WebSocket connection signed in with, in the data of each of its operations.
 #[derive(Clone, Debug)]
@@ -46,23 +50,61 @@ pub async fn graphql_ws(
 ) -> HttpResponse {
     upgrade
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
-        .on_upgrade(move |socket| {
-            let credential = Arc::new(OnceLock::new());
-            let executor = Connection {
-                schema,
-                state: state.clone(),
-                credential: credential.clone(),
-            };
-            GraphQLWebSocket::new(socket, executor, protocol)
-                .on_connection_init(move |payload| connection_init(state, credential, payload))
-                .serve()
-        })
+        .on_upgrade(move |socket| serve(socket, schema, state, protocol))
 }
 
-/// Authenticate the connection from its `connection_init` payload and keep its token.
+/// Serve one upgraded connection until either side closes it. A connection that has not signed in within the
+/// header deadline (`DESKGRAPH_HEADER_TIMEOUT_SECONDS`) is closed with 4408, as `graphql-transport-ws` asks: an
+/// upgraded socket has no other deadline, so silent sockets would otherwise hold connection places for ever.
+async fn serve(socket: WebSocket, schema: Checked, state: AppState, protocol: GraphQLProtocol) {
+    let credential = Arc::new(OnceLock::new());
+    let place = Arc::new(OnceLock::new());
+    let deadline = Duration::from_secs(state.config.connections.header_timeout_seconds);
+    let opened = Instant::now();
+    let (mut sink, stream) = socket.split();
+    let signed_in_late = {
+        let credential = credential.clone();
+        async move {
+            tokio::time::sleep(deadline).await;
+            if credential.get().is_some() {
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    let executor = Connection {
+        schema,
+        state: state.clone(),
+        credential: credential.clone(),
+    };
+    let init = {
+        let (credential, place) = (credential.clone(), place.clone());
+        move |payload| connection_init(state, credential, place, payload)
+    };
+    GraphQLWebSocket::new_with_pair(
+        &mut sink,
+        stream.take_until(signed_in_late),
+        executor,
+        protocol,
+    )
+    .on_connection_init(init)
+    .serve()
+    .await;
+    if credential.get().is_none() && opened.elapsed() >= deadline {
+        let close = CloseFrame {
+            code: 4408,
+            reason: "Connection initialisation timeout".into(),
+        };
+        // The client may be gone already; there is nobody left to tell.
+        let _ = sink.send(Message::Close(Some(close))).await;
+    }
+}
+
+/// Authenticate the connection from its `connection_init` payload, keep its token, and take one of its user's
+/// places for sockets (TOO_MANY_OPEN beyond them), given back when the connection ends.
 async fn connection_init(
     state: AppState,
     credential: Arc<OnceLock<Arc<str>>>,
+    place: Arc<OnceLock<Held>>,
     payload: Value,
 ) -> async_graphql::Result<Data> {
     let token = token_of(&payload).ok_or_else(|| {
@@ -71,7 +113,8 @@ async fn connection_init(
                 .into(),
         )
     })?;
-    authenticate_bearer(&state.db, &state.auth_cache, &state.jwt, token).await?;
+    let actor = authenticate_bearer(&state.db, &state.auth_cache, &state.jwt, token).await?;
+    let _ = place.set(state.live.hold(actor.id(), Lasting::Socket)?);
     // A second `connection_init` closes the connection (protocol), so the first token stays.
     let _ = credential.set(token.into());
     Ok(Data::default())

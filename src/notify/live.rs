@@ -5,6 +5,7 @@
 //! the subscriber's own permissions (`service::ticket_events`), so nothing here can leak.
 use crate::db::listen::{self, Heard, Listener, Listening};
 use crate::db::Db;
+use crate::error::{AppError, AppResult};
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,45 @@ pub const CHANNEL: &str = "deskgraph_events";
 
 /// Events kept for a slow subscriber before it starts missing some.
 const CAPACITY: usize = 1024;
+
+/// The kinds of long-lived thing a user holds places for on one instance, each bounded on its own: a user cannot
+/// make the instance keep thousands of sockets open or check every event for thousands of followers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lasting {
+    /// The web queue's live feed (`GET /tickets/live/`), one per open queue tab.
+    QueueFeed,
+    /// A signed-in GraphQL WebSocket connection (`/graphql/ws`).
+    Socket,
+    /// A GraphQL subscription, on any of the user's sockets.
+    Subscription,
+}
+
+impl Lasting {
+    /// How many of this kind one user may hold at once on one instance.
+    pub const fn most(self) -> usize {
+        match self {
+            Lasting::QueueFeed => 8,
+            Lasting::Socket => 16,
+            Lasting::Subscription => 64,
+        }
+    }
+
+    /// The refusal beyond [`Lasting::most`].
+    fn refusal(self) -> AppError {
+        let what = match self {
+            Lasting::QueueFeed => "live queue feeds",
+            Lasting::Socket => "GraphQL WebSocket connections",
+            Lasting::Subscription => "subscriptions",
+        };
+        AppError::TooManyOpen {
+            message: format!(
+                "at most {} {what} may be open at once per user; close one first",
+                self.most()
+            ),
+            retry_after: 60,
+        }
+    }
+}
 
 /// What happened to a ticket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,27 +122,27 @@ pub struct LiveBus {
     origin: Arc<str>,
     /// The instance's LISTEN connection (PostgreSQL), kept as long as the bus.
     listening: Option<Listening>,
-    /// Long-lived followers per user on this instance (see [`LiveBus::hold`]).
-    followers: Arc<Mutex<HashMap<i32, usize>>>,
+    /// Places held per user and kind on this instance (see [`LiveBus::hold`]).
+    held: Arc<Mutex<HashMap<(i32, Lasting), usize>>>,
 }
 
-/// One user's place among an instance's long-lived followers, given back when dropped.
+/// One user's place among an instance's long-lived things of a kind, given back when dropped.
 #[derive(Debug)]
 pub struct Held {
-    followers: Arc<Mutex<HashMap<i32, usize>>>,
-    user_id: i32,
+    held: Arc<Mutex<HashMap<(i32, Lasting), usize>>>,
+    key: (i32, Lasting),
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let mut followers = self
-            .followers
+        let mut held = self
+            .held
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(count) = followers.get_mut(&self.user_id) {
+        if let Some(count) = held.get_mut(&self.key) {
             *count = count.saturating_sub(1);
             if *count == 0 {
-                followers.remove(&self.user_id);
+                held.remove(&self.key);
             }
         }
     }
@@ -116,26 +156,25 @@ impl LiveBus {
             sender: Arc::new(sender),
             origin: uuid::Uuid::new_v4().to_string().into(),
             listening: None,
-            followers: Arc::default(),
+            held: Arc::default(),
         }
     }
 
-    /// Take one of `max` places of `user_id` among this instance's long-lived followers (the queue's live
-    /// feeds), or `None` when they are all taken: a user cannot make the instance check every event for
-    /// thousands of feeds. The place is given back when the hold is dropped.
-    pub fn hold(&self, user_id: i32, max: usize) -> Option<Held> {
-        let mut followers = self
-            .followers
+    /// Take one of the [`Lasting::most`] places of `user_id` for a `kind` on this instance, or TOO_MANY_OPEN
+    /// when they are all taken. The place is given back when the hold is dropped.
+    pub fn hold(&self, user_id: i32, kind: Lasting) -> AppResult<Held> {
+        let mut held = self
+            .held
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let count = followers.entry(user_id).or_default();
-        if *count >= max {
-            return None;
+        let count = held.entry((user_id, kind)).or_default();
+        if *count >= kind.most() {
+            return Err(kind.refusal());
         }
         *count += 1;
-        Some(Held {
-            followers: self.followers.clone(),
-            user_id,
+        Ok(Held {
+            held: self.held.clone(),
+            key: (user_id, kind),
         })
     }
 

@@ -5,10 +5,10 @@
 //! the credential is also resolved again on a timer.
 use crate::auth::cache::AuthCache;
 use crate::auth::jwt::JwtKeys;
-use crate::auth::{authenticate_bearer, load_actor, session, Actor};
+use crate::auth::{authenticate_bearer, session, Actor};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::notify::live::{LiveBus, LiveEvent};
+use crate::notify::live::{Held, Lasting, LiveBus, LiveEvent};
 use crate::service::comments::can_read;
 use crate::service::tickets;
 use entity::{comment, ticket};
@@ -76,7 +76,9 @@ pub async fn visible(
 }
 
 /// Start following events for `actor`, signed in with `credential`, of one ticket (which must be
-/// visible: NOT_FOUND otherwise) or of every ticket. The subscription is in place when this returns.
+/// visible: NOT_FOUND otherwise) or of every ticket. The subscription is in place when this returns. It takes one
+/// of the user's places for its kind ([`Lasting::Subscription`] with a bearer, [`Lasting::QueueFeed`] with a
+/// session; TOO_MANY_OPEN beyond them) until the stream is dropped.
 /// The stream ends after an UNAUTHENTICATED error once the credential no longer resolves (a bearer checked as
 /// [`authenticate_bearer`] does, with `auth_cache` and `jwt`; a session as the web pages check it).
 pub async fn follow(
@@ -91,6 +93,11 @@ pub async fn follow(
     if let Some(id) = ticket_id {
         tickets::get(&db.conn, actor, id).await?;
     }
+    let kind = match credential {
+        SignedInWith::Bearer(_) => Lasting::Subscription,
+        SignedInWith::Session(_) => Lasting::QueueFeed,
+    };
+    let place = live.hold(actor.id(), kind)?;
     let receiver = live.subscribe();
     let period = recheck_period(auth_cache.ttl().as_secs());
     let follower = Follower {
@@ -103,6 +110,7 @@ pub async fn follow(
         recheck: tokio::time::interval_at(tokio::time::Instant::now() + period, period),
         changes: auth_cache.watch_changes(),
         ended: false,
+        _place: place,
     };
     Ok(futures_util::stream::unfold(follower, |mut f| async move {
         let next = f.next().await?;
@@ -140,6 +148,8 @@ struct Follower {
     /// Credentials changed somewhere (a deactivation, a revoked token): check at once.
     changes: tokio::sync::watch::Receiver<u64>,
     ended: bool,
+    /// The subscriber's place among the user's followers of this kind, given back when the stream is dropped.
+    _place: Held,
 }
 
 impl Follower {
@@ -151,9 +161,9 @@ impl Follower {
             }
             SignedInWith::Session(secret) => {
                 let ended = || AppError::Unauthenticated("the session has ended".into());
-                let conn = &self.db.conn;
-                let found = session::lookup(conn, secret).await?.ok_or_else(ended)?;
-                let actor = load_actor(conn, found.user_id).await?.ok_or_else(ended)?;
+                let (_, actor) = session::signed_in(&self.db.conn, secret)
+                    .await?
+                    .ok_or_else(ended)?;
                 Ok(Arc::new(actor))
             }
         }

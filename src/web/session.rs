@@ -5,7 +5,7 @@ use super::{login_csrf, WebError, WebResult};
 use crate::auth::middleware::WebSession;
 use crate::auth::session::{self, CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE};
 use crate::auth::tokens::constant_time_eq;
-use crate::auth::{load_actor, Actor};
+use crate::auth::Actor;
 use crate::error::bodies::WebFailure;
 use crate::error::{web_error_body, AppError};
 use crate::http::client_ip::ClientAddress;
@@ -38,11 +38,8 @@ pub async fn signed_in(
     let Some(secret) = cookie(headers, SESSION_COOKIE) else {
         return Ok(None);
     };
-    let Some(found) = session::lookup(&state.db.conn, &secret).await? else {
-        return Ok(None);
-    };
-    let actor = load_actor(&state.db.conn, found.user_id).await?;
-    Ok(actor.map(|actor| (actor, found, secret)))
+    let found = session::signed_in(&state.db.conn, &secret).await?;
+    Ok(found.map(|(record, actor)| (actor, record, secret)))
 }
 
 /// Refuse a request whose CSRF token (header or form field) is not the session's.

@@ -1,2 +1,3 @@
 mod events;
+mod limits;
 mod viewer;

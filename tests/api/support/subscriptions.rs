@@ -66,17 +66,26 @@ impl std::fmt::Debug for WsClient {
 }
 
 impl WsClient {
-    /// Connect and send `connection_init` with `payload`.
-    pub async fn init(url: &str, payload: Value) -> Init {
+    /// Connect, and say nothing yet.
+    pub async fn open(url: &str) -> WsClient {
         let mut request = url.into_client_request().unwrap();
         request.headers_mut().insert(
             "Sec-WebSocket-Protocol",
             HeaderValue::from_static("graphql-transport-ws"),
         );
-        let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        WsClient { socket }
+    }
+
+    /// Connect and send `connection_init` with `payload`.
+    pub async fn init(url: &str, payload: Value) -> Init {
+        let mut client = WsClient::open(url).await;
         let init = json!({"type": "connection_init", "payload": payload});
-        socket.send(Message::text(init.to_string())).await.unwrap();
-        let mut client = WsClient { socket };
+        client
+            .socket
+            .send(Message::text(init.to_string()))
+            .await
+            .unwrap();
         match client.receive(ARRIVES).await {
             Some(Ok(msg)) if msg["type"] == "connection_ack" => Init::Acked(Box::new(client)),
             Some(Ok(other)) => Init::Refused(other.to_string()),

@@ -150,7 +150,7 @@ async fn a_user_holds_a_bounded_number_of_feeds(app: &TestApp) {
     let agent = app.agent("adam").await;
     let browser = login(app, &agent).await;
     let mut feeds = Vec::new();
-    for _ in 0..deskgraph::web::pages::live::FEEDS_PER_USER {
+    for _ in 0..deskgraph::notify::live::Lasting::QueueFeed.most() {
         feeds.push(open(app, &browser.session).await.unwrap());
     }
     assert_eq!(
