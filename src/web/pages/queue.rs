@@ -70,6 +70,32 @@ const VIEWS: [(&str, &str); 5] = [
     ("breaching", "Breaching soon"),
 ];
 
+/// The queue's orders (`sort=`): the value, what the drop-down calls it, and the order it reads in. Ties break on
+/// the ticket's id in the same direction.
+const SORTS: [(&str, &str, TicketSort, bool); 8] = [
+    ("", "Newest first", TicketSort::CreatedAt, true),
+    ("oldest", "Oldest first", TicketSort::CreatedAt, false),
+    ("-updated", "Recently updated", TicketSort::UpdatedAt, true),
+    (
+        "updated",
+        "Least recently updated",
+        TicketSort::UpdatedAt,
+        false,
+    ),
+    ("due", "SLA due soonest", TicketSort::SlaDue, false),
+    ("-due", "SLA due latest", TicketSort::SlaDue, true),
+    ("-number", "Number, highest first", TicketSort::Number, true),
+    ("number", "Number, lowest first", TicketSort::Number, false),
+];
+
+/// A column the queue sorts by from its header: the header links to its order (the first named, or the other
+/// one when the list is already in the first), and says which way the list is sorted (`aria-sort`).
+struct SortHeader {
+    link: String,
+    /// `ascending`, `descending`, or empty when the list is not in this column's order.
+    aria: &'static str,
+}
+
 /// What a requester's queue offers: the tickets they may see (their own requests, and any they were given).
 const REQUESTER_VIEWS: [(&str, &str); 1] = [("", "My requests")];
 
@@ -87,7 +113,12 @@ struct QueuePage {
     me: i32,
     views: Vec<View>,
     view: String,
-    by_due: bool,
+    /// The drop-down's orders.
+    sorts: Vec<Choice>,
+    /// The sortable headers.
+    by_number: SortHeader,
+    by_updated: SortHeader,
+    by_sla: SortHeader,
     rows: Vec<Row>,
     q: String,
     /// The tags the list is narrowed to (the team's filter), as typed.
@@ -125,6 +156,8 @@ fn choices(all: &[(&'static str, String)], current: &str) -> Vec<Choice> {
         ("priority" = Option<String>, Query, description = "Priority"),
         ("assigned" = Option<String>, Query, description = "`me`, `any`, `none` or a user id"),
         ("page" = Option<u64>, Query, description = "Page, from 1"),
+        ("sort" = Option<String>, Query, description = "Order: empty (newest first), `oldest`, `updated`, \
+            `-updated`, `due`, `-due`, `number`, `-number`; an unknown one is the default"),
     ),
     responses(
         (status = 200, description = "HTML page", content_type = "text/html", body = String),
@@ -154,25 +187,32 @@ pub async fn page(
         .map(|(v, _)| *v)
         .find(|v| *v == wanted("view"))
         .unwrap_or("");
-    let mut by_due = wanted("sort") == "due";
+    let asked = wanted("sort");
+    // An unknown order is the default one, as the REST list's `ordering` is.
+    let mut sort = SORTS
+        .iter()
+        .find(|(value, ..)| *value == asked)
+        .map_or("", |(value, ..)| *value);
     match view {
         "mine" => params.filter.assignee = Some(AssigneeFilter::Me),
         "groups" => params.filter.in_my_groups = true,
         "unassigned" => params.filter.assignee = Some(AssigneeFilter::Nobody),
         "breaching" => {
             params.filter.sla = Some(SlaState::Running);
-            by_due = true;
+            if asked.is_empty() {
+                sort = "due";
+            }
         }
         _ => {}
     }
-    let order = if by_due {
-        TicketOrder {
-            sort: TicketSort::SlaDue,
-            descending: false,
-        }
-    } else {
-        TicketOrder::default()
-    };
+    let order = SORTS
+        .iter()
+        .find(|(value, ..)| *value == sort)
+        .map(|(_, _, by, descending)| TicketOrder {
+            sort: *by,
+            descending: *descending,
+        })
+        .unwrap_or_default();
     let read = read_rows(&state, &user, &params, order).await?;
     let (items, people, clocks, count) = (read.tickets, read.people, read.clocks, read.count);
     let mut passages = read.passages;
@@ -224,15 +264,36 @@ pub async fn page(
         ("any", "Someone".to_string()),
         ("none", "Nobody".to_string()),
     ];
-    // Pages keep the view and the sort beside the filters.
-    let mut extra = String::new();
-    if !view.is_empty() {
-        extra = format!("&view={view}");
-    }
-    if by_due {
-        extra.push_str("&sort=due");
-    }
-    let link = |page: u64| params.link_at("/tickets/", page) + &extra;
+    // Pages keep the view and the sort beside the filters; a header's link keeps the view and the filters.
+    let in_view = if view.is_empty() {
+        String::new()
+    } else {
+        format!("&view={view}")
+    };
+    let sorted = |sort: &str| {
+        if sort.is_empty() {
+            String::new()
+        } else {
+            format!("&sort={sort}")
+        }
+    };
+    let link = |page: u64| params.link_at("/tickets/", page) + &in_view + &sorted(sort);
+    // A column's orders, the one a first click asks for first.
+    let header = |first: &str, second: &str| {
+        let (to, aria) = match sort {
+            s if s == first => (second, sort_direction(first)),
+            s if s == second => (first, sort_direction(second)),
+            _ => (first, ""),
+        };
+        SortHeader {
+            link: params.link_at("/tickets/", 1) + &in_view + &sorted(to),
+            aria,
+        }
+    };
+    let sorts: Vec<_> = SORTS
+        .iter()
+        .map(|(value, label, ..)| (*value, label.to_string()))
+        .collect();
     let views = offered
         .iter()
         .map(|(value, label)| View {
@@ -268,7 +329,10 @@ pub async fn page(
         me: user.actor.id(),
         views,
         view: view.to_string(),
-        by_due,
+        sorts: choices(&sorts, sort),
+        by_number: header("-number", "number"),
+        by_updated: header("-updated", "updated"),
+        by_sla: header("due", "-due"),
         rows,
         q: params.kept("q").to_string(),
         tag: params.kept("tag").to_string(),
@@ -284,6 +348,15 @@ pub async fn page(
         next: (params.page.saturating_mul(params.limit) < count).then(|| link(params.page + 1)),
     };
     Ok(html(StatusCode::OK, &page))
+}
+
+/// Which way a `sort` value reads, for `aria-sort`.
+fn sort_direction(sort: &str) -> &'static str {
+    if sort.starts_with('-') {
+        "descending"
+    } else {
+        "ascending"
+    }
 }
 
 /// The queue's tickets, with what its rows show of them.

@@ -943,3 +943,87 @@ async fn the_team_links_tickets_from_the_page(app: &TestApp) {
     assert_eq!(detail.json["status"], "resolved", "{}", detail.text);
 }
 db_test!(the_team_links_tickets_from_the_page);
+
+/// The queue sorts from its column headers and its drop-down: the header says which way the list reads
+/// (`aria-sort`) and links to the other way, and every link keeps the filters, the view and the order.
+async fn the_queue_sorts_by_its_columns(app: &TestApp) {
+    let owner = app.user("owner").await;
+    let agent = app.agent("agent").await;
+    let owner_actor = actor(app, &owner).await;
+    let mut ids = Vec::new();
+    for title in ["Sort alpha", "Sort bravo", "Sort charlie"] {
+        let input = tickets::NewTicket {
+            title: title.into(),
+            ..Default::default()
+        };
+        ids.push(app.open_for(&owner_actor, input).await.id);
+    }
+    // The first one changes last.
+    let patched = app
+        .patch(
+            &format!("/api/tickets/{}/", ids[0]),
+            Some(&agent.token),
+            serde_json::json!({"priority": "high"}),
+        )
+        .await;
+    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    let browser = login(app, &agent).await;
+    let order = |text: &str| {
+        let mut found: Vec<(usize, &str)> = ["alpha", "bravo", "charlie"]
+            .into_iter()
+            .filter_map(|t| text.find(&format!("Sort {t}<")).map(|at| (at, t)))
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, t)| t).collect::<Vec<_>>()
+    };
+    let queue = |path: String| {
+        let browser = &browser;
+        async move { browser.page(app, &path).await }
+    };
+    let resp = queue("/tickets/".into()).await;
+    assert_eq!(order(&resp.text), ["charlie", "bravo", "alpha"]);
+    // Not sorted by a column: each header offers its first order.
+    assert!(!resp.text.contains("aria-sort"), "{}", resp.text);
+    assert!(
+        resp.text.contains(
+            r#"<a class="sort" href="/tickets/?page=1&#38;limit=20&#38;sort=-number">Number</a>"#
+        ),
+        "{}",
+        resp.text
+    );
+    for (sort, want) in [
+        ("oldest", ["alpha", "bravo", "charlie"]),
+        ("number", ["alpha", "bravo", "charlie"]),
+        ("-number", ["charlie", "bravo", "alpha"]),
+        ("-updated", ["alpha", "charlie", "bravo"]),
+        ("updated", ["bravo", "charlie", "alpha"]),
+        // An order it does not know is the default one, as the REST list's `ordering` is.
+        ("bogus", ["charlie", "bravo", "alpha"]),
+    ] {
+        let resp = queue(format!("/tickets/?sort={sort}")).await;
+        assert_eq!(resp.status, StatusCode::OK);
+        assert_eq!(order(&resp.text), want, "sort={sort}");
+    }
+    // Sorted by Updated, newest first: its header says so and offers the other way; the filters stay.
+    let resp = queue("/tickets/?status=new&sort=-updated".into()).await;
+    assert!(
+        resp.text.contains(r#"<th scope="col" aria-sort="descending"><a class="sort" href="/tickets/?page=1&#38;limit=20&#38;status=new&#38;sort=updated">Updated</a></th>"#),
+        "{}",
+        resp.text
+    );
+    assert!(resp
+        .text
+        .contains(r#"<option value="-updated" selected>Recently updated</option>"#));
+    // Pages keep the order.
+    let resp = queue("/tickets/?sort=oldest&limit=1".into()).await;
+    assert_eq!(order(&resp.text), ["alpha"]);
+    assert!(
+        resp.text
+            .contains(r#"href="/tickets/?page=2&#38;limit=1&#38;sort=oldest" rel="next""#),
+        "{}",
+        resp.text
+    );
+    let resp = queue("/tickets/?sort=oldest&limit=1&page=2".into()).await;
+    assert_eq!(order(&resp.text), ["bravo"]);
+}
+db_test!(the_queue_sorts_by_its_columns);
