@@ -20,6 +20,7 @@ pub mod mailbox;
 pub mod outbox;
 pub mod password_reset;
 pub mod project;
+pub mod saved_view;
 pub mod setting;
 pub mod sla_event;
 pub mod sla_policy;

@@ -38,6 +38,7 @@ mod m20261129_000041_create_mailboxes;
 mod m20261129_000042_ticket_search;
 mod m20261129_000043_ticket_metrics;
 mod m20261129_000044_search_upkeep;
+mod m20261130_000045_saved_views;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -81,6 +82,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000042_ticket_search::Migration),
             Box::new(m20261129_000043_ticket_metrics::Migration),
             Box::new(m20261129_000044_search_upkeep::Migration),
+            Box::new(m20261130_000045_saved_views::Migration),
         ]
     }
 }

@@ -14,6 +14,7 @@ pub mod mail_in;
 pub mod mailboxes;
 pub mod projects;
 pub mod reports;
+pub mod saved_views;
 pub mod search;
 pub mod sign_in;
 pub mod sla;

@@ -41,6 +41,8 @@ pub fn router() -> Routes {
         .route("/", get(home))
         .route("/tickets/", get(queue::page))
         .route("/tickets/bulk/", post(queue::bulk_macro))
+        .route("/tickets/views/", post(queue::save_view))
+        .route("/tickets/views/{id}/remove/", post(queue::remove_view))
         .route("/tickets/live/", get(live::feed))
         // Forms that may carry a file: the front layer bounds their bodies by the upload limit.
         .uploads(

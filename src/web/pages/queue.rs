@@ -3,14 +3,14 @@
 use super::ticket::sla_badge::{most_urgent, TargetBadge};
 use super::{display_name, html, label, Layout, PageResult, PageUser};
 use crate::domain::parse_ticket_number;
-use crate::domain::{Priority, TicketStatus};
+use crate::domain::{Priority, StatusCategory, TicketStatus, Workflow};
 use crate::rest::tickets::query::ListParams;
 use crate::sanitize::html_escape;
 use crate::service::sla::{self, SlaState};
 use crate::service::tickets::{
     AssigneeFilter, Joined, People, TicketFilter, TicketOrder, TicketQuery, TicketSort,
 };
-use crate::service::{search, users};
+use crate::service::{saved_views, search, users};
 use crate::state::AppState;
 use askama::Template;
 use axum::extract::{RawQuery, State};
@@ -70,6 +70,15 @@ const VIEWS: [(&str, &str); 5] = [
     ("breaching", "Breaching soon"),
 ];
 
+/// A saved view in the views bar.
+struct SavedLink {
+    id: i32,
+    name: String,
+    href: String,
+    /// The page shows exactly its filters.
+    current: bool,
+}
+
 /// The queue's orders (`sort=`): the value, what the drop-down calls it, and the order it reads in. Ties break on
 /// the ticket's id in the same direction.
 const SORTS: [(&str, &str, TicketSort, bool); 8] = [
@@ -113,6 +122,13 @@ struct QueuePage {
     me: i32,
     views: Vec<View>,
     view: String,
+    /// The user's saved views.
+    saved: Vec<SavedLink>,
+    /// This page's filters, view and order as a saved view keeps them.
+    this_view: String,
+    /// The save form's name, and why it was not saved, after a failed save.
+    save_name: String,
+    save_error: String,
     /// The drop-down's orders.
     sorts: Vec<Choice>,
     /// The sortable headers.
@@ -169,6 +185,22 @@ pub async fn page(
     user: PageUser,
     RawQuery(raw): RawQuery,
 ) -> PageResult<Response> {
+    render(&state, &user, raw, None).await
+}
+
+/// A view the user tried to save and could not: what they typed and why.
+struct Unsaved {
+    name: String,
+    error: String,
+}
+
+/// The queue for the query string `raw`; with `unsaved`, the save form says why the view was not saved (400).
+async fn render(
+    state: &AppState,
+    user: &PageUser,
+    raw: Option<String>,
+    unsaved: Option<Unsaved>,
+) -> PageResult<Response> {
     let mut params = ListParams::parse(raw.as_deref())?;
     params
         .resolve_fields(&state.db.conn, &state.custom_fields, &user.actor)
@@ -213,7 +245,7 @@ pub async fn page(
             descending: *descending,
         })
         .unwrap_or_default();
-    let read = read_rows(&state, &user, &params, order).await?;
+    let read = read_rows(state, user, &params, order).await?;
     let (items, people, clocks, count) = (read.tickets, read.people, read.clocks, read.count);
     let mut passages = read.passages;
     let name = |id: Option<i32>| {
@@ -240,7 +272,9 @@ pub async fn page(
             assignee: name(t.assignee_id),
             updated: crate::web::comments::web_date(&t.updated_at),
             sla: clocks.get(&t.id).and_then(|c| most_urgent(c, now)),
-            sla_paused: clocks.get(&t.id).is_some_and(|c| c.paused_since.is_some()),
+            // A done ticket's clock has stopped for good: "Paused" is for a clock that will run again.
+            sla_paused: t.status.category() != StatusCategory::Done
+                && clocks.get(&t.id).is_some_and(|c| c.paused_since.is_some()),
         })
         .collect();
     let any = || ("", "Any".to_string());
@@ -294,7 +328,7 @@ pub async fn page(
         .iter()
         .map(|(value, label, ..)| (*value, label.to_string()))
         .collect();
-    let views = offered
+    let views: Vec<View> = offered
         .iter()
         .map(|(value, label)| View {
             value,
@@ -321,8 +355,44 @@ pub async fn page(
     } else {
         Vec::new()
     };
+    let this_view = saved_views::normalise(raw.as_deref().unwrap_or(""));
+    let saved: Vec<SavedLink> = saved_views::list(&state.db.conn, &user.actor)
+        .await?
+        .into_iter()
+        .map(|v| SavedLink {
+            current: v.query == this_view,
+            href: if v.query.is_empty() {
+                "/tickets/".to_string()
+            } else {
+                format!("/tickets/?{}", v.query)
+            },
+            id: v.id,
+            name: v.name,
+        })
+        .collect();
+    let views = if saved.iter().any(|v| v.current) {
+        views
+            .into_iter()
+            .map(|v| View {
+                current: false,
+                ..v
+            })
+            .collect()
+    } else {
+        views
+    };
+    let status = if unsaved.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    let (save_name, save_error) = unsaved.map_or_else(Default::default, |u| (u.name, u.error));
     let page = QueuePage {
-        layout: Layout::for_user(&user),
+        saved,
+        this_view,
+        save_name,
+        save_error,
+        layout: Layout::for_user(user),
         flash,
         macros,
         team,
@@ -347,7 +417,7 @@ pub async fn page(
         previous: (params.page > 1).then(|| link(params.page - 1)),
         next: (params.page.saturating_mul(params.limit) < count).then(|| link(params.page + 1)),
     };
-    Ok(html(StatusCode::OK, &page))
+    Ok(html(status, &page))
 }
 
 /// Which way a `sort` value reads, for `aria-sort`.
@@ -500,5 +570,72 @@ pub async fn bulk_macro(
     let back = format!("/tickets/?changed={changed}&failed={failed}");
     Ok(axum::response::IntoResponse::into_response(
         axum::response::Redirect::to(&back),
+    ))
+}
+
+/// `POST /tickets/views/` (form: `name`, `query`): save the queue's filters, view and order (`query`, the queue's
+/// query string) as one of the user's views, replacing their view of that name; then open it. A bad name answers
+/// the queue with the message next to the field (400).
+#[utoipa::path(post, path = "/tickets/views/", tag = "pages", operation_id = "pageSaveView",
+    summary = "Save the queue's filters as a named view of the signed-in user.",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Saved: to the queue with the view's filters"),
+        (status = 400, description = "The queue, with the message next to the name", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn save_view(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: axum::body::Bytes,
+) -> PageResult<Response> {
+    let form = user.form(&body)?;
+    let query = form.get("query");
+    match saved_views::save(&state.db.conn, &user.actor, form.get("name"), query).await {
+        Ok(saved) => Ok(axum::response::IntoResponse::into_response(
+            axum::response::Redirect::to(&format!("/tickets/?{}", saved.query)),
+        )),
+        Err(crate::error::AppError::Validation { fields, message }) => {
+            let error = fields
+                .get("name")
+                .and_then(|m| m.first().cloned())
+                .unwrap_or(message);
+            let unsaved = Unsaved {
+                name: form.get("name").to_string(),
+                error,
+            };
+            render(
+                &state,
+                &user,
+                Some(saved_views::normalise(query)),
+                Some(unsaved),
+            )
+            .await
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// `POST /tickets/views/{id}/remove/`: remove one of the user's saved views, then back to the queue. Another
+/// user's view is not theirs: 404.
+#[utoipa::path(post, path = "/tickets/views/{id}/remove/", tag = "pages", operation_id = "pageRemoveView",
+    summary = "Remove one of the signed-in user's saved views.",
+    params(("id" = i32, Path, description = "The saved view")),
+    responses(
+        (status = 303, description = "Removed: to the queue"),
+        (status = 404, description = "No such view of this user", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn remove_view(
+    State(state): State<AppState>,
+    user: PageUser,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    body: axum::body::Bytes,
+) -> PageResult<Response> {
+    user.form(&body)?;
+    let id = crate::rest::comments::path_id(&id, "saved view")?;
+    saved_views::remove(&state.db.conn, &user.actor, id).await?;
+    Ok(axum::response::IntoResponse::into_response(
+        axum::response::Redirect::to("/tickets/"),
     ))
 }

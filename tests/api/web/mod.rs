@@ -6,5 +6,6 @@ mod live;
 mod login;
 mod page_versions;
 mod pages;
+mod saved_views;
 mod session;
 mod sla;
