@@ -14,6 +14,46 @@ from common import QUICK, RSS_CEILING_MB, Server, check, latencies, percentile
 LOGINS_CEILING_MB = RSS_CEILING_MB + 100
 
 
+SILENT_SOCKETS = 200
+
+
+def silent_websocket(port):
+    """A GraphQL WebSocket, upgraded, that never sends its `connection_init`: the socket and what was read
+    past the answer's head."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /graphql/ws HTTP/1.1\r\nHost: t\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+              b"Sec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(1024)
+        check(chunk, "the upgrade was not answered")
+        head += chunk
+    check(head.startswith(b"HTTP/1.1 101"), f"no upgrade: {head[:40]!r}")
+    return s, head.split(b"\r\n\r\n", 1)[1]
+
+
+def close_code(upgraded, deadline):
+    """The code of the close frame the server sends on an upgraded socket (the socket and the bytes read past
+    its answer's head) by `deadline`; None when it closed without one, or not at all."""
+    s, data = upgraded
+    try:
+        while len(data) < 4:
+            s.settimeout(max(0.01, deadline - time.time()))
+            chunk = s.recv(64)
+            if not chunk:
+                break
+            data += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    finally:
+        s.close()
+    # A server's close frame: FIN + opcode 8, an unmasked length, then the code in two bytes.
+    if len(data) >= 4 and data[0] == 0x88:
+        return int.from_bytes(data[2:4], "big")
+    return None
+
+
 def scenario_slow():
     crawlers_wanted = 1000 if QUICK else 3000
     header_timeout = 2
@@ -28,6 +68,8 @@ def scenario_slow():
             s = socket.create_connection(("127.0.0.1", server.port))
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: ")
             crawlers.append(s)
+        # An upgraded socket has no header or idle deadline: one that never signs in must still be let go.
+        silent = [silent_websocket(server.port) for _ in range(SILENT_SOCKETS)]
         during = latencies(server, 200)
         closed, deadline = 0, started + header_timeout + 8
         for s in crawlers:
@@ -41,10 +83,13 @@ def scenario_slow():
             s.close()
         took = time.time() - started
         check(closed == crawlers_wanted, f"{closed} of {crawlers_wanted} crawlers closed")
+        codes = [close_code(s, deadline) for s in silent]
+        told = sum(code == 4408 for code in codes)
+        check(told == SILENT_SOCKETS, f"{told} of {SILENT_SOCKETS} silent WebSockets closed with 4408: {codes[:5]}")
         p99b, p99d = percentile(before, 0.99), percentile(during, 0.99)
         check(p99d < p99b + 20, f"p99 {p99b:.1f} ms before, {p99d:.1f} ms with crawlers")
-        return (f"{crawlers_wanted} crawlers closed within {took:.1f} s (header timeout "
-                f"{header_timeout} s); p99 {p99b:.1f} ms before, {p99d:.1f} ms during")
+        return (f"{crawlers_wanted} crawlers and {SILENT_SOCKETS} silent WebSockets closed within {took:.1f} s "
+                f"(header timeout {header_timeout} s); p99 {p99b:.1f} ms before, {p99d:.1f} ms during")
     finally:
         server.stop()
         server.cleanup()

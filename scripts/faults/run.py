@@ -7,7 +7,8 @@
 
 Scenarios (each bounded in time, each on its own database and random port):
   webhook    a webhook endpoint that never answers, beside a working SMTP sink: every email goes out
-  slow       crawling clients (half a header) are cut at the header timeout, others keep their latency
+  slow       crawling clients (half a header) and WebSockets that never sign in are cut at the header
+             timeout (the sockets with 4408), others keep their latency
   documents  distinct GraphQL documents: RSS stays under the documented ceiling
   hostile    GraphQL documents made to stop, stall or starve the server (fragment chains and fan-out,
              floods, deep nesting, huge strings, counts), anonymous and as an agent, on SQLite,
