@@ -16,10 +16,15 @@ pub fn fk(
         .to_owned()
 }
 
+/// The name of the index of `table` on `columns`.
+fn index_name(table: &str, columns: &[&str]) -> String {
+    format!("idx_{table}_{}", columns.join("_"))
+}
+
 /// A (possibly unique) index named after its table and columns.
 pub fn index(table: &str, columns: &[&str], unique: bool) -> IndexCreateStatement {
     let mut stmt = Index::create();
-    stmt.name(format!("idx_{table}_{}", columns.join("_")))
+    stmt.name(index_name(table, columns))
         .table(Alias::new(table))
         .if_not_exists();
     for column in columns {
@@ -29,6 +34,23 @@ pub fn index(table: &str, columns: &[&str], unique: bool) -> IndexCreateStatemen
         stmt.unique();
     }
     stmt.to_owned()
+}
+
+/// Drop the index [`index`] names for `table` and `columns`, if it is there.
+pub async fn drop_index(
+    manager: &SchemaManager<'_>,
+    table: &str,
+    columns: &[&str],
+) -> Result<(), DbErr> {
+    manager
+        .drop_index(
+            Index::drop()
+                .name(index_name(table, columns))
+                .table(Alias::new(table))
+                .if_exists()
+                .to_owned(),
+        )
+        .await
 }
 
 /// Create every index in `indexes`.
@@ -53,6 +75,32 @@ pub async fn drop_tables(manager: &SchemaManager<'_>, tables: &[&str]) -> Result
                     .to_owned(),
             )
             .await?;
+    }
+    Ok(())
+}
+
+/// Run the statements written for the migration's engine, in order, on its connection: `postgres` on PostgreSQL,
+/// `sqlite` on SQLite (for migrations whose SQL the schema builder cannot say: functions, triggers, full-text
+/// tables).
+pub async fn run_statements<P, S>(
+    manager: &SchemaManager<'_>,
+    postgres: &[P],
+    sqlite: &[S],
+) -> Result<(), DbErr>
+where
+    P: AsRef<str> + Sync,
+    S: AsRef<str> + Sync,
+{
+    use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+    let db = manager.get_connection();
+    if manager.get_database_backend() == DbBackend::Postgres {
+        for sql in postgres {
+            db.execute_unprepared(sql.as_ref()).await?;
+        }
+    } else {
+        for sql in sqlite {
+            db.execute_unprepared(sql.as_ref()).await?;
+        }
     }
     Ok(())
 }

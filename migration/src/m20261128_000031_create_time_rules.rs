@@ -2,7 +2,7 @@
 //! ticket (created, last updated, status changed, resolved). Tickets learn when their status last changed,
 //! and each firing is remembered per rule and ticket with the moment it counted from, so a rule fires once
 //! until that moment moves.
-use crate::helpers::{create_indexes, drop_tables, fk, index};
+use crate::helpers::{create_indexes, drop_index, drop_tables, fk, index};
 use sea_orm_migration::{prelude::*, schema::*};
 
 #[derive(DeriveMigrationName)]
@@ -98,6 +98,8 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         drop_tables(manager, &["time_rule_fires", "time_rules"]).await?;
+        // SQLite cannot drop a column an index names.
+        drop_index(manager, "tickets", &["status", "status_changed_at"]).await?;
         manager
             .alter_table(
                 Table::alter()

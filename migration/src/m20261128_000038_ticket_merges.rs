@@ -1,7 +1,7 @@
 //! Merged tickets: a ticket merged into another keeps the one it went into, so that reads of it, replies to
 //! it and comments on it lead there. No foreign key (SQLite cannot add one to an existing table); tickets
 //! are never deleted, only archived, so the id always names a row.
-use crate::helpers::{create_indexes, index};
+use crate::helpers::{create_indexes, drop_index, index};
 use sea_orm_migration::{prelude::*, schema::*};
 
 #[derive(DeriveMigrationName)]
@@ -23,14 +23,7 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .drop_index(
-                Index::drop()
-                    .name("idx_tickets_merged_into_id")
-                    .table(Alias::new("tickets"))
-                    .to_owned(),
-            )
-            .await?;
+        drop_index(manager, "tickets", &["merged_into_id"]).await?;
         manager
             .alter_table(
                 Table::alter()

@@ -16,8 +16,8 @@
 //! - **SQLite:** two contentless FTS5 tables, `ticket_search_public` and `ticket_search_all`, with the `porter`
 //!   tokenizer, ranked with bm25 (`rowid` is the ticket id). FTS5 reads tags as words: the tag names in stored
 //!   HTML (`p`, `br`, `a`) are indexed on SQLite and, being in nearly every document, weigh next to nothing.
+use crate::helpers::run_statements;
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -209,31 +209,10 @@ const SQLITE_DOWN: &[&str] = &[
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let db = manager.get_connection();
-        match manager.get_database_backend() {
-            DbBackend::Postgres => {
-                for sql in POSTGRES_UP {
-                    db.execute_unprepared(sql).await?;
-                }
-            }
-            _ => {
-                for sql in sqlite_up() {
-                    db.execute_unprepared(&sql).await?;
-                }
-            }
-        }
-        Ok(())
+        run_statements(manager, POSTGRES_UP, &sqlite_up()).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let db = manager.get_connection();
-        let statements = match manager.get_database_backend() {
-            DbBackend::Postgres => POSTGRES_DOWN,
-            _ => SQLITE_DOWN,
-        };
-        for sql in statements {
-            db.execute_unprepared(sql).await?;
-        }
-        Ok(())
+        run_statements(manager, POSTGRES_DOWN, SQLITE_DOWN).await
     }
 }

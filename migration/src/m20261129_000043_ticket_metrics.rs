@@ -2,7 +2,7 @@
 //! transaction of each status move: how often it was reopened (moved out of a done status), and how long it
 //! spent in each status category before its current status (milliseconds). A ticket whose status never moved
 //! has no row. And an index on `resolved_at`, which reports read ranges of.
-use crate::helpers::{drop_tables, fk, index};
+use crate::helpers::{drop_index, drop_tables, fk, index};
 use sea_orm_migration::{prelude::*, schema::*};
 
 #[derive(DeriveMigrationName)]
@@ -36,14 +36,7 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .drop_index(
-                Index::drop()
-                    .name("idx_tickets_resolved_at")
-                    .table(Alias::new("tickets"))
-                    .to_owned(),
-            )
-            .await?;
+        drop_index(manager, "tickets", &["resolved_at"]).await?;
         drop_tables(manager, &["ticket_metrics"]).await
     }
 }

@@ -5,9 +5,9 @@
 //! - On PostgreSQL, `deskgraph_search_refresh` becomes PL/pgSQL, whose statement plan each connection keeps;
 //!   as an SQL function its statement was parsed and planned again on every call, which cost more than the
 //!   statement itself.
+use crate::helpers::run_statements;
 use crate::m20261129_000042_ticket_search::{refresh_statement, sqlite_refresh};
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -59,37 +59,16 @@ const SQLITE_UP: &str = "DROP TRIGGER IF EXISTS ticket_search_created; \
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let db = manager.get_connection();
-        match manager.get_database_backend() {
-            DbBackend::Postgres => {
-                for sql in POSTGRES_UP {
-                    db.execute_unprepared(sql).await?;
-                }
-            }
-            _ => {
-                db.execute_unprepared(SQLITE_UP).await?;
-            }
-        }
-        Ok(())
+        run_statements(manager, POSTGRES_UP, &[SQLITE_UP]).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let db = manager.get_connection();
-        match manager.get_database_backend() {
-            DbBackend::Postgres => {
-                for sql in POSTGRES_DOWN {
-                    db.execute_unprepared(sql).await?;
-                }
-            }
-            _ => {
-                let trigger = format!(
-                    "DROP TRIGGER IF EXISTS ticket_search_created; \
-                     CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN {} END",
-                    sqlite_refresh("NEW.id")
-                );
-                db.execute_unprepared(&trigger).await?;
-            }
-        }
-        Ok(())
+        // One statement string: the drop and the create run on one connection.
+        let trigger = format!(
+            "DROP TRIGGER IF EXISTS ticket_search_created; \
+             CREATE TRIGGER ticket_search_created AFTER INSERT ON tickets BEGIN {} END",
+            sqlite_refresh("NEW.id")
+        );
+        run_statements(manager, POSTGRES_DOWN, &[trigger]).await
     }
 }
