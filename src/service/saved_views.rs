@@ -19,8 +19,8 @@ pub const MAX_QUERY: usize = 2000;
 
 /// The queue's parameters a view keeps, in this order (with the custom-field filters, `field.<key>…`, after
 /// them); paging and anything else is left out.
-const KEPT: [&str; 9] = [
-    "view", "q", "status", "priority", "assigned", "tag", "tag_any", "sort", "limit",
+const KEPT: [&str; 10] = [
+    "view", "q", "status", "priority", "assigned", "tag", "tag_any", "closed", "sort", "limit",
 ];
 
 /// One saved view.

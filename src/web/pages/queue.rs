@@ -129,6 +129,8 @@ struct QueuePage {
     /// The save form's name, and why it was not saved, after a failed save.
     save_name: String,
     save_error: String,
+    /// Done tickets are shown too (`closed=1`).
+    show_closed: bool,
     /// The drop-down's orders.
     sorts: Vec<Choice>,
     /// The sortable headers.
@@ -172,6 +174,8 @@ fn choices(all: &[(&'static str, String)], current: &str) -> Vec<Choice> {
         ("priority" = Option<String>, Query, description = "Priority"),
         ("assigned" = Option<String>, Query, description = "`me`, `any`, `none` or a user id"),
         ("page" = Option<u64>, Query, description = "Page, from 1"),
+        ("closed" = Option<String>, Query, description = "`1`: resolved and closed tickets too (without it, and \
+            without `status` or `q`, the queue lists the tickets still to do)"),
         ("sort" = Option<String>, Query, description = "Order: empty (newest first), `oldest`, `updated`, \
             `-updated`, `due`, `-due`, `number`, `-number`; an unknown one is the default"),
     ),
@@ -211,6 +215,16 @@ async fn render(
             .map(|(_, v)| v.into_owned())
             .unwrap_or_default()
     };
+    // The queue is the work still to do: done tickets (resolved, closed) show when asked for, by the toggle, a
+    // status or a search.
+    let show_closed = wanted("closed") == "1";
+    if !show_closed && params.filter.statuses.is_empty() && params.kept("q").trim().is_empty() {
+        params.filter.statuses = TicketStatus::ALL
+            .iter()
+            .copied()
+            .filter(|s| s.category() != StatusCategory::Done)
+            .collect();
+    }
     // Requesters see their own world: their requests, no agent views, no assignee filter.
     let team = user.actor.is_team();
     let offered: &[(&str, &str)] = if team { &VIEWS } else { &REQUESTER_VIEWS };
@@ -299,11 +313,14 @@ async fn render(
         ("none", "Nobody".to_string()),
     ];
     // Pages keep the view and the sort beside the filters; a header's link keeps the view and the filters.
-    let in_view = if view.is_empty() {
+    let mut in_view = if view.is_empty() {
         String::new()
     } else {
         format!("&view={view}")
     };
+    if show_closed {
+        in_view.push_str("&closed=1");
+    }
     let sorted = |sort: &str| {
         if sort.is_empty() {
             String::new()
@@ -399,6 +416,7 @@ async fn render(
         me: user.actor.id(),
         views,
         view: view.to_string(),
+        show_closed,
         sorts: choices(&sorts, sort),
         by_number: header("-number", "number"),
         by_updated: header("-updated", "updated"),

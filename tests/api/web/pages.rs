@@ -1027,3 +1027,68 @@ async fn the_queue_sorts_by_its_columns(app: &TestApp) {
     assert_eq!(order(&resp.text), ["bravo"]);
 }
 db_test!(the_queue_sorts_by_its_columns);
+
+/// The queue lists the work still to do: resolved and closed tickets show with the toggle (kept by the pages,
+/// the headers and saved views), a status that asks for them, or a search.
+async fn the_queue_hides_done_tickets_unless_asked(app: &TestApp) {
+    use sea_orm::{ActiveModelTrait, Set};
+    let owner = app.user("owner").await;
+    let agent = app.agent("agent").await;
+    let owner_actor = actor(app, &owner).await;
+    for (title, status) in [
+        ("Still broken", TicketStatus::New),
+        ("Fixed already", TicketStatus::Resolved),
+        ("Long gone", TicketStatus::Closed),
+    ] {
+        let input = tickets::NewTicket {
+            title: title.into(),
+            ..Default::default()
+        };
+        let made = app.open_for(&owner_actor, input).await;
+        let mut row: entity::ticket::ActiveModel = made.into();
+        row.status = Set(status);
+        row.update(&app.state.db.conn).await.unwrap();
+    }
+    let titles = |text: &str| {
+        ["Still broken", "Fixed already", "Long gone"]
+            .into_iter()
+            .filter(|t| text.contains(t))
+            .collect::<Vec<_>>()
+    };
+    for user in [&agent, &owner] {
+        let browser = login(app, user).await;
+        let resp = browser.page(app, "/tickets/").await;
+        assert_eq!(titles(&resp.text), ["Still broken"], "{}", user.username);
+        assert!(resp.text.contains(r#"<input type="checkbox" id="closed" name="closed" value="1"> Show resolved and closed"#));
+        let resp = browser.page(app, "/tickets/?closed=1").await;
+        assert_eq!(
+            titles(&resp.text),
+            ["Still broken", "Fixed already", "Long gone"]
+        );
+        assert!(resp.text.contains(r#"name="closed" value="1" checked>"#));
+        let resp = browser.page(app, "/tickets/?status=closed").await;
+        assert_eq!(titles(&resp.text), ["Long gone"]);
+        let resp = browser.page(app, "/tickets/?q=gone").await;
+        assert_eq!(titles(&resp.text), ["Long gone"]);
+    }
+    let browser = login(app, &agent).await;
+    // The toggle stays on through the pages and the column headers.
+    let resp = browser.page(app, "/tickets/?closed=1&limit=1").await;
+    assert!(
+        resp.text
+            .contains(r#"href="/tickets/?page=2&#38;limit=1&#38;closed=1" rel="next""#),
+        "{}",
+        resp.text
+    );
+    assert!(resp.text.contains(
+        r#"href="/tickets/?page=1&#38;limit=1&#38;closed=1&#38;sort=-updated">Updated</a>"#
+    ));
+    // And a saved view keeps it.
+    assert!(
+        resp.text
+            .contains(r#"<input type="hidden" name="query" value="closed=1&#38;limit=1">"#),
+        "{}",
+        resp.text
+    );
+}
+db_test!(the_queue_hides_done_tickets_unless_asked);
