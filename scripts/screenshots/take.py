@@ -40,7 +40,8 @@ def shoot(driver, out, name):
     # The whole page's height, so that nothing is cut off below the fold.
     width = driver.execute_script("return window.innerWidth")
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(width, min(max(height, 600), 2400))
+    # The window is a little taller than its viewport.
+    driver.set_window_size(width, min(max(height + 120, 600), 2400))
     path = os.path.join(out, f"{name}.png")
     driver.save_screenshot(path)
     print(path)
