@@ -9,11 +9,46 @@ use std::time::Duration;
 /// of one-off keys does not push out the counts of clients that keep coming.
 const MAX_KEYS: u64 = 100_000;
 
-/// A key unused this long is forgotten: longer than any window counted in.
-const IDLE: Duration = Duration::from_secs(3600 + 60);
+/// A key unused this long is forgotten: longer than two of any window counted in (a sliding count reads
+/// the previous window too).
+const IDLE: Duration = Duration::from_secs(2 * 3600 + 60);
 
-/// A key's window index and its count in that window.
-type Slot = Arc<Mutex<(u64, u64)>>;
+/// A key's latest window, its count there and its count in the window before.
+#[derive(Debug, Default)]
+struct Counts {
+    index: u64,
+    count: u64,
+    previous: u64,
+}
+
+impl Counts {
+    /// Move on to window `index`: the count becomes the previous one when `index` is the next window.
+    fn roll(&mut self, index: u64) {
+        if index == self.index {
+            return;
+        }
+        self.previous = if index == self.index + 1 {
+            self.count
+        } else {
+            0
+        };
+        self.count = 0;
+        self.index = index;
+    }
+
+    /// The count in window `index`, as far as it is kept.
+    fn at(&self, index: u64) -> u64 {
+        if index == self.index {
+            self.count
+        } else if index + 1 == self.index {
+            self.previous
+        } else {
+            0
+        }
+    }
+}
+
+type Slot = Arc<Mutex<Counts>>;
 
 /// In-process counters.
 #[derive(Debug)]
@@ -36,9 +71,7 @@ impl Memory {
         // Looked up first: the key is copied only on a client's first use.
         match self.slots.get(key) {
             Some(slot) => slot,
-            None => self
-                .slots
-                .get_with(key.to_string(), || Arc::new(Mutex::new((0, 0)))),
+            None => self.slots.get_with(key.to_string(), Slot::default),
         }
     }
 
@@ -46,12 +79,9 @@ impl Memory {
     pub fn add(&self, key: &str, amount: u64, window: Window, now: u64) -> u64 {
         let slot = self.slot(key);
         let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-        let index = window.index(now);
-        if slot.0 != index {
-            *slot = (index, 0);
-        }
-        slot.1 = slot.1.saturating_add(amount);
-        slot.1
+        slot.roll(window.index(now));
+        slot.count = slot.count.saturating_add(amount);
+        slot.count
     }
 
     /// Subtract `amount` in the window holding `now` (never below zero; nothing in another window).
@@ -60,8 +90,8 @@ impl Memory {
             return;
         };
         let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.0 == window.index(now) {
-            slot.1 = slot.1.saturating_sub(amount);
+        if slot.index == window.index(now) {
+            slot.count = slot.count.saturating_sub(amount);
         }
     }
 
@@ -70,16 +100,15 @@ impl Memory {
         let Some(slot) = self.slots.get(key) else {
             return 0;
         };
-        let slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.0 == window.index(now) {
-            slot.1
-        } else {
-            0
-        }
+        let count = slot
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .at(window.index(now));
+        count
     }
 
-    /// Forget the key.
-    pub fn delete(&self, key: &str, _window: Window, _now: u64) {
+    /// Forget the key, in every window.
+    pub fn delete(&self, key: &str) {
         self.slots.invalidate(key);
     }
 }

@@ -1,4 +1,4 @@
-//! Counters in fixed time windows, shared by every instance when Redis is configured: the request budgets,
+//! Counters in fixed time windows (and sliding counts over two of them), shared by every instance when Redis is configured: the request budgets,
 //! failed logins and anything else that must be counted across instances.
 //!
 //! Redis is a shared store the service can live without: every Redis call has a short deadline, and the
@@ -29,6 +29,15 @@ impl Window {
     /// Epoch seconds when the window holding `now` ends.
     pub fn reset(self, now: u64) -> u64 {
         (self.index(now) + 1) * self.0.max(1)
+    }
+
+    /// The count over the last window's length up to `now`, from the counts of the window holding `now`
+    /// and of the one before: the earlier window's count is taken in the share of it still inside that
+    /// span (rounded up, so a failure a second before a boundary still counts whole after it).
+    fn sliding(self, current: u64, previous: u64, now: u64) -> u64 {
+        let length = self.0.max(1);
+        let inside = length - now % length;
+        current.saturating_add((previous.saturating_mul(inside)).div_ceil(length))
     }
 }
 
@@ -100,15 +109,51 @@ impl Counters {
         window: Window,
         now: u64,
     ) -> Decision {
-        let reset = window.reset(now);
-        let count = match &self.redis {
-            Some(shared) => match shared.add(key, amount, window, now).await {
-                Some(count) => count,
-                None => self.memory.add(key, amount, window, now),
-            },
-            None => self.memory.add(key, amount, window, now),
-        };
-        Decision::of(count, limit, reset)
+        let count = self.add(key, amount, window, now).await;
+        Decision::of(count, limit, window.reset(now))
+    }
+
+    /// Like [`Counters::take`], judged on the sliding count (the window's length up to `now`), so that
+    /// uses just before a boundary are not forgotten just after it.
+    pub async fn take_sliding(
+        &self,
+        key: &str,
+        amount: u64,
+        limit: u64,
+        window: Window,
+        now: u64,
+    ) -> Decision {
+        let current = self.add(key, amount, window, now).await;
+        let previous = self.previous(key, window, now).await;
+        Decision::of(
+            window.sliding(current, previous, now),
+            limit,
+            window.reset(now),
+        )
+    }
+
+    /// `key`'s sliding count: over the window's length up to `now`.
+    pub async fn count_sliding(&self, key: &str, window: Window, now: u64) -> u64 {
+        let current = self.count(key, window, now).await;
+        let previous = self.previous(key, window, now).await;
+        window.sliding(current, previous, now)
+    }
+
+    /// `key`'s count in the window before the one holding `now`.
+    async fn previous(&self, key: &str, window: Window, now: u64) -> u64 {
+        match now.checked_sub(window.0.max(1)) {
+            Some(then) => self.count(key, window, then).await,
+            None => 0,
+        }
+    }
+
+    async fn add(&self, key: &str, amount: u64, window: Window, now: u64) -> u64 {
+        if let Some(shared) = &self.redis {
+            if let Some(count) = shared.add(key, amount, window, now).await {
+                return count;
+            }
+        }
+        self.memory.add(key, amount, window, now)
     }
 
     /// `key`'s count in the window holding `now`, without adding to it.
@@ -133,13 +178,13 @@ impl Counters {
         self.memory.subtract(key, amount, window, now);
     }
 
-    /// Forget `key`'s count in the window holding `now`.
+    /// Forget `key`'s count in the window holding `now` and in the one before.
     pub async fn reset(&self, key: &str, window: Window, now: u64) {
         if let Some(shared) = &self.redis {
             shared.delete(key, window, now).await;
         }
         // Also here: counts taken while Redis was away must not outlive a reset either.
-        self.memory.delete(key, window, now);
+        self.memory.delete(key);
     }
 }
 
@@ -203,6 +248,29 @@ mod tests {
         assert_eq!(store.count("login", quarter, 899).await, 1);
         assert_eq!(store.count("login", quarter, 900).await, 0);
         assert_eq!(quarter.reset(100), 900);
+    }
+
+    #[tokio::test]
+    async fn sliding_counts_carry_the_previous_window_in_the_share_still_inside() {
+        let store = Counters::memory();
+        let quarter = Window(900);
+        for _ in 0..3 {
+            store.take_sliding("k", 1, 5, quarter, 899).await;
+        }
+        // A second past the boundary the three still count whole; the fixed count has forgotten them.
+        assert_eq!(store.count("k", quarter, 901).await, 0);
+        assert_eq!(store.count_sliding("k", quarter, 901).await, 3);
+        store.take_sliding("k", 1, 5, quarter, 901).await;
+        let fifth = store.take_sliding("k", 1, 5, quarter, 902).await;
+        assert_eq!((fifth.allowed, fifth.remaining), (true, 0));
+        assert!(!store.take_sliding("k", 1, 5, quarter, 903).await.allowed);
+        // Half-way through the next window, half of the earlier three (rounded up) and the three since.
+        assert_eq!(store.count_sliding("k", quarter, 1350).await, 2 + 3);
+        // Two windows on, nothing.
+        assert_eq!(store.count_sliding("k", quarter, 2700).await, 0);
+        store.take_sliding("k", 1, 5, quarter, 1000).await;
+        store.reset("k", quarter, 1800).await;
+        assert_eq!(store.count_sliding("k", quarter, 1800).await, 0);
     }
 
     #[tokio::test]

@@ -10,7 +10,8 @@ use std::time::Duration;
 /// How often the probe asks a Redis that went away.
 const PROBE_EVERY: Duration = Duration::from_secs(1);
 
-/// Keys outlive their window by this much, so that clocks a little apart still find them.
+/// Keys outlive the window after theirs (a sliding count reads the previous window) by this much, so that
+/// clocks a little apart still find them.
 const KEY_SLACK_SECONDS: u64 = 60;
 
 /// The Redis side of [`super::Counters`]. Cheap to share: the probe holds a clone.
@@ -65,7 +66,7 @@ impl Shared {
     pub async fn add(&self, key: &str, amount: u64, window: Window, now: u64) -> Option<u64> {
         let redis_key = self.key(key, window, now);
         let mut conn = self.0.manager.clone();
-        let ttl = (window.0 + KEY_SLACK_SECONDS) as i64;
+        let ttl = (2 * window.0 + KEY_SLACK_SECONDS) as i64;
         let reply: Option<(u64,)> = self
             .call(async move {
                 ::redis::pipe()
@@ -116,14 +117,16 @@ impl Shared {
         reply.map(Option::unwrap_or_default)
     }
 
-    /// Delete the count (nothing when Redis is away).
+    /// Delete the counts of the window holding `now` and of the one before (nothing when Redis is away).
     pub async fn delete(&self, key: &str, window: Window, now: u64) {
-        let redis_key = self.key(key, window, now);
+        let current = self.key(key, window, now);
+        let previous = self.key(key, window, now.saturating_sub(window.0));
         let mut conn = self.0.manager.clone();
         let _: Option<u64> = self
             .call(async move {
                 ::redis::cmd("DEL")
-                    .arg(&redis_key)
+                    .arg(&current)
+                    .arg(&previous)
                     .query_async(&mut conn)
                     .await
             })

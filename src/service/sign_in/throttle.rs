@@ -1,9 +1,10 @@
 //! Failed sign-ins, counted per account and per client address in [`crate::counters`] (shared by every
 //! instance when Redis is configured), whatever door the attempt came through.
 //!
-//! Counting is in fixed windows (`window_seconds`, aligned to the clock). The failure that reaches the limit
-//! also marks the next window as locked, so that a lock lasts from that failure to the end of the following
-//! window (between one and two windows) rather than until a boundary that may be a second away.
+//! Failures are counted over the last `window_seconds` (a sliding count over two clock-aligned windows), so
+//! that failures just before a window's boundary are not forgotten just after it. The failure that reaches
+//! the limit also marks the next window as locked, so that a lock lasts from that failure to the end of the
+//! following window (between one and two windows) rather than until a boundary that may be a second away.
 //!
 //! An attempt is reserved (counted) against both its account and its address before its password is
 //! checked, each with one atomic increment that also judges the new count (in memory or in Redis):
@@ -25,7 +26,8 @@ pub struct Attempt<'a> {
     account: Keys,
     address: Option<Keys>,
     client: Option<IpAddr>,
-    /// When the attempt was reserved: a success gives the address's count back in that window.
+    /// When the attempt was reserved: it is counted and judged then, and a success gives the address's
+    /// count back in that window.
     at: u64,
 }
 
@@ -53,8 +55,18 @@ pub async fn admit<'a>(
     username: &str,
     client: Option<IpAddr>,
 ) -> AppResult<Attempt<'a>> {
+    admit_at(counters, limits, username, client, now()).await
+}
+
+/// [`admit`] at `now` (epoch seconds).
+async fn admit_at<'a>(
+    counters: &'a Counters,
+    limits: LoginThrottle,
+    username: &str,
+    client: Option<IpAddr>,
+    now: u64,
+) -> AppResult<Attempt<'a>> {
     let window = Window(limits.window_seconds);
-    let now = now();
     // Hashed: a name of any length (or content) makes a short, plain key.
     let account = Keys::new("account", &hex::encode(Sha256::digest(username.as_bytes())));
     let address = client.map(|ip| Keys::new("address", &address_key(ip)));
@@ -68,7 +80,7 @@ pub async fn admit<'a>(
     }
     if let Some(address) = &address {
         let reserved = counters
-            .take(
+            .take_sliding(
                 &address.failures,
                 1,
                 limits.max_failures_per_address,
@@ -81,7 +93,7 @@ pub async fn admit<'a>(
         }
     }
     let reserved = counters
-        .take(&account.failures, 1, limits.max_failures, window, now)
+        .take_sliding(&account.failures, 1, limits.max_failures, window, now)
         .await;
     if !reserved.allowed {
         // The address's reservation stands: a refused attempt still counts against where it came from.
@@ -116,10 +128,10 @@ impl Attempt<'_> {
     /// address's grows, and whichever reached its limit is locked through the next window too.
     pub async fn failed(self) {
         let window = Window(self.limits.window_seconds);
-        let now = now();
+        let now = self.at;
         let account = self
             .counters
-            .count(&self.account.failures, window, now)
+            .count_sliding(&self.account.failures, window, now)
             .await;
         if account >= self.limits.max_failures {
             self.lock_next_window(&self.account, "account", window, now)
@@ -127,7 +139,10 @@ impl Attempt<'_> {
         }
         if let Some(address) = &self.address {
             // Counted when the attempt was reserved.
-            let counted = self.counters.count(&address.failures, window, now).await;
+            let counted = self
+                .counters
+                .count_sliding(&address.failures, window, now)
+                .await;
             if counted >= self.limits.max_failures_per_address {
                 self.lock_next_window(address, "address", window, now).await;
             }
@@ -171,8 +186,18 @@ mod tests {
     }
 
     async fn attempt(counters: &Counters, user: &str, ip: &str, ok: bool) -> AppResult<()> {
+        attempt_at(counters, user, ip, ok, now()).await
+    }
+
+    async fn attempt_at(
+        counters: &Counters,
+        user: &str,
+        ip: &str,
+        ok: bool,
+        at: u64,
+    ) -> AppResult<()> {
         let client = ip.parse().ok();
-        let attempt = admit(counters, limits(), user, client).await?;
+        let attempt = admit_at(counters, limits(), user, client, at).await?;
         if ok {
             attempt.succeeded().await;
         } else {
@@ -215,5 +240,34 @@ mod tests {
         assert!(attempt(&counters, "f", "2001:db8:0:1::2", true)
             .await
             .is_ok());
+    }
+
+    #[tokio::test]
+    async fn failures_either_side_of_a_boundary_still_lock() {
+        let counters = Counters::memory();
+        let boundary = 1_800_000_u64 * 900;
+        for second in [3, 2] {
+            assert!(
+                attempt_at(&counters, "ann", "192.0.2.1", false, boundary - second)
+                    .await
+                    .is_ok()
+            );
+        }
+        assert!(
+            attempt_at(&counters, "ann", "192.0.2.2", false, boundary + 1)
+                .await
+                .is_ok()
+        );
+        let locked = attempt_at(&counters, "ann", "192.0.2.3", true, boundary + 2).await;
+        assert!(
+            matches!(locked, Err(AppError::RateLimited { .. })),
+            "{locked:?}"
+        );
+        // A quiet window later the account may try again.
+        assert!(
+            attempt_at(&counters, "ann", "192.0.2.3", true, boundary + 2 * 900)
+                .await
+                .is_ok()
+        );
     }
 }
