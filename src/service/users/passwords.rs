@@ -163,7 +163,7 @@ pub async fn change_mine(
 
 /// Ask for a reset link for `email`. The answer is the same whether an active account has that address or
 /// not, and takes the same time: the lookup and the write happen after the caller has its answer. Requests
-/// are counted per address and per client like failed sign-ins (429 past the limit).
+/// are counted per address and per client like failed sign-ins, over the last window (429 past the limit).
 pub async fn request_reset(
     deps: PeopleDeps<'_>,
     counters: &Counters,
@@ -190,7 +190,7 @@ pub async fn request_reset(
         ));
     }
     for (key, limit) in keys {
-        let taken = counters.take(&key, 1, limit, window, at).await;
+        let taken = counters.take_sliding(&key, 1, limit, window, at).await;
         if !taken.allowed {
             return Err(AppError::RateLimited {
                 retry_after: Ord::max(window.reset(at).saturating_sub(at), 1),
