@@ -1,5 +1,6 @@
 // deskgraph web interface: progressive enhancement of the server-rendered pages. Everything works
-// without this file except editing a comment in place, the queue's live rows and its keyboard shortcuts.
+// without this file except editing a comment in place, the queue's live rows and its keyboard shortcuts;
+// the ticket page's quick edits save on change here and with their Save button without it.
 (function () {
   'use strict';
 
@@ -148,6 +149,82 @@
     });
   }
 
+  // The ticket page's side panel saves each change as it is made: the form's own post (the same endpoint
+  // and service call as without JavaScript), then the panel and the history are swapped in from the page
+  // it leads back to, with its confirmation. Changes made while a save is under way are sent after it.
+  function setUpQuickEdit(form) {
+    var saving = false;
+    var again = false;
+    var timer = null;
+    var button = form.querySelector('.js-quick-save');
+    if (button) { button.hidden = true; }
+    var error = form.querySelector('.js-quick-error');
+    function save() {
+      timer = null;
+      if (saving) { again = true; return; }
+      saving = true;
+      again = false;
+      form.classList.add('saving');
+      fetch(form.action, {
+        method: 'POST', credentials: 'same-origin', body: new URLSearchParams(new FormData(form)),
+        headers: { 'Accept': 'text/html' }
+      }).then(function (resp) {
+        return resp.text().then(function (text) {
+          return { ok: resp.ok, page: new DOMParser().parseFromString(text, 'text/html'), status: resp.status };
+        });
+      }).then(function (answer) {
+        saving = false;
+        form.classList.remove('saving');
+        if (!answer.ok || !answer.page.getElementById('ticket-side')) {
+          var said = answer.page.querySelector('.error-text');
+          showError(error, said ? said.textContent : 'The server answered ' + answer.status);
+          return;
+        }
+        if (again) { save(); return; }
+        swapTicket(answer.page);
+      }).catch(function (err) {
+        saving = false;
+        form.classList.remove('saving');
+        showError(error, err.message);
+      });
+    }
+    function soon() {
+      if (timer !== null) { window.clearTimeout(timer); }
+      // A burst of changes (arrow keys through a list) is one save.
+      timer = window.setTimeout(save, 500);
+    }
+    form.addEventListener('change', soon);
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      if (timer !== null) { window.clearTimeout(timer); }
+      save();
+    });
+  }
+
+  // Put in the side panel, the history and the confirmation of `page` (the ticket page as it is now),
+  // keeping the focus where it was.
+  function swapTicket(page) {
+    var focused = document.activeElement && document.activeElement.id;
+    ['ticket-side', 'history'].forEach(function (id) {
+      var now = page.getElementById(id);
+      var shown = document.getElementById(id);
+      if (now && shown) { shown.replaceWith(document.importNode(now, true)); }
+    });
+    var flash = page.getElementById('flash');
+    var shownFlash = document.getElementById('flash');
+    if (flash) {
+      if (shownFlash) {
+        shownFlash.textContent = flash.textContent;
+      } else {
+        var article = document.querySelector('article.ticket');
+        if (article) { article.parentNode.insertBefore(document.importNode(flash, true), article); }
+      }
+      announce(flash.textContent);
+    }
+    var form = document.getElementById('quick-edit');
+    if (form) { setUpQuickEdit(form); }
+    if (focused && document.getElementById(focused)) { document.getElementById(focused).focus(); }
+  }
 
   // The queue: its rows follow the live feed (server-sent events naming each visible ticket that changed) by
   // reading the page again and swapping in its rows, and the keyboard moves through them. A queue where boxes
@@ -281,5 +358,7 @@
     }
     var results = document.getElementById('queue-results');
     if (results) { setUpQueue(results); }
+    var quick = document.getElementById('quick-edit');
+    if (quick) { setUpQuickEdit(quick); }
   });
 }());

@@ -248,6 +248,11 @@ pub async fn list_groups(db: &impl ConnectionTrait, take: Take) -> AppResult<Vec
     Ok(take.limit(select).all(db).await?)
 }
 
+/// Group `id`, if it exists (group names are no secret: every ticket shows its group).
+pub async fn group_by_id(db: &impl ConnectionTrait, id: i32) -> AppResult<Option<group::Model>> {
+    Ok(group::Entity::find_by_id(id).one(db).await?)
+}
+
 /// The active team members of group `group_id`, by id: whom a rule may hand the group's tickets to.
 pub async fn assignable_members(db: &impl ConnectionTrait, group_id: i32) -> AppResult<Vec<i32>> {
     let members = Query::select()

@@ -1,7 +1,9 @@
 //! The agent's workspace in headless Chromium: the queue's views ("Unassigned", "Mine", "Breaching
 //! soon") are clicked through, a ticket is assigned to me and its priority raised from its page, and the
 //! SLA badge the new priority's policy sets shows. Skipped like `browser.rs` without a browser.
-use crate::support::browser::{eventually, in_chromium, sign_in, wait_for};
+use crate::support::browser::{
+    eventually, in_chromium, in_chromium_without_javascript, sign_in, wait_for,
+};
 use crate::support::helpers::TestApp;
 use crate::support::world::actor;
 use deskgraph::domain::Priority;
@@ -48,7 +50,9 @@ async fn an_agent_assigns_prioritises_and_watches_the_clock_in_chromium() {
     let app = TestApp::sqlite().await;
     let admin = app.admin("admin").await;
     let owner = app.user("owner").await;
-    app.agent("agent").await;
+    let agent = app.agent("agent").await;
+    let agent_a = actor(&app, &agent).await;
+    let db = app.state.db.conn.clone();
     let policy = app
         .graphql(
             Some(&admin.token),
@@ -106,27 +110,49 @@ async fn an_agent_assigns_prioritises_and_watches_the_clock_in_chromium() {
         })
         .await;
 
-        // Raise its priority: the critical policy's clock starts, and its badge shows.
-        wait_for(&client, "details.edit-ticket summary")
-            .await
-            .click()
-            .await
-            .unwrap();
+        // Raise its priority in the side panel: it saves on change, without a reload, and says so. The
+        // critical policy's clock starts, and its badge shows.
+        let marker = "document.title += ' (not reloaded)'";
+        client.execute(marker, vec![]).await.unwrap();
+        assert!(
+            !wait_for(&client, "#save-details")
+                .await
+                .is_displayed()
+                .await
+                .unwrap(),
+            "the Save button is for pages without JavaScript"
+        );
         wait_for(&client, "#edit-priority option[value=critical]")
             .await
             .click()
             .await
             .unwrap();
-        wait_for(&client, "#save-ticket")
-            .await
-            .click()
-            .await
-            .unwrap();
+        eventually("the panel to show the new SLA", || async {
+            match client.find(Locator::Css("#ticket-sla")).await {
+                Ok(sla) => sla.text().await.unwrap_or_default().contains("Urgent"),
+                Err(_) => false,
+            }
+        })
+        .await;
         let sla = wait_for(&client, "#ticket-sla").await;
         let text = sla.text().await.unwrap();
-        assert!(text.contains("Urgent"), "{text}");
         assert!(text.contains("First response due in 2"), "{text}");
         assert!(text.contains("Resolution due in"), "{text}");
+        let flash = wait_for(&client, "#flash").await.text().await.unwrap();
+        assert_eq!(flash, "Priority set to Critical");
+        let title = client.title().await.unwrap();
+        assert!(title.ends_with("(not reloaded)"), "{title}");
+        // The history has the change, and the focus stayed on the picker.
+        let history = wait_for(&client, "#history").await.text().await.unwrap();
+        assert!(history.contains("Critical"), "{history}");
+        let focused: serde_json::Value = client
+            .execute("return document.activeElement.id", vec![])
+            .await
+            .unwrap();
+        assert_eq!(focused, "edit-priority");
+        // The database has it.
+        let saved = tickets::get(&db, &agent_a, server_down).await.unwrap();
+        assert_eq!(saved.priority, Priority::Critical);
 
         assert_eq!(view(&client, &base, "Mine").await, ["Server down"]);
         assert_eq!(view(&client, &base, "Unassigned").await, ["Calm one"]);
@@ -137,6 +163,54 @@ async fn an_agent_assigns_prioritises_and_watches_the_clock_in_chromium() {
         // The queue shows when it is due.
         let due = wait_for(&client, "td.sla-cell").await.text().await.unwrap();
         assert!(!due.trim().is_empty(), "no due time in the queue");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_javascript_the_side_panel_saves_with_its_button() {
+    let app = TestApp::sqlite().await;
+    let owner = app.user("owner").await;
+    let agent = app.agent("agent").await;
+    let agent_a = actor(&app, &agent).await;
+    let owner_a = actor(&app, &owner).await;
+    let db = app.state.db.conn.clone();
+    let new = tickets::NewTicket {
+        title: "Dock has no power".into(),
+        ..Default::default()
+    };
+    let id = tickets::create(
+        app.state.write_deps(deskgraph::domain::Channel::System),
+        &owner_a,
+        new,
+    )
+    .await
+    .unwrap()
+    .id;
+    in_chromium_without_javascript(&app, |client, base| async move {
+        sign_in(&client, &base, "agent").await;
+        client.goto(&format!("{base}/tickets/{id}/")).await.unwrap();
+        wait_for(&client, "#edit-priority option[value=high]")
+            .await
+            .click()
+            .await
+            .unwrap();
+        wait_for(&client, "#edit-due")
+            .await
+            .send_keys("12312030")
+            .await
+            .unwrap();
+        let save = wait_for(&client, "#save-details").await;
+        assert!(save.is_displayed().await.unwrap());
+        save.click().await.unwrap();
+        let flash = wait_for(&client, "#flash").await.text().await.unwrap();
+        assert_eq!(flash, "Changes saved");
+        let saved = tickets::get(&db, &agent_a, id).await.unwrap();
+        assert_eq!(saved.priority, Priority::High);
+        assert_eq!(
+            saved.due_date.map(|d| d.to_string()).as_deref(),
+            Some("2030-12-31")
+        );
     })
     .await;
 }

@@ -154,7 +154,7 @@ pub async fn edit(
     if patch.fields().is_empty() {
         return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
     }
-    let to_me = patch.assignee_id == Some(Some(user.actor.id())) && patch.fields().len() == 1;
+    let said = saved(&patch, user.actor.id());
     tickets::update(
         state.write_deps(crate::domain::Channel::Web),
         &user.actor,
@@ -162,14 +162,48 @@ pub async fn edit(
         patch,
     )
     .await?;
-    Ok(super::flash::back(
-        id,
-        if to_me {
-            "Assigned to you"
+    Ok(super::flash::back(id, &said))
+}
+
+/// The confirmation of an edit: what changed when it was one field (the side panel saves one at a time).
+fn saved(patch: &TicketPatch, me: i32) -> String {
+    if patch.fields().len() != 1 {
+        return "Changes saved".to_string();
+    }
+    if let Some(priority) = patch.priority {
+        format!(
+            "Priority set to {}",
+            crate::web::pages::label(priority.as_str())
+        )
+    } else if let Some(assignee) = patch.assignee_id {
+        match assignee {
+            Some(id) if id == me => "Assigned to you",
+            Some(_) => "Assignee changed",
+            None => "Unassigned",
+        }
+        .to_string()
+    } else if let Some(group) = patch.assigned_group_id {
+        if group.is_some() {
+            "Group changed"
         } else {
-            "Changes saved"
-        },
-    ))
+            "Group removed"
+        }
+        .to_string()
+    } else if let Some(project) = patch.project_id {
+        if project.is_some() {
+            "Project changed"
+        } else {
+            "Project removed"
+        }
+        .to_string()
+    } else if let Some(due) = patch.due_date {
+        match due {
+            Some(day) => format!("Due date set to {day}"),
+            None => "Due date removed".to_string(),
+        }
+    } else {
+        "Changes saved".to_string()
+    }
 }
 
 /// `POST /tickets/<id>/macro/` (form, `macro=<id>`): apply one of the viewer's macros to the ticket.

@@ -66,6 +66,8 @@ struct TicketPage {
     priority_label: String,
     requester: String,
     assignee: String,
+    /// The assigned group's name, shown to those who cannot change it.
+    group: String,
     project: String,
     due: String,
     created: String,
@@ -168,6 +170,13 @@ pub async fn render_ticket(
         .collect();
     let can_edit_all = rules::can_update_all(actor, &t);
     let (projects, people_choices, groups) = edit_choices(state, actor, &t, can_edit_all).await?;
+    let group = match t.assigned_group_id.filter(|_| !can_edit_all) {
+        Some(id) => crate::service::users::group_by_id(db, id)
+            .await?
+            .map(|g| g.name)
+            .unwrap_or_default(),
+        None => String::new(),
+    };
     let priorities = Priority::ALL
         .iter()
         .map(|p| choice(p.as_str().to_string(), label(p.as_str()), *p == t.priority))
@@ -254,6 +263,7 @@ pub async fn render_ticket(
         priority_label: label(t.priority.as_str()),
         requester: name(Some(t.requester_id)),
         assignee: name(t.assignee_id),
+        group,
         project: project.map(|p| p.name.clone()).unwrap_or_default(),
         due: t.due_date.map(|d| d.to_string()).unwrap_or_default(),
         created: web_date(&t.created_at),
