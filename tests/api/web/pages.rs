@@ -386,7 +386,9 @@ async fn form_posts_need_the_csrf_token(app: &TestApp) {
     );
     // The requester may change the priority: the side panel's picker shows it.
     assert!(
-        created.text.contains("<option value=\"high\" selected>High</option>"),
+        created
+            .text
+            .contains("<option value=\"high\" selected>High</option>"),
         "{}",
         created.text
     );
