@@ -1,6 +1,7 @@
 // deskgraph web interface: progressive enhancement of the server-rendered pages. Everything works
 // without this file except editing a comment in place, the queue's live rows and its keyboard shortcuts;
-// the ticket page's quick edits save on change here and with their Save button without it.
+// the ticket page's quick edits save on change here and with their Save button without it; files are dropped
+// or pasted here and chosen with the file input without it.
 (function () {
   'use strict';
 
@@ -146,6 +147,43 @@
           window.location.reload();
         })
         .catch(function (err) { showError(form.querySelector('.js-form-error'), err.message); });
+    });
+  }
+
+  // Files dropped on a form, or pasted into its text, join those chosen in its file input (`data-drop` names
+  // the form), so the form's own multipart post sends them all.
+  function setUpDrop(input) {
+    var zone = document.querySelector(input.getAttribute('data-drop'));
+    if (!zone || !window.DataTransfer) { return; }
+    var hint = zone.querySelector('.drop-hint');
+    if (hint) { hint.hidden = false; }
+    function add(files) {
+      var all = new DataTransfer();
+      Array.prototype.forEach.call(input.files, function (f) { all.items.add(f); });
+      Array.prototype.forEach.call(files, function (f) { all.items.add(f); });
+      input.files = all.files;
+      announce(all.files.length === 1 ? '1 file attached.' : all.files.length + ' files attached.');
+    }
+    zone.addEventListener('dragover', function (event) {
+      if (event.dataTransfer && Array.prototype.indexOf.call(event.dataTransfer.types, 'Files') >= 0) {
+        event.preventDefault();
+        zone.classList.add('dropping');
+      }
+    });
+    zone.addEventListener('dragleave', function () { zone.classList.remove('dropping'); });
+    zone.addEventListener('drop', function (event) {
+      zone.classList.remove('dropping');
+      if (event.dataTransfer && event.dataTransfer.files.length > 0) {
+        event.preventDefault();
+        add(event.dataTransfer.files);
+      }
+    });
+    zone.addEventListener('paste', function (event) {
+      var files = event.clipboardData && event.clipboardData.files;
+      if (files && files.length > 0) {
+        event.preventDefault();
+        add(files);
+      }
     });
   }
 
@@ -348,7 +386,19 @@
     });
   }
 
+  // The browser's time zone, for the server to show dates in when the user has not chosen one in settings.
+  function keepTimeZone() {
+    var zone = '';
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch (e) { return; }
+    var match = document.cookie.match(/(?:^|;\s*)tz=([^;]*)/);
+    var kept = match ? decodeURIComponent(match[1]) : '';
+    if (zone && zone !== kept) {
+      document.cookie = 'tz=' + encodeURIComponent(zone) + '; path=/; max-age=31536000; samesite=lax';
+    }
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    keepTimeZone();
     Array.prototype.forEach.call(document.querySelectorAll('.comment[data-comment-id]'), setUpComment);
     var form = document.getElementById('comment-form');
     if (form) {
@@ -360,5 +410,6 @@
     if (results) { setUpQueue(results); }
     var quick = document.getElementById('quick-edit');
     if (quick) { setUpQuickEdit(quick); }
+    Array.prototype.forEach.call(document.querySelectorAll('input[type=file][data-drop]'), setUpDrop);
   });
 }());

@@ -20,6 +20,8 @@ pub struct Model {
     pub last_login_at: Option<DateTimeUtc>,
     /// Access tokens (JWTs) issued before this are refused: set on deactivation and on a new password.
     pub credentials_changed_at: Option<DateTimeUtc>,
+    /// The IANA time zone the web pages show dates in; none follows the browser's.
+    pub time_zone: Option<String>,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

@@ -39,6 +39,7 @@ mod m20261129_000042_ticket_search;
 mod m20261129_000043_ticket_metrics;
 mod m20261129_000044_search_upkeep;
 mod m20261130_000045_saved_views;
+mod m20261130_000046_user_time_zone;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -83,6 +84,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000043_ticket_metrics::Migration),
             Box::new(m20261129_000044_search_upkeep::Migration),
             Box::new(m20261130_000045_saved_views::Migration),
+            Box::new(m20261130_000046_user_time_zone::Migration),
         ]
     }
 }

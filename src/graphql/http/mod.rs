@@ -66,7 +66,7 @@ pub async fn graphql_post(
     }
     let options = async_graphql::http::MultipartOptions::default()
         .max_file_size(usize::try_from(state.config.max_upload_bytes).unwrap_or(usize::MAX))
-        .max_num_files(MAX_FILES);
+        .max_num_files(crate::service::attachments::MAX_FILES_PER_POST);
     let tripped = Arc::new(AtomicBool::new(false));
     let mut cap = if multipart {
         FrontCap::new(content_type, state.config.max_body_bytes, tripped.clone())
@@ -118,9 +118,6 @@ fn session_auth(
     };
     (auth, secret)
 }
-
-/// Files one GraphQL multipart request may carry.
-const MAX_FILES: usize = 10;
 
 fn has_preflight_header(headers: &HeaderMap) -> bool {
     ["apollo-require-preflight", "x-apollo-operation-name"]

@@ -16,6 +16,7 @@ pub use lists::{readable_by_comment, readable_by_ticket};
 pub use signed::{open_signed, SignedQuery, UrlKey, LINK_SECONDS};
 pub use upload::{
     check, create, insert, spool, spool_file, stage, too_large, NewAttachment, Spooled, Staged,
+    MAX_FILES_PER_POST,
 };
 
 use crate::auth::Actor;

@@ -18,6 +18,10 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::io::{Seek, Write};
 
+/// Most files one post may carry (a GraphQL multipart request, a web form): together they are bounded by
+/// the upload limit too, since the request body is.
+pub const MAX_FILES_PER_POST: usize = 10;
+
 /// An upload's bytes, spooled and measured.
 #[derive(Debug)]
 pub struct Spooled {

@@ -338,6 +338,46 @@ pub async fn update(
     Ok(updated)
 }
 
+/// An IANA time zone name as typed (`Europe/Berlin`), checked; blank is none (follow the browser).
+pub fn parse_time_zone(text: &str) -> AppResult<Option<chrono_tz::Tz>> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse::<chrono_tz::Tz>()
+        .map(Some)
+        .map_err(|_| AppError::field("time_zone", "choose a time zone from the list"))
+}
+
+/// Set the time zone `actor` reads the web pages' dates in (`None`: the browser's), recorded in the audit
+/// trail like any change to an account.
+pub async fn set_time_zone(
+    deps: PeopleDeps<'_>,
+    actor: &crate::auth::Actor,
+    zone: Option<chrono_tz::Tz>,
+) -> AppResult<()> {
+    let current = find(&deps.db.conn, actor.id()).await?;
+    let zone = zone.map(|z| z.name().to_string());
+    if current.time_zone == zone {
+        return Ok(());
+    }
+    let mut changes = Changes::new();
+    changes.diff("time_zone", &current.time_zone, &zone);
+    let txn = deps.db.begin_write().await?;
+    let mut next = current.into_active_model();
+    next.time_zone = Set(zone);
+    next.update(&txn).await?;
+    audit::record(
+        &txn,
+        audit::Entry::new(Some(actor.id()), "user", actor.id(), "update")
+            .changes(changes.into_value()),
+    )
+    .await?;
+    txn.commit().await?;
+    deps.auth_cache.changed(deps.db).await;
+    Ok(())
+}
+
 /// Refuse when no active admin would remain (besides `leaving`, who is on their way out).
 pub(super) async fn ensure_an_admin_remains(
     db: &impl ConnectionTrait,

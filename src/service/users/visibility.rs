@@ -33,6 +33,7 @@ pub fn seen_by(actor: &Actor, u: user::Model) -> user::Model {
         is_staff: u.is_staff && whole,
         is_superuser: u.is_superuser && whole,
         password_hash: String::new(),
+        time_zone: u.time_zone.filter(|_| whole),
         ..u
     }
 }

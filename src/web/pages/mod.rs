@@ -67,6 +67,7 @@ pub fn router() -> Routes {
         .route("/reports/", get(reports::page))
         .route("/settings/", get(settings::page))
         .route("/settings/password/", post(settings::change_password))
+        .route("/settings/time-zone/", post(settings::set_time_zone))
         .route("/settings/tokens/", post(settings::create_token))
         .route(
             "/settings/tokens/{id}/revoke/",
@@ -371,6 +372,32 @@ pub struct PageUser {
     pub csrf: String,
     /// The session cookie's secret (a password change keeps this session signed in).
     pub session: String,
+    /// The time zone the pages show dates in: the user's setting, else the browser's (the `tz` cookie the
+    /// pages' script sets), else UTC.
+    pub zone: chrono_tz::Tz,
+}
+
+/// The cookie in which the pages' script keeps the browser's time zone.
+const ZONE_COOKIE: &str = "tz";
+
+impl PageUser {
+    /// `at` as the pages show a moment, in the viewer's time zone ([`local_date`]).
+    pub fn date(&self, at: &chrono::DateTime<chrono::Utc>) -> String {
+        local_date(at, self.zone)
+    }
+
+    /// [`PageUser::date`] of a moment that may not have come: "never".
+    pub fn when(&self, at: Option<chrono::DateTime<chrono::Utc>>) -> String {
+        at.map(|at| self.date(&at))
+            .unwrap_or_else(|| "never".into())
+    }
+}
+
+/// `at` as the pages show a moment: "Nov 30, 2026 14:05" in `zone`.
+pub fn local_date(at: &chrono::DateTime<chrono::Utc>, zone: chrono_tz::Tz) -> String {
+    at.with_timezone(&zone)
+        .format("%b %d, %Y %H:%M")
+        .to_string()
 }
 
 impl FromRequestParts<AppState> for PageUser {
@@ -383,11 +410,25 @@ impl FromRequestParts<AppState> for PageUser {
             .map(|p| p.as_str().to_string())
             .unwrap_or_else(|| "/tickets/".into());
         match signed_in(state, &parts.headers).await? {
-            Some((actor, session, secret)) => Ok(PageUser {
-                actor: Arc::new(actor),
-                csrf: session.csrf_token,
-                session: secret,
-            }),
+            Some((actor, session, secret)) => {
+                let chosen = actor.user.time_zone.clone();
+                let browser = crate::web::session::cookie(&parts.headers, ZONE_COOKIE).map(|raw| {
+                    percent_encoding::percent_decode_str(&raw)
+                        .decode_utf8_lossy()
+                        .into_owned()
+                });
+                let zone = [chosen, browser]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|name| name.parse::<chrono_tz::Tz>().ok())
+                    .unwrap_or(chrono_tz::UTC);
+                Ok(PageUser {
+                    actor: Arc::new(actor),
+                    csrf: session.csrf_token,
+                    session: secret,
+                    zone,
+                })
+            }
             None => Err(PageError::SignIn(here)),
         }
     }

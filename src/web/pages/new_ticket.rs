@@ -102,12 +102,12 @@ pub async fn submit(
     user: PageUser,
     req: Request,
 ) -> PageResult<Response> {
-    let Posted { form, file } = user.posted(&state, req).await?;
+    let Posted { form, files } = user.posted(&state, req).await?;
     let shown = fields::for_new_ticket(&state, &user.actor).await?;
-    let checked = file
-        .as_ref()
+    let checked = files
+        .iter()
         .map(|(name, spooled)| attachments::check(name, spooled))
-        .transpose();
+        .collect::<Result<Vec<_>, _>>();
     let edits = fields::changed(&state.db.conn, &user.actor, &form, &shown).await;
     let result = match (Priority::parse(form.get("priority")), checked, edits) {
         (_, Err(err), _) => Err(err),
@@ -122,9 +122,9 @@ pub async fn submit(
                 custom_fields,
                 ..Default::default()
             };
-            // The file commits with the ticket: none is opened without the file it was sent with.
+            // The files commit with the ticket: none is opened without the files it was sent with.
             let along = tickets::Along {
-                files: file.into_iter().collect(),
+                files,
                 storage: Some(&*state.storage),
                 receipt: None,
             };

@@ -284,8 +284,10 @@ async fn render(
             priority_label: label(t.priority.as_str()),
             requester: name(Some(t.requester_id)),
             assignee: name(t.assignee_id),
-            updated: crate::web::comments::web_date(&t.updated_at),
-            sla: clocks.get(&t.id).and_then(|c| most_urgent(c, now)),
+            updated: user.date(&t.updated_at),
+            sla: clocks
+                .get(&t.id)
+                .and_then(|c| most_urgent(c, now, user.zone)),
             // A done ticket's clock has stopped for good: "Paused" is for a clock that will run again.
             sla_paused: t.status.category() != StatusCategory::Done
                 && clocks.get(&t.id).is_some_and(|c| c.paused_since.is_some()),

@@ -46,11 +46,13 @@ struct SettingsPage {
     token_days: String,
     token_error: String,
     password_errors: PasswordErrors,
-}
-
-fn when(at: Option<chrono::DateTime<chrono::Utc>>) -> String {
-    at.map(|t| t.format("%b %-d, %Y %H:%M").to_string())
-        .unwrap_or_else(|| "never".into())
+    /// Every time zone (IANA names), the user's choice selected.
+    zones: Vec<(&'static str, bool)>,
+    /// The user chose none: dates follow the browser's.
+    zone_follows_browser: bool,
+    /// The zone the pages show dates in now.
+    zone_now: &'static str,
+    zone_error: String,
 }
 
 /// What the page needs besides the messages of a failed form.
@@ -80,11 +82,11 @@ async fn page_of(state: &AppState, user: &PageUser) -> PageResult<SettingsPage> 
             TokenRow {
                 id: t.id,
                 name: t.name,
-                created: when(Some(t.created_at)),
-                last_used: when(t.last_used_at),
+                created: user.when(Some(t.created_at)),
+                last_used: user.when(t.last_used_at),
                 expires: t
                     .expires_at
-                    .map(|e| when(Some(e)))
+                    .map(|e| user.when(Some(e)))
                     .unwrap_or_else(|| "never".into()),
                 state,
                 active,
@@ -104,6 +106,13 @@ async fn page_of(state: &AppState, user: &PageUser) -> PageResult<SettingsPage> 
         token_days: String::new(),
         token_error: String::new(),
         password_errors: PasswordErrors::default(),
+        zones: chrono_tz::TZ_VARIANTS
+            .iter()
+            .map(|z| (z.name(), me.time_zone.as_deref() == Some(z.name())))
+            .collect(),
+        zone_follows_browser: me.time_zone.is_none(),
+        zone_now: user.zone.name(),
+        zone_error: String::new(),
     })
 }
 
@@ -127,6 +136,7 @@ pub async fn page(
     page.flash = match done.done.as_deref() {
         Some("password") => Some("Password changed. Your other sessions were signed out.".into()),
         Some("revoked") => Some("Token revoked.".into()),
+        Some("zone") => Some(format!("Dates now show in {}.", user.zone.name())),
         _ => None,
     };
     Ok(html(StatusCode::OK, &page))
@@ -176,6 +186,33 @@ pub async fn change_password(
         }
         Err(other) => Err(other.into()),
     }
+}
+
+/// `POST /settings/time-zone/` (form: `time_zone`, an IANA name or empty for the browser's).
+#[utoipa::path(post, path = "/settings/time-zone/", tag = "pages", operation_id = "pageSetTimeZone",
+    summary = "Choose the time zone the pages show dates in (empty: the browser's).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Saved: back to the settings"),
+        (status = 400, description = "The page with the message next to the field", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn set_time_zone(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let form = user.form(&body)?;
+    let zone = match users::accounts::parse_time_zone(form.get("time_zone")) {
+        Ok(zone) => zone,
+        Err(err) => {
+            let mut page = page_of(&state, &user).await?;
+            page.zone_error = super::thread::field_message(&err, "time_zone");
+            return Ok(html(StatusCode::BAD_REQUEST, &page));
+        }
+    };
+    users::accounts::set_time_zone(state.people_deps(), &user.actor, zone).await?;
+    Ok(Redirect::to("/settings/?done=zone").into_response())
 }
 
 /// `POST /settings/tokens/` (form: `name`, `expires_days`): the page again, with the new token shown once.

@@ -9,7 +9,6 @@ use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
 use crate::service::{comments, users, Take};
 use crate::state::AppState;
-use crate::web::comments::web_date;
 use axum::body::Bytes;
 use axum::extract::{Path, Request, State};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -74,10 +73,10 @@ pub async fn thread(
         .map(|c| CommentView {
             id: c.id,
             author: name(c.author_id),
-            created: web_date(&c.created_at),
+            created: user.date(&c.created_at),
             body_html: sanitize_html(&c.body),
             is_internal: c.comment_type == CommentType::Internal,
-            edited_at: c.edited_at.as_ref().map(web_date),
+            edited_at: c.edited_at.as_ref().map(|at| user.date(at)),
             can_modify: comments::can_modify(&user.actor, c),
             history: edits
                 .remove(&c.id)
@@ -85,7 +84,7 @@ pub async fn thread(
                 .iter()
                 .map(|e| HistoryView {
                     editor: name(e.edited_by_id),
-                    at: web_date(&e.edited_at),
+                    at: user.date(&e.edited_at),
                     body_html: sanitize_html(&e.previous_body),
                 })
                 .collect(),
@@ -109,7 +108,7 @@ pub async fn add(
     req: Request,
 ) -> PageResult<Response> {
     let ticket_id = path_id(&ticket_id, "ticket")?;
-    let Posted { form, file } = user.posted(&state, req).await?;
+    let Posted { form, files } = user.posted(&state, req).await?;
     let internal = form.get("comment_type") == CommentType::Internal.as_str();
     // Checked before the comment is made, so a bad number leaves nothing half done.
     let minutes = match form.opt("minutes").map(str::trim).filter(|m| !m.is_empty()) {
@@ -130,7 +129,6 @@ pub async fn add(
             CommentType::Public
         },
     };
-    let files = file.into_iter().collect();
     let created = comments::create_with_files(
         state.write_deps(crate::domain::Channel::Web),
         &*state.storage,

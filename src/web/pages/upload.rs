@@ -1,5 +1,6 @@
-//! Form posts that may carry a file (`enctype="multipart/form-data"`, the new-ticket and comment forms), read
-//! without JavaScript: text fields as a form, the one `file` part spooled as an upload. The CSRF token must
+//! Form posts that may carry files (`enctype="multipart/form-data"`, the new-ticket and comment forms), read
+//! without JavaScript: text fields as a form, each chosen `file` part (at most
+//! [`attachments::MAX_FILES_PER_POST`]) spooled as an upload. The CSRF token must
 //! be the first part, and is checked before the rest of the body is read. And the attachments as pages show them.
 use super::{Form, PageResult, PageUser};
 use crate::error::AppError;
@@ -14,12 +15,12 @@ use std::collections::HashMap;
 /// Largest text field of a multipart form (the comment and description limits are 64 KiB).
 const MAX_TEXT_FIELD: usize = 128 * 1024;
 
-/// A posted form and its file, when one was chosen.
+/// A posted form and its files.
 pub struct Posted {
     /// The text fields.
     pub form: Form,
-    /// The file part's name and bytes; `None` when the file input was left empty.
-    pub file: Option<(String, Spooled)>,
+    /// The chosen files' names and bytes, in the form's order; none when the file input was left empty.
+    pub files: Vec<(String, Spooled)>,
 }
 
 impl PageUser {
@@ -40,7 +41,7 @@ impl PageUser {
                 .to_bytes();
             return Ok(Posted {
                 form: self.form(&body)?,
-                file: None,
+                files: Vec::new(),
             });
         }
         let mut parts = Multipart::from_request(req, state)
@@ -56,16 +57,24 @@ impl PageUser {
         };
         crate::web::session::check_csrf(Some(&token), &self.csrf)?;
         let mut fields: HashMap<String, String> = HashMap::new();
-        let mut file = None;
+        let mut files = Vec::new();
         while let Some(field) = parts.next_field().await.map_err(AppError::from)? {
             let name = field.name().unwrap_or_default().to_string();
             if name == "file" {
                 let filename = field.file_name().unwrap_or_default().to_string();
                 // An empty file input still sends a part, without a name.
-                if file.is_none() && !filename.is_empty() {
-                    let spooled = attachments::spool(field, state.config.max_upload_bytes).await?;
-                    file = Some((filename, spooled));
+                if filename.is_empty() {
+                    continue;
                 }
+                if files.len() == attachments::MAX_FILES_PER_POST {
+                    return Err(AppError::field(
+                        "file",
+                        format!("at most {} files at once", attachments::MAX_FILES_PER_POST),
+                    )
+                    .into());
+                }
+                let spooled = attachments::spool(field, state.config.max_upload_bytes).await?;
+                files.push((filename, spooled));
                 continue;
             }
             let text = read_text(field, &name).await?;
@@ -73,7 +82,7 @@ impl PageUser {
         }
         Ok(Posted {
             form: Form(fields),
-            file,
+            files,
         })
     }
 }

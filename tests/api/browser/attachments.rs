@@ -3,7 +3,7 @@
 //! other files as download links, and the note's file is marked internal (and never reaches the requester).
 //! Skipped like `browser.rs` without a browser.
 use crate::support::browser::{
-    eventually, in_chromium_without_javascript, sign_in, sign_out, wait_for,
+    eventually, in_chromium, in_chromium_without_javascript, sign_in, sign_out, wait_for,
 };
 use crate::support::helpers::TestApp;
 use fantoccini::{Client, Locator};
@@ -157,6 +157,64 @@ async fn files_go_up_through_the_forms_without_javascript() {
         let names: Vec<String> = links(&client).await.into_iter().map(|(_, t)| t).collect();
         assert!(names.contains(&"app.log".to_string()), "{names:?}");
         assert!(!names.contains(&"core-dump.bin".to_string()), "{names:?}");
+    })
+    .await;
+}
+
+/// With JavaScript, files dropped on the comment form and a screenshot pasted into its text join the file the
+/// input chose, and the form's post carries them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropped_and_pasted_files_go_with_the_comment() {
+    let app = TestApp::sqlite().await;
+    let owner = app.user("owner").await;
+    let t = app
+        .as_user(&owner)
+        .create_ticket(serde_json::json!({"title": "Printer jams"}))
+        .await;
+    let id = t["id"].as_i64().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let chosen = file(dir.path(), "chosen.txt", b"chosen\n");
+    in_chromium(&app, |client, base| async move {
+        sign_in(&client, &base, "owner").await;
+        client
+            .goto(&format!("{base}/tickets/{id}/"))
+            .await
+            .unwrap();
+        let hint = wait_for(&client, "#comment-form .drop-hint").await;
+        assert!(hint.is_displayed().await.unwrap());
+        choose(&client, "#comment-file", &chosen).await;
+        // What a drop and a paste hand the page: files in a DataTransfer.
+        let script = r#"
+            const form = document.getElementById('comment-form');
+            const dropped = new DataTransfer();
+            dropped.items.add(new File(['one'], 'dropped-1.txt', { type: 'text/plain' }));
+            dropped.items.add(new File(['two'], 'dropped-2.txt', { type: 'text/plain' }));
+            form.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+            const pasted = new DataTransfer();
+            pasted.items.add(new File(['png'], 'image.png', { type: 'image/png' }));
+            document.getElementById('comment-body').dispatchEvent(
+                new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+            return document.getElementById('comment-file').files.length;
+        "#;
+        let count = client.execute(script, vec![]).await.unwrap();
+        assert_eq!(count, serde_json::json!(4));
+        wait_for(&client, "#comment-body")
+            .await
+            .send_keys("Four files")
+            .await
+            .unwrap();
+        wait_for(&client, "#add-comment")
+            .await
+            .click()
+            .await
+            .unwrap();
+        eventually("the four files' links", || async {
+            let shown: Vec<String> = links(&client).await.into_iter().map(|(_, t)| t).collect();
+            ["chosen.txt", "dropped-1.txt", "dropped-2.txt", "image.png"]
+                .iter()
+                .all(|name| shown.iter().any(|s| s == name))
+        })
+        .await;
     })
     .await;
 }

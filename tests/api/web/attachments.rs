@@ -187,3 +187,83 @@ async fn forged_uploads_are_refused_before_the_file_is_read(app: &TestApp) {
         .is_empty());
 }
 db_test!(forged_uploads_are_refused_before_the_file_is_read);
+
+/// The forms take several files at once (the file input's `multiple`, or files dropped or pasted): each is
+/// attached, in order; more than ten are refused with nothing added.
+async fn a_post_carries_several_files_up_to_ten(app: &TestApp) {
+    let w = world(app).await;
+    let owner = login(app, &w.owner).await;
+    let image = png(500);
+    let csrf = owner.csrf.clone();
+    let resp = post_form(
+        app,
+        &owner,
+        "/tickets/new/",
+        &[
+            ("csrfmiddlewaretoken", None, csrf.as_bytes()),
+            ("title", None, b"Two screens dark"),
+            ("priority", None, b"low"),
+            ("file", Some("left.png"), &image),
+            ("file", Some("right.png"), &image),
+        ],
+    )
+    .await;
+    assert_eq!(resp.status, StatusCode::SEE_OTHER, "{}", resp.text);
+    let location = resp.headers[header::LOCATION].to_str().unwrap().to_string();
+    let page = owner.get(app, &location).await;
+    assert!(page.text.contains("alt=\"left.png\""), "{}", page.text);
+    assert!(page.text.contains("alt=\"right.png\""), "{}", page.text);
+
+    let path = format!("/tickets/{}/comments/new/", w.ticket.id);
+    let names: Vec<String> = (1..=3).map(|i| format!("log-{i}.txt")).collect();
+    let mut parts: Vec<(&str, Option<&str>, &[u8])> = vec![
+        ("csrfmiddlewaretoken", None, csrf.as_bytes()),
+        ("body", None, b"three logs"),
+    ];
+    for name in &names {
+        parts.push(("file", Some(name), b"line\n"));
+    }
+    let resp = post_form(app, &owner, &path, &parts).await;
+    assert_eq!(resp.status, StatusCode::SEE_OTHER, "{}", resp.text);
+    let page = owner.get(app, &format!("/tickets/{}/", w.ticket.id)).await;
+    let comment = page
+        .text
+        .split("<p>three logs</p>")
+        .nth(1)
+        .and_then(|rest| rest.split("</ul>").next())
+        .unwrap_or_default()
+        .to_string();
+    for name in &names {
+        assert!(comment.contains(name.as_str()), "{name}: {comment}");
+    }
+
+    let before = attachment::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .len();
+    let many: Vec<String> = (1..=11).map(|i| format!("f{i}.txt")).collect();
+    let mut parts: Vec<(&str, Option<&str>, &[u8])> = vec![
+        ("csrfmiddlewaretoken", None, csrf.as_bytes()),
+        ("body", None, b"NOT-ADDED"),
+    ];
+    for name in &many {
+        parts.push(("file", Some(name), b"x"));
+    }
+    let resp = post_form(app, &owner, &path, &parts).await;
+    assert_eq!(resp.status, StatusCode::BAD_REQUEST, "{}", resp.text);
+    assert!(
+        resp.text.contains("at most 10 files at once"),
+        "{}",
+        resp.text
+    );
+    let after = attachment::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(after, before);
+    let page = owner.get(app, &format!("/tickets/{}/", w.ticket.id)).await;
+    assert!(!page.text.contains("<p>NOT-ADDED</p>"));
+}
+db_test!(a_post_carries_several_files_up_to_ten);

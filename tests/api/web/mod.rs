@@ -9,3 +9,4 @@ mod pages;
 mod saved_views;
 mod session;
 mod sla;
+mod time_zones;

@@ -100,6 +100,7 @@ positional!(user::Model {
     created_at,
     last_login_at,
     credentials_changed_at,
+    time_zone,
 });
 positional!(project::Model {
     id,

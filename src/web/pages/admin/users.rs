@@ -85,11 +85,6 @@ pub struct ListQuery {
     done: Option<String>,
 }
 
-fn when(at: Option<chrono::DateTime<chrono::Utc>>) -> String {
-    at.map(|t| t.format("%b %-d, %Y %H:%M").to_string())
-        .unwrap_or_else(|| "never".into())
-}
-
 fn choices(options: &[(&str, &str)], current: &str) -> Vec<Choice> {
     options
         .iter()
@@ -154,7 +149,7 @@ async fn list_page(state: &AppState, user: &PageUser, query: &ListQuery) -> Page
                 id: u.id,
                 email: u.email.unwrap_or_default(),
                 active: u.is_active,
-                last_login: when(u.last_login_at),
+                last_login: user.when(u.last_login_at),
                 username: u.username,
                 full_name: u.full_name,
             }
@@ -314,8 +309,8 @@ async fn account_page(state: &AppState, user: &PageUser, id: i32) -> PageResult<
             };
             (
                 t.name,
-                when(Some(t.created_at)),
-                when(t.last_used_at),
+                user.when(Some(t.created_at)),
+                user.when(t.last_used_at),
                 state,
             )
         })
@@ -334,7 +329,7 @@ async fn account_page(state: &AppState, user: &PageUser, id: i32) -> PageResult<
         is_staff: account.is_staff,
         is_superuser: account.is_superuser,
         active: account.is_active,
-        last_login: when(account.last_login_at),
+        last_login: user.when(account.last_login_at),
         groups: group_choices(state, &member_of).await?,
         password_error: String::new(),
         tokens,

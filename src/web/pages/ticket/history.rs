@@ -26,7 +26,7 @@ pub struct HistoryLine {
 }
 
 /// "just now", "5 min ago", "3 h ago", "2 days ago", or the date for anything older than a month.
-pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>, zone: chrono_tz::Tz) -> String {
     let seconds = (now - at).num_seconds().max(0);
     match seconds {
         0..=59 => "just now".to_string(),
@@ -34,7 +34,7 @@ pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
         3600..=86_399 => format!("{} h ago", seconds / 3600),
         86_400..=172_799 => "yesterday".to_string(),
         _ if seconds < 30 * 86_400 => format!("{} days ago", seconds / 86_400),
-        _ => at.format("%b %-d, %Y").to_string(),
+        _ => at.with_timezone(&zone).format("%b %-d, %Y").to_string(),
     }
 }
 
@@ -188,6 +188,7 @@ pub async fn lines(
     db: &impl ConnectionTrait,
     actor: &Actor,
     t: &ticket::Model,
+    zone: chrono_tz::Tz,
 ) -> AppResult<Vec<HistoryLine>> {
     let told: Vec<story::Told> = audit::ticket_history(db, actor, t, 0, 200)
         .await?
@@ -249,9 +250,9 @@ pub async fn lines(
         };
         for h in &entry.happenings {
             out.push(HistoryLine {
-                at: crate::web::comments::web_date(&entry.at),
+                at: crate::web::pages::local_date(&entry.at, zone),
                 iso: entry.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                ago: ago(entry.at, now),
+                ago: ago(entry.at, now, zone),
                 sentence: sentence(&who, h, &names),
             });
         }
@@ -267,11 +268,11 @@ mod tests {
     fn times_read_as_people_say_them() {
         let now = Utc::now();
         let before = |s: i64| now - chrono::Duration::seconds(s);
-        assert_eq!(ago(before(5), now), "just now");
-        assert_eq!(ago(before(300), now), "5 min ago");
-        assert_eq!(ago(before(7200), now), "2 h ago");
-        assert_eq!(ago(before(90_000), now), "yesterday");
-        assert_eq!(ago(before(3 * 86_400), now), "3 days ago");
+        assert_eq!(ago(before(5), now, chrono_tz::UTC), "just now");
+        assert_eq!(ago(before(300), now, chrono_tz::UTC), "5 min ago");
+        assert_eq!(ago(before(7200), now, chrono_tz::UTC), "2 h ago");
+        assert_eq!(ago(before(90_000), now, chrono_tz::UTC), "yesterday");
+        assert_eq!(ago(before(3 * 86_400), now, chrono_tz::UTC), "3 days ago");
     }
 
     #[test]

@@ -21,7 +21,6 @@ use crate::service::attachments;
 use crate::service::comments::can_read_internal;
 use crate::service::tickets::{rules, Joined};
 use crate::state::AppState;
-use crate::web::comments::web_date;
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -150,7 +149,10 @@ pub async fn render_ticket(
         .await?;
     let listed = attachments::list_visible_of(db, actor, &t, &found).await?;
     let now = chrono::Utc::now();
-    let sla = found.clocks.get(&t.id).map(|v| sla_badge::badges(v, now));
+    let sla = found
+        .clocks
+        .get(&t.id)
+        .map(|v| sla_badge::badges(v, now, user.zone));
     let people = found.people;
     let project = t.project_id.and_then(|id| found.projects.get(&id));
     let name = |id: Option<i32>| {
@@ -181,7 +183,7 @@ pub async fn render_ticket(
         .iter()
         .map(|p| choice(p.as_str().to_string(), label(p.as_str()), *p == t.priority))
         .collect();
-    let history = history::lines(db, actor, &t).await?;
+    let history = history::lines(db, actor, &t, user.zone).await?;
     let macros = if actor.is_team() {
         crate::service::automation::macros::list(db, actor)
             .await?
@@ -266,8 +268,8 @@ pub async fn render_ticket(
         group,
         project: project.map(|p| p.name.clone()).unwrap_or_default(),
         due: t.due_date.map(|d| d.to_string()).unwrap_or_default(),
-        created: web_date(&t.created_at),
-        updated: web_date(&t.updated_at),
+        created: user.date(&t.created_at),
+        updated: user.date(&t.updated_at),
         moves,
         comments,
         attachments: files.remove(&None).unwrap_or_default(),

@@ -2,8 +2,9 @@
 //! 25 min", "Resolution breached 2 h ago" — coloured from neutral to amber (at risk) to red (breached).
 use super::history::ago;
 use crate::service::sla::SlaView;
-use crate::web::comments::web_date;
+use crate::web::pages::local_date;
 use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 
 /// One target's badge.
 pub struct TargetBadge {
@@ -50,13 +51,14 @@ fn badge(
     breached: Option<DateTime<Utc>>,
     at_risk: bool,
     now: DateTime<Utc>,
+    zone: Tz,
 ) -> Option<TargetBadge> {
     // A breach is what happened; a due time beside it would contradict it.
     if let Some(at) = breached {
         return Some(TargetBadge {
             target,
-            text: format!("breached {}", ago(at, now)),
-            at: web_date(&at),
+            text: format!("breached {}", ago(at, now, zone)),
+            at: local_date(&at, zone),
             when: at,
             tone: "breached",
         });
@@ -82,14 +84,14 @@ fn badge(
     Some(TargetBadge {
         target,
         text,
-        at: web_date(&at),
+        at: local_date(&at, zone),
         when: at,
         tone,
     })
 }
 
 /// The badges of a ticket's clock, as of `now`.
-pub fn badges(v: &SlaView, now: DateTime<Utc>) -> SlaBadges {
+pub fn badges(v: &SlaView, now: DateTime<Utc>, zone: Tz) -> SlaBadges {
     // The at-risk point is about the earlier running target.
     let next = v.next_due();
     let risky = |due: Option<DateTime<Utc>>| v.at_risk && due.is_some() && due == next;
@@ -100,6 +102,7 @@ pub fn badges(v: &SlaView, now: DateTime<Utc>) -> SlaBadges {
             v.first_response_breached_at,
             risky(v.first_response_due_at),
             now,
+            zone,
         ),
         badge(
             "Resolution",
@@ -107,6 +110,7 @@ pub fn badges(v: &SlaView, now: DateTime<Utc>) -> SlaBadges {
             v.resolution_breached_at,
             risky(v.resolution_due_at),
             now,
+            zone,
         ),
     ]
     .into_iter()
@@ -125,13 +129,13 @@ pub fn badges(v: &SlaView, now: DateTime<Utc>) -> SlaBadges {
 
 /// The one badge a queue row has room for: a breach before a target at risk before one running, and among
 /// those the one due (or breached) first.
-pub fn most_urgent(v: &SlaView, now: DateTime<Utc>) -> Option<TargetBadge> {
+pub fn most_urgent(v: &SlaView, now: DateTime<Utc>, zone: Tz) -> Option<TargetBadge> {
     let rank = |tone: &str| match tone {
         "breached" => 0,
         "at-risk" => 1,
         _ => 2,
     };
-    badges(v, now)
+    badges(v, now, zone)
         .targets
         .into_iter()
         .min_by_key(|b| (rank(b.tone), b.when))
@@ -163,7 +167,7 @@ mod tests {
         v.first_response_breached_at = Some(now - chrono::Duration::hours(2));
         v.resolution_due_at = Some(now + chrono::Duration::minutes(25));
         v.at_risk = true;
-        let b = badges(&v, now);
+        let b = badges(&v, now, chrono_tz::UTC);
         assert_eq!(b.targets.len(), 2);
         assert_eq!(b.targets[0].text, "breached 2 h ago");
         assert_eq!(b.targets[0].tone, "breached");
@@ -173,26 +177,29 @@ mod tests {
         let mut v = view();
         v.resolution_due_at = Some(now + chrono::Duration::minutes(90));
         v.at_risk = true;
-        assert_eq!(badges(&v, now).targets[0].tone, "at-risk");
-        assert_eq!(badges(&v, now).targets[0].text, "due in 1 h 30 min");
+        assert_eq!(badges(&v, now, chrono_tz::UTC).targets[0].tone, "at-risk");
+        assert_eq!(
+            badges(&v, now, chrono_tz::UTC).targets[0].text,
+            "due in 1 h 30 min"
+        );
         // Past due, no breach recorded yet: never "overdue by 0h 00m".
         v.resolution_due_at = Some(now - chrono::Duration::seconds(20));
-        assert_eq!(badges(&v, now).targets[0].text, "due now");
+        assert_eq!(badges(&v, now, chrono_tz::UTC).targets[0].text, "due now");
     }
 
     #[test]
     fn a_queue_row_shows_the_most_urgent_target() {
         let now = Utc::now();
         let mut v = view();
-        assert!(most_urgent(&v, now).is_none());
+        assert!(most_urgent(&v, now, chrono_tz::UTC).is_none());
         v.first_response_due_at = Some(now + chrono::Duration::minutes(50));
         v.resolution_due_at = Some(now + chrono::Duration::minutes(20));
-        let b = most_urgent(&v, now);
+        let b = most_urgent(&v, now, chrono_tz::UTC);
         let said = b.as_ref().map(|b| (b.target, b.text.as_str()));
         assert_eq!(said, Some(("Resolution", "due in 20 min")));
         // A breach outranks a target due sooner.
         v.first_response_breached_at = Some(now - chrono::Duration::minutes(5));
-        let b = most_urgent(&v, now);
+        let b = most_urgent(&v, now, chrono_tz::UTC);
         let said = b.as_ref().map(|b| (b.target, b.text.as_str(), b.tone));
         assert_eq!(
             said,
