@@ -348,20 +348,34 @@
       }).catch(function () { say('Could not assign ' + numberOf(row) + ' to you.'); });
     }
 
+    // The feed is closed when the page is left, and opened again (with a fresh read) when the browser shows
+    // it from its back/forward cache: a page kept there with its feed open holds one of the browser's few
+    // connections to the server, and a handful of them stall every later page.
     var feed = results.getAttribute('data-live');
-    if (feed && window.EventSource) {
-      var source = new EventSource(feed);
+    var source = null;
+    function listen() {
+      if (!feed || !window.EventSource || source) { return; }
+      source = new EventSource(feed);
+      var mine = source;
       source.addEventListener('open', function () { results.setAttribute('data-live-state', 'open'); });
       source.addEventListener('ticket', soon);
       source.addEventListener('end', function () {
-        source.close();
+        mine.close();
         say('You were signed out; the queue no longer updates.');
       });
       source.addEventListener('error', function () {
         results.setAttribute('data-live-state', 'closed');
-        if (source.readyState === window.EventSource.CLOSED) { say('The queue no longer updates.'); }
+        if (mine.readyState === window.EventSource.CLOSED) { say('The queue no longer updates.'); }
       });
     }
+    listen();
+    window.addEventListener('pagehide', function () {
+      if (source) { source.close(); source = null; }
+      results.setAttribute('data-live-state', 'closed');
+    });
+    window.addEventListener('pageshow', function (event) {
+      if (event.persisted) { listen(); soon(); }
+    });
 
     var dialog = document.getElementById('shortcuts');
     document.addEventListener('keydown', function (event) {

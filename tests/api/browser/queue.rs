@@ -105,3 +105,61 @@ async fn the_queue_follows_new_tickets_and_the_keyboard() {
     })
     .await;
 }
+
+/// Moving through the queue's views and pages and into a ticket, as an agent does all day: a queue page left behind
+/// (kept in the browser's back/forward cache) closes its live feed, so the feeds never take up the browser's
+/// few connections to the server and stall the next page; a queue brought back from that cache listens again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queue_left_behind_lets_go_of_its_feed() {
+    let app = TestApp::sqlite().await;
+    let rita = app.user("rita").await;
+    app.agent("agent").await;
+    let id = app
+        .as_user(&rita)
+        .create_ticket(json!({"title": "Printer jams"}))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let app = &app;
+    let rita = &rita;
+    in_chromium(app, |client, base| async move {
+        sign_in(&client, &base, "agent").await;
+        // More round trips than a browser keeps connections to one server (six).
+        // More queue pages, one after the other (the views, the pages of a list), than a browser keeps
+        // connections to one server (six); then a ticket.
+        for page in 1..=8 {
+            let queue = format!("{base}/tickets/?page={page}");
+            tokio::time::timeout(Duration::from_secs(20), client.goto(&queue))
+                .await
+                .expect("a queue page stalled")
+                .unwrap();
+            wait_for(&client, "#queue-results[data-live-state=\"open\"]").await;
+        }
+        let ticket = format!("{base}/tickets/{id}/");
+        tokio::time::timeout(Duration::from_secs(20), client.goto(&ticket))
+            .await
+            .expect("the ticket page stalled")
+            .unwrap();
+        wait_for(&client, "#ticket-title").await;
+        // Back to a queue as the browser kept it: it listens again and follows a new ticket.
+        client.goto(&format!("{base}/tickets/")).await.unwrap();
+        wait_for(&client, "#queue-results[data-live-state=\"open\"]").await;
+        client.goto(&ticket).await.unwrap();
+        wait_for(&client, "#ticket-title").await;
+        client.back().await.unwrap();
+        wait_for(&client, "#queue-results[data-live-state=\"open\"]").await;
+        let second = app
+            .as_user(rita)
+            .create_ticket(json!({"title": "VPN drops"}))
+            .await["id"]
+            .as_i64()
+            .unwrap();
+        client
+            .wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(&row(second)))
+            .await
+            .expect("the queue brought back follows new tickets");
+    })
+    .await;
+}
