@@ -84,10 +84,11 @@
         event.preventDefault();
         send('PATCH', '/tickets/comments/' + id + '/edit/', { body: textToHtml(textarea.value) })
           .then(function (data) {
-            addHistory(article, body, data.comment);
+            addHistory(article, body);
             body.innerHTML = data.comment.body; // sanitised by the server
             var marker = article.querySelector('.edited');
-            marker.querySelector('.edited-at').textContent = ' ' + (data.comment.edited_at || '');
+            // The endpoint's time is the contract's UTC; the page shows times in the reader's zone.
+            marker.querySelector('.edited-at').textContent = ' just now';
             marker.hidden = false;
             close();
             announce('Comment saved.');
@@ -110,13 +111,13 @@
   }
 
   // Keep the shown history in step after an in-place edit: the old text moves into it.
-  function addHistory(article, body, comment) {
+  function addHistory(article, body) {
     var history = article.querySelector('.history');
     if (!history) { return; }
     var item = document.createElement('li');
     var meta = document.createElement('p');
     meta.className = 'history-meta';
-    meta.textContent = 'Before the edit on ' + (comment.edited_at || '') + ':';
+    meta.textContent = 'Before your edit just now:';
     var old = document.createElement('div');
     old.className = 'history-body rich';
     while (body.firstChild) { old.appendChild(body.firstChild); }

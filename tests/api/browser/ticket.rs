@@ -119,6 +119,8 @@ async fn run_flow(client: &Client, base: &str, ticket_id: i32) {
         marker.is_displayed().await.unwrap_or(false)
     })
     .await;
+    // The endpoint answers in the contract's UTC; the page does not show that as if it were the reader's time.
+    assert_eq!(marker.text().await.unwrap(), "(edited just now)");
     let body = comment.find(Locator::Css(".comment-body")).await.unwrap();
     // What was typed is shown as typed, its line break kept and its tags as text.
     assert_eq!(
