@@ -105,8 +105,12 @@ struct SortHeader {
     aria: &'static str,
 }
 
-/// What a requester's queue offers: the tickets they may see (their own requests, and any they were given).
-const REQUESTER_VIEWS: [(&str, &str); 1] = [("", "My requests")];
+/// The status in which a ticket waits for its requester (the desk asked them something).
+pub(super) const WAITING_FOR_REQUESTER: TicketStatus = TicketStatus::OnHold;
+
+/// What a requester's queue offers: the tickets they may see (their own requests, and any they were given),
+/// and those of their requests the desk has put on hold waiting for them.
+const REQUESTER_VIEWS: [(&str, &str); 2] = [("", "My requests"), ("waiting", "Waiting for me")];
 
 #[derive(Template)]
 #[template(path = "queue.html")]
@@ -243,6 +247,10 @@ async fn render(
         "mine" => params.filter.assignee = Some(AssigneeFilter::Me),
         "groups" => params.filter.in_my_groups = true,
         "unassigned" => params.filter.assignee = Some(AssigneeFilter::Nobody),
+        "waiting" => {
+            params.filter.statuses = vec![WAITING_FOR_REQUESTER];
+            params.filter.requester_id = Some(user.actor.id());
+        }
         "breaching" => {
             params.filter.sla = Some(SlaState::Running);
             if asked.is_empty() {

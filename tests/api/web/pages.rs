@@ -617,6 +617,60 @@ async fn requesters_see_their_own_queue(app: &TestApp) {
 }
 db_test!(requesters_see_their_own_queue);
 
+/// "Waiting for me": a requester's tickets the desk has put on hold for them, and the ticket page says so to
+/// them (and to nobody else).
+async fn requesters_see_what_waits_for_them(app: &TestApp) {
+    let rita = app.user("rita").await;
+    let sam = app.user("sam").await;
+    let agent = app.agent("agnes").await;
+    let mut ids = Vec::new();
+    for (who, title) in [
+        (&rita, "Laptop fan loud"),
+        (&rita, "Monitor flickers"),
+        (&sam, "Sams printer"),
+    ] {
+        let t = app
+            .as_user(who)
+            .create_ticket(serde_json::json!({"title": title}))
+            .await;
+        ids.push(t["id"].as_i64().unwrap());
+    }
+    for id in [ids[0], ids[2]] {
+        let resp = app
+            .as_user(&agent)
+            .patch(
+                &format!("/api/tickets/{id}/"),
+                serde_json::json!({"status": "on_hold"}),
+            )
+            .await;
+        assert_eq!(resp.status, 200, "{}", resp.text);
+    }
+    let requester = crate::support::world::login(app, &rita).await;
+    let waiting = requester.page(app, "/tickets/?view=waiting").await.text;
+    assert!(waiting.contains("Waiting for me"), "{waiting}");
+    assert!(waiting.contains("Laptop fan loud"), "{waiting}");
+    assert!(!waiting.contains("Monitor flickers"), "{waiting}");
+    assert!(!waiting.contains("Sams printer"), "{waiting}");
+    let page = requester
+        .page(app, &format!("/tickets/{}/", ids[0]))
+        .await
+        .text;
+    assert!(page.contains("id=\"waiting-for-you\""), "{page}");
+    let other = requester
+        .page(app, &format!("/tickets/{}/", ids[1]))
+        .await
+        .text;
+    assert!(!other.contains("id=\"waiting-for-you\""));
+    // The team's queue has no such view (asked by hand it is the whole queue), and its page no such notice.
+    let team = crate::support::world::login(app, &agent).await;
+    let ours = team.page(app, "/tickets/?view=waiting").await.text;
+    assert!(!ours.contains("Waiting for me"), "{ours}");
+    assert!(ours.contains("Monitor flickers"), "{ours}");
+    let page = team.page(app, &format!("/tickets/{}/", ids[0])).await.text;
+    assert!(!page.contains("id=\"waiting-for-you\""));
+}
+db_test!(requesters_see_what_waits_for_them);
+
 /// Every action on the ticket page is confirmed once on the page it leads back to, and resolving may leave
 /// a note for the requester.
 async fn actions_are_confirmed_and_resolving_leaves_a_note(app: &TestApp) {

@@ -111,6 +111,8 @@ struct TicketPage {
     can_manage_followers: bool,
     /// Where it was merged into: (id, number).
     merged_into: Option<(i32, String)>,
+    /// The viewer is the requester, and the desk waits for them.
+    waiting_for_viewer: bool,
     /// The custom fields the viewer may see, with their values.
     fields: Vec<fields::FieldInput>,
     /// A team member, and the ticket not merged yet.
@@ -297,6 +299,8 @@ pub async fn render_ticket(
         followers,
         following,
         can_manage_followers,
+        waiting_for_viewer: t.status == super::queue::WAITING_FOR_REQUESTER
+            && t.requester_id == actor.id(),
         merged_into,
         can_merge,
         fields,
