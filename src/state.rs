@@ -127,19 +127,15 @@ const JWT_SECRET_KEY: &str = "jwt_secret";
 impl AppState {
     /// Connect, migrate, and load or create the JWT secret.
     pub async fn init(config: Config) -> anyhow::Result<Self> {
+        Db::migrate_at(&config.database_url).await?;
         let db = Db::connect(&config.database_url, config.db_pool_size).await?;
-        db.migrate().await?;
         Self::from_db(db, config).await
     }
 
     /// [`AppState::init`] for serving requests: migrate, then connect again with the statement timeout
     /// (`DESKGRAPH_STATEMENT_TIMEOUT_MS`; migrations and the other commands run without one).
     pub async fn init_serving(config: Config) -> anyhow::Result<Self> {
-        {
-            let db = Db::connect(&config.database_url, 1).await?;
-            db.migrate().await?;
-            db.conn.clone().close().await?;
-        }
+        Db::migrate_at(&config.database_url).await?;
         let timeout = std::time::Duration::from_millis(config.statement_timeout_ms);
         let acquire = std::time::Duration::from_millis(config.db_acquire_timeout_ms);
         let db = Db::connect_serving(&config.database_url, config.db_pool_size, timeout, acquire)

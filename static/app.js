@@ -5,6 +5,13 @@
 (function () {
   'use strict';
 
+  // A message of the page's language: the page carries the script's words as `data-msg-<name>` on its body
+  // (base.html), English here when it does not; `%s` in it stands for `value`.
+  function msg(name, fallback, value) {
+    var text = (document.body && document.body.getAttribute('data-msg-' + name)) || fallback;
+    return value === undefined ? text : text.replace('%s', function () { return String(value); });
+  }
+
   function csrfToken() {
     var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
     return match ? decodeURIComponent(match[1]) : '';
@@ -24,7 +31,7 @@
     return fetch(url, options).then(function (resp) {
       return resp.json().catch(function () { return null; }).then(function (data) {
         if (!resp.ok || !data || data.success !== true) {
-          throw new Error((data && data.error) || ('The server answered ' + resp.status));
+          throw new Error((data && data.error) || msg('server-answered', 'The server answered %s', resp.status));
         }
         return data;
       });
@@ -88,10 +95,10 @@
             body.innerHTML = data.comment.body; // sanitised by the server
             var marker = article.querySelector('.edited');
             // The endpoint's time is the contract's UTC; the page shows times in the reader's zone.
-            marker.querySelector('.edited-at').textContent = ' just now';
+            marker.querySelector('.edited-at').textContent = ' ' + msg('just-now', 'just now');
             marker.hidden = false;
             close();
-            announce('Comment saved.');
+            announce(msg('comment-saved', 'Comment saved.'));
           })
           .catch(function (err) { showError(error, err.message); });
       });
@@ -103,7 +110,7 @@
         send('DELETE', '/tickets/comments/' + id + '/delete/')
           .then(function () {
             article.remove();
-            announce('Comment deleted.');
+            announce(msg('comment-deleted', 'Comment deleted.'));
           })
           .catch(function (err) { showError(deleteForm.querySelector('.js-delete-error'), err.message); });
       });
@@ -117,7 +124,7 @@
     var item = document.createElement('li');
     var meta = document.createElement('p');
     meta.className = 'history-meta';
-    meta.textContent = 'Before your edit just now:';
+    meta.textContent = msg('before-edit', 'Before your edit just now:');
     var old = document.createElement('div');
     old.className = 'history-body rich';
     while (body.firstChild) { old.appendChild(body.firstChild); }
@@ -163,7 +170,8 @@
       Array.prototype.forEach.call(input.files, function (f) { all.items.add(f); });
       Array.prototype.forEach.call(files, function (f) { all.items.add(f); });
       input.files = all.files;
-      announce(all.files.length === 1 ? '1 file attached.' : all.files.length + ' files attached.');
+      announce(all.files.length === 1 ? msg('file-attached', '1 file attached.')
+        : msg('files-attached', '%s files attached.', all.files.length));
     }
     zone.addEventListener('dragover', function (event) {
       if (event.dataTransfer && Array.prototype.indexOf.call(event.dataTransfer.types, 'Files') >= 0) {
@@ -216,7 +224,7 @@
         form.classList.remove('saving');
         if (!answer.ok || !answer.page.getElementById('ticket-side')) {
           var said = answer.page.querySelector('.error-text');
-          showError(error, said ? said.textContent : 'The server answered ' + answer.status);
+          showError(error, said ? said.textContent : msg('server-answered', 'The server answered %s', answer.status));
           return;
         }
         if (again) { save(); return; }
@@ -293,26 +301,26 @@
     }
     function numberOf(row) {
       var link = row.querySelector('td a');
-      return link ? link.textContent : 'the ticket';
+      return link ? link.textContent : msg('the-ticket', 'the ticket');
     }
     function say(text) {
       notice.textContent = text + ' ';
       var reload = document.createElement('a');
       reload.href = window.location.href;
-      reload.textContent = 'Reload';
+      reload.textContent = msg('reload', 'Reload');
       notice.appendChild(reload);
       notice.hidden = false;
     }
     function read() {
       if (reading) { again = true; return; }
       if (document.querySelector('#queue-results input[type=checkbox]:checked')) {
-        say('Tickets changed.');
+        say(msg('tickets-changed', 'Tickets changed.'));
         return;
       }
       reading = true;
       fetch(window.location.href, { credentials: 'same-origin', headers: { 'Accept': 'text/html' } })
         .then(function (resp) {
-          if (!resp.ok) { throw new Error('The server answered ' + resp.status); }
+          if (!resp.ok) { throw new Error(msg('server-answered', 'The server answered %s', resp.status)); }
           return resp.text();
         })
         .then(function (html) {
@@ -321,9 +329,9 @@
           var focused = results.contains(document.activeElement);
           results.innerHTML = fresh.innerHTML; // the server's own escaped markup, as the page itself
           select(selected(), focused);
-          announce('The queue was updated.');
+          announce(msg('queue-updated', 'The queue was updated.'));
         })
-        .catch(function () { say('Tickets changed.'); })
+        .catch(function () { say(msg('tickets-changed', 'Tickets changed.')); })
         .then(function () {
           reading = false;
           if (again) { again = false; soon(); }
@@ -343,10 +351,10 @@
       fetch('/tickets/' + row.getAttribute('data-ticket-id') + '/edit/', {
         method: 'POST', credentials: 'same-origin', body: body, headers: { 'Accept': 'text/html' }
       }).then(function (resp) {
-        if (!resp.ok) { throw new Error('The server answered ' + resp.status); }
-        announce('Assigned ' + numberOf(row) + ' to you.');
+        if (!resp.ok) { throw new Error(msg('server-answered', 'The server answered %s', resp.status)); }
+        announce(msg('assigned', 'Assigned %s to you.', numberOf(row)));
         soon();
-      }).catch(function () { say('Could not assign ' + numberOf(row) + ' to you.'); });
+      }).catch(function () { say(msg('assign-failed', 'Could not assign %s to you.', numberOf(row))); });
     }
 
     // The feed is closed when the page is left, and opened again (with a fresh read) when the browser shows
@@ -362,11 +370,11 @@
       source.addEventListener('ticket', soon);
       source.addEventListener('end', function () {
         mine.close();
-        say('You were signed out; the queue no longer updates.');
+        say(msg('signed-out', 'You were signed out; the queue no longer updates.'));
       });
       source.addEventListener('error', function () {
         results.setAttribute('data-live-state', 'closed');
-        if (mine.readyState === window.EventSource.CLOSED) { say('The queue no longer updates.'); }
+        if (mine.readyState === window.EventSource.CLOSED) { say(msg('no-updates', 'The queue no longer updates.')); }
       });
     }
     listen();

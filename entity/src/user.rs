@@ -22,6 +22,8 @@ pub struct Model {
     pub credentials_changed_at: Option<DateTimeUtc>,
     /// The IANA time zone the web pages show dates in; none follows the browser's.
     pub time_zone: Option<String>,
+    /// The language the web pages are in (`de`); none follows the browser's.
+    pub language: Option<String>,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

@@ -40,6 +40,7 @@ mod m20261129_000043_ticket_metrics;
 mod m20261129_000044_search_upkeep;
 mod m20261130_000045_saved_views;
 mod m20261130_000046_user_time_zone;
+mod m20261130_000047_user_language;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -85,6 +86,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000044_search_upkeep::Migration),
             Box::new(m20261130_000045_saved_views::Migration),
             Box::new(m20261130_000046_user_time_zone::Migration),
+            Box::new(m20261130_000047_user_language::Migration),
         ]
     }
 }

@@ -124,6 +124,16 @@ impl Db {
         Ok(())
     }
 
+    /// Apply every pending migration to the database at `url` over one connection of its own: on SQLite a
+    /// second pooled connection can still see the schema as it was before a migration's earlier statement
+    /// (a trigger dropped and created again in two statements failed so).
+    pub async fn migrate_at(url: &str) -> anyhow::Result<()> {
+        let db = Db::connect(url, 1).await?;
+        db.migrate().await?;
+        db.conn.close().await?;
+        Ok(())
+    }
+
     /// Whether every known migration has been applied.
     pub async fn migrations_applied(&self) -> anyhow::Result<bool> {
         Ok(Migrator::get_pending_migrations(&self.conn)

@@ -7,7 +7,7 @@ use chrono::Utc;
 use entity::saved_view;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, Set,
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
 /// Most views one user keeps.
@@ -105,14 +105,16 @@ pub async fn save(
         ));
     }
     let key = name.to_lowercase();
-    let mine = saved_view::Column::UserId.eq(actor.id());
-    let replacing = saved_view::Entity::find()
-        .filter(mine.clone())
-        .filter(saved_view::Column::NameKey.eq(key.as_str()))
-        .count(db)
-        .await?
-        > 0;
-    if !replacing && saved_view::Entity::find().filter(mine).count(db).await? >= MOST_PER_USER {
+    // One read of the user's few names tells both whether this one replaces a view and how many there are.
+    let kept: Vec<String> = saved_view::Entity::find()
+        .select_only()
+        .column(saved_view::Column::NameKey)
+        .filter(saved_view::Column::UserId.eq(actor.id()))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let replacing = kept.contains(&key);
+    if !replacing && u64::try_from(kept.len()).unwrap_or(u64::MAX) >= MOST_PER_USER {
         return Err(AppError::field(
             "name",
             format!("you keep {MOST_PER_USER} saved views already; remove one first"),

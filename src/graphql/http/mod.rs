@@ -182,7 +182,9 @@ pub async fn graphql_get(
                 user.full_name.clone()
             }
         });
-        return crate::web::pages::graphiql::page(user);
+        let chosen = session.as_ref().and_then(|s| s.actor.user.language.clone());
+        let lang = crate::web::pages::page_lang(chosen.as_deref(), &headers);
+        return crate::web::pages::graphiql::page(user, lang);
     }
     let (auth, secret) = session_auth(auth, session.as_deref(), &headers);
     let mut request = match async_graphql::http::parse_query_string(&raw) {

@@ -79,7 +79,7 @@ use web::pages;
         pages::ticket::edit::resolve_children, pages::ticket::edit::follow, pages::ticket::edit::merge, pages::ticket::edit::split,
         pages::ticket::fields::set_fields,
         pages::thread::add, pages::thread::delete, pages::assets::serve, pages::assets::serve_graphiql,
-        pages::reports::page, pages::settings::page, pages::settings::change_password, pages::settings::set_time_zone, pages::settings::create_token,
+        pages::reports::page, pages::settings::page, pages::settings::change_password, pages::settings::set_time_zone, pages::settings::set_language, pages::settings::create_token,
         pages::settings::revoke_token, pages::admin::home, pages::admin::users::users_page,
         pages::admin::users::create_user, pages::admin::users::user_page,
         pages::admin::users::update_user, pages::admin::users::deactivate,

@@ -356,16 +356,49 @@ pub async fn set_time_zone(
     actor: &crate::auth::Actor,
     zone: Option<chrono_tz::Tz>,
 ) -> AppResult<()> {
-    let current = find(&deps.db.conn, actor.id()).await?;
     let zone = zone.map(|z| z.name().to_string());
-    if current.time_zone == zone {
+    set_reading(deps, actor, Reading::TimeZone, zone).await
+}
+
+/// Set the language `actor` reads the web pages in, as its catalogue's code (`None`: the browser's); the web
+/// door names only languages it has.
+pub async fn set_language(
+    deps: PeopleDeps<'_>,
+    actor: &crate::auth::Actor,
+    code: Option<&'static str>,
+) -> AppResult<()> {
+    let code = code.map(str::to_string);
+    set_reading(deps, actor, Reading::Language, code).await
+}
+
+/// How a user reads the pages, kept on their account.
+enum Reading {
+    TimeZone,
+    Language,
+}
+
+async fn set_reading(
+    deps: PeopleDeps<'_>,
+    actor: &crate::auth::Actor,
+    which: Reading,
+    value: Option<String>,
+) -> AppResult<()> {
+    let current = find(&deps.db.conn, actor.id()).await?;
+    let (field, now) = match which {
+        Reading::TimeZone => ("time_zone", &current.time_zone),
+        Reading::Language => ("language", &current.language),
+    };
+    if *now == value {
         return Ok(());
     }
     let mut changes = Changes::new();
-    changes.diff("time_zone", &current.time_zone, &zone);
+    changes.diff(field, now, &value);
     let txn = deps.db.begin_write().await?;
     let mut next = current.into_active_model();
-    next.time_zone = Set(zone);
+    match which {
+        Reading::TimeZone => next.time_zone = Set(value),
+        Reading::Language => next.language = Set(value),
+    }
     next.update(&txn).await?;
     audit::record(
         &txn,
@@ -374,6 +407,7 @@ pub async fn set_time_zone(
     )
     .await?;
     txn.commit().await?;
+    // The cached actor carries the account, and with it how its pages read.
     deps.auth_cache.changed(deps.db).await;
     Ok(())
 }

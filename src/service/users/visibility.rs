@@ -34,6 +34,7 @@ pub fn seen_by(actor: &Actor, u: user::Model) -> user::Model {
         is_superuser: u.is_superuser && whole,
         password_hash: String::new(),
         time_zone: u.time_zone.filter(|_| whole),
+        language: u.language.filter(|_| whole),
         ..u
     }
 }

@@ -6,6 +6,7 @@
 //! with the session's CSRF token in `X-CSRFToken`, which a page of another site can neither read nor send
 //! (`graphql::http`, docs/web.md). Anyone else pastes a bearer token into the Headers tab.
 use super::html;
+use crate::web::i18n::Lang;
 use askama::Template;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
@@ -72,18 +73,21 @@ struct GraphiqlPage {
     /// Display name of the signed-in user, when the request came with a live session.
     user: Option<String>,
     version: &'static str,
+    /// The language the page is in.
+    lang: Lang,
 }
 
 /// The pages' policy, plus fonts GraphiQL's stylesheet embeds as `data:` URLs (fonts run no code).
 pub const GRAPHIQL_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; font-src 'self' data:; object-src 'none'; frame-ancestors 'none'";
 
-/// The GraphiQL page for a browser, signed in as `user` (a display name) or not.
-pub fn page(user: Option<String>) -> Response {
+/// The GraphiQL page for a browser, signed in as `user` (a display name) or not, its words in `lang`.
+pub fn page(user: Option<String>, lang: Lang) -> Response {
     let mut response = html(
         StatusCode::OK,
         &GraphiqlPage {
             user,
             version: version(),
+            lang,
         },
     );
     response.headers_mut().insert(

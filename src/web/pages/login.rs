@@ -89,7 +89,7 @@ pub(super) fn render(
             )
         });
         let page = LoginPage {
-            layout: Layout::anonymous(token),
+            layout: Layout::anonymous(token, super::page_lang(None, headers)),
             username: username.to_string(),
             next,
             error,
@@ -161,26 +161,27 @@ pub async fn submit(
     let form = Form::parse(body);
     let username = form.get("username").trim().to_string();
     let next = form.get("next").to_string();
+    let lang = super::page_lang(None, headers);
     if !form_token_ok(headers, &form) {
-        let error = "The form expired or was not sent by this site. Please try again.";
+        let error = lang.t("login-error-expired");
         return render(
             state.config.oidc.as_ref(),
             headers,
             StatusCode::FORBIDDEN,
             &username,
             &next,
-            Some(error.into()),
+            Some(error),
         );
     }
     if username.is_empty() || form.get("password").is_empty() {
-        let error = "Enter your username and password.";
+        let error = lang.t("login-error-missing");
         return render(
             state.config.oidc.as_ref(),
             headers,
             StatusCode::BAD_REQUEST,
             &username,
             &next,
-            Some(error.into()),
+            Some(error),
         );
     }
     let credentials = Credentials {
@@ -193,10 +194,7 @@ pub async fn submit(
         Ok(user) => user,
         Err(AppError::RateLimited { retry_after }) => {
             let minutes = retry_after.div_ceil(60);
-            let error = format!(
-                "Too many failed sign-in attempts. Try again in {minutes} minute{}.",
-                if minutes == 1 { "" } else { "s" }
-            );
+            let error = lang.tn("login-error-too-many", "minutes", minutes);
             let status = StatusCode::TOO_MANY_REQUESTS;
             let mut page = render(
                 state.config.oidc.as_ref(),

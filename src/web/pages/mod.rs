@@ -23,6 +23,7 @@ use crate::error::{AppError, LoggedCause};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
 use crate::state::AppState;
+pub use crate::web::i18n::Lang;
 use askama::Template;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
@@ -68,6 +69,7 @@ pub fn router() -> Routes {
         .route("/settings/", get(settings::page))
         .route("/settings/password/", post(settings::change_password))
         .route("/settings/time-zone/", post(settings::set_time_zone))
+        .route("/settings/language/", post(settings::set_language))
         .route("/settings/tokens/", post(settings::create_token))
         .route(
             "/settings/tokens/{id}/revoke/",
@@ -185,6 +187,8 @@ pub struct Layout {
     pub is_admin: bool,
     /// Whether the navigation offers the reports (the team's).
     pub is_team: bool,
+    /// The language the page is in.
+    pub lang: Lang,
 }
 
 impl Layout {
@@ -196,17 +200,19 @@ impl Layout {
             version: assets::version(),
             is_admin: user.actor.is_admin(),
             is_team: user.actor.is_team(),
+            lang: user.lang,
         }
     }
 
-    /// The frame for a signed-out visitor.
-    pub fn anonymous(csrf: String) -> Layout {
+    /// The frame for a signed-out visitor, in the language their browser asks for.
+    pub fn anonymous(csrf: String, lang: Lang) -> Layout {
         Layout {
             user: None,
             csrf,
             version: assets::version(),
             is_admin: false,
             is_team: false,
+            lang,
         }
     }
 }
@@ -220,7 +226,15 @@ pub fn display_name(u: &entity::user::Model) -> String {
     }
 }
 
-/// `in_progress` → `In progress`.
+/// The language of a page for a user who chose `chosen` (none: the browser's), asking with `headers`.
+pub fn page_lang(chosen: Option<&str>, headers: &HeaderMap) -> Lang {
+    let accept = headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    Lang::negotiate(chosen, accept)
+}
+
+/// `in_progress` → `In progress` (English; [`Lang::label`] is the page's language).
 pub fn label(value: &str) -> String {
     let text = value.replace('_', " ");
     let mut chars = text.chars();
@@ -281,7 +295,7 @@ impl IntoResponse for PageError {
                 let status = err.status();
                 let title = status.canonical_reason().unwrap_or("Error").to_string();
                 let page = ErrorPage {
-                    layout: Layout::anonymous(String::new()),
+                    layout: Layout::anonymous(String::new(), Lang::En),
                     title,
                     message: err.public_message(),
                 };
@@ -325,8 +339,9 @@ pub async fn error_page(state: &AppState, headers: &HeaderMap, err: AppError) ->
             version: assets::version(),
             is_admin: actor.is_admin(),
             is_team: actor.is_team(),
+            lang: page_lang(actor.user.language.as_deref(), headers),
         },
-        _ => Layout::anonymous(String::new()),
+        _ => Layout::anonymous(String::new(), page_lang(None, headers)),
     };
     let status = err.status();
     let page = ErrorPage {
@@ -375,6 +390,8 @@ pub struct PageUser {
     /// The time zone the pages show dates in: the user's setting, else the browser's (the `tz` cookie the
     /// pages' script sets), else UTC.
     pub zone: chrono_tz::Tz,
+    /// The language the pages are in: the user's setting, else the browser's, else English.
+    pub lang: Lang,
 }
 
 /// The cookie in which the pages' script keeps the browser's time zone.
@@ -383,20 +400,20 @@ const ZONE_COOKIE: &str = "tz";
 impl PageUser {
     /// `at` as the pages show a moment, in the viewer's time zone ([`local_date`]).
     pub fn date(&self, at: &chrono::DateTime<chrono::Utc>) -> String {
-        local_date(at, self.zone)
+        local_date(at, self.zone, self.lang)
     }
 
     /// [`PageUser::date`] of a moment that may not have come: "never".
     pub fn when(&self, at: Option<chrono::DateTime<chrono::Utc>>) -> String {
         at.map(|at| self.date(&at))
-            .unwrap_or_else(|| "never".into())
+            .unwrap_or_else(|| self.lang.t("date-never"))
     }
 }
 
 /// `at` as the pages show a moment: "Nov 30, 2026 14:05" in `zone`.
-pub fn local_date(at: &chrono::DateTime<chrono::Utc>, zone: chrono_tz::Tz) -> String {
+pub fn local_date(at: &chrono::DateTime<chrono::Utc>, zone: chrono_tz::Tz, lang: Lang) -> String {
     at.with_timezone(&zone)
-        .format("%b %d, %Y %H:%M")
+        .format(lang.moment_format())
         .to_string()
 }
 
@@ -422,11 +439,13 @@ impl FromRequestParts<AppState> for PageUser {
                     .flatten()
                     .find_map(|name| name.parse::<chrono_tz::Tz>().ok())
                     .unwrap_or(chrono_tz::UTC);
+                let lang = page_lang(actor.user.language.as_deref(), &parts.headers);
                 Ok(PageUser {
                     actor: Arc::new(actor),
                     csrf: session.csrf_token,
                     session: secret,
                     zone,
+                    lang,
                 })
             }
             None => Err(PageError::SignIn(here)),

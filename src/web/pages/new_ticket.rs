@@ -2,7 +2,7 @@
 //! fields they name.
 use super::ticket::fields::{self, FieldInput};
 use super::upload::Posted;
-use super::{html, label, Form, Layout, PageError, PageResult, PageUser};
+use super::{html, Form, Layout, PageError, PageResult, PageUser};
 use crate::domain::Priority;
 use crate::error::AppError;
 use crate::service::attachments;
@@ -64,7 +64,7 @@ fn form_page(
             .iter()
             .map(|p| Choice {
                 value: p.as_str(),
-                label: label(p.as_str()),
+                label: user.lang.label(p.as_str()),
                 selected: p.as_str() == chosen,
             })
             .collect(),
@@ -81,7 +81,7 @@ fn form_page(
     security(("session" = [])))]
 pub async fn page(State(state): State<AppState>, user: PageUser) -> PageResult<Response> {
     let shown = fields::for_new_ticket(&state, &user.actor).await?;
-    let inputs = fields::inputs(&state.db.conn, &user.actor, &shown).await;
+    let inputs = fields::inputs(&state.db.conn, &user.actor, &shown, user.lang).await;
     Ok(html(
         StatusCode::OK,
         &form_page(&user, None, BTreeMap::new(), None, inputs),
@@ -146,7 +146,7 @@ pub async fn submit(
                 .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
                 .collect();
             let summary = errors.is_empty().then_some(message);
-            let inputs = fields::inputs(&state.db.conn, &user.actor, &shown).await;
+            let inputs = fields::inputs(&state.db.conn, &user.actor, &shown, user.lang).await;
             let page = form_page(&user, Some(&form), errors, summary, inputs);
             Ok(html(StatusCode::BAD_REQUEST, &page))
         }

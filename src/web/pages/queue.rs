@@ -1,7 +1,7 @@
 //! `GET /tickets/`: the ticket queue, with the REST list's filters (`q`, `status`, `priority`,
 //! `assigned`) and pages. Words in `q` list the ranked search's hits, best first (see [`read_rows`]).
 use super::ticket::sla_badge::{most_urgent, TargetBadge};
-use super::{display_name, html, label, Layout, PageResult, PageUser};
+use super::{display_name, html, Layout, PageResult, PageUser};
 use crate::domain::parse_ticket_number;
 use crate::domain::{Priority, StatusCategory, TicketStatus, Workflow};
 use crate::rest::tickets::query::ListParams;
@@ -56,18 +56,18 @@ struct MacroChoice {
 /// A saved view of the queue (`?view=`).
 struct View {
     value: &'static str,
-    label: &'static str,
+    label: String,
     current: bool,
 }
 
 /// The views: every ticket, mine, my groups', unassigned, and breaching soon (a running SLA clock, the
-/// earliest due first).
+/// earliest due first); each with the message that names it.
 const VIEWS: [(&str, &str); 5] = [
-    ("", "All"),
-    ("mine", "Mine"),
-    ("groups", "My groups"),
-    ("unassigned", "Unassigned"),
-    ("breaching", "Breaching soon"),
+    ("", "queue-view-all"),
+    ("mine", "queue-view-mine"),
+    ("groups", "queue-view-groups"),
+    ("unassigned", "queue-view-unassigned"),
+    ("breaching", "queue-view-breaching"),
 ];
 
 /// A saved view in the views bar.
@@ -79,22 +79,37 @@ struct SavedLink {
     current: bool,
 }
 
-/// The queue's orders (`sort=`): the value, what the drop-down calls it, and the order it reads in. Ties break on
-/// the ticket's id in the same direction.
+/// The queue's orders (`sort=`): the value, the message the drop-down calls it by, and the order it reads in.
+/// Ties break on the ticket's id in the same direction.
 const SORTS: [(&str, &str, TicketSort, bool); 8] = [
-    ("", "Newest first", TicketSort::CreatedAt, true),
-    ("oldest", "Oldest first", TicketSort::CreatedAt, false),
-    ("-updated", "Recently updated", TicketSort::UpdatedAt, true),
+    ("", "queue-sort-newest", TicketSort::CreatedAt, true),
+    ("oldest", "queue-sort-oldest", TicketSort::CreatedAt, false),
+    (
+        "-updated",
+        "queue-sort-updated-recently",
+        TicketSort::UpdatedAt,
+        true,
+    ),
     (
         "updated",
-        "Least recently updated",
+        "queue-sort-updated-least",
         TicketSort::UpdatedAt,
         false,
     ),
-    ("due", "SLA due soonest", TicketSort::SlaDue, false),
-    ("-due", "SLA due latest", TicketSort::SlaDue, true),
-    ("-number", "Number, highest first", TicketSort::Number, true),
-    ("number", "Number, lowest first", TicketSort::Number, false),
+    ("due", "queue-sort-due-soonest", TicketSort::SlaDue, false),
+    ("-due", "queue-sort-due-latest", TicketSort::SlaDue, true),
+    (
+        "-number",
+        "queue-sort-number-highest",
+        TicketSort::Number,
+        true,
+    ),
+    (
+        "number",
+        "queue-sort-number-lowest",
+        TicketSort::Number,
+        false,
+    ),
 ];
 
 /// A column the queue sorts by from its header: the header links to its order (the first named, or the other
@@ -110,7 +125,10 @@ pub(super) const WAITING_FOR_REQUESTER: TicketStatus = TicketStatus::OnHold;
 
 /// What a requester's queue offers: the tickets they may see (their own requests, and any they were given),
 /// and those of their requests the desk has put on hold waiting for them.
-const REQUESTER_VIEWS: [(&str, &str); 2] = [("", "My requests"), ("waiting", "Waiting for me")];
+const REQUESTER_VIEWS: [(&str, &str); 2] = [
+    ("", "queue-view-my-requests"),
+    ("waiting", "queue-view-waiting"),
+];
 
 #[derive(Template)]
 #[template(path = "queue.html")]
@@ -287,40 +305,41 @@ async fn render(
             number: t.ticket_number.clone(),
             title: t.title.clone(),
             status: t.status.to_string(),
-            status_label: label(t.status.as_str()),
+            status_label: user.lang.label(t.status.as_str()),
             priority: t.priority.to_string(),
-            priority_label: label(t.priority.as_str()),
+            priority_label: user.lang.label(t.priority.as_str()),
             requester: name(Some(t.requester_id)),
             assignee: name(t.assignee_id),
             updated: user.date(&t.updated_at),
             sla: clocks
                 .get(&t.id)
-                .and_then(|c| most_urgent(c, now, user.zone)),
+                .and_then(|c| most_urgent(c, now, user.zone, user.lang)),
             // A done ticket's clock has stopped for good: "Paused" is for a clock that will run again.
             sla_paused: t.status.category() != StatusCategory::Done
                 && clocks.get(&t.id).is_some_and(|c| c.paused_since.is_some()),
         })
         .collect();
-    let any = || ("", "Any".to_string());
+    let lang = user.lang;
+    let any = || ("", lang.t("queue-any"));
     let statuses: Vec<_> = std::iter::once(any())
         .chain(
             TicketStatus::ALL
                 .iter()
-                .map(|s| (s.as_str(), label(s.as_str()))),
+                .map(|s| (s.as_str(), lang.label(s.as_str()))),
         )
         .collect();
     let priorities: Vec<_> = std::iter::once(any())
         .chain(
             Priority::ALL
                 .iter()
-                .map(|p| (p.as_str(), label(p.as_str()))),
+                .map(|p| (p.as_str(), lang.label(p.as_str()))),
         )
         .collect();
     let assigned = [
-        ("", "Anyone or nobody".to_string()),
-        ("me", "Me".to_string()),
-        ("any", "Someone".to_string()),
-        ("none", "Nobody".to_string()),
+        ("", lang.t("queue-assigned-anyone")),
+        ("me", lang.t("queue-assigned-me")),
+        ("any", lang.t("queue-assigned-someone")),
+        ("none", lang.t("queue-assigned-nobody")),
     ];
     // Pages keep the view and the sort beside the filters; a header's link keeps the view and the filters.
     let mut in_view = if view.is_empty() {
@@ -353,20 +372,27 @@ async fn render(
     };
     let sorts: Vec<_> = SORTS
         .iter()
-        .map(|(value, label, ..)| (*value, label.to_string()))
+        .map(|(value, id, ..)| (*value, lang.t(id)))
         .collect();
     let views: Vec<View> = offered
         .iter()
-        .map(|(value, label)| View {
+        .map(|(value, id)| View {
             value,
-            label,
+            label: lang.t(id),
             current: *value == view,
         })
         .collect();
-    let flash = match (wanted("changed").parse::<u32>(), wanted("failed").parse::<u32>()) {
-        (Ok(changed), Ok(0)) => Some(format!("Macro applied to {changed} tickets.")),
-        (Ok(changed), Ok(failed)) => Some(format!(
-            "Macro applied to {changed} tickets; {failed} could not be changed (open them to see why)."
+    let flash = match (
+        wanted("changed").parse::<u32>(),
+        wanted("failed").parse::<u32>(),
+    ) {
+        (Ok(changed), Ok(0)) => Some(lang.tn("queue-macro-applied", "changed", changed)),
+        (Ok(changed), Ok(failed)) => Some(lang.t2(
+            "queue-macro-applied-failed",
+            "changed",
+            changed,
+            "failed",
+            failed,
         )),
         _ => None,
     };
@@ -485,12 +511,15 @@ async fn read_rows(
     // A search string the word search refuses (too long, too many words) is still a fine substring to look for.
     let wanted = words.then(|| search::Search::parse(q));
     if let Some(Err(_)) = wanted {
-        note = Some(format!(
-            "Too much for a word search (at most {} characters and {} words, on one line); these contain \
-             \u{201c}{q}\u{201d} in their title or description.",
+        let too_much = user.lang.t2(
+            "queue-note-too-much",
+            "chars",
             search::MAX_CHARS,
-            search::MAX_TERMS
-        ));
+            "words",
+            search::MAX_TERMS,
+        );
+        let contain = user.lang.t1("queue-note-contain", "q", q);
+        note = Some(format!("{too_much} {contain}"));
     }
     if let Some(Ok(wanted)) = wanted {
         let page = params.page_request();
@@ -538,9 +567,9 @@ async fn read_rows(
                 note,
             });
         }
-        note = Some(format!(
-            "No ticket has all of these words; these contain \u{201c}{q}\u{201d} in their title or description."
-        ));
+        let none = user.lang.t("queue-note-no-words");
+        let contain = user.lang.t1("queue-note-contain", "q", q);
+        note = Some(format!("{none} {contain}"));
     }
     let joined = Joined {
         people: Some(People::Records),

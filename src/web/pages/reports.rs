@@ -6,6 +6,7 @@
 use super::{html, Layout, PageResult, PageUser};
 use crate::service::reports::{self, Aged, Dimension, Line, ReportRequest};
 use crate::state::AppState;
+use crate::web::i18n::Lang;
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
@@ -16,19 +17,26 @@ use chrono::NaiveDate;
 const CHART_W: f64 = 720.0;
 const CHART_H: f64 = 180.0;
 
-/// The splits the page offers (the periods are the chart's).
-const SPLITS: [(&str, &str); 4] = [
-    ("group", "Group"),
-    ("agent", "Agent"),
-    ("priority", "Priority"),
-    ("project", "Project"),
+/// The splits the page offers (the periods are the chart's): the value, and the messages that name it in the
+/// drop-down and in the table's heading ("By group").
+const SPLITS: [(&str, &str, &str); 4] = [
+    ("group", "reports-split-group", "reports-by-group"),
+    ("agent", "reports-split-agent", "reports-by-agent"),
+    ("priority", "reports-split-priority", "reports-by-priority"),
+    ("project", "reports-split-project", "reports-by-project"),
 ];
 
 /// A choice of split.
 struct Choice {
     value: &'static str,
-    label: &'static str,
+    label: String,
     selected: bool,
+}
+
+/// An age band of the open tickets, named in the page's language.
+struct Band {
+    label: String,
+    count: u64,
 }
 
 /// A bar of a chart.
@@ -73,60 +81,105 @@ struct ReportsPage {
     /// A bad date or range, said next to the form (the page then shows the last 30 days).
     error: Option<String>,
     splits: Vec<Choice>,
-    split_label: &'static str,
+    /// The split's name, as the table's first column heads it.
+    split_label: String,
+    /// The split table's heading ("By group").
+    split_heading: String,
     total: Row,
     weeks: Vec<Row>,
     week_bars: Vec<Bar>,
     week_ticks: Vec<Tick>,
-    backlog: Vec<Aged>,
+    backlog: Vec<Band>,
     backlog_bars: Vec<Bar>,
     backlog_ticks: Vec<Tick>,
     lines: Vec<Row>,
 }
 
+/// A number with a decimal fraction as the language writes it ("3.5", "3,5").
+fn decimal(lang: Lang, text: String) -> String {
+    match lang {
+        Lang::En => text,
+        _ => text.replace('.', ","),
+    }
+}
+
 /// Minutes as a person reads them: "45 min", "3.5 h", "2.1 d"; a dash for none.
-fn duration(minutes: Option<f64>) -> String {
+fn duration(lang: Lang, minutes: Option<f64>) -> String {
     match minutes {
         None => "–".to_string(),
-        Some(m) if m < 60.0 => format!("{m:.0} min"),
-        Some(m) if m < 48.0 * 60.0 => format!("{:.1} h", m / 60.0),
-        Some(m) => format!("{:.1} d", m / 1440.0),
+        Some(m) if m < 60.0 => lang.t1("reports-minutes", "n", format!("{m:.0}")),
+        Some(m) if m < 48.0 * 60.0 => lang.t1(
+            "reports-hours",
+            "n",
+            decimal(lang, format!("{:.1}", m / 60.0)),
+        ),
+        Some(m) => lang.t1(
+            "reports-days",
+            "n",
+            decimal(lang, format!("{:.1}", m / 1440.0)),
+        ),
     }
 }
 
-fn rate(a: reports::Attainment) -> String {
+fn rate(lang: Lang, a: reports::Attainment) -> String {
     match a.rate() {
         None => "–".to_string(),
-        Some(r) => format!("{:.0}% ({} of {})", r * 100.0, a.met, a.met + a.missed),
+        Some(r) => format!(
+            "{:.0}% ({})",
+            r * 100.0,
+            lang.t2("reports-met-of", "met", a.met, "total", a.met + a.missed)
+        ),
     }
 }
 
-fn row(name: String, l: &Line) -> Row {
+fn row(lang: Lang, name: String, l: &Line) -> Row {
     Row {
         name,
         created: l.created,
         resolved: l.resolved,
         reopened: l.reopened,
-        first_response: duration(l.first_response.median),
-        first_response_p90: duration(l.first_response.p90),
-        resolution: duration(l.resolution.median),
-        resolution_p90: duration(l.resolution.p90),
-        first_response_sla: rate(l.first_response_sla),
-        resolution_sla: rate(l.resolution_sla),
-        waiting: duration(l.waiting.median),
-        in_progress: duration(l.in_progress.median),
+        first_response: duration(lang, l.first_response.median),
+        first_response_p90: duration(lang, l.first_response.p90),
+        resolution: duration(lang, l.resolution.median),
+        resolution_p90: duration(lang, l.resolution.p90),
+        first_response_sla: rate(lang, l.first_response_sla),
+        resolution_sla: rate(lang, l.resolution_sla),
+        waiting: duration(lang, l.waiting.median),
+        in_progress: duration(lang, l.in_progress.median),
     }
 }
 
-fn key(l: &Line) -> String {
-    l.keys
-        .first()
-        .and_then(|k| k.value.clone())
-        .unwrap_or_else(|| "None".to_string())
+/// A line's name: its key, "None" without one. A priority is its stored value in English (as the page has
+/// always shown it), in words in another language.
+fn key(lang: Lang, l: &Line) -> String {
+    match l.keys.first() {
+        Some(k) => match &k.value {
+            Some(v) if k.dimension == Dimension::Priority && lang != Lang::En => lang.label(v),
+            Some(v) => v.clone(),
+            None => lang.t("reports-none"),
+        },
+        None => lang.t("reports-none"),
+    }
+}
+
+/// An age band's name in the page's language (the service names them in English).
+fn band(lang: Lang, aged: &Aged) -> Band {
+    let id = match aged.label {
+        "Under a day" => Some("reports-age-under-a-day"),
+        "1–3 days" => Some("reports-age-1-3-days"),
+        "3–7 days" => Some("reports-age-3-7-days"),
+        "1–4 weeks" => Some("reports-age-1-4-weeks"),
+        "Over 4 weeks" => Some("reports-age-over-4-weeks"),
+        _ => None,
+    };
+    Band {
+        label: id.map_or_else(|| aged.label.to_string(), |id| lang.t(id)),
+        count: aged.count,
+    }
 }
 
 /// Created and resolved side by side per week.
-fn week_chart(weeks: &[Row]) -> (Vec<Bar>, Vec<Tick>) {
+fn week_chart(lang: Lang, weeks: &[Row]) -> (Vec<Bar>, Vec<Tick>) {
     let most = weeks
         .iter()
         .map(|w| w.created.max(w.resolved))
@@ -140,8 +193,8 @@ fn week_chart(weeks: &[Row]) -> (Vec<Bar>, Vec<Tick>) {
     for (i, w) in weeks.iter().enumerate() {
         let left = i as f64 * slot + slot / 2.0 - width;
         for (n, (count, class, what)) in [
-            (w.created, "bar-created", "created"),
-            (w.resolved, "bar-resolved", "resolved"),
+            (w.created, "bar-created", "reports-bar-created"),
+            (w.resolved, "bar-resolved", "reports-bar-resolved"),
         ]
         .into_iter()
         .enumerate()
@@ -153,7 +206,7 @@ fn week_chart(weeks: &[Row]) -> (Vec<Bar>, Vec<Tick>) {
                 width: format!("{width:.1}"),
                 height: format!("{height:.1}"),
                 class,
-                title: format!("{}: {count} {what}", w.name),
+                title: format!("{}: {}", w.name, lang.tn(what, "n", count)),
             });
         }
         // Every label when they fit, every few otherwise.
@@ -170,7 +223,7 @@ fn week_chart(weeks: &[Row]) -> (Vec<Bar>, Vec<Tick>) {
 }
 
 /// One horizontal bar per age band.
-fn backlog_chart(backlog: &[Aged]) -> (Vec<Bar>, Vec<Tick>) {
+fn backlog_chart(lang: Lang, backlog: &[Band]) -> (Vec<Bar>, Vec<Tick>) {
     let most = backlog.iter().map(|a| a.count).max().unwrap_or(0).max(1) as f64;
     let (label_w, row_h) = (120.0, 28.0);
     let mut bars = Vec::new();
@@ -184,7 +237,7 @@ fn backlog_chart(backlog: &[Aged]) -> (Vec<Bar>, Vec<Tick>) {
             width: format!("{width:.1}"),
             height: format!("{:.1}", row_h - 8.0),
             class: "bar-backlog",
-            title: format!("{}: {} open", a.label, a.count),
+            title: format!("{}: {}", a.label, lang.tn("reports-bar-open", "n", a.count)),
         });
         ticks.push(Tick {
             x: format!("{:.1}", label_w + width + 6.0),
@@ -220,6 +273,7 @@ pub async fn page(
             .map(|(_, v)| v.trim().to_string())
             .unwrap_or_default()
     };
+    let lang = user.lang;
     let now = chrono::Utc::now();
     let (from_typed, to_typed) = (wanted("from"), wanted("to"));
     let date = |typed: &str| NaiveDate::parse_from_str(typed, "%Y-%m-%d");
@@ -228,18 +282,18 @@ pub async fn page(
     if !to_typed.is_empty() {
         match date(&to_typed) {
             Ok(to) => request = ReportRequest::recent(to),
-            Err(_) => error = Some("The end is not a date (YYYY-MM-DD).".to_string()),
+            Err(_) => error = Some(lang.t("reports-error-end")),
         }
     }
     if !from_typed.is_empty() {
         match date(&from_typed) {
             Ok(from) => request.from = from,
-            Err(_) => error = Some("The start is not a date (YYYY-MM-DD).".to_string()),
+            Err(_) => error = Some(lang.t("reports-error-start")),
         }
     }
     if error.is_none() {
         if let Err(e) = request.check() {
-            error = Some(format!("That range cannot be shown: {e}."));
+            error = Some(lang.t1("reports-error-range", "reason", e));
         }
     }
     if error.is_some() {
@@ -247,7 +301,7 @@ pub async fn page(
     }
     let split = SPLITS
         .iter()
-        .find(|(v, _)| *v == wanted("split"))
+        .find(|(v, ..)| *v == wanted("split"))
         .unwrap_or(&SPLITS[0]);
     let db = &state.db.conn;
     let by_week = ReportRequest {
@@ -260,10 +314,18 @@ pub async fn page(
         ..request.clone()
     };
     let split_report = reports::tickets(db, &user.actor, &by_split).await?;
-    let backlog = reports::backlog(db, &user.actor, now).await?;
-    let weeks: Vec<Row> = weekly.lines.iter().map(|l| row(key(l), l)).collect();
-    let (week_bars, week_ticks) = week_chart(&weeks);
-    let (backlog_bars, backlog_ticks) = backlog_chart(&backlog);
+    let backlog: Vec<Band> = reports::backlog(db, &user.actor, now)
+        .await?
+        .iter()
+        .map(|a| band(lang, a))
+        .collect();
+    let weeks: Vec<Row> = weekly
+        .lines
+        .iter()
+        .map(|l| row(lang, key(lang, l), l))
+        .collect();
+    let (week_bars, week_ticks) = week_chart(lang, &weeks);
+    let (backlog_bars, backlog_ticks) = backlog_chart(lang, &backlog);
     let page = ReportsPage {
         layout: Layout::for_user(&user),
         from: if error.is_some() {
@@ -279,21 +341,26 @@ pub async fn page(
         error,
         splits: SPLITS
             .iter()
-            .map(|(value, label)| Choice {
+            .map(|(value, label, _)| Choice {
                 value,
-                label,
+                label: lang.t(label),
                 selected: *value == split.0,
             })
             .collect(),
-        split_label: split.1,
-        total: row("All".to_string(), &weekly.total),
+        split_label: lang.t(split.1),
+        split_heading: lang.t(split.2),
+        total: row(lang, "All".to_string(), &weekly.total),
         weeks,
         week_bars,
         week_ticks,
         backlog,
         backlog_bars,
         backlog_ticks,
-        lines: split_report.lines.iter().map(|l| row(key(l), l)).collect(),
+        lines: split_report
+            .lines
+            .iter()
+            .map(|l| row(lang, key(lang, l), l))
+            .collect(),
     };
     Ok(html(StatusCode::OK, &page))
 }

@@ -34,7 +34,7 @@ fn page(
         html(
             status,
             &ResetPage {
-                layout: Layout::anonymous(csrf),
+                layout: Layout::anonymous(csrf, super::page_lang(None, headers)),
                 token,
                 message,
                 error,
@@ -44,7 +44,10 @@ fn page(
     })
 }
 
-const EXPIRED: &str = "The form expired or was not sent by this site. Please try again.";
+/// What a form that expired or came from elsewhere is answered with, in the visitor's language.
+fn expired(headers: &HeaderMap) -> String {
+    super::page_lang(None, headers).t("reset-expired")
+}
 
 /// `GET /accounts/password-reset/`: the form that asks for a link.
 #[utoipa::path(get, path = "/accounts/password-reset/", tag = "pages", operation_id = "pagePasswordReset",
@@ -72,7 +75,7 @@ pub async fn request_link(
             StatusCode::FORBIDDEN,
             None,
             None,
-            Some(EXPIRED.into()),
+            Some(expired(&headers)),
             true,
         );
     }
@@ -89,11 +92,18 @@ pub async fn request_link(
             &headers,
             StatusCode::OK,
             None,
-            Some("If an account has this address, a link to reset its password is on its way. It works once, for a limited time.".into()),
+            Some(super::page_lang(None, &headers).t("reset-link-sent")),
             None,
             false,
         ),
-        Err(err) => page(&headers, err.status(), None, None, Some(err.public_message()), true),
+        Err(err) => page(
+            &headers,
+            err.status(),
+            None,
+            None,
+            Some(err.public_message()),
+            true,
+        ),
     }
 }
 
@@ -125,7 +135,7 @@ pub async fn set_password(
             StatusCode::FORBIDDEN,
             Some(token),
             None,
-            Some(EXPIRED.into()),
+            Some(expired(&headers)),
             true,
         ));
     }

@@ -1,7 +1,7 @@
 //! `/settings/`, for every signed-in user: their profile, a password change (with the current one), and
 //! their API tokens (created with the secret shown once, listed with their last use, revoked). Forms work
 //! without JavaScript; every action goes through the same service calls as GraphQL and REST.
-use super::{html, Layout, PageResult, PageUser};
+use super::{html, Lang, Layout, PageResult, PageUser};
 use crate::error::AppError;
 use crate::service::users::{self, passwords};
 use crate::service::{tokens, Take};
@@ -53,6 +53,10 @@ struct SettingsPage {
     /// The zone the pages show dates in now.
     zone_now: &'static str,
     zone_error: String,
+    /// Every language (code, name, chosen), and whether the user chose none (the browser's).
+    languages: Vec<(&'static str, &'static str, bool)>,
+    language_follows_browser: bool,
+    language_error: String,
 }
 
 /// What the page needs besides the messages of a failed form.
@@ -73,11 +77,11 @@ async fn page_of(state: &AppState, user: &PageUser) -> PageResult<SettingsPage> 
         .into_iter()
         .map(|t| {
             let (state, active) = if t.revoked_at.is_some() {
-                ("Revoked", false)
+                ("revoked", false)
             } else if t.expires_at.is_some_and(|e| e <= now) {
-                ("Expired", false)
+                ("expired", false)
             } else {
-                ("Active", true)
+                ("active", true)
             };
             TokenRow {
                 id: t.id,
@@ -87,7 +91,7 @@ async fn page_of(state: &AppState, user: &PageUser) -> PageResult<SettingsPage> 
                 expires: t
                     .expires_at
                     .map(|e| user.when(Some(e)))
-                    .unwrap_or_else(|| "never".into()),
+                    .unwrap_or_else(|| user.lang.t("date-never")),
                 state,
                 active,
             }
@@ -113,6 +117,12 @@ async fn page_of(state: &AppState, user: &PageUser) -> PageResult<SettingsPage> 
         zone_follows_browser: me.time_zone.is_none(),
         zone_now: user.zone.name(),
         zone_error: String::new(),
+        languages: Lang::ALL
+            .into_iter()
+            .map(|l| (l.code(), l.name(), me.language.as_deref() == Some(l.code())))
+            .collect(),
+        language_follows_browser: me.language.is_none(),
+        language_error: String::new(),
     })
 }
 
@@ -134,9 +144,13 @@ pub async fn page(
 ) -> PageResult<Response> {
     let mut page = page_of(&state, &user).await?;
     page.flash = match done.done.as_deref() {
-        Some("password") => Some("Password changed. Your other sessions were signed out.".into()),
-        Some("revoked") => Some("Token revoked.".into()),
-        Some("zone") => Some(format!("Dates now show in {}.", user.zone.name())),
+        Some("password") => Some(user.lang.t("settings-password-changed")),
+        Some("revoked") => Some(user.lang.t("settings-token-revoked")),
+        Some("zone") => Some(
+            user.lang
+                .t1("settings-zone-changed", "zone", user.zone.name()),
+        ),
+        Some("language") => Some(user.lang.t("settings-language-changed")),
         _ => None,
     };
     Ok(html(StatusCode::OK, &page))
@@ -213,6 +227,38 @@ pub async fn set_time_zone(
     };
     users::accounts::set_time_zone(state.people_deps(), &user.actor, zone).await?;
     Ok(Redirect::to("/settings/?done=zone").into_response())
+}
+
+/// `POST /settings/language/` (form: `language`, a language's code or empty for the browser's).
+#[utoipa::path(post, path = "/settings/language/", tag = "pages", operation_id = "pageSetLanguage",
+    summary = "Choose the language the pages are in (empty: the browser's).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Saved: back to the settings"),
+        (status = 400, description = "The page with the message next to the field", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn set_language(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    let form = user.form(&body)?;
+    let code = form.get("language").trim();
+    let lang = if code.is_empty() {
+        None
+    } else {
+        match Lang::ALL.into_iter().find(|l| l.code() == code) {
+            Some(lang) => Some(lang),
+            None => {
+                let mut page = page_of(&state, &user).await?;
+                page.language_error = user.lang.t("settings-language-unknown");
+                return Ok(html(StatusCode::BAD_REQUEST, &page));
+            }
+        }
+    };
+    users::accounts::set_language(state.people_deps(), &user.actor, lang.map(Lang::code)).await?;
+    Ok(Redirect::to("/settings/?done=language").into_response())
 }
 
 /// `POST /settings/tokens/` (form: `name`, `expires_days`): the page again, with the new token shown once.

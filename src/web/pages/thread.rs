@@ -61,11 +61,11 @@ pub async fn thread(
     people.extend(found.authors);
     let name = |id: Option<i32>| match id {
         // No author: an automation rule posted it.
-        None => crate::service::events::RULE_AUTHOR.to_string(),
+        None => user.lang.t("ticket-rule-author"),
         Some(id) => people
             .get(&id)
             .map(display_name)
-            .unwrap_or_else(|| "Deleted user".into()),
+            .unwrap_or_else(|| user.lang.t("ticket-deleted-user")),
     };
     Ok(found
         .comments

@@ -2,6 +2,7 @@ mod admin;
 mod attachments;
 mod comments;
 mod fields;
+mod languages;
 mod live;
 mod login;
 mod page_versions;

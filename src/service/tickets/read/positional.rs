@@ -101,6 +101,7 @@ positional!(user::Model {
     last_login_at,
     credentials_changed_at,
     time_zone,
+    language,
 });
 positional!(project::Model {
     id,

@@ -135,17 +135,18 @@ pub async fn audit_page(
     let total = audit::count(db, &user.actor, &filter).await?;
     let entries = audit::list(db, &user.actor, &filter, offset, PAGE).await?;
     let people = users::people(db, &user.actor, entries.iter().filter_map(|e| e.actor_id)).await?;
+    let lang = user.lang;
     let rows = entries
         .iter()
         .map(|e| Row {
             when: e.created_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
             who: match (story::rule_name(&e.changes), e.actor_id) {
-                (Some(rule), _) => format!("the rule “{rule}”"),
+                (Some(rule), _) => lang.t1("admin-audit-rule", "rule", rule),
                 (None, Some(id)) => people
                     .get(&id)
                     .map(display_name)
-                    .unwrap_or_else(|| format!("user {id}")),
-                (None, None) => "the system".to_string(),
+                    .unwrap_or_else(|| lang.t1("admin-audit-user", "id", id)),
+                (None, None) => lang.t("admin-audit-system"),
             },
             action: e.action.clone(),
             what: format!("{} {}", e.entity_type, e.entity_id),

@@ -7,7 +7,7 @@ use crate::error::AppError;
 use crate::service::chat::{self, ChatPatch, NewChat, CHAT_EVENTS};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, label, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
@@ -57,11 +57,11 @@ fn listed(value: &serde_json::Value) -> Vec<String> {
     serde_json::from_value(value.clone()).unwrap_or_default()
 }
 
-fn ticks(all: &[&str], checked: &[String]) -> Vec<Tick> {
+fn ticks(lang: Lang, all: &[&str], checked: &[String]) -> Vec<Tick> {
     all.iter()
         .map(|v| Tick {
             value: (*v).to_string(),
-            label: label(v),
+            label: lang.label(v),
             checked: checked.iter().any(|c| c == v),
         })
         .collect()
@@ -72,6 +72,7 @@ fn priority_names() -> Vec<&'static str> {
 }
 
 async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage> {
+    let lang = user.lang;
     let list = chat::list(&state.db, &user.actor).await?;
     let projects = crate::service::projects::list(&state.db.conn).await?;
     let project_opts = |chosen: Option<i32>| project_options(&projects, chosen);
@@ -80,17 +81,17 @@ async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage>
         .map(|d: &chat_destination::Model| Row {
             id: d.id,
             name: d.name.clone(),
-            kind: label(d.kind.as_str()),
+            kind: lang.label(d.kind.as_str()),
             posts_as: if d.token.is_some() {
-                "Bot".to_string()
+                lang.t("rules-chat-posts-as-bot")
             } else {
-                "Incoming webhook".to_string()
+                lang.t("rules-chat-posts-as-webhook")
             },
             channel: d.channel.clone().unwrap_or_default(),
             is_bot: d.token.is_some(),
             projects: project_opts(d.project_id),
-            events: ticks(&CHAT_EVENTS, &listed(&d.events)),
-            priorities: ticks(&priority_names(), &listed(&d.priorities)),
+            events: ticks(lang, &CHAT_EVENTS, &listed(&d.events)),
+            priorities: ticks(lang, &priority_names(), &listed(&d.priorities)),
             team_only: d.team_only,
             active: d.active,
         })
@@ -105,13 +106,13 @@ async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage>
             .iter()
             .map(|k| Opt {
                 value: k.as_str().to_string(),
-                label: label(k.as_str()),
+                label: lang.label(k.as_str()),
                 selected: false,
             })
             .collect(),
         projects: project_opts(None),
-        events: ticks(&CHAT_EVENTS, &[]),
-        priorities: ticks(&priority_names(), &[]),
+        events: ticks(lang, &CHAT_EVENTS, &[]),
+        priorities: ticks(lang, &priority_names(), &[]),
     })
 }
 
@@ -132,13 +133,10 @@ pub async fn chat_page(
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
     let mut page = chat_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| {
-        match d.as_str() {
-            "created" => "Destination added. Its URL or token is not shown again.",
-            "deleted" => "Destination removed.",
-            _ => "Saved.",
-        }
-        .to_string()
+    page.flash = done.done.map(|d| match d.as_str() {
+        "created" => user.lang.t("rules-chat-added"),
+        "deleted" => user.lang.t("rules-chat-removed"),
+        _ => user.lang.t("rules-saved"),
     });
     Ok(html(StatusCode::OK, &page))
 }

@@ -3,7 +3,7 @@ use crate::error::AppError;
 use crate::service::custom_fields::{self, FieldListFilter, FieldPatch, NewField};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, label, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
@@ -48,6 +48,7 @@ struct FieldsPage {
 
 async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsPage> {
     Admin::of(&user.actor)?;
+    let lang = user.lang;
     let db = &state.db.conn;
     let filter = FieldListFilter {
         project_id: None,
@@ -65,7 +66,7 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
         .map(|f| FieldRow {
             id: f.id,
             label: f.label.clone(),
-            kind: label(f.kind.as_str()),
+            kind: lang.label(f.kind.as_str()),
             project: project_name(f.project_id),
             choices: f.choices.join(", "),
             required_from: f.required_from.map(|c| c.to_string()).unwrap_or_default(),
@@ -85,7 +86,7 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
             .iter()
             .map(|k| Opt {
                 value: k.as_str().to_string(),
-                label: label(k.as_str()),
+                label: lang.label(k.as_str()),
             })
             .collect(),
         projects: projects
@@ -96,14 +97,17 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
             })
             .collect(),
         categories: [
-            (StatusCategory::Todo, "Always"),
-            (StatusCategory::InProgress, "Once work starts"),
-            (StatusCategory::Done, "To resolve"),
+            (StatusCategory::Todo, lang.t("rules-required-always")),
+            (
+                StatusCategory::InProgress,
+                lang.t("rules-required-once-started"),
+            ),
+            (StatusCategory::Done, lang.t("rules-required-to-resolve")),
         ]
-        .iter()
-        .map(|(c, l)| Opt {
+        .into_iter()
+        .map(|(c, label)| Opt {
             value: c.as_str().to_string(),
-            label: (*l).to_string(),
+            label,
         })
         .collect(),
         max: state.config.max_custom_fields,
@@ -128,8 +132,8 @@ pub async fn fields_page(
 ) -> PageResult<Response> {
     let mut page = fields_of_desk(&state, &user).await?;
     page.flash = done.done.map(|d| match d.as_str() {
-        "created" => "Field added.".to_string(),
-        _ => "Saved.".to_string(),
+        "created" => user.lang.t("rules-field-added"),
+        _ => user.lang.t("rules-saved"),
     });
     Ok(html(StatusCode::OK, &page))
 }

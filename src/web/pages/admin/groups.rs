@@ -31,6 +31,19 @@ struct GroupsPage {
     groups: Vec<GroupCard>,
 }
 
+impl GroupsPage {
+    /// "Remove Dana Scully from Facilities", the remove button's name.
+    fn remove_label(&self, member: &str, group: &str) -> String {
+        self.layout.lang.t2(
+            "admin-groups-remove-member",
+            "member",
+            member,
+            "group",
+            group,
+        )
+    }
+}
+
 async fn groups_of_desk(state: &AppState, user: &PageUser) -> PageResult<GroupsPage> {
     let admin = Admin::of(&user.actor)?;
     let db = &state.db.conn;
@@ -75,10 +88,11 @@ pub async fn groups_page(
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
     let mut page = groups_of_desk(&state, &user).await?;
+    let lang = user.lang;
     page.flash = done.done.map(|d| match d.as_str() {
-        "created" => "Group created.".to_string(),
-        "deleted" => "Group deleted.".to_string(),
-        _ => "Saved.".to_string(),
+        "created" => lang.t("admin-groups-created"),
+        "deleted" => lang.t("admin-groups-deleted"),
+        _ => lang.t("admin-saved"),
     });
     Ok(html(StatusCode::OK, &page))
 }
@@ -174,7 +188,8 @@ pub async fn add_member(
             .map(|_| ()),
         None => Err(AppError::field(
             "user",
-            format!("no user named {username:?}"),
+            user.lang
+                .t1("admin-groups-no-user", "name", format!("{username:?}")),
         )),
     };
     super::outcome::<GroupsPage, _>(&state, &user, "saved", result).await

@@ -41,6 +41,7 @@ struct MailPage {
 }
 
 async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage> {
+    let lang = user.lang;
     let list = mailboxes::list(&state.db, &user.actor).await?;
     let projects = crate::service::projects::list(&state.db.conn).await?;
     let project_opts = |chosen: Option<i32>| project_options(&projects, chosen);
@@ -55,9 +56,11 @@ async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage>
             projects: project_opts(m.project_id),
             active: m.active,
             state: match (&m.last_error, &m.checked_at) {
-                (Some(why), _) => format!("Cannot be read: {why}"),
-                (None, Some(at)) => format!("Read at {}", at.format("%Y-%m-%d %H:%M UTC")),
-                (None, None) => "Not read yet".to_string(),
+                (Some(why), _) => lang.t1("rules-mail-failing", "why", why),
+                (None, Some(at)) => {
+                    lang.t1("rules-mail-read-at", "at", at.format("%Y-%m-%d %H:%M UTC"))
+                }
+                (None, None) => lang.t("rules-mail-not-read"),
             },
             failing: m.last_error.is_some(),
         })
@@ -90,15 +93,10 @@ pub async fn mail_page(
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
     let mut page = mail_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| {
-        match d.as_str() {
-            "created" => {
-                "Mailbox added: it is read within a minute. Its secret is not shown again."
-            }
-            "deleted" => "Mailbox removed; its mail stays on the server.",
-            _ => "Saved.",
-        }
-        .to_string()
+    page.flash = done.done.map(|d| match d.as_str() {
+        "created" => user.lang.t("rules-mail-added"),
+        "deleted" => user.lang.t("rules-mail-removed"),
+        _ => user.lang.t("rules-saved"),
     });
     Ok(html(StatusCode::OK, &page))
 }

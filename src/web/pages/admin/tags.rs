@@ -67,11 +67,14 @@ pub async fn tags_page(
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
     let mut page = tags_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "curated" => "Tag added to the list.".to_string(),
-        "deleted" => "Tag deleted from every ticket.".to_string(),
-        "settings" => "Setting saved.".to_string(),
-        _ => "Saved.".to_string(),
+    let lang = user.lang;
+    page.flash = done.done.map(|d| {
+        lang.t(match d.as_str() {
+            "curated" => "admin-tags-curated-done",
+            "deleted" => "admin-tags-deleted",
+            "settings" => "admin-tags-settings-saved",
+            _ => "admin-saved",
+        })
     });
     Ok(html(StatusCode::OK, &page))
 }

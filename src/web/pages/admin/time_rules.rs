@@ -6,7 +6,7 @@ use crate::rest::comments::path_id;
 use crate::service::automation::time_rules::{self, NewTimeRule, TimeRulePatch};
 use crate::service::projects;
 use crate::state::AppState;
-use crate::web::pages::{html, Form, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Form, Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -50,21 +50,20 @@ fn saved(t: &time_rule::Model) -> Saved {
 }
 
 /// "72 business hours after its status last changed".
-fn wait_text(wait: &Value) -> String {
+fn wait_text(lang: Lang, wait: &Value) -> String {
     let hours = wait["hours"].as_i64().unwrap_or_default();
-    let since = match wait["since"].as_str().unwrap_or_default() {
-        "created" => "it was opened",
-        "updated" => "it was last updated",
-        "resolved" => "it was resolved",
-        _ => "its status last changed",
+    let since = lang.t(match wait["since"].as_str().unwrap_or_default() {
+        "created" => "admin-wait-since-created",
+        "updated" => "admin-wait-since-updated",
+        "resolved" => "admin-wait-since-resolved",
+        _ => "admin-wait-since-changed",
+    });
+    let span = if wait["business_hours"] == true {
+        lang.tn("admin-wait-business-hours", "n", hours)
+    } else {
+        lang.tn("admin-wait-hours", "n", hours)
     };
-    let unit = match (wait["business_hours"] == true, hours == 1) {
-        (true, true) => "business hour",
-        (true, false) => "business hours",
-        (false, true) => "hour",
-        (false, false) => "hours",
-    };
-    format!("{hours} {unit} after {since}")
+    lang.t2("admin-wait", "span", span, "since", since)
 }
 
 /// The posted wait: its hours as a number when they read as one, so the service names what is wrong.
@@ -83,14 +82,13 @@ pub struct Shown {
     done: Option<String>,
 }
 
-fn flash(done: Option<&str>) -> Option<String> {
+fn flash(lang: Lang, done: Option<&str>) -> Option<String> {
     done.map(|d| {
-        match d {
-            "created" => "Time rule added. It runs at once, then as waits end.",
-            "deleted" => "Time rule removed.",
-            _ => "Saved. The rule runs again at once.",
-        }
-        .to_string()
+        lang.t(match d {
+            "created" => "admin-time-rules-created",
+            "deleted" => "admin-time-rules-deleted",
+            _ => "admin-time-rules-saved",
+        })
     })
 }
 
@@ -114,11 +112,11 @@ pub async fn time_rules_page(
         .into_iter()
         .map(|t| Listed {
             id: t.id,
-            wait: wait_text(&t.wait),
+            wait: wait_text(user.lang, &t.wait),
             project: t
                 .project_id
                 .map(|p| projects.get(&p).cloned().unwrap_or_else(|| p.to_string()))
-                .unwrap_or_else(|| "every ticket".to_string()),
+                .unwrap_or_else(|| user.lang.t("admin-time-rules-every-ticket")),
             active: t.active,
             conditions: ["all", "any"]
                 .iter()
@@ -131,7 +129,7 @@ pub async fn time_rules_page(
     let page = TimeRulesPage {
         layout: Layout::for_user(&user),
         section: "time-rules",
-        flash: flash(shown.done.as_deref()),
+        flash: flash(user.lang, shown.done.as_deref()),
         listed,
     };
     Ok(html(StatusCode::OK, &page))
@@ -209,7 +207,7 @@ pub async fn time_rule_page(
         &t.actions,
     )
     .await?;
-    page.flash = flash(shown.done.as_deref());
+    page.flash = flash(user.lang, shown.done.as_deref());
     Ok(html(StatusCode::OK, &page))
 }
 
@@ -287,18 +285,17 @@ pub async fn dry_run_time_rule(
         &t.actions,
     )
     .await?;
-    let tickets = if found.matching == 1 {
-        "ticket"
-    } else {
-        "tickets"
-    };
     page.flash = Some(if found.capped {
-        format!(
-            "It would act on {} {tickets} now among the first {} it looked at; there may be more.",
-            found.matching, found.examined
+        user.lang.t2(
+            "admin-time-rules-dry-run-capped",
+            "n",
+            found.matching,
+            "examined",
+            found.examined,
         )
     } else {
-        format!("It would act on {} {tickets} now.", found.matching)
+        user.lang
+            .tn("admin-time-rules-dry-run", "n", found.matching)
     });
     Ok(html(StatusCode::OK, &page))
 }

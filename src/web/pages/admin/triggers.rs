@@ -12,7 +12,7 @@ use crate::rest::comments::path_id;
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
 use crate::service::{chat, projects, users, webhooks, Take};
 use crate::state::AppState;
-use crate::web::pages::{html, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -28,109 +28,151 @@ const BLANK_CONDITIONS: usize = 3;
 /// Blank action rows offered after the filled ones.
 const BLANK_ACTIONS: usize = 2;
 
-/// The fields a condition row offers: (spelling, label). The first [`WRITE_ONLY`] are about the write, not the
-/// ticket, so time rules leave them out.
-const FIELDS: [(&str, &str); 16] = [
-    ("event", "Event"),
-    ("channel", "Channel"),
-    ("actor.role", "Changed by: role"),
-    ("actor.group", "Changed by: member of group"),
-    ("comment.internal", "Comment is internal"),
-    ("time.business_hours", "Within business hours (yes or no)"),
-    ("ticket.title", "Title"),
-    ("ticket.description", "Description"),
-    ("ticket.status", "Status"),
-    ("ticket.priority", "Priority"),
-    ("ticket.project", "Project"),
-    ("ticket.assigned_to", "Assignee"),
-    ("ticket.assigned_group", "Assigned group"),
-    ("ticket.requester", "Requester"),
-    ("ticket.due_date", "Due date"),
-    ("ticket.tags", "Tags (contains, is not, one of)"),
+/// The fields a condition row offers, as the rule language spells them. The first [`WRITE_ONLY`] are about the
+/// write, not the ticket, so time rules leave them out.
+const FIELDS: [&str; 16] = [
+    "event",
+    "channel",
+    "actor.role",
+    "actor.group",
+    "comment.internal",
+    "time.business_hours",
+    "ticket.title",
+    "ticket.description",
+    "ticket.status",
+    "ticket.priority",
+    "ticket.project",
+    "ticket.assigned_to",
+    "ticket.assigned_group",
+    "ticket.requester",
+    "ticket.due_date",
+    "ticket.tags",
 ];
+
+/// A condition's field in words.
+fn field_name(lang: Lang, field: &str) -> String {
+    match field {
+        "event" => lang.t("rules-cond-event"),
+        "channel" => lang.t("rules-cond-channel"),
+        "actor.role" => lang.t("rules-cond-actor-role"),
+        "actor.group" => lang.t("rules-cond-actor-group"),
+        "comment.internal" => lang.t("rules-cond-comment-internal"),
+        "time.business_hours" => lang.t("rules-cond-business-hours"),
+        "ticket.title" => lang.t("rules-cond-title"),
+        "ticket.description" => lang.t("rules-cond-description"),
+        "ticket.status" => lang.t("rules-cond-status"),
+        "ticket.priority" => lang.t("rules-cond-priority"),
+        "ticket.project" => lang.t("rules-cond-project"),
+        "ticket.assigned_to" => lang.t("rules-cond-assignee"),
+        "ticket.assigned_group" => lang.t("rules-cond-assigned-group"),
+        "ticket.requester" => lang.t("rules-cond-requester"),
+        "ticket.due_date" => lang.t("rules-cond-due-date"),
+        "ticket.tags" => lang.t("rules-cond-tags"),
+        other => other.to_string(),
+    }
+}
 
 /// How many of [`FIELDS`] are about the write.
 const WRITE_ONLY: usize = 6;
 
 /// The operators a condition row offers.
-const OPERATORS: [(&str, &str); 10] = [
-    ("is", "is"),
-    ("is_not", "is not"),
-    ("one_of", "is one of"),
-    ("contains", "contains"),
-    ("starts_with", "starts with"),
-    ("greater_than", "is greater than / after"),
-    ("less_than", "is less than / before"),
-    ("changed", "changed"),
-    ("changed_from", "changed from"),
-    ("changed_to", "changed to"),
+const OPERATORS: [&str; 10] = [
+    "is",
+    "is_not",
+    "one_of",
+    "contains",
+    "starts_with",
+    "greater_than",
+    "less_than",
+    "changed",
+    "changed_from",
+    "changed_to",
 ];
+
+/// An operator in words.
+fn operator_name(lang: Lang, operator: &str) -> String {
+    match operator {
+        "is" => lang.t("rules-op-is"),
+        "is_not" => lang.t("rules-op-is-not"),
+        "one_of" => lang.t("rules-op-one-of"),
+        "contains" => lang.t("rules-op-contains"),
+        "starts_with" => lang.t("rules-op-starts-with"),
+        "greater_than" => lang.t("rules-op-greater-than"),
+        "less_than" => lang.t("rules-op-less-than"),
+        "changed" => lang.t("rules-op-changed"),
+        "changed_from" => lang.t("rules-op-changed-from"),
+        "changed_to" => lang.t("rules-op-changed-to"),
+        other => other.to_string(),
+    }
+}
 
 /// What an action row can do.
-const ACTIONS: [(&str, &str); 19] = [
-    ("status", "Set status"),
-    ("priority", "Set priority"),
-    ("assigned_to", "Assign to (user name)"),
-    ("assigned_group", "Assign to group"),
-    ("project", "Move to project"),
-    ("due_date", "Set due date (date, or days from now)"),
-    ("comment", "Add a public reply"),
-    ("note", "Add an internal note"),
-    ("add_tags", "Add tags (separated by commas)"),
-    ("remove_tags", "Remove tags (separated by commas)"),
-    (
-        "assign_least_loaded",
-        "Assign to the least loaded member of (group; blank: the ticket's)",
-    ),
-    (
-        "assign_round_robin",
-        "Assign in turn to the members of (group; blank: the ticket's)",
-    ),
-    (
-        "notify_requester",
-        "Email the requester (subject, then the text)",
-    ),
-    (
-        "notify_assignee",
-        "Email the assignee (subject, then the text)",
-    ),
-    (
-        "notify_assigned_group",
-        "Email the assigned group (subject, then the text)",
-    ),
-    (
-        "notify_group",
-        "Email a group (its name, the subject, then the text)",
-    ),
-    (
-        "notify_user",
-        "Email a person (user name, the subject, then the text)",
-    ),
-    (
-        "notify_chat",
-        "Post to a chat channel (its name, the subject, then the text)",
-    ),
-    (
-        "notify_webhook",
-        "Call a webhook endpoint (its URL, the subject, then the text)",
-    ),
+const ACTIONS: [&str; 19] = [
+    "status",
+    "priority",
+    "assigned_to",
+    "assigned_group",
+    "project",
+    "due_date",
+    "comment",
+    "note",
+    "add_tags",
+    "remove_tags",
+    "assign_least_loaded",
+    "assign_round_robin",
+    "notify_requester",
+    "notify_assignee",
+    "notify_assigned_group",
+    "notify_group",
+    "notify_user",
+    "notify_chat",
+    "notify_webhook",
 ];
 
-/// A select's option as the code spells it: (value, label).
-type Choice = (&'static str, &'static str);
+/// An action in words.
+fn action_name(lang: Lang, action: &str) -> String {
+    match action {
+        "status" => lang.t("rules-action-status"),
+        "priority" => lang.t("rules-action-priority"),
+        "assigned_to" => lang.t("rules-action-assigned-to"),
+        "assigned_group" => lang.t("rules-action-assigned-group"),
+        "project" => lang.t("rules-action-project"),
+        "due_date" => lang.t("rules-action-due-date"),
+        "comment" => lang.t("rules-action-comment"),
+        "note" => lang.t("rules-action-note"),
+        "add_tags" => lang.t("rules-action-add-tags"),
+        "remove_tags" => lang.t("rules-action-remove-tags"),
+        "assign_least_loaded" => lang.t("rules-action-assign-least-loaded"),
+        "assign_round_robin" => lang.t("rules-action-assign-round-robin"),
+        "notify_requester" => lang.t("rules-action-notify-requester"),
+        "notify_assignee" => lang.t("rules-action-notify-assignee"),
+        "notify_assigned_group" => lang.t("rules-action-notify-assigned-group"),
+        "notify_group" => lang.t("rules-action-notify-group"),
+        "notify_user" => lang.t("rules-action-notify-user"),
+        "notify_chat" => lang.t("rules-action-notify-chat"),
+        "notify_webhook" => lang.t("rules-action-notify-webhook"),
+        other => other.to_string(),
+    }
+}
 
 /// An option of a select.
 pub struct Opt {
     value: &'static str,
-    label: &'static str,
+    label: String,
     selected: bool,
 }
 
-fn options(all: &[(&'static str, &'static str)], chosen: &str) -> Vec<Opt> {
+/// The options for the values `all`, each named by `name`, `chosen` selected.
+fn options(
+    lang: Lang,
+    all: &[&'static str],
+    name: fn(Lang, &str) -> String,
+    chosen: &str,
+) -> Vec<Opt> {
     all.iter()
-        .map(|(value, label)| Opt {
+        .map(|value| Opt {
             value,
-            label,
+            label: name(lang, value),
             selected: *value == chosen,
         })
         .collect()
@@ -180,8 +222,12 @@ pub(super) struct TriggerPage {
     form_error: String,
     /// Where the rule's pages are: `/admin/triggers/` or `/admin/time-rules/`.
     base: &'static str,
-    /// "trigger" or "time rule".
-    noun: &'static str,
+    /// The heading of a new rule: "New trigger" or "New time rule".
+    new_title: String,
+    /// The button that adds a new rule.
+    add: String,
+    /// The button that removes the rule.
+    remove: String,
     /// For a time rule: the wait's moment choices, hours and business-hours switch.
     wait: Option<WaitBox>,
     /// `None`: a new rule.
@@ -203,18 +249,29 @@ pub(super) struct WaitBox {
 }
 
 /// The moments a wait counts from.
-const SINCE: [(&str, &str); 4] = [
-    ("status_changed", "its status last changed"),
-    ("updated", "it was last updated"),
-    ("created", "it was opened"),
-    ("resolved", "it was resolved"),
-];
+const SINCE: [&str; 4] = ["status_changed", "updated", "created", "resolved"];
+
+/// A moment a wait counts from, in words.
+fn since_name(lang: Lang, since: &str) -> String {
+    match since {
+        "status_changed" => lang.t("rules-since-status-changed"),
+        "updated" => lang.t("rules-since-updated"),
+        "created" => lang.t("rules-since-created"),
+        "resolved" => lang.t("rules-since-resolved"),
+        other => other.to_string(),
+    }
+}
 
 impl WaitBox {
     /// The box for a stored or posted wait.
-    pub(super) fn of(wait: &Value) -> WaitBox {
+    pub(super) fn of(lang: Lang, wait: &Value) -> WaitBox {
         WaitBox {
-            since: options(&SINCE, wait["since"].as_str().unwrap_or("status_changed")),
+            since: options(
+                lang,
+                &SINCE,
+                since_name,
+                wait["since"].as_str().unwrap_or("status_changed"),
+            ),
             hours: wait["hours"]
                 .as_i64()
                 .map(|h| h.to_string())
@@ -529,13 +586,14 @@ pub(super) async fn rule_of(
 
 /// The editor's rows for stored conditions and actions, with blank rows to fill.
 fn rows(
+    lang: Lang,
     kind: Kind,
     names: &Names,
     conditions: &Value,
     actions: &Value,
 ) -> (Vec<ConditionRow>, Vec<ActionRow>) {
     // A time rule looks only at the ticket as it stands: no event, actor or change.
-    let (fields, operators): (&[Choice], &[Choice]) = match kind {
+    let (fields, operators): (&[&str], &[&str]) = match kind {
         Kind::Trigger => (&FIELDS, &OPERATORS),
         Kind::TimeRule => (&FIELDS[WRITE_ONLY..], &OPERATORS[..7]),
     };
@@ -545,8 +603,13 @@ fn rows(
             let field = c["field"].as_str().unwrap_or_default();
             condition_rows.push(ConditionRow {
                 any,
-                fields: options(fields, field),
-                operators: options(operators, c["operator"].as_str().unwrap_or_default()),
+                fields: options(lang, fields, field_name, field),
+                operators: options(
+                    lang,
+                    operators,
+                    operator_name,
+                    c["operator"].as_str().unwrap_or_default(),
+                ),
                 value: c
                     .get("value")
                     .map(|v| names.show(field, v))
@@ -557,8 +620,8 @@ fn rows(
     for _ in 0..BLANK_CONDITIONS {
         condition_rows.push(ConditionRow {
             any: false,
-            fields: options(fields, ""),
-            operators: options(operators, "is"),
+            fields: options(lang, fields, field_name, ""),
+            operators: options(lang, operators, operator_name, "is"),
             value: String::new(),
         });
     }
@@ -619,13 +682,13 @@ fn rows(
             (set, names.show(set, &a["value"]))
         };
         action_rows.push(ActionRow {
-            kinds: options(&ACTIONS, kind),
+            kinds: options(lang, &ACTIONS, action_name, kind),
             value,
         });
     }
     for _ in 0..BLANK_ACTIONS {
         action_rows.push(ActionRow {
-            kinds: options(&ACTIONS, ""),
+            kinds: options(lang, &ACTIONS, action_name, ""),
             value: String::new(),
         });
     }
@@ -642,14 +705,27 @@ pub(super) async fn editor(
     actions: &Value,
 ) -> PageResult<TriggerPage> {
     let names = Names::read(state, &user.actor, t.map(people_named).unwrap_or_default()).await?;
-    let (conditions, actions) = rows(kind, &names, conditions, actions);
+    let lang = user.lang;
+    let (conditions, actions) = rows(lang, kind, &names, conditions, actions);
     let mut groups: Vec<&str> = names.groups.values().map(String::as_str).collect();
     groups.sort_unstable();
     let mut project_names: Vec<&str> = names.projects.values().map(String::as_str).collect();
     project_names.sort_unstable();
-    let (base, noun, section) = match kind {
-        Kind::Trigger => ("/admin/triggers/", "trigger", "triggers"),
-        Kind::TimeRule => ("/admin/time-rules/", "time rule", "time-rules"),
+    let (base, section, new_title, add, remove) = match kind {
+        Kind::Trigger => (
+            "/admin/triggers/",
+            "triggers",
+            lang.t("rules-new-trigger"),
+            lang.t("rules-add-trigger"),
+            lang.t("rules-remove-trigger"),
+        ),
+        Kind::TimeRule => (
+            "/admin/time-rules/",
+            "time-rules",
+            lang.t("rules-new-time-rule"),
+            lang.t("rules-add-time-rule"),
+            lang.t("rules-remove-time-rule"),
+        ),
     };
     Ok(TriggerPage {
         layout: Layout::for_user(user),
@@ -657,9 +733,15 @@ pub(super) async fn editor(
         flash: None,
         form_error: String::new(),
         base,
-        noun,
-        wait: (kind == Kind::TimeRule)
-            .then(|| WaitBox::of(&t.map_or_else(|| json!({"hours": 72}), |t| t.wait.clone()))),
+        new_title,
+        add,
+        remove,
+        wait: (kind == Kind::TimeRule).then(|| {
+            WaitBox::of(
+                lang,
+                &t.map_or_else(|| json!({"hours": 72}), |t| t.wait.clone()),
+            )
+        }),
         id: t.map(|t| t.id),
         name: t.map(|t| t.name.clone()).unwrap_or_default(),
         project: t
@@ -680,15 +762,12 @@ pub struct Shown {
     done: Option<String>,
 }
 
-fn flash(done: Option<&str>) -> Option<String> {
-    done.map(|d| {
-        match d {
-            "created" => "Trigger added. It runs on the next ticket write.",
-            "deleted" => "Trigger removed.",
-            "moved" => "Order changed.",
-            _ => "Saved.",
-        }
-        .to_string()
+fn flash(lang: Lang, done: Option<&str>) -> Option<String> {
+    done.map(|d| match d {
+        "created" => lang.t("rules-trigger-added"),
+        "deleted" => lang.t("rules-trigger-removed"),
+        "moved" => lang.t("rules-order-changed"),
+        _ => lang.t("rules-saved"),
     })
 }
 
@@ -717,7 +796,7 @@ pub async fn triggers_page(
             project: t
                 .project_id
                 .map(|p| projects.get(&p).cloned().unwrap_or_else(|| p.to_string()))
-                .unwrap_or_else(|| "every ticket".to_string()),
+                .unwrap_or_else(|| user.lang.t("rules-every-ticket")),
             active: t.active,
             conditions: ["all", "any"]
                 .iter()
@@ -732,7 +811,7 @@ pub async fn triggers_page(
     let page = TriggersPage {
         layout: Layout::for_user(&user),
         section: "triggers",
-        flash: flash(shown.done.as_deref()),
+        flash: flash(user.lang, shown.done.as_deref()),
         listed,
     };
     Ok(html(StatusCode::OK, &page))
@@ -798,11 +877,14 @@ pub(super) async fn refused(
     };
     let mut page = editor(state, user, kind, t, &conditions, &actions).await?;
     if page.wait.is_some() {
-        page.wait = Some(WaitBox::of(&json!({
-            "since": form.get("since"),
-            "hours": form.get("hours"),
-            "business_hours": form.get("business_hours") == "true",
-        })));
+        page.wait = Some(WaitBox::of(
+            user.lang,
+            &json!({
+                "since": form.get("since"),
+                "hours": form.get("hours"),
+                "business_hours": form.get("business_hours") == "true",
+            }),
+        ));
     }
     page.form_error = message;
     page.name = form.get("name").to_string();
@@ -869,7 +951,7 @@ pub async fn trigger_page(
         &t.actions,
     )
     .await?;
-    page.flash = flash(shown.done.as_deref());
+    page.flash = flash(user.lang, shown.done.as_deref());
     Ok(html(StatusCode::OK, &page))
 }
 

@@ -36,7 +36,7 @@ pub struct Row {
     username: String,
     full_name: String,
     email: String,
-    role: &'static str,
+    role: String,
     active: bool,
     last_login: String,
 }
@@ -85,12 +85,12 @@ pub struct ListQuery {
     done: Option<String>,
 }
 
-fn choices(options: &[(&str, &str)], current: &str) -> Vec<Choice> {
+fn choices(options: &[(&str, String)], current: &str) -> Vec<Choice> {
     options
         .iter()
         .map(|(value, label)| Choice {
             value: value.to_string(),
-            label: label.to_string(),
+            label: label.clone(),
             selected: *value == current,
         })
         .collect()
@@ -139,13 +139,13 @@ async fn list_page(state: &AppState, user: &PageUser, query: &ListQuery) -> Page
             let admin = u.is_superuser || names.contains(&crate::auth::ADMINISTRATORS_GROUP);
             let team = admin || u.is_staff || names.contains(&crate::auth::AGENTS_GROUP);
             Row {
-                role: if admin {
-                    "Administrator"
+                role: user.lang.t(if admin {
+                    "admin-role-admin"
                 } else if team {
-                    "Agent"
+                    "admin-role-agent"
                 } else {
-                    "Requester"
-                },
+                    "admin-role-requester"
+                }),
                 id: u.id,
                 email: u.email.unwrap_or_default(),
                 active: u.is_active,
@@ -163,6 +163,7 @@ async fn list_page(state: &AppState, user: &PageUser, query: &ListQuery) -> Page
             .append_pair("page", &p.to_string());
         format!("/admin/users/?{}", out.finish())
     };
+    let lang = user.lang;
     Ok(UsersPage {
         layout: Layout::for_user(user),
         section: "users",
@@ -170,15 +171,19 @@ async fn list_page(state: &AppState, user: &PageUser, query: &ListQuery) -> Page
         total,
         q: query.q.clone().unwrap_or_default(),
         states: choices(
-            &[("", "Any"), ("true", "Active"), ("false", "Deactivated")],
+            &[
+                ("", lang.t("admin-any")),
+                ("true", lang.t("admin-users-active")),
+                ("false", lang.t("admin-users-deactivated")),
+            ],
             active,
         ),
         roles: choices(
             &[
-                ("", "Any"),
-                ("requester", "Requester"),
-                ("agent", "Agent"),
-                ("admin", "Administrator"),
+                ("", lang.t("admin-any")),
+                ("requester", lang.t("admin-role-requester")),
+                ("agent", lang.t("admin-role-agent")),
+                ("admin", lang.t("admin-role-admin")),
             ],
             role,
         ),
@@ -204,7 +209,7 @@ pub async fn users_page(
 ) -> PageResult<Response> {
     let mut page = list_page(&state, &user, &query).await?;
     if query.done.as_deref() == Some("created") {
-        page.flash = Some("Account created.".into());
+        page.flash = Some(user.lang.t("admin-users-created"));
     }
     Ok(html(StatusCode::OK, &page))
 }
@@ -281,7 +286,20 @@ struct UserPage {
     open_assignments: u64,
     groups: Vec<GroupChoice>,
     password_error: String,
-    tokens: Vec<(String, String, String, &'static str)>,
+    tokens: Vec<(String, String, String, String)>,
+}
+
+impl UserPage {
+    /// "3 open ticket(s) assigned to dana:", before the link that reassigns them.
+    fn open_notice(&self) -> String {
+        self.layout.lang.t2(
+            "admin-user-open",
+            "n",
+            self.open_assignments,
+            "name",
+            &self.username,
+        )
+    }
 }
 
 async fn account_page(state: &AppState, user: &PageUser, id: i32) -> PageResult<UserPage> {
@@ -300,13 +318,13 @@ async fn account_page(state: &AppState, user: &PageUser, id: i32) -> PageResult<
         .await?
         .into_iter()
         .map(|t| {
-            let state = if t.revoked_at.is_some() {
-                "Revoked"
+            let state = user.lang.label(if t.revoked_at.is_some() {
+                "revoked"
             } else if t.expires_at.is_some_and(|e| e <= now) {
-                "Expired"
+                "expired"
             } else {
-                "Active"
-            };
+                "active"
+            });
             (
                 t.name,
                 user.when(Some(t.created_at)),
@@ -356,14 +374,13 @@ pub async fn user_page(
 ) -> PageResult<Response> {
     let id = path_id(&id, "user")?;
     let mut page = account_page(&state, &user, id).await?;
+    let lang = user.lang;
     page.flash = match done.done.as_deref() {
-        Some("created") => Some("Account created.".into()),
-        Some("saved") => Some("Saved.".into()),
-        Some("deactivated") => {
-            Some("Deactivated: their sessions and tokens stopped working.".into())
-        }
-        Some("reactivated") => Some("Reactivated: they can sign in again.".into()),
-        Some("password") => Some("Password set; their sessions were signed out.".into()),
+        Some("created") => Some(lang.t("admin-users-created")),
+        Some("saved") => Some(lang.t("admin-saved")),
+        Some("deactivated") => Some(lang.t("admin-user-deactivated")),
+        Some("reactivated") => Some(lang.t("admin-user-reactivated")),
+        Some("password") => Some(lang.t("admin-user-password-set")),
         _ => None,
     };
     Ok(html(StatusCode::OK, &page))

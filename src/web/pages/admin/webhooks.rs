@@ -8,7 +8,7 @@ use crate::service::events::EVENTS;
 use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::service::Take;
 use crate::state::AppState;
-use crate::web::pages::{html, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -111,7 +111,7 @@ async fn list_page(state: &AppState, user: &PageUser) -> PageResult<WebhooksPage
                 id: w.id,
                 url: w.url.clone(),
                 events: if events.is_empty() {
-                    "every event".to_string()
+                    user.lang.t("admin-webhooks-every-event")
                 } else {
                     events.join(", ")
                 },
@@ -137,15 +137,14 @@ pub struct Shown {
     page: Option<String>,
 }
 
-fn flash(done: Option<&str>) -> Option<String> {
+fn flash(lang: Lang, done: Option<&str>) -> Option<String> {
     done.map(|d| {
-        match d {
-            "created" => "Endpoint added. Its secret is not shown again.",
-            "deleted" => "Endpoint removed.",
-            "redelivered" => "Sent again: the delivery is queued.",
-            _ => "Saved.",
-        }
-        .to_string()
+        lang.t(match d {
+            "created" => "admin-webhooks-created",
+            "deleted" => "admin-webhooks-deleted",
+            "redelivered" => "admin-webhooks-redelivered",
+            _ => "admin-saved",
+        })
     })
 }
 
@@ -160,7 +159,7 @@ pub async fn webhooks_page(
     Query(shown): Query<Shown>,
 ) -> PageResult<Response> {
     let mut page = list_page(&state, &user).await?;
-    page.flash = flash(shown.done.as_deref());
+    page.flash = flash(user.lang, shown.done.as_deref());
     Ok(html(StatusCode::OK, &page))
 }
 
@@ -217,7 +216,7 @@ async fn endpoint_page(
                 (Some(code), None) => code.to_string(),
                 (Some(code), Some(error)) => format!("{code}: {error}"),
                 (None, Some(error)) => error.clone(),
-                (None, None) => "no answer".to_string(),
+                (None, None) => user.lang.t("admin-webhook-no-answer"),
             },
             id: d.id,
             when: d.created_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
@@ -263,7 +262,7 @@ pub async fn webhook_page(
         .unwrap_or(1)
         .max(1);
     let mut found = endpoint_page(&state, &user, id, page).await?;
-    found.flash = flash(shown.done.as_deref());
+    found.flash = flash(user.lang, shown.done.as_deref());
     Ok(html(StatusCode::OK, &found))
 }
 

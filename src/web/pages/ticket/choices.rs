@@ -1,7 +1,7 @@
 //! The options of the ticket page's edit form: priorities, projects, people and groups.
 use crate::service::users;
 use crate::state::AppState;
-use crate::web::pages::{display_name, PageResult};
+use crate::web::pages::{display_name, Lang, PageResult};
 
 /// An option of a select in the edit form.
 pub(super) struct Choice {
@@ -25,12 +25,13 @@ pub(super) async fn edit_choices(
     actor: &crate::auth::Actor,
     t: &entity::ticket::Model,
     can_edit_all: bool,
+    lang: Lang,
 ) -> PageResult<(Vec<Choice>, Vec<Choice>, Vec<Choice>)> {
     let db = &state.db.conn;
     if !can_edit_all {
         return Ok((Vec::new(), Vec::new(), Vec::new()));
     }
-    let none = |selected: bool| choice(String::new(), "None".to_string(), selected);
+    let none = |selected: bool| choice(String::new(), lang.t("ticket-none"), selected);
     let mut projects = vec![none(t.project_id.is_none())];
     projects.extend(
         crate::service::projects::list(db)

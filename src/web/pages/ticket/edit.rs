@@ -5,7 +5,7 @@ use crate::rest::comments::path_id;
 use crate::service::tickets::{self, TicketPatch};
 use crate::service::users;
 use crate::state::AppState;
-use crate::web::pages::{PageResult, PageUser};
+use crate::web::pages::{Lang, PageResult, PageUser};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -50,13 +50,14 @@ pub async fn change_status(
         )
         .await?;
     }
+    let lang = user.lang;
     let said = match status {
-        TicketStatus::Resolved => "Resolved".to_string(),
-        TicketStatus::Closed => "Closed".to_string(),
+        TicketStatus::Resolved => lang.t("ticket-flash-resolved"),
+        TicketStatus::Closed => lang.t("ticket-flash-closed"),
         _ if matches!(before, TicketStatus::Resolved | TicketStatus::Closed) => {
-            "Reopened".to_string()
+            lang.t("ticket-flash-reopened")
         }
-        other => format!("Moved to {}", crate::web::pages::label(other.as_str())),
+        other => lang.t1("ticket-flash-moved", "status", lang.label(other.as_str())),
     };
     Ok(super::flash::back(id, &said))
 }
@@ -154,7 +155,7 @@ pub async fn edit(
     if patch.fields().is_empty() {
         return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
     }
-    let said = saved(&patch, user.actor.id());
+    let said = saved(&patch, user.actor.id(), user.lang);
     tickets::update(
         state.write_deps(crate::domain::Channel::Web),
         &user.actor,
@@ -166,43 +167,41 @@ pub async fn edit(
 }
 
 /// The confirmation of an edit: what changed when it was one field (the side panel saves one at a time).
-fn saved(patch: &TicketPatch, me: i32) -> String {
+fn saved(patch: &TicketPatch, me: i32, lang: Lang) -> String {
     if patch.fields().len() != 1 {
-        return "Changes saved".to_string();
+        return lang.t("ticket-flash-saved");
     }
     if let Some(priority) = patch.priority {
-        format!(
-            "Priority set to {}",
-            crate::web::pages::label(priority.as_str())
+        lang.t1(
+            "ticket-flash-priority",
+            "priority",
+            lang.label(priority.as_str()),
         )
     } else if let Some(assignee) = patch.assignee_id {
-        match assignee {
-            Some(id) if id == me => "Assigned to you",
-            Some(_) => "Assignee changed",
-            None => "Unassigned",
-        }
-        .to_string()
+        lang.t(match assignee {
+            Some(id) if id == me => "ticket-flash-assigned-you",
+            Some(_) => "ticket-flash-assignee",
+            None => "ticket-flash-unassigned",
+        })
     } else if let Some(group) = patch.assigned_group_id {
-        if group.is_some() {
-            "Group changed"
+        lang.t(if group.is_some() {
+            "ticket-flash-group"
         } else {
-            "Group removed"
-        }
-        .to_string()
+            "ticket-flash-group-removed"
+        })
     } else if let Some(project) = patch.project_id {
-        if project.is_some() {
-            "Project changed"
+        lang.t(if project.is_some() {
+            "ticket-flash-project"
         } else {
-            "Project removed"
-        }
-        .to_string()
+            "ticket-flash-project-removed"
+        })
     } else if let Some(due) = patch.due_date {
         match due {
-            Some(day) => format!("Due date set to {day}"),
-            None => "Due date removed".to_string(),
+            Some(day) => lang.t1("ticket-flash-due", "day", day),
+            None => lang.t("ticket-flash-due-removed"),
         }
     } else {
-        "Changes saved".to_string()
+        lang.t("ticket-flash-saved")
     }
 }
 
@@ -228,7 +227,10 @@ pub async fn apply_macro(
     for (_, outcome) in macros::apply(deps, &user.actor, macro_id, &[id]).await? {
         outcome?;
     }
-    Ok(super::flash::back(id, &format!("Applied {}", m.name)))
+    Ok(super::flash::back(
+        id,
+        &user.lang.t1("ticket-flash-macro", "name", &m.name),
+    ))
 }
 
 /// `POST /tickets/<id>/tags/` (form): `add=<names separated by commas>` puts tags on, `remove=<name>` takes one
@@ -260,11 +262,12 @@ pub async fn tag(
                 .filter(|n| !n.is_empty())
                 .map(str::to_string)
                 .collect();
-            (Edit::Add(names), "Tags added".to_string())
+            (Edit::Add(names), user.lang.t("ticket-flash-tags-added"))
         }
         (_, Some(remove)) if !remove.trim().is_empty() => (
             Edit::Remove(vec![remove.to_string()]),
-            format!("Removed tag {}", remove.trim()),
+            user.lang
+                .t1("ticket-flash-tag-removed", "tag", remove.trim()),
         ),
         _ => return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response()),
     };
@@ -302,7 +305,10 @@ pub async fn link(
     let deps = state.write_deps(crate::domain::Channel::Web);
     if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
         links::remove(deps, &user.actor, id, path_id(remove, "link")?).await?;
-        return Ok(super::flash::back(id, "Link removed"));
+        return Ok(super::flash::back(
+            id,
+            &user.lang.t("ticket-flash-link-removed"),
+        ));
     }
     let link_type = entity::values::LinkType::parse(form.get("type"))?;
     let number = form.get("ticket").trim();
@@ -326,7 +332,9 @@ pub async fn link(
     links::add(deps, &user.actor, id, link_type, other.id).await?;
     Ok(super::flash::back(
         id,
-        &format!("Linked to {}", other.ticket_number),
+        &user
+            .lang
+            .t1("ticket-flash-linked", "number", &other.ticket_number),
     ))
 }
 
@@ -360,9 +368,12 @@ pub async fn merge(
     let merged = tickets::merge(deps, &user.actor, id, into).await?;
     Ok(super::flash::back(
         merged.target.id,
-        &format!(
-            "Merged {} into {}",
-            merged.source.ticket_number, merged.target.ticket_number
+        &user.lang.t2(
+            "ticket-flash-merged",
+            "source",
+            &merged.source.ticket_number,
+            "target",
+            &merged.target.ticket_number,
         ),
     ))
 }
@@ -396,7 +407,9 @@ pub async fn split(
     let made = tickets::split(deps, &user.actor, id, input).await?;
     Ok(super::flash::back(
         made.id,
-        &format!("Split off into {}", made.ticket_number),
+        &user
+            .lang
+            .t1("ticket-flash-split", "number", &made.ticket_number),
     ))
 }
 
@@ -420,9 +433,10 @@ pub async fn resolve_children(
     let done = outcomes.iter().filter(|(_, o)| o.is_ok()).count();
     let failed = outcomes.len() - done;
     let said = match (done, failed) {
-        (1, 0) => "Resolved 1 child".to_string(),
-        (n, 0) => format!("Resolved {n} children"),
-        (n, f) => format!("Resolved {n} children; {f} could not be"),
+        (n, 0) => user.lang.tn("ticket-flash-children", "n", n),
+        (n, f) => user
+            .lang
+            .t2("ticket-flash-children-failed", "n", n, "failed", f),
     };
     Ok(super::flash::back(id, &said))
 }
@@ -451,13 +465,13 @@ pub async fn follow(
     let db = &state.db;
     let said = if form.opt("follow").is_some() {
         followers::follow(db, &user.actor, id, Whom::Me).await?;
-        "Following".to_string()
+        user.lang.t("ticket-flash-following")
     } else if form.opt("unfollow").is_some() {
         followers::unfollow(db, &user.actor, id, None).await?;
-        "No longer following".to_string()
+        user.lang.t("ticket-flash-unfollowed")
     } else if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
         followers::unfollow(db, &user.actor, id, Some(path_id(remove, "follower")?)).await?;
-        "Follower removed".to_string()
+        user.lang.t("ticket-flash-follower-removed")
     } else {
         let name = form.get("add").trim();
         if name.is_empty() {
@@ -469,7 +483,8 @@ pub async fn follow(
             Whom::Username(name.to_string())
         };
         let (added, _) = followers::follow(db, &user.actor, id, whom).await?;
-        format!("{} follows the ticket", added.username)
+        user.lang
+            .t1("ticket-flash-follower-added", "name", &added.username)
     };
     Ok(super::flash::back(id, &said))
 }

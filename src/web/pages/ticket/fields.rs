@@ -7,7 +7,7 @@ use crate::service::custom_fields::{Field, FieldValue, RawEdits, Shown};
 use crate::service::tickets::{self, TicketPatch};
 use crate::service::{assets, users};
 use crate::state::AppState;
-use crate::web::pages::{display_name, Form, PageResult, PageUser};
+use crate::web::pages::{display_name, Form, Lang, PageResult, PageUser};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -50,20 +50,26 @@ pub struct FieldInput {
     pub error: String,
 }
 
-fn required_words(f: &Field) -> String {
+fn required_words(f: &Field, lang: Lang) -> String {
     match f.required_from {
-        Some(StatusCategory::Todo) => "required".into(),
-        Some(StatusCategory::InProgress) => "required once work starts".into(),
-        Some(StatusCategory::Done) => "required to resolve".into(),
+        Some(StatusCategory::Todo) => lang.t("ticket-field-required"),
+        Some(StatusCategory::InProgress) => lang.t("ticket-field-required-start"),
+        Some(StatusCategory::Done) => lang.t("ticket-field-required-resolve"),
         None => String::new(),
     }
 }
 
-/// The inputs of `shown`, the values read in words (user and asset names as the actor may see them).
-pub async fn inputs(db: &impl ConnectionTrait, actor: &Actor, shown: &Shown) -> Vec<FieldInput> {
+/// The inputs of `shown`, the values read in words (user and asset names as the actor may see them) in
+/// `lang`.
+pub async fn inputs(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    shown: &Shown,
+    lang: Lang,
+) -> Vec<FieldInput> {
     let mut out = Vec::with_capacity(shown.len());
     for (field, value) in shown {
-        out.push(input(db, actor, field, value.as_ref()).await);
+        out.push(input(db, actor, field, value.as_ref(), lang).await);
     }
     out
 }
@@ -73,6 +79,7 @@ async fn input(
     actor: &Actor,
     field: &Arc<Field>,
     value: Option<&FieldValue>,
+    lang: Lang,
 ) -> FieldInput {
     let name = format!("cf.{}", field.key);
     let (control, text) = match (field.kind, value) {
@@ -89,11 +96,11 @@ async fn input(
         (_, v) => ("text", v.map(FieldValue::display)),
     };
     let options = match field.kind {
-        FieldKind::Boolean => ["yes", "no"]
+        FieldKind::Boolean => [("yes", "ticket-field-yes"), ("no", "ticket-field-no")]
             .iter()
-            .map(|o| FieldOption {
+            .map(|(o, words)| FieldOption {
                 value: (*o).to_string(),
-                label: (*o).to_string(),
+                label: lang.t(words),
                 chosen: text.as_deref() == Some(*o),
             })
             .collect(),
@@ -120,12 +127,19 @@ async fn input(
         Some(FieldValue::User(id)) => users::get_visible(db, actor, *id)
             .await
             .map(|u| display_name(&u))
-            .unwrap_or_else(|_| format!("user {id}")),
+            .unwrap_or_else(|_| lang.t1("ticket-field-user", "id", id)),
         Some(FieldValue::Asset(id)) => assets::get(db, actor, *id)
             .await
             .map(|a| a.name)
-            .unwrap_or_else(|_| format!("asset {id}")),
-        Some(FieldValue::Datetime(t)) => format!("{} UTC", t.format("%Y-%m-%d %H:%M")),
+            .unwrap_or_else(|_| lang.t1("ticket-field-asset", "id", id)),
+        Some(FieldValue::Datetime(t)) => {
+            lang.t1("ticket-field-datetime", "at", t.format("%Y-%m-%d %H:%M"))
+        }
+        Some(FieldValue::Boolean(yes)) => lang.t(if *yes {
+            "ticket-field-yes"
+        } else {
+            "ticket-field-no"
+        }),
         Some(v) => v.display(),
     };
     FieldInput {
@@ -136,7 +150,7 @@ async fn input(
         value: text.unwrap_or_default(),
         shown,
         options,
-        required: required_words(field),
+        required: required_words(field, lang),
         team_only: field.team_only,
         error: String::new(),
     }
@@ -298,5 +312,5 @@ pub async fn set_fields(
         patch,
     )
     .await?;
-    Ok(super::flash::back(id, "Fields saved"))
+    Ok(super::flash::back(id, &user.lang.t("ticket-flash-fields")))
 }

@@ -7,7 +7,7 @@ use crate::error::AppResult;
 use crate::service::audit;
 use crate::service::audit::story::{self, Happening, SlaTarget};
 use crate::service::{assets, projects, users, Take};
-use crate::web::pages::{display_name, label};
+use crate::web::pages::{display_name, Lang};
 use chrono::{DateTime, Utc};
 use entity::ticket;
 use sea_orm::ConnectionTrait;
@@ -26,15 +26,18 @@ pub struct HistoryLine {
 }
 
 /// "just now", "5 min ago", "3 h ago", "2 days ago", or the date for anything older than a month.
-pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>, zone: chrono_tz::Tz) -> String {
+pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>, zone: chrono_tz::Tz, lang: Lang) -> String {
     let seconds = (now - at).num_seconds().max(0);
     match seconds {
-        0..=59 => "just now".to_string(),
-        60..=3599 => format!("{} min ago", seconds / 60),
-        3600..=86_399 => format!("{} h ago", seconds / 3600),
-        86_400..=172_799 => "yesterday".to_string(),
-        _ if seconds < 30 * 86_400 => format!("{} days ago", seconds / 86_400),
-        _ => at.with_timezone(&zone).format("%b %-d, %Y").to_string(),
+        0..=59 => lang.t("history-ago-now"),
+        60..=3599 => lang.tn("history-ago-minutes", "n", seconds / 60),
+        3600..=86_399 => lang.tn("history-ago-hours", "n", seconds / 3600),
+        86_400..=172_799 => lang.t("history-ago-yesterday"),
+        _ if seconds < 30 * 86_400 => lang.tn("history-ago-days", "n", seconds / 86_400),
+        _ => at
+            .with_timezone(&zone)
+            .format(lang.day_format())
+            .to_string(),
     }
 }
 
@@ -47,139 +50,184 @@ struct Names {
 }
 
 impl Names {
-    fn person(&self, id: Option<i32>) -> String {
+    /// A person as the object of a sentence ("assigned this to Bob").
+    fn person(&self, id: Option<i32>, lang: Lang) -> String {
         id.and_then(|id| self.people.get(&id).cloned())
-            .unwrap_or_else(|| "someone".to_string())
+            .unwrap_or_else(|| lang.t("history-someone"))
     }
 
-    fn of(map: &HashMap<i32, String>, id: Option<i32>) -> String {
+    fn of(map: &HashMap<i32, String>, id: Option<i32>, lang: Lang) -> String {
         id.and_then(|id| map.get(&id).cloned())
-            .unwrap_or_else(|| "one no longer listed".to_string())
+            .unwrap_or_else(|| lang.t("history-unlisted"))
     }
 }
 
-fn target(t: SlaTarget) -> &'static str {
-    match t {
-        SlaTarget::FirstResponse => "first response",
-        SlaTarget::Resolution => "resolution",
+/// How a link stands to the other ticket, as the link sentences put it: "child of".
+fn link_kind(how: &str, lang: Lang) -> String {
+    match how {
+        "parent_of" => lang.t("history-link-parent-of"),
+        "child_of" => lang.t("history-link-child-of"),
+        "relates_to" => lang.t("history-link-relates-to"),
+        "duplicate_of" => lang.t("history-link-duplicate-of"),
+        "duplicated_by" => lang.t("history-link-duplicated-by"),
+        "blocks" => lang.t("history-link-blocks"),
+        "blocked_by" => lang.t("history-link-blocked-by"),
+        other => lang.label(other).to_lowercase(),
     }
 }
 
-/// The sentence of one happening; `who` did it (the viewer's own changes say "You").
-fn sentence(who: &str, happening: &Happening, names: &Names) -> String {
+/// Logged time: "2h 05m".
+fn duration(minutes: i64, lang: Lang) -> String {
+    // The minutes keep their two digits: given as text, not as a number Fluent would write as "5".
+    let rest = lang.t1("history-time-minutes", "m", format!("{:02}", minutes % 60));
+    lang.t2("history-time", "h", minutes / 60, "rest", rest)
+}
+
+/// The sentence of one happening; `who` did it, as [`doer`] says it (the viewer's own changes say "You").
+/// The sentence is the doer, then the deed: the catalogues tell every deed to follow its doer's words.
+fn sentence(who: &str, happening: &Happening, names: &Names, lang: Lang) -> String {
     use Happening::*;
-    match happening {
-        Opened => format!("{who} opened this ticket"),
+    let deed = match happening {
+        Opened => lang.t("history-opened"),
         Status {
             to: TicketStatus::Resolved,
             ..
-        } => format!("{who} resolved this"),
+        } => lang.t("history-resolved"),
         Status {
             to: TicketStatus::Closed,
             ..
-        } => format!("{who} closed this"),
+        } => lang.t("history-closed"),
         Status {
             from: TicketStatus::Resolved | TicketStatus::Closed,
             to,
-        } => format!("{who} reopened this as {}", label(to.as_str())),
-        Status { from, to } => format!(
-            "{who} moved this from {} to {}",
-            label(from.as_str()),
-            label(to.as_str())
+        } => lang.t1("history-reopened", "status", lang.label(to.as_str())),
+        Status { from, to } => lang.t2(
+            "history-status",
+            "from",
+            lang.label(from.as_str()),
+            "to",
+            lang.label(to.as_str()),
         ),
         Priority { from, to } => {
             let rank = |p: &crate::domain::Priority| {
                 crate::domain::Priority::ALL.iter().position(|q| q == p)
             };
-            let way = if rank(to) > rank(from) {
-                "raised"
+            let id = if rank(to) > rank(from) {
+                "history-priority-raised"
             } else {
-                "lowered"
+                "history-priority-lowered"
             };
-            format!(
-                "{who} {way} the priority from {} to {}",
-                label(from.as_str()),
-                label(to.as_str())
+            lang.t2(
+                id,
+                "from",
+                lang.label(from.as_str()),
+                "to",
+                lang.label(to.as_str()),
             )
         }
         Assignee { to: Some(to), .. } => {
-            format!("{who} assigned this to {}", names.person(Some(*to)))
+            lang.t1("history-assigned", "name", names.person(Some(*to), lang))
         }
         Assignee { from, to: None } => {
-            format!("{who} unassigned {}", names.person(*from))
+            lang.t1("history-unassigned", "name", names.person(*from, lang))
         }
-        Group { to: Some(to), .. } => format!(
-            "{who} assigned this to the group {}",
-            Names::of(&names.groups, Some(*to))
+        Group { to: Some(to), .. } => lang.t1(
+            "history-group-assigned",
+            "name",
+            Names::of(&names.groups, Some(*to), lang),
         ),
-        Group { from, to: None } => format!(
-            "{who} took this from the group {}",
-            Names::of(&names.groups, *from)
+        Group { from, to: None } => lang.t1(
+            "history-group-removed",
+            "name",
+            Names::of(&names.groups, *from, lang),
         ),
-        Project { to: Some(to), .. } => format!(
-            "{who} moved this to the project {}",
-            Names::of(&names.projects, Some(*to))
+        Project { to: Some(to), .. } => lang.t1(
+            "history-project-moved",
+            "name",
+            Names::of(&names.projects, Some(*to), lang),
         ),
-        Project { from, to: None } => format!(
-            "{who} took this out of the project {}",
-            Names::of(&names.projects, *from)
+        Project { from, to: None } => lang.t1(
+            "history-project-removed",
+            "name",
+            Names::of(&names.projects, *from, lang),
         ),
-        Title { to } => format!("{who} renamed this to “{to}”"),
-        Description => format!("{who} edited the description"),
-        DueDate { to: Some(date) } => format!("{who} set the due date to {date}"),
-        DueDate { to: None } => format!("{who} removed the due date"),
-        Archived => format!("{who} archived this"),
-        Restored => format!("{who} restored this"),
-        AssetLinked(id) => format!(
-            "{who} linked the asset {}",
-            Names::of(&names.assets, Some(*id))
+        Title { to } => lang.t1("history-renamed", "title", to),
+        Description => lang.t("history-description"),
+        DueDate { to: Some(date) } => lang.t1("history-due-set", "date", date),
+        DueDate { to: None } => lang.t("history-due-removed"),
+        Archived => lang.t("history-archived"),
+        Restored => lang.t("history-restored"),
+        AssetLinked(id) => lang.t1(
+            "history-asset-linked",
+            "name",
+            Names::of(&names.assets, Some(*id), lang),
         ),
-        AssetUnlinked(id) => format!(
-            "{who} unlinked the asset {}",
-            Names::of(&names.assets, Some(*id))
+        AssetUnlinked(id) => lang.t1(
+            "history-asset-unlinked",
+            "name",
+            Names::of(&names.assets, Some(*id), lang),
         ),
-        CommentAdded { internal: true } => format!("{who} added an internal note"),
-        CommentAdded { internal: false } => format!("{who} commented"),
-        CommentEdited { internal: true } => format!("{who} edited an internal note"),
-        CommentEdited { internal: false } => format!("{who} edited a comment"),
-        CommentDeleted { internal: true } => format!("{who} deleted an internal note"),
-        CommentDeleted { internal: false } => format!("{who} deleted a comment"),
-        FileAdded { name } => format!("{who} attached {name}"),
-        FileRemoved { name } => format!("{who} removed the file {name}"),
-        FieldSet { key, to: Some(to) } => format!("{who} set {key} to “{to}”"),
-        FieldSet { key, to: None } => format!("{who} cleared {key}"),
+        CommentAdded { internal: true } => lang.t("history-note-added"),
+        CommentAdded { internal: false } => lang.t("history-comment-added"),
+        CommentEdited { internal: true } => lang.t("history-note-edited"),
+        CommentEdited { internal: false } => lang.t("history-comment-edited"),
+        CommentDeleted { internal: true } => lang.t("history-note-deleted"),
+        CommentDeleted { internal: false } => lang.t("history-comment-deleted"),
+        FileAdded { name } => lang.t1("history-file-added", "name", name),
+        FileRemoved { name } => lang.t1("history-file-removed", "name", name),
+        FieldSet { key, to: Some(to) } => {
+            // The value quoted first, as text: a number-like value ("1.50") stays as it was written.
+            let value = lang.t1("history-field-value", "value", to);
+            lang.t2("history-field-set", "key", key, "value", value)
+        }
+        FieldSet { key, to: None } => lang.t1("history-field-cleared", "key", key),
         Tagged { added, removed } => match (added.is_empty(), removed.is_empty()) {
-            (false, true) => format!("{who} tagged this {}", added.join(", ")),
-            (true, false) => format!("{who} removed the tags {}", removed.join(", ")),
-            _ => format!(
-                "{who} tagged this {} and removed {}",
+            (false, true) => lang.t1("history-tags-added", "added", added.join(", ")),
+            (true, false) => lang.t1("history-tags-removed", "removed", removed.join(", ")),
+            _ => lang.t2(
+                "history-tags-changed",
+                "added",
                 added.join(", "),
-                removed.join(", ")
+                "removed",
+                removed.join(", "),
             ),
         },
-        Linked(how) => format!(
-            "{who} linked this ({}) to another ticket",
-            label(how).to_lowercase()
-        ),
-        Unlinked(how) => format!(
-            "{who} removed a link ({}) to another ticket",
-            label(how).to_lowercase()
-        ),
-        TimeLogged(m) => format!("{who} logged {}h {:02}m", m / 60, m % 60),
-        TimeRemoved(m) => format!("{who} removed {}h {:02}m of logged time", m / 60, m % 60),
-        FollowerAdded(name) => format!("{who} added {name} to the followers"),
-        FollowerRemoved => format!("{who} removed a follower"),
-        MergedInto(number) => format!("{who} merged this ticket into {number}"),
-        MergedFrom(number) => format!("{who} merged {number} into this ticket"),
-        SplitTo(number) => format!("{who} split comments off into {number}"),
-        SplitFrom(number) => format!("{who} split this off {number}"),
-        SlaAtRisk(t) => format!("The {} target is close", target(*t)),
-        SlaBreached(t) => {
-            let mut s = target(*t).to_string();
-            s[..1].make_ascii_uppercase();
-            format!("{s} target missed")
+        Linked(how) => lang.t1("history-linked", "how", link_kind(how, lang)),
+        Unlinked(how) => lang.t1("history-unlinked", "how", link_kind(how, lang)),
+        TimeLogged(m) => lang.t1("history-time-logged", "time", duration(*m, lang)),
+        TimeRemoved(m) => lang.t1("history-time-removed", "time", duration(*m, lang)),
+        FollowerAdded(name) => lang.t1("history-follower-added", "name", name),
+        FollowerRemoved => lang.t("history-follower-removed"),
+        MergedInto(number) => lang.t1("history-merged-into", "number", number),
+        MergedFrom(number) => lang.t1("history-merged-from", "number", number),
+        SplitTo(number) => lang.t1("history-split-to", "number", number),
+        SplitFrom(number) => lang.t1("history-split-from", "number", number),
+        // The service's clock speaks for itself: no doer.
+        SlaAtRisk(SlaTarget::FirstResponse) => return lang.t("history-sla-at-risk-first-response"),
+        SlaAtRisk(SlaTarget::Resolution) => return lang.t("history-sla-at-risk-resolution"),
+        SlaBreached(SlaTarget::FirstResponse) => {
+            return lang.t("history-sla-missed-first-response")
         }
-        Unknown(..) => format!("{who} changed this"),
+        SlaBreached(SlaTarget::Resolution) => return lang.t("history-sla-missed-resolution"),
+        Unknown(..) => lang.t("history-changed"),
+    };
+    format!("{who} {deed}")
+}
+
+/// Who did what a record tells, as the subject of its sentences: "You", "Alice", "The rule “Triage”".
+fn doer(entry: &story::Told, actor: &Actor, names: &Names, lang: Lang) -> String {
+    match entry.actor_id {
+        _ if entry.rule.is_some() && actor.is_team() => lang.t1(
+            "history-by-rule",
+            "rule",
+            entry.rule.as_deref().unwrap_or_default(),
+        ),
+        Some(id) if id == actor.id() => lang.t("history-by-you"),
+        Some(id) => match names.people.get(&id) {
+            Some(name) => lang.t1("history-by", "name", name),
+            None => lang.t("history-by-someone"),
+        },
+        None => lang.t("history-by-service"),
     }
 }
 
@@ -189,6 +237,7 @@ pub async fn lines(
     actor: &Actor,
     t: &ticket::Model,
     zone: chrono_tz::Tz,
+    lang: Lang,
 ) -> AppResult<Vec<HistoryLine>> {
     let told: Vec<story::Told> = audit::ticket_history(db, actor, t, 0, 200)
         .await?
@@ -240,20 +289,13 @@ pub async fn lines(
     let now = Utc::now();
     let mut out = Vec::new();
     for entry in told {
-        let who = match entry.actor_id {
-            _ if entry.rule.is_some() && actor.is_team() => {
-                format!("The rule “{}”", entry.rule.as_deref().unwrap_or_default())
-            }
-            Some(id) if id == actor.id() => "You".to_string(),
-            Some(id) => names.person(Some(id)),
-            None => "The service".to_string(),
-        };
+        let who = doer(&entry, actor, &names, lang);
         for h in &entry.happenings {
             out.push(HistoryLine {
-                at: crate::web::pages::local_date(&entry.at, zone),
+                at: crate::web::pages::local_date(&entry.at, zone, lang),
                 iso: entry.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                ago: ago(entry.at, now, zone),
-                sentence: sentence(&who, h, &names),
+                ago: ago(entry.at, now, zone, lang),
+                sentence: sentence(&who, h, &names, lang),
             });
         }
     }
@@ -268,11 +310,17 @@ mod tests {
     fn times_read_as_people_say_them() {
         let now = Utc::now();
         let before = |s: i64| now - chrono::Duration::seconds(s);
-        assert_eq!(ago(before(5), now, chrono_tz::UTC), "just now");
-        assert_eq!(ago(before(300), now, chrono_tz::UTC), "5 min ago");
-        assert_eq!(ago(before(7200), now, chrono_tz::UTC), "2 h ago");
-        assert_eq!(ago(before(90_000), now, chrono_tz::UTC), "yesterday");
-        assert_eq!(ago(before(3 * 86_400), now, chrono_tz::UTC), "3 days ago");
+        assert_eq!(ago(before(5), now, chrono_tz::UTC, Lang::En), "just now");
+        assert_eq!(ago(before(300), now, chrono_tz::UTC, Lang::En), "5 min ago");
+        assert_eq!(ago(before(7200), now, chrono_tz::UTC, Lang::En), "2 h ago");
+        assert_eq!(
+            ago(before(90_000), now, chrono_tz::UTC, Lang::En),
+            "yesterday"
+        );
+        assert_eq!(
+            ago(before(3 * 86_400), now, chrono_tz::UTC, Lang::En),
+            "3 days ago"
+        );
     }
 
     #[test]
@@ -283,7 +331,7 @@ mod tests {
             projects: HashMap::new(),
             assets: HashMap::new(),
         };
-        let said = |h: Happening| sentence("Alice", &h, &names);
+        let said = |h: Happening| sentence("Alice", &h, &names, Lang::En);
         assert_eq!(
             said(Happening::Assignee {
                 from: None,
@@ -305,6 +353,86 @@ mod tests {
         assert_eq!(
             said(Happening::CommentAdded { internal: true }),
             "Alice added an internal note"
+        );
+        assert_eq!(said(Happening::TimeLogged(125)), "Alice logged 2h 05m");
+        assert_eq!(
+            said(Happening::FieldSet {
+                key: "cost".to_string(),
+                to: Some("1.50".to_string())
+            }),
+            "Alice set cost to “1.50”"
+        );
+        assert_eq!(
+            said(Happening::Linked("child_of".to_string())),
+            "Alice linked this (child of) to another ticket"
+        );
+        assert_eq!(
+            said(Happening::SlaAtRisk(SlaTarget::Resolution)),
+            "The resolution target is close"
+        );
+        assert_eq!(
+            said(Happening::Assignee {
+                from: Some(9),
+                to: None
+            }),
+            "Alice unassigned someone"
+        );
+    }
+
+    #[test]
+    fn german_reads_as_german() {
+        let now = Utc::now();
+        let before = |s: i64| now - chrono::Duration::seconds(s);
+        assert_eq!(
+            ago(before(60), now, chrono_tz::UTC, Lang::De),
+            "vor 1 Minute"
+        );
+        assert_eq!(
+            ago(before(300), now, chrono_tz::UTC, Lang::De),
+            "vor 5 Minuten"
+        );
+        assert_eq!(
+            ago(before(7200), now, chrono_tz::UTC, Lang::De),
+            "vor 2 Stunden"
+        );
+        assert_eq!(
+            ago(before(3 * 86_400), now, chrono_tz::UTC, Lang::De),
+            "vor 3 Tagen"
+        );
+        let names = Names {
+            people: HashMap::from([(2, "Bob".to_string())]),
+            groups: HashMap::new(),
+            projects: HashMap::new(),
+            assets: HashMap::new(),
+        };
+        let who = Lang::De.t1("history-by", "name", "Alice");
+        let said = |h: Happening| sentence(&who, &h, &names, Lang::De);
+        assert_eq!(
+            said(Happening::Priority {
+                from: crate::domain::Priority::Low,
+                to: crate::domain::Priority::High
+            }),
+            "Alice hat die Priorität von Niedrig auf Hoch erhöht"
+        );
+        assert_eq!(
+            said(Happening::TimeLogged(125)),
+            "Alice hat 2 Std. 05 Min. erfasst"
+        );
+        assert_eq!(
+            said(Happening::FieldSet {
+                key: "cost".to_string(),
+                to: Some("1.50".to_string())
+            }),
+            "Alice hat cost auf „1.50“ gesetzt"
+        );
+        assert_eq!(
+            sentence(
+                &Lang::De.t("history-by-you"),
+                &Happening::Opened,
+                &names,
+                Lang::De
+            ),
+            "Sie haben dieses Ticket eröffnet"
         );
     }
 }

@@ -13,7 +13,7 @@ pub use edit::{
 
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
-use super::{display_name, html, label, Layout, PageResult, PageUser};
+use super::{display_name, html, Layout, PageResult, PageUser};
 use crate::domain::{Priority, StatusCategory, Workflow};
 use crate::rest::comments::path_id;
 use crate::sanitize::sanitize_html;
@@ -145,6 +145,7 @@ pub async fn render_ticket(
 ) -> PageResult<Response> {
     let db = &state.db.conn;
     let actor = &user.actor;
+    let lang = user.lang;
     let (t, found) = state
         .ticket_reads
         .one(&state.db, actor, id, Joined::DETAIL)
@@ -154,7 +155,7 @@ pub async fn render_ticket(
     let sla = found
         .clocks
         .get(&t.id)
-        .map(|v| sla_badge::badges(v, now, user.zone));
+        .map(|v| sla_badge::badges(v, now, user.zone, user.lang));
     let people = found.people;
     let project = t.project_id.and_then(|id| found.projects.get(&id));
     let name = |id: Option<i32>| {
@@ -169,11 +170,12 @@ pub async fn render_ticket(
         .filter(|s| *s != t.status && !merged)
         .map(|s| Move {
             value: s.as_str(),
-            label: label(s.as_str()),
+            label: lang.label(s.as_str()),
         })
         .collect();
     let can_edit_all = rules::can_update_all(actor, &t);
-    let (projects, people_choices, groups) = edit_choices(state, actor, &t, can_edit_all).await?;
+    let (projects, people_choices, groups) =
+        edit_choices(state, actor, &t, can_edit_all, lang).await?;
     let group = match t.assigned_group_id.filter(|_| !can_edit_all) {
         Some(id) => crate::service::users::group_by_id(db, id)
             .await?
@@ -183,9 +185,15 @@ pub async fn render_ticket(
     };
     let priorities = Priority::ALL
         .iter()
-        .map(|p| choice(p.as_str().to_string(), label(p.as_str()), *p == t.priority))
+        .map(|p| {
+            choice(
+                p.as_str().to_string(),
+                lang.label(p.as_str()),
+                *p == t.priority,
+            )
+        })
         .collect();
-    let history = history::lines(db, actor, &t, user.zone).await?;
+    let history = history::lines(db, actor, &t, user.zone, user.lang).await?;
     let macros = if actor.is_team() {
         crate::service::automation::macros::list(db, actor)
             .await?
@@ -208,12 +216,12 @@ pub async fn render_ticket(
             let open = l.other.status.category() != StatusCategory::Done;
             LinkRow {
                 id: l.id,
-                label: label(l.link_type.as_str()),
+                label: lang.label(l.link_type.as_str()),
                 number: l.other.ticket_number.clone(),
                 other_id: l.other.id,
                 title: l.other.title.clone(),
                 status: l.other.status.to_string(),
-                status_label: label(l.other.status.as_str()),
+                status_label: lang.label(l.other.status.as_str()),
                 blocking: l.link_type == LinkType::BlockedBy && open,
                 open_child: l.link_type == LinkType::ParentOf && open,
             }
@@ -226,7 +234,13 @@ pub async fn render_ticket(
     };
     let time_spent = if can_read_internal(actor, &t) {
         let (_, minutes) = crate::service::time_spent::of_ticket(db, actor, t.id).await?;
-        Some(format!("{}h {:02}m", minutes / 60, minutes % 60))
+        Some(format!(
+            "{}{} {:02}{}",
+            minutes / 60,
+            lang.t("ticket-time-hours"),
+            minutes % 60,
+            lang.t("ticket-time-minutes")
+        ))
     } else {
         None
     };
@@ -243,10 +257,10 @@ pub async fn render_ticket(
     let can_merge = rules::can_archive(actor) && merged_into.is_none();
     let defined = state.custom_fields.active(db).await?;
     let shown = crate::service::custom_fields::of_ticket(db, actor, &defined, &t).await?;
-    let fields = fields::inputs(db, actor, &shown).await;
+    let fields = fields::inputs(db, actor, &shown, lang).await;
     let link_types = LinkType::ALL
         .iter()
-        .map(|t| choice(t.as_str().to_string(), label(t.as_str()), false))
+        .map(|t| choice(t.as_str().to_string(), lang.label(t.as_str()), false))
         .collect();
     let mut files = upload::views(state, user, &listed);
     let mut comments = thread(state, user, &t).await?;
@@ -262,9 +276,9 @@ pub async fn render_ticket(
         title: t.title.clone(),
         description_html: sanitize_html(&t.description),
         status: t.status.to_string(),
-        status_label: label(t.status.as_str()),
+        status_label: lang.label(t.status.as_str()),
         priority: t.priority.to_string(),
-        priority_label: label(t.priority.as_str()),
+        priority_label: lang.label(t.priority.as_str()),
         requester: name(Some(t.requester_id)),
         assignee: name(t.assignee_id),
         group,

@@ -1,0 +1,31 @@
+# Der Rahmen jeder Seite und Wörter, die viele Seiten teilen.
+layout-skip = Zum Inhalt springen
+layout-nav = Hauptnavigation
+layout-signed-in-as = Angemeldet als
+layout-sign-out = Abmelden
+nav-tickets = Tickets
+nav-new-ticket = Neues Ticket
+nav-reports = Berichte
+nav-settings = Einstellungen
+nav-admin = Verwaltung
+error-back = Zurück zur Ticketliste
+date-never = nie
+
+value-new = Neu
+value-open = Offen
+value-in_progress = In Bearbeitung
+value-on_hold = Wartend
+value-blocked = Blockiert
+value-resolved = Gelöst
+value-closed = Geschlossen
+value-low = Niedrig
+value-medium = Mittel
+value-high = Hoch
+value-critical = Kritisch
+value-todo = Zu erledigen
+value-done = Erledigt
+value-active = Aktiv
+value-expired = Abgelaufen
+value-revoked = Widerrufen
+value-public = Öffentlich
+value-internal = Intern

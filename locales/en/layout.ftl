@@ -1,0 +1,33 @@
+# The frame of every page, and words many pages share.
+layout-skip = Skip to content
+layout-nav = Main
+layout-signed-in-as = Signed in as
+layout-sign-out = Sign out
+nav-tickets = Tickets
+nav-new-ticket = New ticket
+nav-reports = Reports
+nav-settings = Settings
+nav-admin = Admin
+error-back = Back to the ticket queue
+date-never = never
+
+# Stored values in words (statuses, priorities, kinds); a value with no message here is shown with its first
+# letter raised.
+value-new = New
+value-open = Open
+value-in_progress = In progress
+value-on_hold = On hold
+value-blocked = Blocked
+value-resolved = Resolved
+value-closed = Closed
+value-low = Low
+value-medium = Medium
+value-high = High
+value-critical = Critical
+value-todo = To do
+value-done = Done
+value-active = Active
+value-expired = Expired
+value-revoked = Revoked
+value-public = Public
+value-internal = Internal
