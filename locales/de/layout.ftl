@@ -29,3 +29,15 @@ value-expired = Abgelaufen
 value-revoked = Widerrufen
 value-public = Öffentlich
 value-internal = Intern
+
+error-400 = Ungültige Anfrage
+error-401 = Nicht angemeldet
+error-403 = Keine Berechtigung
+error-404 = Nicht gefunden
+error-405 = Methode nicht erlaubt
+error-409 = Konflikt
+error-413 = Inhalt zu groß
+error-422 = Nicht verarbeitbar
+error-429 = Zu viele Anfragen
+error-500 = Interner Serverfehler
+error-503 = Dienst nicht verfügbar

@@ -31,3 +31,16 @@ value-expired = Expired
 value-revoked = Revoked
 value-public = Public
 value-internal = Internal
+
+# An error page's title, by its HTTP status; another status shows its English reason.
+error-400 = Bad Request
+error-401 = Unauthorized
+error-403 = Forbidden
+error-404 = Not Found
+error-405 = Method Not Allowed
+error-409 = Conflict
+error-413 = Payload Too Large
+error-422 = Unprocessable Entity
+error-429 = Too Many Requests
+error-500 = Internal Server Error
+error-503 = Service Unavailable

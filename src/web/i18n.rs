@@ -139,6 +139,13 @@ impl Lang {
         }
     }
 
+    /// An HTTP status in words, as an error page's title: `error-<code>`, else its English reason.
+    pub fn status(&self, status: axum::http::StatusCode) -> String {
+        LOCALES
+            .try_lookup(self.id(), &format!("error-{}", status.as_u16()))
+            .unwrap_or_else(|| status.canonical_reason().unwrap_or("Error").to_string())
+    }
+
     /// A stored value in words (`in_progress`: "In progress", "In Bearbeitung"): the catalogue's
     /// `value-<value>`, else the value with its first letter raised.
     pub fn label(&self, value: &str) -> String {

@@ -173,6 +173,29 @@ pub fn router() -> Routes {
         .route("/accounts/oidc/callback/", get(oidc::callback))
         .route("/static/{file}", get(assets::serve))
         .route("/static/graphiql/{file}", get(assets::serve_graphiql))
+        .map(|router| router.layer(axum::middleware::from_fn(in_page_language)))
+}
+
+tokio::task_local! {
+    /// The language of the page being answered: the browser's, then the signed-in user's once known. An error
+    /// page is rendered where the request is out of reach ([`PageError::into_response`]) and reads it here.
+    static PAGE_LANG: std::cell::Cell<Lang>;
+}
+
+/// Answer a page request with [`PAGE_LANG`] set from its `Accept-Language`.
+async fn in_page_language(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let lang = page_lang(None, request.headers());
+    PAGE_LANG
+        .scope(std::cell::Cell::new(lang), next.run(request))
+        .await
+}
+
+/// The language of the page being answered (English outside one).
+fn current_lang() -> Lang {
+    PAGE_LANG.try_with(std::cell::Cell::get).unwrap_or_default()
 }
 
 /// What every page's frame shows: who is signed in, and the CSRF token its forms carry.
@@ -293,10 +316,10 @@ impl IntoResponse for PageError {
             }
             PageError::App(err) => {
                 let status = err.status();
-                let title = status.canonical_reason().unwrap_or("Error").to_string();
+                let lang = current_lang();
                 let page = ErrorPage {
-                    layout: Layout::anonymous(String::new(), Lang::En),
-                    title,
+                    layout: Layout::anonymous(String::new(), lang),
+                    title: lang.status(status),
                     message: err.public_message(),
                 };
                 let mut response = html(status, &page);
@@ -345,8 +368,8 @@ pub async fn error_page(state: &AppState, headers: &HeaderMap, err: AppError) ->
     };
     let status = err.status();
     let page = ErrorPage {
+        title: layout.lang.status(status),
         layout,
-        title: status.canonical_reason().unwrap_or("Error").to_string(),
         message: err.public_message(),
     };
     html(status, &page)
@@ -440,6 +463,8 @@ impl FromRequestParts<AppState> for PageUser {
                     .find_map(|name| name.parse::<chrono_tz::Tz>().ok())
                     .unwrap_or(chrono_tz::UTC);
                 let lang = page_lang(actor.user.language.as_deref(), &parts.headers);
+                // An error page for this request is in the user's language too.
+                let _ = PAGE_LANG.try_with(|page| page.set(lang));
                 Ok(PageUser {
                     actor: Arc::new(actor),
                     csrf: session.csrf_token,

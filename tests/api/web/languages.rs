@@ -107,6 +107,21 @@ async fn pages_follow_the_chosen_language_else_the_browsers(app: &TestApp) {
         &page_in(app, "/tickets/", Some(&cookies), english).await
     ));
 
+    // An error page is in the user's language too, around the service's (English) message.
+    let missing = page_in(app, "/tickets/999999/", Some(&cookies), english).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.text);
+    assert!(
+        missing.text.contains("<html lang=\"de\">"),
+        "{}",
+        missing.text
+    );
+    assert!(
+        missing.text.contains("<h1>Nicht gefunden</h1>"),
+        "{}",
+        missing.text
+    );
+    assert!(missing.text.contains(">Zurück zur Ticketliste<"));
+
     // What the service says stays English: an API client's error body is the same in any language.
     let plain = page_in(app, "/api/tickets/999999/", Some(&cookies), None).await;
     let asked = page_in(app, "/api/tickets/999999/", Some(&cookies), german).await;
@@ -124,6 +139,18 @@ async fn pages_follow_the_chosen_language_else_the_browsers(app: &TestApp) {
     assert!(is_german(
         &page_in(app, "/tickets/", Some(&cookies), german).await
     ));
+    let missing = page_in(app, "/tickets/999999/", Some(&cookies), english).await;
+    assert!(
+        missing.text.contains("<h1>Not Found</h1>"),
+        "{}",
+        missing.text
+    );
+    let missing = page_in(app, "/tickets/999999/", Some(&cookies), german).await;
+    assert!(
+        missing.text.contains("<h1>Nicht gefunden</h1>"),
+        "{}",
+        missing.text
+    );
 }
 
 db_test!(another_users_language_stays_theirs);
