@@ -407,8 +407,8 @@ async fn set_reading(
     )
     .await?;
     txn.commit().await?;
-    // The cached actor carries the account, and with it how its pages read.
-    deps.auth_cache.changed(deps.db).await;
+    // The credential cache is left alone: only pages read these, and a page's session reads its account
+    // afresh; clearing it would have every instance look again at every credential and subscription.
     Ok(())
 }
 

@@ -451,16 +451,14 @@ impl FromRequestParts<AppState> for PageUser {
             .unwrap_or_else(|| "/tickets/".into());
         match signed_in(state, &parts.headers).await? {
             Some((actor, session, secret)) => {
-                let chosen = actor.user.time_zone.clone();
-                let browser = crate::web::session::cookie(&parts.headers, ZONE_COOKIE).map(|raw| {
-                    percent_encoding::percent_decode_str(&raw)
-                        .decode_utf8_lossy()
-                        .into_owned()
-                });
-                let zone = [chosen, browser]
-                    .into_iter()
-                    .flatten()
-                    .find_map(|name| name.parse::<chrono_tz::Tz>().ok())
+                let browser = || {
+                    let raw = crate::web::session::cookie(&parts.headers, ZONE_COOKIE)?;
+                    let name = percent_encoding::percent_decode_str(&raw).decode_utf8_lossy();
+                    name.parse::<chrono_tz::Tz>().ok()
+                };
+                let zone = (actor.user.time_zone.as_deref())
+                    .and_then(|name| name.parse::<chrono_tz::Tz>().ok())
+                    .or_else(browser)
                     .unwrap_or(chrono_tz::UTC);
                 let lang = page_lang(actor.user.language.as_deref(), &parts.headers);
                 // An error page for this request is in the user's language too.
