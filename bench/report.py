@@ -20,6 +20,9 @@ FLOOR_OF = {
     "rest_detail": "detail",
     "graphql_detail": "detail",
     "graphql_detail_comments": "detail",
+    # The web pages, against the floor's list as issue 37 sets their target (the queue ≥ 0.5× of it).
+    "web_queue": "list",
+    "web_ticket": "detail",
 }
 for r in rows:
     base = floor.get(FLOOR_OF.get(r["scenario"], ""))

@@ -83,8 +83,10 @@ scenario() {
   local name=$1 system=$2 pid=$3 url=$4 token=$5 method=${6:-GET} body=${7:-} ids=${8:-}
   local type=${9:-application/json}
   if [ -n "${ONLY:-}" ] && [ "$system" != floor ] && ! [[ $name =~ $ONLY ]]; then return; fi
-  local check first_body=${body%%||*}
-  check=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" -H "Authorization: Bearer $token" \
+  local check first_body=${body%%||*} auth="Authorization: Bearer $token"
+  # `cookie:NAME=VALUE`: a web page, with a session cookie (bench/wrk.lua does the same).
+  [[ $token == cookie:* ]] && auth="Cookie: ${token#cookie:}"
+  check=$(curl -s -o /dev/null -w '%{http_code}' -X "$method" -H "$auth" \
     -H "Content-Type: $type" ${first_body:+--data-binary "$first_body"} "$url")
   case $check in 2*) ;; *) log "$name on $system answers $check; skipped"; return ;; esac
   wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" -s "$ROOT/bench/wrk.lua" "$url" -- "$token" "$method" "$body" "$ids" \
@@ -170,6 +172,15 @@ run_system() { # BACKEND DATABASE_URL
   scenario graphql_detail "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail"
   local gql_detail_comments="{\"query\":\"{ ticket(databaseId: $id) { id ticketNumber title status comments(first: 20) { nodes { body commentType createdAt author { username fullName } } } } }\"}"
   scenario graphql_detail_comments "$sys" "$pid" "$base/graphql" "$team_token" POST "$gql_detail_comments"
+  # The web pages an agent works in, signed in with a session (the agent's password set for it): the queue's
+  # first page (open work, newest first, with SLA badges) and a ticket's page.
+  local session
+  printf 'bench-password-1\n' | DATABASE_URL=$url "$BIN" user set-password "$agent" >/dev/null
+  session=$(curl -fs -o /dev/null -c - -H 'Content-Type: application/json' \
+    --data "{\"username\":\"$agent\",\"password\":\"bench-password-1\"}" "$base/accounts/login/" |
+    awk '$6 == "sessionid" {print $7}')
+  scenario web_queue "$sys" "$pid" "$base/tickets/" "cookie:sessionid=$session"
+  scenario web_ticket "$sys" "$pid" "$base/tickets/$id/" "cookie:sessionid=$session"
   # Opened by an agent for the requester: besides the ticket, its audit record and counters, each create
   # queues an email to the requester in the outbox (delivered by the instance's worker to the log mailer).
   local req_id

@@ -1,5 +1,6 @@
 -- wrk script for bench/run.sh: `wrk ... -s bench/wrk.lua URL -- TOKEN METHOD BODY [IDS] [CONTENT_TYPE]`.
--- Sends the bearer token (the floor ignores it), an optional body (JSON unless CONTENT_TYPE says otherwise;
+-- Sends the bearer token (the floor ignores it; `cookie:NAME=VALUE` sends that cookie instead, for the web
+-- pages), an optional body (JSON unless CONTENT_TYPE says otherwise;
 -- `@path` sends the file at path), and prints one JSON line.
 -- BODY may hold alternatives separated by `||`, and IDS a comma-separated list of ids: each request then
 -- takes a random alternative and puts a random id in place of the URL's first numeric path segment (so
@@ -23,7 +24,12 @@ function init(args)
 end
 
 function request()
-  local headers = { ["Authorization"] = "Bearer " .. token, ["Accept-Encoding"] = "identity" }
+  local headers = { ["Accept-Encoding"] = "identity" }
+  if string.sub(token, 1, 7) == "cookie:" then
+    headers["Cookie"] = string.sub(token, 8)
+  else
+    headers["Authorization"] = "Bearer " .. token
+  end
   local body = nil
   if #bodies > 0 then
     body = bodies[math.random(#bodies)]
