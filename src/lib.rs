@@ -12,6 +12,7 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod i18n;
 pub mod jobs;
 pub mod net;
 pub mod notify;

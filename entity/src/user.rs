@@ -22,7 +22,7 @@ pub struct Model {
     pub credentials_changed_at: Option<DateTimeUtc>,
     /// The IANA time zone the web pages show dates in; none follows the browser's.
     pub time_zone: Option<String>,
-    /// The language the web pages are in (`de`); none follows the browser's.
+    /// The language of the web pages and emails (`de`); none: pages follow the browser, emails are English.
     pub language: Option<String>,
 }
 

@@ -75,11 +75,9 @@ history-link-duplicate-of = Duplikat von
 history-link-duplicated-by = dupliziert durch
 history-link-blocks = blockiert
 history-link-blocked-by = blockiert durch
-# $time ist history-time: Stunden, dann history-time-minutes (zweistellig).
+# $time ist eine Dauer (time-hours-minutes in common.ftl).
 history-time-logged = { $time } erfasst
 history-time-removed = { $time } erfasste Zeit entfernt
-history-time = { $h } Std. { $rest }
-history-time-minutes = { $m } Min.
 history-follower-added = { $name } zu den Beobachtenden hinzugefügt
 history-follower-removed = eine beobachtende Person entfernt
 history-merged-into = dieses Ticket in { $number } zusammengeführt

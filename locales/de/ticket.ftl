@@ -33,8 +33,6 @@ ticket-follow = Beobachten
 ticket-follower-add-label = Beobachtende(n) hinzufügen (Benutzername oder E-Mail-Adresse)
 ticket-follower-add-placeholder = Benutzername oder E-Mail-Adresse
 ticket-time-spent = Aufgewendete Zeit
-ticket-time-hours = h
-ticket-time-minutes = min
 ticket-created = Erstellt
 ticket-updated = Aktualisiert
 ticket-description = Beschreibung
@@ -110,9 +108,6 @@ ticket-field-asset = Asset { $id }
 ticket-field-datetime = { $at } UTC
 
 # Dateigrößen.
-ticket-size-b = { $n } B
-ticket-size-kb = { $n } KB
-ticket-size-mb = { $n } MB
 
 # Bestätigungen nach einem Formular auf der Ticketseite.
 ticket-flash-resolved = Gelöst

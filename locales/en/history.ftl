@@ -65,11 +65,9 @@ history-link-duplicate-of = duplicate of
 history-link-duplicated-by = duplicated by
 history-link-blocks = blocks
 history-link-blocked-by = blocked by
-# $time is history-time: hours, then history-time-minutes (two digits).
+# $time is a duration (time-hours-minutes in common.ftl).
 history-time-logged = logged { $time }
 history-time-removed = removed { $time } of logged time
-history-time = { $h }h { $rest }
-history-time-minutes = { $m }m
 history-follower-added = added { $name } to the followers
 history-follower-removed = removed a follower
 history-merged-into = merged this ticket into { $number }

@@ -33,8 +33,6 @@ ticket-follow = Follow
 ticket-follower-add-label = Add a follower (user name or email)
 ticket-follower-add-placeholder = User name or email
 ticket-time-spent = Time spent
-ticket-time-hours = h
-ticket-time-minutes = m
 ticket-created = Created
 ticket-updated = Updated
 ticket-description = Description
@@ -110,9 +108,6 @@ ticket-field-asset = asset { $id }
 ticket-field-datetime = { $at } UTC
 
 # File sizes.
-ticket-size-b = { $n } B
-ticket-size-kb = { $n } KB
-ticket-size-mb = { $n } MB
 
 # Confirmations after a form on the ticket page.
 ticket-flash-resolved = Resolved

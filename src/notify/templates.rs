@@ -1,5 +1,6 @@
 //! Email texts, one template per occurrence. User text is HTML-escaped in HTML bodies.
 use super::mailer::Email;
+use crate::i18n::Lang;
 use crate::sanitize::html_escape;
 use entity::{attachment, ticket};
 
@@ -55,41 +56,84 @@ pub enum Occurrence<'a> {
     },
 }
 
-/// A file size for people: bytes, KiB or MiB.
-pub fn size_label(bytes: i64) -> String {
+/// A file size for people: bytes, KiB or MiB, in `lang`.
+pub fn size_label(bytes: i64, lang: Lang) -> String {
     const KIB: i64 = 1024;
     const MIB: i64 = 1024 * 1024;
     match bytes {
-        b if b < KIB => format!("{b} bytes"),
-        b if b < MIB => format!("{:.1} KiB", b as f64 / KIB as f64),
-        b => format!("{:.1} MiB", b as f64 / MIB as f64),
+        b if b < KIB => lang.tn("email-size-bytes", "n", b),
+        b if b < MIB => lang.t1(
+            "email-size-kib",
+            "n",
+            lang.decimal(format!("{:.1}", b as f64 / KIB as f64)),
+        ),
+        b => lang.t1(
+            "email-size-mib",
+            "n",
+            lang.decimal(format!("{:.1}", b as f64 / MIB as f64)),
+        ),
     }
 }
 
-/// Render the email about `occurrence` on `t` for `to`, whose display name is `name`.
-pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &str) -> Email {
+/// A stored value (`in_progress`) as an email in `lang` names it: English emails give it as stored, as they
+/// always have; others in the language's words.
+fn value(lang: Lang, stored: &str) -> String {
+    match lang {
+        Lang::En => stored.to_string(),
+        _ => lang.label(stored),
+    }
+}
+
+/// A moment (RFC 3339) as an email in `lang` writes it: English emails as stored, as they always have; others
+/// in the language's way, in UTC, which they say.
+fn moment(lang: Lang, stored: &str) -> String {
+    match (lang, chrono::DateTime::parse_from_rfc3339(stored)) {
+        (Lang::En, _) | (_, Err(_)) => stored.to_string(),
+        (_, Ok(at)) => format!(
+            "{} UTC",
+            at.with_timezone(&chrono::Utc).format(lang.moment_format())
+        ),
+    }
+}
+
+/// Render the email about `occurrence` on `t` for `to`, whose display name is `name`, in `lang`.
+pub fn render(
+    occurrence: &Occurrence<'_>,
+    t: &ticket::Model,
+    to: &str,
+    name: &str,
+    lang: Lang,
+) -> Email {
     let label = format!("{} ({})", t.title, t.ticket_number);
+    let about = |key: &str| lang.t1(key, "ticket", &label);
     let (subject, lines): (String, Vec<String>) = match occurrence {
         Occurrence::Created => (
-            format!("New Ticket: {label}"),
+            about("email-created-subject"),
             vec![
-                format!("A new ticket was opened: {label}."),
-                format!("Priority: {}", t.priority),
-                format!("Status: {}", t.status),
+                about("email-created"),
+                lang.t1(
+                    "email-priority",
+                    "value",
+                    value(lang, &t.priority.to_string()),
+                ),
+                lang.t1("email-status", "value", value(lang, &t.status.to_string())),
             ],
         ),
         Occurrence::Assigned => (
-            format!("Ticket Assigned: {label}"),
+            about("email-assigned-subject"),
             vec![
-                format!("The ticket {label} was assigned to you."),
-                format!("Status: {}", t.status),
+                about("email-assigned"),
+                lang.t1("email-status", "value", value(lang, &t.status.to_string())),
             ],
         ),
         Occurrence::StatusChanged { from, to } => (
-            format!("Ticket Status Changed: {label}"),
+            about("email-status-subject"),
             vec![
-                format!("The status of {label} changed."),
-                format!("Status: {from} -> {to}"),
+                about("email-status-changed"),
+                lang.texts(
+                    "email-status-from-to",
+                    [("from", &value(lang, from)), ("to", &value(lang, to))],
+                ),
             ],
         ),
         Occurrence::CommentAdded {
@@ -99,46 +143,46 @@ pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &s
             files,
         } => {
             let mut lines = vec![
-                format!("{author} commented on {label}:"),
+                lang.texts("email-commented", [("author", author), ("ticket", &label)]),
                 String::new(),
                 body.to_string(),
             ];
             if !files.is_empty() {
                 lines.push(String::new());
-                lines.push(if files.len() == 1 {
-                    "Attached file:".to_string()
-                } else {
-                    format!("Attached files ({}):", files.len())
-                });
+                lines.push(lang.tn("email-files", "n", files.len()));
                 lines.extend(
                     files
                         .iter()
-                        .map(|f| format!("- {} ({})", f.filename, size_label(f.size))),
+                        .map(|f| format!("- {} ({})", f.filename, size_label(f.size, lang))),
                 );
             }
             let kind = if *internal {
-                "New Internal Note"
+                "email-note-subject"
             } else {
-                "New Comment"
+                "email-comment-subject"
             };
-            (format!("{kind}: {label}"), lines)
+            (about(kind), lines)
         }
         Occurrence::FileAttached {
             uploader,
             filename,
             internal,
         } => (
-            format!(
-                "{}: {label}",
-                if *internal {
-                    "New Internal Attachment"
-                } else {
-                    "New Attachment"
-                }
-            ),
+            about(if *internal {
+                "email-internal-attachment-subject"
+            } else {
+                "email-attachment-subject"
+            }),
             vec![
-                format!("{uploader} attached a file to {label}: {filename}"),
-                "Open the ticket to see it.".to_string(),
+                lang.texts(
+                    "email-attached",
+                    [
+                        ("uploader", uploader),
+                        ("ticket", &label),
+                        ("filename", filename),
+                    ],
+                ),
+                lang.t("email-open-ticket"),
             ],
         ),
         Occurrence::Notice { subject, body } => (
@@ -151,35 +195,44 @@ pub fn render(occurrence: &Occurrence<'_>, t: &ticket::Model, to: &str, name: &s
             breached,
             due,
         } => {
-            let what = target.replace('_', " ");
-            if *breached {
+            let what = match *target {
+                "first_response" => lang.t("email-sla-first-response"),
+                "resolution" => lang.t("email-sla-resolution"),
+                other => other.replace('_', " "),
+            };
+            let (subject, said, when) = if *breached {
                 (
-                    format!("SLA Breached: {label}"),
-                    vec![
-                        format!("The {what} target of {label} was breached."),
-                        format!("It was due at {due}."),
-                    ],
+                    "email-sla-breached-subject",
+                    "email-sla-breached",
+                    "email-sla-was-due",
                 )
             } else {
                 (
-                    format!("SLA At Risk: {label}"),
-                    vec![
-                        format!("The {what} target of {label} is at risk."),
-                        format!("It is due at {due}."),
-                    ],
+                    "email-sla-risk-subject",
+                    "email-sla-risk",
+                    "email-sla-is-due",
                 )
-            }
+            };
+            (
+                about(subject),
+                vec![
+                    lang.texts(said, [("target", &what), ("ticket", &label)]),
+                    lang.t1(when, "due", moment(lang, due)),
+                ],
+            )
         }
     };
-    let text = format!("Hello {name},\n\n{}\n\n-- deskgraph\n", lines.join("\n"));
+    let hello = lang.t1("email-hello", "name", name);
+    let text = format!("{hello}\n\n{}\n\n-- deskgraph\n", lines.join("\n"));
     let html_lines: Vec<String> = lines
         .iter()
         .filter(|l| !l.is_empty())
         .map(|l| format!("<p>{}</p>", html_escape(l)))
         .collect();
     let html = format!(
-        "<!DOCTYPE html>\n<html><body>\n<p>Hello {},</p>\n{}\n<p>-- deskgraph</p>\n</body></html>\n",
-        html_escape(name),
+        "<!DOCTYPE html>\n<html lang=\"{}\"><body>\n<p>{}</p>\n{}\n<p>-- deskgraph</p>\n</body></html>\n",
+        lang.code(),
+        html_escape(&hello),
         html_lines.join("\n")
     );
     Email {
@@ -222,10 +275,33 @@ mod tests {
             status_changed_at: None,
             merged_into_id: None,
         };
-        let email = render(&Occurrence::Created, &t, "a@example.com", "Ann");
+        let email = render(&Occurrence::Created, &t, "a@example.com", "Ann", Lang::En);
         assert_eq!(email.subject, "New Ticket: <b>Printer</b> & co (TKT-001)");
         assert!(email.text.contains("<b>Printer</b> & co"));
         assert!(email.html.contains("&lt;b&gt;Printer&lt;/b&gt; &amp; co"));
         assert!(!email.html.contains("<b>Printer"));
+    }
+
+    #[test]
+    fn sizes_and_file_counts_follow_the_language() {
+        assert_eq!(size_label(12, Lang::En), "12 bytes");
+        assert_eq!(size_label(1536, Lang::En), "1.5 KiB");
+        assert_eq!(size_label(1536, Lang::De), "1,5 KiB");
+        assert_eq!(size_label(3 * 1024 * 1024, Lang::De), "3,0 MiB");
+        assert_eq!(Lang::En.tn("email-files", "n", 1), "Attached file:");
+        assert_eq!(Lang::En.tn("email-files", "n", 2), "Attached files (2):");
+        assert_eq!(
+            Lang::De.tn("email-files", "n", 2),
+            "Angehängte Dateien (2):"
+        );
+        assert_eq!(
+            moment(Lang::De, "2026-11-30T14:05:09.5Z"),
+            "30.11.2026 14:05 UTC"
+        );
+        assert_eq!(
+            moment(Lang::En, "2026-11-30T14:05:09.5Z"),
+            "2026-11-30T14:05:09.5Z"
+        );
+        assert_eq!(moment(Lang::De, "soon"), "soon");
     }
 }

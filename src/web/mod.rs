@@ -1,7 +1,6 @@
 //! The web interface: its JSON endpoints (session login/logout and the comment endpoints, with CSRF;
 //! every failure there answers `{"success": false, "error": "<message>"}`) and its pages (`pages`).
 pub mod comments;
-pub mod i18n;
 pub mod login_csrf;
 pub mod pages;
 pub mod session;

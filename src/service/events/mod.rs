@@ -216,7 +216,7 @@ fn email_rows(
     to.iter()
         .filter_map(|r| Some((r.address.as_deref()?, r)))
         .map(|(address, r)| {
-            let email: Email = render(occurrence, t, address, &r.name);
+            let email: Email = render(occurrence, t, address, &r.name, r.lang);
             let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
             Ok(outbox::row(
                 outbox::JobKind::Email,

@@ -7,6 +7,7 @@ use crate::auth::tokens::{hash_secret, new_secret};
 use crate::auth::Actor;
 use crate::counters::{address_key, now, Counters, Window};
 use crate::error::{AppError, AppResult};
+use crate::i18n::Lang;
 use crate::notify::mailer::Email;
 use crate::notify::outbox;
 use crate::service::audit;
@@ -240,26 +241,34 @@ async fn send_reset(
     } else {
         account.full_name.clone()
     };
-    let text = format!(
-        "Hello {name},\n\nsomeone asked to reset the password of your help-desk account ({}). \
-         To choose a new one, open this link within {ttl_minutes} minutes; it works once:\n\n{link}\n\n\
-         If you did not ask, ignore this email: your password stays as it is.\n",
-        account.username
+    // In the account's language, as its other emails are.
+    let lang = account
+        .language
+        .as_deref()
+        .and_then(Lang::from_tag)
+        .unwrap_or_default();
+    let hello = lang.t1("email-hello", "name", &name);
+    let asked = lang.texts(
+        "email-reset",
+        [
+            ("username", &account.username),
+            ("minutes", &ttl_minutes.to_string()),
+        ],
     );
+    let ignore = lang.t("email-reset-ignore");
+    let text = format!("{hello}\n\n{asked}\n\n{link}\n\n{ignore}\n");
     let escape = crate::sanitize::html_escape;
     let html = format!(
-        "<p>Hello {},</p><p>someone asked to reset the password of your help-desk account ({}). To \
-         choose a new one, open this link within {ttl_minutes} minutes; it works once:</p>\
-         <p><a href=\"{}\">{}</a></p><p>If you did not ask, ignore this email: your password stays as \
-         it is.</p>",
-        escape(&name),
-        escape(&account.username),
+        "<p>{}</p><p>{}</p><p><a href=\"{}\">{}</a></p><p>{}</p>",
+        escape(&hello),
+        escape(&asked),
         escape(&link),
-        escape(&link)
+        escape(&link),
+        escape(&ignore)
     );
     let email = Email {
         to: address,
-        subject: "Reset your help-desk password".into(),
+        subject: lang.t("email-reset-subject"),
         text,
         html,
         ticket: None,

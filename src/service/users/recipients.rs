@@ -3,6 +3,7 @@
 //! name, as the webhook contract says.
 use super::find_by_id;
 use crate::error::AppResult;
+use crate::i18n::Lang;
 use entity::user;
 use sea_orm::ConnectionTrait;
 use std::collections::HashMap;
@@ -18,6 +19,8 @@ pub struct Recipient {
     pub name: String,
     /// Where their email goes, when they have an address.
     pub address: Option<String>,
+    /// The language their emails are written in: the one they chose, else English.
+    pub lang: Lang,
 }
 
 impl From<user::Model> for Recipient {
@@ -35,6 +38,11 @@ impl From<user::Model> for Recipient {
                 .map(str::trim)
                 .filter(|e| !e.is_empty())
                 .map(str::to_string),
+            lang: u
+                .language
+                .as_deref()
+                .and_then(Lang::from_tag)
+                .unwrap_or_default(),
             username: u.username,
             name,
         }

@@ -6,7 +6,7 @@
 //! with the session's CSRF token in `X-CSRFToken`, which a page of another site can neither read nor send
 //! (`graphql::http`, docs/web.md). Anyone else pastes a bearer token into the Headers tab.
 use super::html;
-use crate::web::i18n::Lang;
+use crate::i18n::Lang;
 use askama::Template;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;

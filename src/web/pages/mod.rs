@@ -22,8 +22,8 @@ use crate::auth::Actor;
 use crate::error::{AppError, LoggedCause};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
+pub use crate::i18n::Lang;
 use crate::state::AppState;
-pub use crate::web::i18n::Lang;
 use askama::Template;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
@@ -255,16 +255,6 @@ pub fn page_lang(chosen: Option<&str>, headers: &HeaderMap) -> Lang {
         .get(header::ACCEPT_LANGUAGE)
         .and_then(|v| v.to_str().ok());
     Lang::negotiate(chosen, accept)
-}
-
-/// `in_progress` → `In progress` (English; [`Lang::label`] is the page's language).
-pub fn label(value: &str) -> String {
-    let text = value.replace('_', " ");
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
-        .unwrap_or_default()
 }
 
 /// Why a page could not be shown.

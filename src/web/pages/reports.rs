@@ -4,9 +4,9 @@
 //! carry titles; every figure is in a table too. The same service as `ticketReport` and
 //! `/api/reports/tickets/`.
 use super::{html, Layout, PageResult, PageUser};
+use crate::i18n::Lang;
 use crate::service::reports::{self, Aged, Dimension, Line, ReportRequest};
 use crate::state::AppState;
-use crate::web::i18n::Lang;
 use askama::Template;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
@@ -95,14 +95,6 @@ struct ReportsPage {
     lines: Vec<Row>,
 }
 
-/// A number with a decimal fraction as the language writes it ("3.5", "3,5").
-fn decimal(lang: Lang, text: String) -> String {
-    match lang {
-        Lang::En => text,
-        _ => text.replace('.', ","),
-    }
-}
-
 /// Minutes as a person reads them: "45 min", "3.5 h", "2.1 d"; a dash for none.
 fn duration(lang: Lang, minutes: Option<f64>) -> String {
     match minutes {
@@ -111,12 +103,12 @@ fn duration(lang: Lang, minutes: Option<f64>) -> String {
         Some(m) if m < 48.0 * 60.0 => lang.t1(
             "reports-hours",
             "n",
-            decimal(lang, format!("{:.1}", m / 60.0)),
+            lang.decimal(format!("{:.1}", m / 60.0)),
         ),
         Some(m) => lang.t1(
             "reports-days",
             "n",
-            decimal(lang, format!("{:.1}", m / 1440.0)),
+            lang.decimal(format!("{:.1}", m / 1440.0)),
         ),
     }
 }

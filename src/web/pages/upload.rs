@@ -126,24 +126,8 @@ pub fn views(
             url: state.url_key.link(a.id, user.actor.id()),
             is_image: a.content_type.starts_with("image/")
                 && attachments::is_inline(&a.content_type),
-            size: human_size(a.size, user.lang),
+            size: user.lang.size(a.size),
         });
     }
     out
-}
-
-/// `12 KB`, `1.5 MB` (`1,5 MB` in German).
-fn human_size(bytes: i64, lang: super::Lang) -> String {
-    match bytes {
-        b if b < 1024 => lang.t1("ticket-size-b", "n", b),
-        b if b < 1024 * 1024 => lang.t1("ticket-size-kb", "n", b / 1024),
-        b => {
-            let n = format!("{:.1}", b as f64 / (1024.0 * 1024.0));
-            let n = match lang {
-                super::Lang::De => n.replace('.', ","),
-                _ => n,
-            };
-            lang.t1("ticket-size-mb", "n", n)
-        }
-    }
 }

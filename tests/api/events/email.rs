@@ -7,6 +7,7 @@ use deskgraph::jobs::worker;
 use deskgraph::notify::outbox as queue;
 use deskgraph::service::events;
 use deskgraph::service::tickets::{self, NewTicket, TicketPatch};
+use deskgraph::service::users::accounts;
 use deskgraph::state::AppState;
 
 /// Deliver everything due and return `(recipient, subject)` of the emails sent, sorted.
@@ -155,6 +156,119 @@ async fn each_occurrence_mails_the_right_people(app: &TestApp) {
         .await
         .iter()
         .all(|r| r.status == "delivered"));
+}
+
+db_test!(each_recipient_reads_in_the_language_they_chose);
+async fn each_recipient_reads_in_the_language_they_chose(app: &TestApp) {
+    let (state, mailer) = state_with(app, |_| {});
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let cat = app.agent("cat").await;
+    let (ann_a, bob_a, cat_a) = (
+        actor(app, &ann).await,
+        actor(app, &bob).await,
+        actor(app, &cat).await,
+    );
+    // Ann reads German; Cat chose nothing and reads English, as before.
+    accounts::set_language(state.people_deps(), &ann_a, Some("de"))
+        .await
+        .unwrap();
+    let t = create_ticket(
+        &state,
+        &bob_a,
+        NewTicket {
+            title: "Drucker <klemmt>".into(),
+            requester_id: Some(ann.id),
+            assignee_id: Some(cat.id),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        sent(&state, &mailer, 0).await,
+        vec![
+            mail("ann", "Neues Ticket: Drucker <klemmt> (TKT-001)"),
+            mail("cat", "New Ticket: Drucker <klemmt> (TKT-001)"),
+        ]
+    );
+    let to = |who: &str| {
+        mailer
+            .sent()
+            .into_iter()
+            .rev()
+            .find(|e| e.to == format!("{who}@example.com"))
+            .unwrap()
+    };
+    let german = to("ann");
+    assert!(
+        german.text.starts_with("Hallo Ann Example,\n\n"),
+        "{}",
+        german.text
+    );
+    assert!(
+        german.text.contains("Priorität: Mittel\nStatus: Neu"),
+        "{}",
+        german.text
+    );
+    assert!(
+        german.html.contains("<html lang=\"de\">"),
+        "{}",
+        german.html
+    );
+    assert!(
+        german.html.contains("Drucker &lt;klemmt&gt;"),
+        "{}",
+        german.html
+    );
+    let english = to("cat");
+    assert!(
+        english.text.starts_with("Hello Cat Example,\n\n"),
+        "{}",
+        english.text
+    );
+    assert!(
+        english.text.contains("Priority: medium\nStatus: new"),
+        "{}",
+        english.text
+    );
+
+    // A status change reaches Ann in German words.
+    let seen = mailer.sent().len();
+    tickets::change_status(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &cat_a,
+        t.id,
+        TicketStatus::InProgress,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        sent(&state, &mailer, seen).await,
+        vec![mail("ann", "Status geändert: Drucker <klemmt> (TKT-001)")]
+    );
+    assert!(to("ann").text.contains("Status: Neu -> In Bearbeitung"));
+
+    // Back to no choice: English again.
+    accounts::set_language(state.people_deps(), &ann_a, None)
+        .await
+        .unwrap();
+    let seen = mailer.sent().len();
+    tickets::change_status(
+        state.write_deps(deskgraph::domain::Channel::System),
+        &cat_a,
+        t.id,
+        TicketStatus::Resolved,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        sent(&state, &mailer, seen).await,
+        vec![mail(
+            "ann",
+            "Ticket Status Changed: Drucker <klemmt> (TKT-001)"
+        )]
+    );
+    assert!(to("ann").text.contains("in_progress -> resolved"));
 }
 
 db_test!(internal_notes_never_leave_through_webhooks);

@@ -6,6 +6,7 @@ use crate::support::pages::location;
 use crate::support::world::login;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, Method, Request, StatusCode};
+use sea_orm::EntityTrait;
 
 /// GET `path` with these cookies, asking for `languages`.
 async fn page_in(
@@ -171,4 +172,62 @@ async fn another_users_language_stays_theirs(app: &TestApp) {
         .await;
     assert_eq!(resp.status, StatusCode::FORBIDDEN, "{}", resp.text);
     assert!(!is_german(&theirs.page(app, "/tickets/").await));
+}
+
+db_test!(a_reset_link_comes_in_the_accounts_language);
+/// The language chosen on the settings page is the account's emails' too: the reset link asked for by REST (no
+/// browser to ask) comes in it; another account's stays English.
+async fn a_reset_link_comes_in_the_accounts_language(app: &TestApp) {
+    let owner = app.user("owner").await;
+    app.user("other").await;
+    let resp = login(app, &owner)
+        .await
+        .form(app, "/settings/language/", &[("language", "de")])
+        .await;
+    assert_eq!(resp.status, StatusCode::SEE_OTHER, "{}", resp.text);
+    for email in ["owner@example.com", "other@example.com"] {
+        let resp = app
+            .post(
+                "/api/auth/password-reset/",
+                None,
+                serde_json::json!({ "email": email }),
+            )
+            .await;
+        assert_eq!(resp.status, StatusCode::ACCEPTED, "{}", resp.text);
+    }
+    // The link is written by a task of its own; wait for both.
+    let mut mails: Vec<serde_json::Value> = Vec::new();
+    for _ in 0..100 {
+        mails = entity::outbox::Entity::find()
+            .all(&app.state.db.conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.event == "account.password_reset")
+            .map(|r| serde_json::from_str(&r.payload).unwrap())
+            .collect();
+        if mails.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let to = |who: &str| {
+        mails
+            .iter()
+            .find(|m| m["to"] == who)
+            .unwrap_or_else(|| panic!("no mail to {who}: {mails:?}"))
+            .clone()
+    };
+    let german = to("owner@example.com");
+    assert_eq!(
+        german["subject"],
+        "Passwort des Helpdesk-Kontos zurücksetzen"
+    );
+    let text = german["text"].as_str().unwrap();
+    assert!(text.starts_with("Hallo "), "{text}");
+    assert!(text.contains("innerhalb von 60 Minuten"), "{text}");
+    assert!(text.contains("/accounts/password-reset/dgr_"), "{text}");
+    let english = to("other@example.com");
+    assert_eq!(english["subject"], "Reset your help-desk password");
+    assert!(english["text"].as_str().unwrap().starts_with("Hello "));
 }

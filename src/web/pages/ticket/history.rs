@@ -76,13 +76,6 @@ fn link_kind(how: &str, lang: Lang) -> String {
     }
 }
 
-/// Logged time: "2h 05m".
-fn duration(minutes: i64, lang: Lang) -> String {
-    // The minutes keep their two digits: given as text, not as a number Fluent would write as "5".
-    let rest = lang.t1("history-time-minutes", "m", format!("{:02}", minutes % 60));
-    lang.t2("history-time", "h", minutes / 60, "rest", rest)
-}
-
 /// The sentence of one happening; `who` did it, as [`doer`] says it (the viewer's own changes say "You").
 /// The sentence is the doer, then the deed: the catalogues tell every deed to follow its doer's words.
 fn sentence(who: &str, happening: &Happening, names: &Names, lang: Lang) -> String {
@@ -194,8 +187,8 @@ fn sentence(who: &str, happening: &Happening, names: &Names, lang: Lang) -> Stri
         },
         Linked(how) => lang.t1("history-linked", "how", link_kind(how, lang)),
         Unlinked(how) => lang.t1("history-unlinked", "how", link_kind(how, lang)),
-        TimeLogged(m) => lang.t1("history-time-logged", "time", duration(*m, lang)),
-        TimeRemoved(m) => lang.t1("history-time-removed", "time", duration(*m, lang)),
+        TimeLogged(m) => lang.t1("history-time-logged", "time", lang.duration(*m)),
+        TimeRemoved(m) => lang.t1("history-time-removed", "time", lang.duration(*m)),
         FollowerAdded(name) => lang.t1("history-follower-added", "name", name),
         FollowerRemoved => lang.t("history-follower-removed"),
         MergedInto(number) => lang.t1("history-merged-into", "number", number),

@@ -234,13 +234,7 @@ pub async fn render_ticket(
     };
     let time_spent = if can_read_internal(actor, &t) {
         let (_, minutes) = crate::service::time_spent::of_ticket(db, actor, t.id).await?;
-        Some(format!(
-            "{}{} {:02}{}",
-            minutes / 60,
-            lang.t("ticket-time-hours"),
-            minutes % 60,
-            lang.t("ticket-time-minutes")
-        ))
+        Some(lang.duration(minutes))
     } else {
         None
     };

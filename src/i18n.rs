@@ -1,7 +1,8 @@
-//! The pages' words: one message catalogue per language (`locales/<code>/*.ftl`, Fluent), English complete and
-//! German beside it. A page is in the user's chosen language, else the first one the browser asks for
-//! (`Accept-Language`) that there is a catalogue for, else English; a message the chosen catalogue lacks is
-//! shown in English. What the service says (error messages, the API, emails) stays English.
+//! The words people read: one message catalogue per language (`locales/<code>/*.ftl`, Fluent), English
+//! complete and German beside it. A page is in the user's chosen language, else the first one the browser asks
+//! for (`Accept-Language`) that there is a catalogue for, else English; an email is in its recipient's chosen
+//! language, else English. A message the chosen catalogue lacks is shown in English. What the service says to
+//! programs (error messages, the API, webhooks) stays English.
 use fluent_templates::fluent_bundle::FluentValue;
 use fluent_templates::{langid, LanguageIdentifier, Loader};
 use std::borrow::Cow;
@@ -123,6 +124,15 @@ impl Lang {
         self.with(key, [(a, number(va)), (b, number(vb))])
     }
 
+    /// The message `key` with text arguments, each as it is (a name or a title that looks like a number stays
+    /// text).
+    pub fn texts<const N: usize>(&self, key: &str, args: [(&str, &str); N]) -> String {
+        self.with(
+            key,
+            args.map(|(k, v)| (k, FluentValue::from(v.to_string()))),
+        )
+    }
+
     /// How the pages write a moment (`chrono` format): "Nov 30, 2026 14:05", "30.11.2026 14:05".
     pub fn moment_format(self) -> &'static str {
         match self {
@@ -151,7 +161,35 @@ impl Lang {
     pub fn label(&self, value: &str) -> String {
         LOCALES
             .try_lookup(self.id(), &format!("value-{value}"))
-            .unwrap_or_else(|| super::pages::label(value))
+            .unwrap_or_else(|| label(value))
+    }
+
+    /// A whole number of minutes as a person reads it: "2h 05m", "2 Std. 05 Min.".
+    pub fn duration(&self, minutes: i64) -> String {
+        // The minutes keep their two digits: given as text, not as a number Fluent would write as "5".
+        let rest = self.t1("time-minutes", "m", format!("{:02}", minutes % 60));
+        self.t2("time-hours-minutes", "h", minutes / 60, "rest", rest)
+    }
+
+    /// A number written with a decimal point ("3.5") as the language writes it ("3,5" in German).
+    pub fn decimal(self, text: String) -> String {
+        match self {
+            Lang::En => text,
+            Lang::De => text.replace('.', ","),
+        }
+    }
+
+    /// A file size for people: "512 B", "12 KB", "1.5 MB" ("1,5 MB" in German).
+    pub fn size(&self, bytes: i64) -> String {
+        const KB: i64 = 1024;
+        match bytes {
+            b if b < KB => self.t1("size-bytes", "n", b),
+            b if b < KB * KB => self.t1("size-kb", "n", b / KB),
+            b => {
+                let n = self.decimal(format!("{:.1}", b as f64 / (KB * KB) as f64));
+                self.t1("size-mb", "n", n)
+            }
+        }
     }
 
     fn with<'a, const N: usize>(&self, key: &str, args: [(&str, FluentValue<'a>); N]) -> String {
@@ -161,6 +199,16 @@ impl Lang {
             .collect();
         LOCALES.lookup_with_args(self.id(), key, &args)
     }
+}
+
+/// `in_progress` → `In progress`: a stored value in English words (see [`Lang::label`] for the reader's).
+pub fn label(value: &str) -> String {
+    let text = value.replace('_', " ");
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+        .unwrap_or_default()
 }
 
 /// A value as Fluent takes it: a whole number where it is written as one (`42`, `-3`; not `007`, `1.50` or
@@ -241,11 +289,11 @@ mod tests {
         Ok((ids, twice))
     }
 
-    /// The message ids the templates and the pages' code ask for by name.
+    /// The message ids the templates and the code ask for by name.
     fn used() -> std::io::Result<std::collections::BTreeSet<String>> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
-        let mut dirs = vec![root.join("templates"), root.join("src/web")];
+        let mut dirs = vec![root.join("templates"), root.join("src")];
         while let Some(dir) = dirs.pop() {
             for entry in std::fs::read_dir(dir)? {
                 let path = entry?.path();

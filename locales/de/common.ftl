@@ -1,0 +1,10 @@
+# Wörter, die Seiten und E-Mails teilen.
+
+# Eine Dauer: Stunden, dann time-minutes (zweistellig, als Text): "2 Std. 05 Min.".
+time-hours-minutes = { $h } Std. { $rest }
+time-minutes = { $m } Min.
+
+# Dateigrößen ($n: eine ganze Zahl oder eine schon passend geschriebene Dezimalzahl).
+size-bytes = { $n } B
+size-kb = { $n } KB
+size-mb = { $n } MB
