@@ -167,8 +167,8 @@ impl Lang {
     /// A whole number of minutes as a person reads it: "2h 05m", "2 Std. 05 Min.".
     pub fn duration(&self, minutes: i64) -> String {
         // The minutes keep their two digits: given as text, not as a number Fluent would write as "5".
-        let rest = self.t1("time-minutes", "m", format!("{:02}", minutes % 60));
-        self.t2("time-hours-minutes", "h", minutes / 60, "rest", rest)
+        let rest = self.t1("duration-minutes", "m", format!("{:02}", minutes % 60));
+        self.t2("duration-hours-minutes", "h", minutes / 60, "rest", rest)
     }
 
     /// A number written with a decimal point ("3.5") as the language writes it ("3,5" in German).
@@ -289,8 +289,12 @@ mod tests {
         Ok((ids, twice))
     }
 
-    /// The message ids the templates and the code ask for by name.
-    fn used() -> std::io::Result<std::collections::BTreeSet<String>> {
+    /// The message ids the templates and the code ask for: by name (as `t` calls), and every string literal
+    /// in the code shaped like an id of one of the catalogues' areas (`"queue-view-mine"` in a table of
+    /// views), so that an id kept in a table or a match is checked too.
+    fn used(
+        areas: &std::collections::BTreeSet<&str>,
+    ) -> std::io::Result<std::collections::BTreeSet<String>> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
         let mut dirs = vec![root.join("templates"), root.join("src")];
@@ -307,11 +311,26 @@ mod tests {
         let mut used = std::collections::BTreeSet::new();
         for file in files {
             let text = std::fs::read_to_string(&file)?;
-            for call in [".t(\"", ".t1(\"", ".tn(\"", ".t2(\""] {
+            for call in [".t(\"", ".t1(\"", ".tn(\"", ".t2(\"", ".texts(\""] {
                 for (at, _) in text.match_indices(call) {
                     let rest = &text[at + call.len()..];
                     if let Some(end) = rest.find('"') {
                         used.insert(rest[..end].to_string());
+                    }
+                }
+            }
+            if file.extension().is_some_and(|e| e == "rs") {
+                for (at, _) in text.match_indices('"') {
+                    let rest = &text[at + 1..];
+                    let word: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+                        .collect();
+                    let closed = rest[word.len()..].starts_with('"');
+                    let area = word.split('-').next().unwrap_or_default();
+                    if closed && word.contains('-') && !word.ends_with('-') && areas.contains(area)
+                    {
+                        used.insert(word);
                     }
                 }
             }
@@ -328,7 +347,9 @@ mod tests {
             "defined twice in English: {en_twice:?}"
         );
         assert!(de_twice.is_empty(), "defined twice in German: {de_twice:?}");
-        let missing: Vec<_> = used()?
+        // The areas: each id's first word (`queue`, `email`, …).
+        let areas = en.keys().filter_map(|id| id.split('-').next()).collect();
+        let missing: Vec<_> = used(&areas)?
             .into_iter()
             .filter(|id| !en.contains_key(id))
             .collect();

@@ -1,8 +1,8 @@
 # Wörter, die Seiten und E-Mails teilen.
 
-# Eine Dauer: Stunden, dann time-minutes (zweistellig, als Text): "2 Std. 05 Min.".
-time-hours-minutes = { $h } Std. { $rest }
-time-minutes = { $m } Min.
+# Eine Dauer: Stunden, dann duration-minutes (zweistellig, als Text): "2 Std. 05 Min.".
+duration-hours-minutes = { $h } Std. { $rest }
+duration-minutes = { $m } Min.
 
 # Dateigrößen ($n: eine ganze Zahl oder eine schon passend geschriebene Dezimalzahl).
 size-bytes = { $n } B

@@ -75,7 +75,7 @@ history-link-duplicate-of = Duplikat von
 history-link-duplicated-by = dupliziert durch
 history-link-blocks = blockiert
 history-link-blocked-by = blockiert durch
-# $time ist eine Dauer (time-hours-minutes in common.ftl).
+# $time ist eine Dauer (duration-hours-minutes in common.ftl).
 history-time-logged = { $time } erfasst
 history-time-removed = { $time } erfasste Zeit entfernt
 history-follower-added = { $name } zu den Beobachtenden hinzugefügt

@@ -65,7 +65,7 @@ history-link-duplicate-of = duplicate of
 history-link-duplicated-by = duplicated by
 history-link-blocks = blocks
 history-link-blocked-by = blocked by
-# $time is a duration (time-hours-minutes in common.ftl).
+# $time is a duration (duration-hours-minutes in common.ftl).
 history-time-logged = logged { $time }
 history-time-removed = removed { $time } of logged time
 history-follower-added = added { $name } to the followers

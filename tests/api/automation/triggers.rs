@@ -468,7 +468,12 @@ async fn a_trigger_change_reaches_every_instance_at_once(app: &TestApp) {
         }
     };
     let (plain, _) = create("Warm the caches").await;
-    let (without_rules, _) = create("No rules yet").await;
+    // A statement of a background task (the outbox worker, a cache's notice) can land in a window: the
+    // fewest of three is what a write costs.
+    let mut without_rules = u64::MAX;
+    for _ in 0..3 {
+        without_rules = without_rules.min(create("No rules yet").await.0);
+    }
     assert!(without_rules < plain, "the triggers are remembered");
     trigger(
         app,
@@ -481,8 +486,12 @@ async fn a_trigger_change_reaches_every_instance_at_once(app: &TestApp) {
     // once the new set is read.
     let (_, matched) = create("Urgent: server room hot").await;
     assert_eq!(matched.priority, deskgraph::domain::Priority::Critical);
-    let (unmatched, t) = create("Not this one").await;
-    assert_eq!(t.priority, deskgraph::domain::Priority::Medium);
+    let mut unmatched = u64::MAX;
+    for _ in 0..3 {
+        let (cost, t) = create("Not this one").await;
+        assert_eq!(t.priority, deskgraph::domain::Priority::Medium);
+        unmatched = unmatched.min(cost);
+    }
     assert_eq!(unmatched, without_rules);
     if !app.is_postgres() {
         return;
