@@ -6,7 +6,9 @@ use crate::http::errors::Door;
 use crate::http::routes::Routes;
 use crate::rest::csv::{cell, response};
 use crate::rest::fields::date;
-use crate::service::reports::{self, Attainment, Dimension, Durations, Line, ReportRequest};
+use crate::service::reports::{
+    self, Attainment, Dimension, Durations, Line, Metric, ReportRequest,
+};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::response::{IntoResponse, Response};
@@ -133,6 +135,7 @@ pub struct TicketReport {
         ("group_by" = Option<String>, Query, description = "Comma-separated: `group`, `agent`, `priority`, `project`, and at most one of `day`, `week`, `month`."),
         ("project" = Option<i32>, Query, description = "Only tickets of this project."),
         ("group" = Option<i32>, Query, description = "Only tickets assigned to this group."),
+        ("metrics" = Option<String>, Query, description = "Comma-separated figures the report is about: `created`, `resolved`, `reopened`, `first_response`, `resolution`, `first_response_sla`, `resolution_sla`, `time_waiting`, `time_in_progress`. A line is listed when it has one of them; CSV has only their columns."),
         ("format" = Option<String>, Query, description = "`json` (default) or `csv`: a row per line, then the total."),
     ),
     responses((status = 200, description = "The report", content((TicketReport = "application/json"), (String = "text/csv"))), (status = 400, description = "A bad parameter", body = crate::error::bodies::Error), (status = 403, description = "Not the team", body = crate::error::bodies::Error)),
@@ -170,6 +173,13 @@ pub async fn ticket_report(
                     .map(|v| Dimension::parse("group_by", v))
                     .collect::<AppResult<_>>()?;
             }
+            "metrics" => {
+                request.metrics = value
+                    .split(',')
+                    .filter(|v| !v.trim().is_empty())
+                    .map(|v| Metric::parse("metrics", v))
+                    .collect::<AppResult<_>>()?;
+            }
             "format" => {
                 csv = match value {
                     "csv" => true,
@@ -189,7 +199,7 @@ pub async fn ticket_report(
     }
     let report = reports::tickets(&state.db.conn, &actor, &request).await?;
     if csv {
-        return Ok(response(csv_of(&request.group_by, &report)));
+        return Ok(response(csv_of(&request, &report)));
     }
     Ok(axum::Json(TicketReport {
         from: report.from.to_string(),
@@ -205,21 +215,88 @@ pub async fn ticket_report(
     .into_response())
 }
 
-/// The report as CSV: a row per line and a last row for the total, its keys empty and `line` = `total`.
-fn csv_of(group_by: &[Dimension], report: &reports::Report) -> String {
+/// A figure's CSV columns, each with its cell for `line`.
+fn columns(metric: Metric, line: &Line) -> Vec<(&'static str, String)> {
+    let number = |n: Option<f64>| n.map(|n| format!("{n:.1}")).unwrap_or_default();
+    let times = |prefix: [&'static str; 3], d: &Durations| {
+        vec![
+            (prefix[0], d.count.to_string()),
+            (prefix[1], number(d.median)),
+            (prefix[2], number(d.p90)),
+        ]
+    };
+    match metric {
+        Metric::Created => vec![("created", line.created.to_string())],
+        Metric::Resolved => vec![("resolved", line.resolved.to_string())],
+        Metric::Reopened => vec![("reopened", line.reopened.to_string())],
+        Metric::FirstResponse => times(
+            [
+                "first_response_count",
+                "first_response_median_minutes",
+                "first_response_p90_minutes",
+            ],
+            &line.first_response,
+        ),
+        Metric::Resolution => times(
+            [
+                "resolution_count",
+                "resolution_median_minutes",
+                "resolution_p90_minutes",
+            ],
+            &line.resolution,
+        ),
+        Metric::FirstResponseSla => vec![
+            (
+                "first_response_sla_met",
+                line.first_response_sla.met.to_string(),
+            ),
+            (
+                "first_response_sla_missed",
+                line.first_response_sla.missed.to_string(),
+            ),
+        ],
+        Metric::ResolutionSla => vec![
+            ("resolution_sla_met", line.resolution_sla.met.to_string()),
+            (
+                "resolution_sla_missed",
+                line.resolution_sla.missed.to_string(),
+            ),
+        ],
+        Metric::TimeWaiting => vec![
+            ("time_waiting_median_minutes", number(line.waiting.median)),
+            ("time_waiting_p90_minutes", number(line.waiting.p90)),
+        ],
+        Metric::TimeInProgress => vec![
+            (
+                "time_in_progress_median_minutes",
+                number(line.in_progress.median),
+            ),
+            ("time_in_progress_p90_minutes", number(line.in_progress.p90)),
+        ],
+    }
+}
+
+/// The report as CSV: a row per line and a last row for the total, its keys empty and `line` = `total`; the
+/// columns of the figures `request` names (all without any), in the order of [`Metric::ALL`].
+fn csv_of(request: &ReportRequest, report: &reports::Report) -> String {
+    let group_by = &request.group_by;
+    let metrics: Vec<Metric> = Metric::ALL
+        .iter()
+        .map(|(m, _)| *m)
+        .filter(|m| request.metrics.is_empty() || request.metrics.contains(m))
+        .collect();
     let mut out = String::from("line");
     for d in group_by {
         out.push(',');
         out.push_str(d.as_str());
     }
-    out.push_str(
-        ",created,resolved,reopened,first_response_count,first_response_median_minutes,\
-         first_response_p90_minutes,resolution_count,resolution_median_minutes,resolution_p90_minutes,\
-         first_response_sla_met,first_response_sla_missed,resolution_sla_met,resolution_sla_missed,\
-         time_waiting_median_minutes,time_waiting_p90_minutes,time_in_progress_median_minutes,\
-         time_in_progress_p90_minutes\r\n",
-    );
-    let number = |n: Option<f64>| n.map(|n| format!("{n:.1}")).unwrap_or_default();
+    for m in &metrics {
+        for (name, _) in columns(*m, &Line::default()) {
+            out.push(',');
+            out.push_str(name);
+        }
+    }
+    out.push_str("\r\n");
     let mut row = |kind: &str, line: &Line| {
         out.push_str(kind);
         for i in 0..group_by.len() {
@@ -227,27 +304,13 @@ fn csv_of(group_by: &[Dimension], report: &reports::Report) -> String {
             let value = line.keys.get(i).and_then(|k| k.value.as_deref());
             out.push_str(&cell(value.unwrap_or("")));
         }
-        let (fr, res) = (&line.first_response, &line.resolution);
-        out.push_str(&format!(
-            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
-            line.created,
-            line.resolved,
-            line.reopened,
-            fr.count,
-            number(fr.median),
-            number(fr.p90),
-            res.count,
-            number(res.median),
-            number(res.p90),
-            line.first_response_sla.met,
-            line.first_response_sla.missed,
-            line.resolution_sla.met,
-            line.resolution_sla.missed,
-            number(line.waiting.median),
-            number(line.waiting.p90),
-            number(line.in_progress.median),
-            number(line.in_progress.p90),
-        ));
+        for m in &metrics {
+            for (_, value) in columns(*m, line) {
+                out.push(',');
+                out.push_str(&value);
+            }
+        }
+        out.push_str("\r\n");
     };
     for line in &report.lines {
         row("line", line);

@@ -100,6 +100,74 @@ impl Dimension {
     }
 }
 
+/// A figure of a report's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Metric {
+    /// Tickets created.
+    Created,
+    /// Tickets resolved.
+    Resolved,
+    /// Moves back out of a done status.
+    Reopened,
+    /// Times to the first response.
+    FirstResponse,
+    /// Times to resolution.
+    Resolution,
+    /// First-response targets met and missed.
+    FirstResponseSla,
+    /// Resolution targets met and missed.
+    ResolutionSla,
+    /// Time in a to-do status.
+    TimeWaiting,
+    /// Time in an in-progress status.
+    TimeInProgress,
+}
+
+impl Metric {
+    /// Every figure, in the order reports give them, as clients spell them.
+    pub const ALL: [(Metric, &'static str); 9] = [
+        (Metric::Created, "created"),
+        (Metric::Resolved, "resolved"),
+        (Metric::Reopened, "reopened"),
+        (Metric::FirstResponse, "first_response"),
+        (Metric::Resolution, "resolution"),
+        (Metric::FirstResponseSla, "first_response_sla"),
+        (Metric::ResolutionSla, "resolution_sla"),
+        (Metric::TimeWaiting, "time_waiting"),
+        (Metric::TimeInProgress, "time_in_progress"),
+    ];
+
+    /// From a client's spelling (400 on `field` otherwise).
+    pub fn parse(field: &str, value: &str) -> AppResult<Metric> {
+        let value = value.trim().to_ascii_lowercase();
+        Metric::ALL
+            .iter()
+            .find(|(_, name)| *name == value)
+            .map(|(m, _)| *m)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Metric::ALL.iter().map(|(_, n)| *n).collect();
+                AppError::field(field, format!("must be one of: {}", names.join(", ")))
+            })
+    }
+
+    /// Whether `line` has anything of this figure: a count above zero, a time, a target decided.
+    fn told(self, line: &Line) -> bool {
+        match self {
+            Metric::Created => line.created > 0,
+            Metric::Resolved => line.resolved > 0,
+            Metric::Reopened => line.reopened > 0,
+            Metric::FirstResponse => line.first_response.count > 0,
+            Metric::Resolution => line.resolution.count > 0,
+            Metric::FirstResponseSla => {
+                line.first_response_sla.met + line.first_response_sla.missed > 0
+            }
+            Metric::ResolutionSla => line.resolution_sla.met + line.resolution_sla.missed > 0,
+            Metric::TimeWaiting => line.waiting.count > 0,
+            Metric::TimeInProgress => line.in_progress.count > 0,
+        }
+    }
+}
+
 /// What a report covers and how it is split.
 #[derive(Debug, Clone)]
 pub struct ReportRequest {
@@ -113,6 +181,10 @@ pub struct ReportRequest {
     pub project_id: Option<i32>,
     /// Only tickets assigned to this group.
     pub group_id: Option<i32>,
+    /// The figures the report is about: a line is listed when it has one of them (agents who resolved
+    /// something, for `resolved`); none: every line that has tickets. Every figure is given either way: they
+    /// come from the same read.
+    pub metrics: Vec<Metric>,
 }
 
 impl ReportRequest {
@@ -126,6 +198,7 @@ impl ReportRequest {
             group_by: Vec::new(),
             project_id: None,
             group_id: None,
+            metrics: Vec::new(),
         }
     }
 
@@ -533,6 +606,7 @@ pub async fn tickets(
                 .collect();
             finish(g, keys)
         })
+        .filter(|line| request.metrics.is_empty() || request.metrics.iter().any(|m| m.told(line)))
         .collect();
     Ok(Report {
         from: request.from,

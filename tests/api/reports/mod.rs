@@ -313,6 +313,65 @@ async fn known_figures(app: &TestApp) {
         r.text
     );
 
+    // `metrics` names what the report is about: only the lines that have one of them, every figure given.
+    let about = "query($m: [TicketReportMetric!]) {
+      ticketReport(filter: {from: \"2026-11-01\", to: \"2026-11-30\"}, groupBy: [GROUP], metrics: $m) {
+        lines { keys { value } created resolved } total { created resolved } } }";
+    let body = app
+        .graphql(Some(&d.agent.token), about, json!({"m": ["RESOLVED"]}))
+        .await;
+    let about_resolved = &data(&body)["ticketReport"];
+    let groups: Vec<Value> = about_resolved["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["keys"][0]["value"].clone())
+        .collect();
+    assert_eq!(groups, [json!("Network"), json!("Desk")], "{body}");
+    assert_eq!(
+        about_resolved["total"]["created"], 5,
+        "the total is every ticket's"
+    );
+    assert_eq!(
+        line(&about_resolved["lines"], Some("Network"))["created"],
+        2
+    );
+    let body = app
+        .graphql(
+            Some(&d.agent.token),
+            about,
+            json!({"m": ["CREATED", "RESOLVED"]}),
+        )
+        .await;
+    assert_eq!(
+        data(&body)["ticketReport"]["lines"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3,
+        "{body}"
+    );
+    let r = app
+        .as_user(&d.agent)
+        .get(&format!(
+            "{path}&metrics=resolved,resolution_sla&format=csv"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(
+        r.text,
+        "line,group,resolved,resolution_sla_met,resolution_sla_missed\r\n\
+         line,Network,2,1,1\r\n\
+         line,Desk,1,0,0\r\n\
+         total,,3,1,1\r\n"
+    );
+    let r = app
+        .as_user(&d.agent)
+        .get(&format!("{path}&metrics=resolved,speed"))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert!(r.json["details"]["metrics"].is_array(), "{}", r.text);
+
     // The page: the month at a glance, charts with titles, the split table.
     let browser = login(app, &d.agent).await;
     let page = browser
