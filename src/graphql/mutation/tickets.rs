@@ -166,6 +166,15 @@ pub struct MergeTicketInput {
     into: ID,
 }
 
+/// Tickets to merge into one.
+#[derive(InputObject)]
+pub struct MergeTicketsInput {
+    /// The tickets to merge (each is closed), at most 50.
+    source_ids: Vec<ID>,
+    /// The ticket they go into.
+    target_id: ID,
+}
+
 /// Comments to split off a ticket into a new one.
 #[derive(InputObject)]
 pub struct SplitTicketInput {
@@ -193,6 +202,15 @@ pub struct MergeTicketPayload {
     ticket: Ticket,
     /// The ticket it went into.
     into: Ticket,
+}
+
+/// The tickets after a merge of several into one.
+#[derive(SimpleObject)]
+pub struct MergeTicketsPayload {
+    /// The merged tickets, in the order asked: closed, `mergedInto` set.
+    tickets: Vec<Ticket>,
+    /// The ticket they went into.
+    target: Ticket,
 }
 
 #[Object]
@@ -376,6 +394,36 @@ impl TicketMutation {
         Ok(MergeTicketPayload {
             ticket: Ticket(merged.source),
             into: Ticket(merged.target),
+        })
+    }
+
+    /// Merge several tickets into one (team members only; final), all or none: each as `mergeTicket` merges
+    /// one. An empty, repeated or too long list (over 50) is BAD_USER_INPUT on `sourceIds`; a target that does
+    /// not exist, is among the sources or was merged itself is BAD_USER_INPUT on `targetId`; a source the
+    /// viewer cannot see is NOT_FOUND, one merged already a conflict — and then nothing is merged.
+    async fn merge_tickets(
+        &self,
+        ctx: &Context<'_>,
+        input: MergeTicketsInput,
+    ) -> Result<MergeTicketsPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let sources = input
+            .source_ids
+            .iter()
+            .map(|id| ids::decode(id, "Ticket", "sourceIds"))
+            .collect::<AppResult<Vec<i32>>>()?;
+        let target = ids::decode(&input.target_id, "Ticket", "targetId")?;
+        let merged = tickets::merge_many(
+            req.state.write_deps(crate::domain::Channel::Graphql),
+            &actor,
+            &sources,
+            tickets::MergeTarget::Id(target),
+            "targetId",
+        )
+        .await?;
+        Ok(MergeTicketsPayload {
+            tickets: merged.sources.into_iter().map(Ticket).collect(),
+            target: Ticket(merged.target),
         })
     }
 

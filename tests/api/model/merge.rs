@@ -397,6 +397,87 @@ async fn graphql_merges_and_points_to_the_target(app: &TestApp) {
     );
 }
 
+const MERGE_SEVERAL: &str = "mutation($s: [ID!]!, $t: ID!) { mergeTickets(input: {sourceIds: $s, targetId: $t}) {
+    tickets { databaseId status mergedInto { databaseId } } target { databaseId commentsCount } } }";
+
+async fn merge_several(app: &TestApp, who: &TestUser, vars: Value) -> Value {
+    app.as_user(who).graphql(MERGE_SEVERAL, vars).await
+}
+
+db_test!(graphql_merges_several_into_one_all_or_none);
+/// `mergeTickets(input: {sourceIds, targetId})`, as the names list has it: several duplicates in one request,
+/// every one or none.
+async fn graphql_merges_several_into_one_all_or_none(app: &TestApp) {
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let original = ticket(app, &rita, "Printer offline").await;
+    let first = ticket(app, &rita, "Printer does not print").await;
+    let second = ticket(app, &rita, "Cannot print").await;
+    let early = ticket(app, &rita, "Printing broken").await;
+    let gid = |id: i64| deskgraph::graphql::ids::encode("Ticket", id as i32).to_string();
+    let vars = |sources: Vec<i64>, target: i64| json!({"s": sources.into_iter().map(gid).collect::<Vec<_>>(), "t": gid(target)});
+    let field_error = |body: &Value, field: &str| {
+        assert_eq!(
+            body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
+            "{body}"
+        );
+        assert!(
+            body["errors"][0]["extensions"]["fields"][field].is_array(),
+            "{body}"
+        );
+    };
+    field_error(
+        &merge_several(app, &agent, vars(vec![], original)).await,
+        "sourceIds",
+    );
+    field_error(
+        &merge_several(app, &agent, vars(vec![first, first], original)).await,
+        "sourceIds",
+    );
+    field_error(
+        &merge_several(app, &agent, vars(vec![first, original], original)).await,
+        "targetId",
+    );
+    field_error(
+        &merge_several(app, &agent, vars(vec![first], 999_999)).await,
+        "targetId",
+    );
+    let refused = merge_several(app, &rita, vars(vec![first, second], original)).await;
+    assert_eq!(
+        refused["errors"][0]["extensions"]["code"], "FORBIDDEN",
+        "{refused}"
+    );
+    // One source merged already: nothing of the request is merged.
+    assert_eq!(
+        merge(app, &agent, early, json!(original)).await.status,
+        StatusCode::OK
+    );
+    let failed = merge_several(app, &agent, vars(vec![first, early], original)).await;
+    assert!(failed["errors"].is_array(), "{failed}");
+    let state = "query($n: Int!) { ticket(databaseId: $n) { status mergedInto { databaseId } } }";
+    assert_eq!(
+        app.as_user(&agent)
+            .graphql_data(state, json!({"n": first}))
+            .await["ticket"],
+        json!({"status": "NEW", "mergedInto": null}),
+        "all or none"
+    );
+    // Both, in the order asked.
+    let done = app
+        .as_user(&agent)
+        .graphql_data(
+            MERGE_SEVERAL,
+            json!({"s": [gid(second), gid(first)], "t": gid(original)}),
+        )
+        .await;
+    let merged = |id: i64| json!({"databaseId": id, "status": "CLOSED", "mergedInto": {"databaseId": original}});
+    assert_eq!(
+        done["mergeTickets"],
+        json!({"tickets": [merged(second), merged(first)],
+               "target": {"databaseId": original, "commentsCount": 3}})
+    );
+}
+
 db_test!(a_merge_is_announced_by_webhook_and_to_each_requester);
 async fn a_merge_is_announced_by_webhook_and_to_each_requester(app: &TestApp) {
     let receiver = Receiver::start(Mode::Ok).await;

@@ -74,11 +74,60 @@ pub async fn merge(
     source_id: i32,
     into: MergeTarget,
 ) -> AppResult<Merged> {
-    tickets::get(&state.db.conn, actor, source_id).await?;
+    let mut merged = merge_many(state, actor, &[source_id], into, "into").await?;
+    let source = merged
+        .sources
+        .pop()
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    Ok(Merged {
+        source,
+        target: merged.target,
+    })
+}
+
+/// The most tickets one request merges.
+pub const MAX_MERGED_AT_ONCE: usize = 50;
+
+/// Tickets after a merge of several into one.
+#[derive(Debug, Clone)]
+pub struct MergedMany {
+    /// The merged tickets, in the order asked: closed, with `merged_into_id` set.
+    pub sources: Vec<ticket::Model>,
+    /// The ticket they went into.
+    pub target: ticket::Model,
+}
+
+/// Merge the tickets `source_ids` into `into`, all in one transaction: every one or none. Each is merged as
+/// [`merge`] merges one; `target_field` names the target in errors (`into`, `targetId`), `sourceIds` the list.
+pub async fn merge_many(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    source_ids: &[i32],
+    into: MergeTarget,
+    target_field: &str,
+) -> AppResult<MergedMany> {
+    if source_ids.is_empty() {
+        return Err(AppError::field("sourceIds", "names no ticket"));
+    }
+    if source_ids.len() > MAX_MERGED_AT_ONCE {
+        return Err(AppError::field(
+            "sourceIds",
+            format!("at most {MAX_MERGED_AT_ONCE} tickets are merged at once"),
+        ));
+    }
+    let mut sorted = source_ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted.len() != source_ids.len() {
+        return Err(AppError::field("sourceIds", "names a ticket twice"));
+    }
+    let db = &state.db.conn;
+    for id in &sorted {
+        tickets::get(db, actor, *id).await?;
+    }
     if !rules::can_archive(actor) {
         return Err(AppError::forbidden("only team members may merge tickets"));
     }
-    let db = &state.db.conn;
     let found = match &into {
         MergeTarget::Id(id) => tickets::get(db, actor, *id).await,
         MergeTarget::Number(n) => {
@@ -92,18 +141,57 @@ pub async fn merge(
                 MergeTarget::Id(id) => format!("ticket {id}"),
                 MergeTarget::Number(n) => format!("ticket {:?}", n.trim()),
             };
-            return Err(AppError::field("into", format!("{named} does not exist")));
+            return Err(AppError::field(
+                target_field,
+                format!("{named} does not exist"),
+            ));
         }
         Err(e) => return Err(e),
     };
-    if source_id == target_id {
+    if sorted.contains(&target_id) {
         return Err(AppError::field(
-            "into",
+            target_field,
             "a ticket cannot be merged into itself",
         ));
     }
     let txn = state.db.begin_write().await?;
-    let (source, target) = lock_both(&txn, source_id, target_id).await?;
+    // In id order, so that two merges of overlapping tickets lock them in the same order and wait rather
+    // than deadlock.
+    let mut merged = Vec::with_capacity(sorted.len());
+    for id in &sorted {
+        merged.push(merge_one(&txn, state, actor, *id, target_id, target_field).await?);
+    }
+    let target = ticket::Entity::find_by_id(target_id)
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    txn.commit().await?;
+    for (before, source) in &merged {
+        publish_change(state, before, source).await;
+    }
+    state
+        .live
+        .publish(state.db, LiveEvent::new(LiveKind::Updated, target.id))
+        .await;
+    let mut sources = Vec::with_capacity(source_ids.len());
+    for id in source_ids {
+        if let Some((_, source)) = merged.iter().find(|(_, s)| s.id == *id) {
+            sources.push(source.clone());
+        }
+    }
+    Ok(MergedMany { sources, target })
+}
+
+/// Merge `source_id` into `target_id` within `txn`: the source as it was and as it is after.
+async fn merge_one(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    source_id: i32,
+    target_id: i32,
+    target_field: &str,
+) -> AppResult<(ticket::Model, ticket::Model)> {
+    let (source, target) = lock_both(txn, source_id, target_id, target_field).await?;
     if source.merged_into_id.is_some() {
         return Err(AppError::conflict(format!(
             "{} was merged into another ticket already",
@@ -112,7 +200,7 @@ pub async fn merge(
     }
     if target.merged_into_id.is_some() {
         return Err(AppError::field(
-            "into",
+            target_field,
             format!(
                 "{} was itself merged into another ticket: merge into that one",
                 target.ticket_number
@@ -122,7 +210,7 @@ pub async fn merge(
     let now = Utc::now();
     // The target's requester hears of it before the source's followers join the target.
     post_notice(
-        &txn,
+        txn,
         state.config,
         actor,
         &target,
@@ -133,15 +221,15 @@ pub async fn merge(
     )
     .await?;
     let comments_moved =
-        move_rows::<comment::Entity>(&txn, comment::Column::TicketId, source.id, target.id).await?;
+        move_rows::<comment::Entity>(txn, comment::Column::TicketId, source.id, target.id).await?;
     let attachments_moved =
-        move_rows::<attachment::Entity>(&txn, attachment::Column::TicketId, source.id, target.id)
+        move_rows::<attachment::Entity>(txn, attachment::Column::TicketId, source.id, target.id)
             .await?;
     let time_moved =
-        move_rows::<time_entry::Entity>(&txn, time_entry::Column::TicketId, source.id, target.id)
+        move_rows::<time_entry::Entity>(txn, time_entry::Column::TicketId, source.id, target.id)
             .await?;
-    let followers_moved = followers::carry_over(&txn, actor, &source, &target).await?;
-    let (links_moved, links_removed) = links::carry_over(&txn, source.id, target.id).await?;
+    let followers_moved = followers::carry_over(txn, actor, &source, &target).await?;
+    let (links_moved, links_removed) = links::carry_over(txn, source.id, target.id).await?;
     let moved = json!({
         "comments": comments_moved,
         "attachments": attachments_moved,
@@ -150,14 +238,14 @@ pub async fn merge(
         "links": links_moved,
         "links_removed": links_removed,
     });
-    tags::carry_over(&txn, state, actor.id(), source.id, &target).await?;
-    comments::recount(&txn, source.id).await?;
-    comments::recount(&txn, target.id).await?;
+    tags::carry_over(txn, state, actor.id(), source.id, &target).await?;
+    comments::recount(txn, source.id).await?;
+    comments::recount(txn, target.id).await?;
     // Tickets merged into the source earlier lead to the target from now on.
     ticket::Entity::update_many()
         .col_expr(ticket::Column::MergedIntoId, Expr::value(target.id))
         .filter(ticket::Column::MergedIntoId.eq(source.id))
-        .exec(&txn)
+        .exec(txn)
         .await?;
     let before = source.clone();
     let mut next = source.clone();
@@ -166,7 +254,7 @@ pub async fn merge(
         apply_lifecycle(&mut next, TicketStatus::Closed, now);
     }
     let closed = write_change(
-        &txn,
+        txn,
         state,
         Some(actor),
         None,
@@ -180,14 +268,14 @@ pub async fn merge(
     ticket::Entity::update_many()
         .col_expr(ticket::Column::MergedIntoId, Expr::value(target.id))
         .filter(ticket::Column::Id.eq(closed.id))
-        .exec(&txn)
+        .exec(txn)
         .await?;
     let source = ticket::Model {
         merged_into_id: Some(target.id),
         ..closed
     };
     post_notice(
-        &txn,
+        txn,
         state.config,
         actor,
         &source,
@@ -202,25 +290,15 @@ pub async fn merge(
         (&target, "merged_from", &source),
     ] {
         audit::record(
-            &txn,
+            txn,
             audit::Entry::new(Some(actor.id()), "ticket", this.id, "merge")
                 .ticket(this.id)
                 .changes(json!({ key: [null, other.ticket_number], "moved": moved })),
         )
         .await?;
     }
-    events::ticket_merged(&txn, state.config, &source, &target).await?;
-    let target = ticket::Entity::find_by_id(target.id)
-        .one(&txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("ticket"))?;
-    txn.commit().await?;
-    publish_change(state, &before, &source).await;
-    state
-        .live
-        .publish(state.db, LiveEvent::new(LiveKind::Updated, target.id))
-        .await;
-    Ok(Merged { source, target })
+    events::ticket_merged(txn, state.config, &source, &target).await?;
+    Ok((before, source))
 }
 
 /// Both live tickets, locked in id order (two merges of the same pair the other way round wait rather than
@@ -229,6 +307,7 @@ async fn lock_both(
     txn: &DatabaseTransaction,
     source_id: i32,
     target_id: i32,
+    target_field: &str,
 ) -> AppResult<(ticket::Model, ticket::Model)> {
     let rows = ticket::Entity::find()
         .filter(ticket::Column::Id.is_in([source_id, target_id]))
@@ -242,7 +321,7 @@ async fn lock_both(
         (Some(s), Some(t)) => Ok((s, t)),
         (None, _) => Err(AppError::not_found("ticket")),
         (_, None) => Err(AppError::field(
-            "into",
+            target_field,
             format!("ticket {target_id} does not exist"),
         )),
     }

@@ -11,7 +11,9 @@ mod update;
 
 pub use archive::{archive, restore};
 pub use create::{create, create_along, Along, KEY_FIELD};
-pub use merge::{merge, merged_into, MergeTarget, Merged, MergedInto};
+pub use merge::{
+    merge, merge_many, merged_into, MergeTarget, Merged, MergedInto, MergedMany, MAX_MERGED_AT_ONCE,
+};
 pub use split::{split, SplitOff};
 pub use status::change_status;
 pub use update::{preview, update};
