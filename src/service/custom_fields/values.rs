@@ -41,6 +41,17 @@ impl Defined {
         self.0.iter()
     }
 
+    /// Only the fields named by `keys` (what the rules ask about).
+    pub fn only(&self, keys: &std::collections::BTreeSet<String>) -> Defined {
+        Defined(
+            self.0
+                .iter()
+                .filter(|f| keys.contains(&f.key))
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// Read them (most callers go through [`super::KnownFields`], which remembers them).
     pub async fn load(db: &impl ConnectionTrait) -> AppResult<Defined> {
         Ok(Defined(
@@ -305,14 +316,65 @@ pub async fn prepare(
     Ok(edits)
 }
 
-/// Set `edits` on `t` (locked by the caller, in `txn`), by `author` (none: the service): the rows, audit
-/// records (the team-only changes in an internal one, so the requester's history leaves them out), a
-/// `ticket.updated` webhook naming `custom_fields.<key>` for each change, and a move of the list generation
-/// so remembered totals filtered by a field are taken again. The keys that changed.
+/// Check a rule's `set_field` values (`raw`, key and canonical JSON, in order) for `t`, as the service: each
+/// names an active field `t` carries (team-only ones too), the value fits it, a user named is active and an
+/// asset exists. Returns the edits (a later value for the same field replaces an earlier one) and, for each
+/// value left out, its key and why, for the caller to log: a rule's action that does not fit is skipped.
+pub(crate) async fn prepare_for_rule(
+    db: &impl ConnectionTrait,
+    fields: &Defined,
+    t: &ticket::Model,
+    raw: &[(&str, &Value)],
+) -> AppResult<(Vec<FieldEdit>, Vec<(String, String)>)> {
+    let mut edits: Vec<FieldEdit> = Vec::new();
+    let mut skipped = Vec::new();
+    for (key, value) in raw {
+        let Some(field) = fields
+            .0
+            .iter()
+            .find(|f| f.key == *key && f.applies_to(t.project_id))
+        else {
+            skipped.push((key.to_string(), "no such field on this ticket".to_string()));
+            continue;
+        };
+        let parsed = match parse(field.kind, &field.choices, value) {
+            Ok(v) => v,
+            Err(why) => {
+                skipped.push((key.to_string(), why));
+                continue;
+            }
+        };
+        let gone = match &parsed {
+            Some(FieldValue::User(id)) => !users::active_user_exists(db, *id).await?,
+            Some(FieldValue::Asset(id)) => entity::asset::Entity::find_by_id(*id)
+                .one(db)
+                .await?
+                .is_none_or(|a| a.archived_at.is_some()),
+            _ => false,
+        };
+        if gone {
+            skipped.push((key.to_string(), "what it names is gone".to_string()));
+            continue;
+        }
+        edits.retain(|e| e.field.id != field.id);
+        edits.push(FieldEdit {
+            field: field.clone(),
+            value: parsed,
+        });
+    }
+    Ok((edits, skipped))
+}
+
+/// Set `edits` on `t` (locked by the caller, in `txn`), by `author` (none: the service; `via`: the rule that
+/// acts): the rows, audit records (the team-only changes in an internal one, so the requester's history
+/// leaves them out; marked `via` the rule), a `ticket.updated` webhook naming `custom_fields.<key>` for each
+/// change, and a move of the list generation so remembered totals filtered by a field are taken again. The
+/// keys that changed.
 pub(crate) async fn write(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
     author: Option<i32>,
+    via: Option<&crate::service::automation::Via>,
     t: &ticket::Model,
     edits: &[FieldEdit],
 ) -> AppResult<Vec<String>> {
@@ -383,9 +445,15 @@ pub(crate) async fn write(
         };
         side.insert(e.field.input_name(), Value::Array(vec![old, new]));
     }
-    for (changes, is_internal) in [(public, false), (internal, true)] {
+    for (mut changes, is_internal) in [(public, false), (internal, true)] {
         if changes.is_empty() {
             continue;
+        }
+        if let Some(via) = via {
+            changes.insert(
+                "via".into(),
+                serde_json::to_value(via).map_err(AppError::internal)?,
+            );
         }
         audit::record(
             txn,
@@ -397,7 +465,7 @@ pub(crate) async fn write(
         .await?;
     }
     let names: Vec<String> = changed.iter().map(|e| e.field.input_name()).collect();
-    events::fields_changed(txn, state.config, t, &names).await?;
+    events::fields_changed(txn, state.config, t, &names, via).await?;
     ticket::Entity::update_many()
         .col_expr(ticket::Column::UpdatedAt, Expr::value(Utc::now()))
         .filter(ticket::Column::Id.eq(t.id))

@@ -201,7 +201,8 @@ pub async fn update(
     } else {
         "update"
     };
-    let set = custom_fields::write(&txn, state, Some(actor.id()), &next, &checked.edits).await?;
+    let set =
+        custom_fields::write(&txn, state, Some(actor.id()), None, &next, &checked.edits).await?;
     custom_fields::check_required(
         &txn,
         actor,
