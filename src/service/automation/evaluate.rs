@@ -27,6 +27,9 @@ pub struct Facts<'a> {
     pub business_hours: bool,
     /// The tags the ticket carries (read only when a rule asks: empty otherwise).
     pub tags: &'a [String],
+    /// The ticket's values of the custom fields the rules ask about, by key (read only when a rule asks; a
+    /// field without a value is absent).
+    pub fields: &'a super::fields::FieldValues,
     /// The ticket before the write (`None` when it was just created).
     pub before: Option<&'a ticket::Model>,
     /// The ticket after the write and the rules before this one.
@@ -97,7 +100,7 @@ impl Condition {
     /// Whether this condition holds for `facts`.
     pub fn holds(&self, facts: &Facts<'_>) -> bool {
         let text = |s: &str| Value::Text(s.to_string());
-        let actual = match self.subject {
+        let actual = match &self.subject {
             Subject::Event => text(facts.event.as_str()),
             Subject::Channel => text(facts.channel.as_str()),
             Subject::ActorRole => text(facts.role.as_str()),
@@ -122,7 +125,11 @@ impl Condition {
                     _ => false,
                 };
             }
+            Subject::Field(key) => {
+                return super::fields::holds(self.operator, facts.fields.get(key), &self.operand);
+            }
             Subject::Ticket(field) => {
+                let field = *field;
                 let after = field_value(facts.after, field);
                 // A created ticket changed every field it has a value in.
                 let before = facts.before.map_or(Value::Null, |b| field_value(b, field));
@@ -155,6 +162,9 @@ mod tests {
     use chrono::{NaiveDate, Utc};
     use proptest::prelude::*;
     use serde_json::json;
+
+    static NO_FIELDS: std::sync::LazyLock<super::super::fields::FieldValues> =
+        std::sync::LazyLock::new(Default::default);
 
     fn ticket() -> ticket::Model {
         let now = Utc::now();
@@ -199,6 +209,7 @@ mod tests {
             sla_target: None,
             business_hours: true,
             tags: &[],
+            fields: &NO_FIELDS,
             before,
             after,
         }

@@ -50,9 +50,10 @@ pub fn scope_of(m: &ticket_macro::Model) -> Scope {
 }
 
 /// The actions of a macro: the rule language's, less `notify` and `assign` (a macro sets fields and replies;
-/// mailing people and spreading work are a trigger's), checked as a trigger's are.
-fn macro_actions(raw: &Json) -> AppResult<Json> {
-    let actions = parse_actions(raw)?;
+/// mailing people and spreading work are a trigger's), checked as a trigger's are (custom field values
+/// against the active definitions).
+async fn macro_actions(db: &impl ConnectionTrait, raw: &Json) -> AppResult<Json> {
+    let mut actions = parse_actions(raw)?;
     if let Some(i) = actions
         .iter()
         .position(|a| matches!(a, Action::Notify { .. }))
@@ -61,6 +62,10 @@ fn macro_actions(raw: &Json) -> AppResult<Json> {
             &format!("actions[{i}]"),
             "a macro changes tickets and replies; notify is for triggers",
         ));
+    }
+    if actions.iter().any(|a| matches!(a, Action::SetField { .. })) {
+        let defined = crate::service::custom_fields::Defined::load(db).await?;
+        super::fields::type_actions(&mut actions, &defined)?;
     }
     Ok(actions_to_json(&actions))
 }
@@ -164,7 +169,7 @@ pub async fn create(db: &Db, actor: &Actor, input: NewMacro) -> AppResult<ticket
         ));
     }
     let name = text::required_line("name", &input.name)?;
-    let actions = macro_actions(&input.actions)?;
+    let actions = macro_actions(&db.conn, &input.actions).await?;
     if let Scope::Group(g) = input.scope {
         if group::Entity::find_by_id(g).count(&db.conn).await? == 0 {
             return Err(AppError::field(
@@ -233,7 +238,7 @@ pub async fn update(
         row.name = Set(name);
     }
     if let Some(raw) = &patch.actions {
-        let actions = macro_actions(raw)?;
+        let actions = macro_actions(&db.conn, raw).await?;
         changes.diff("actions", &current.actions, &actions);
         row.actions = Set(actions);
     }
@@ -321,6 +326,11 @@ fn patch_of(actions: &[Action]) -> TicketPatch {
                     }
                 })
             }
+            // The agent's own change: held to what they may set on the ticket, as a value set by hand.
+            Action::SetField { key, value } => patch
+                .custom_fields
+                .get_or_insert_with(Vec::new)
+                .push((key.clone(), value.clone())),
             Action::Comment { .. }
             | Action::Notify { .. }
             | Action::Assign { .. }

@@ -13,11 +13,13 @@ use crate::domain::Workflow;
 use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
+use crate::service::automation::fields::{self, FieldValues};
 use crate::service::automation::language::{Action, DueDate, NotifyTarget, Spread};
 use crate::service::automation::{
     fill, render, role_of, within_business_hours, Event, Facts, Role, Trigger, Via,
 };
 use crate::service::comments;
+use crate::service::custom_fields;
 use crate::service::events;
 use crate::service::tags;
 use crate::service::users;
@@ -139,6 +141,7 @@ pub async fn after_comment(
     };
     let business_hours = business_hours(txn, state, triggers, t).await?;
     let tags = tags_asked(txn, triggers, t).await?;
+    let fields = fields_asked(txn, state, triggers, t).await?;
     let facts = Facts {
         event: happened.event,
         channel: state.channel,
@@ -148,6 +151,7 @@ pub async fn after_comment(
         sla_target: None,
         business_hours,
         tags: &tags,
+        fields: &fields,
         before: Some(t),
         after: t,
     };
@@ -194,6 +198,7 @@ async fn run_on(
     let role = actor.map_or(Role::System, role_of);
     let business_hours = business_hours(txn, state, triggers, &current).await?;
     let mut tags = tags_asked(txn, triggers, &current).await?;
+    let mut fields = fields_asked(txn, state, triggers, &current).await?;
     for trigger in triggers {
         let facts = Facts {
             event: happened.event,
@@ -204,6 +209,7 @@ async fn run_on(
             sla_target: happened.sla_target,
             business_hours,
             tags: &tags,
+            fields: &fields,
             before,
             after: &current,
         };
@@ -214,6 +220,8 @@ async fn run_on(
         current = saved;
         // Later rules see the tags this one put on or took off.
         tags = tags_asked(txn, triggers, &current).await?;
+        // And the custom field values it set (or the fields a new project brought).
+        fields = fields_asked(txn, state, triggers, &current).await?;
         posted.extend(comments);
     }
     Ok(Ran {
@@ -247,6 +255,17 @@ async fn tags_asked(
     } else {
         Ok(Vec::new())
     }
+}
+
+/// The ticket's values of the custom fields the triggers ask about, in one read (none when none asks).
+async fn fields_asked(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    triggers: &[Trigger],
+    t: &ticket::Model,
+) -> AppResult<FieldValues> {
+    let keys = fields::named(triggers.iter().map(|r| &r.conditions));
+    fields::asked(txn, state.fields, &keys, t).await
 }
 
 /// What a time rule does to `current` (locked in `txn`), as the service: its changes, comments and notices,
@@ -296,6 +315,7 @@ async fn apply(
     if let Some(saved) = written {
         current = saved;
     }
+    set_fields(txn, state, trigger, &via, &current).await?;
     tag(txn, state, actor, trigger, &via, &current).await?;
     let comments = post_comments(txn, state, trigger, &via, &current).await?;
     if !comments.is_empty() {
@@ -307,6 +327,36 @@ async fn apply(
     }
     send_notices(txn, state.config, trigger, &current).await?;
     Ok((current, comments))
+}
+
+/// The `set_field` actions of `trigger` on `t`, in one write through the code a person's values go through
+/// (the rows, the audit record marked `via` the rule, the webhook). A value that no longer fits (the field was
+/// archived, is not the ticket's project's, or names someone gone) is skipped and logged.
+async fn set_fields(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    trigger: &Trigger,
+    via: &Via,
+    t: &ticket::Model,
+) -> AppResult<()> {
+    let raw: Vec<(&str, &serde_json::Value)> = trigger
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::SetField { key, value } => Some((key.as_str(), value)),
+            _ => None,
+        })
+        .collect();
+    if raw.is_empty() {
+        return Ok(());
+    }
+    let defined = state.fields.active(txn).await?;
+    let (edits, skipped) = custom_fields::prepare_for_rule(txn, &defined, t, &raw).await?;
+    for (key, why) in skipped {
+        tracing::warn!(rule = trigger.id, ticket = t.id, field = %key, %why, "a rule's field value was skipped");
+    }
+    custom_fields::write(txn, state, None, Some(via), t, &edits).await?;
+    Ok(())
 }
 
 /// The tag actions of `trigger` on `t`, in their order. A rule is not held to the curated list; one that would
@@ -561,7 +611,8 @@ async fn plan(
             Action::Comment { .. }
             | Action::Notify { .. }
             | Action::AddTags(_)
-            | Action::RemoveTags(_) => true,
+            | Action::RemoveTags(_)
+            | Action::SetField { .. } => true,
         };
         if !applied {
             tracing::warn!(
