@@ -30,6 +30,8 @@ pub struct Facts<'a> {
     /// The ticket's values of the custom fields the rules ask about, by key (read only when a rule asks; a
     /// field without a value is absent).
     pub fields: &'a super::fields::FieldValues,
+    /// The same fields' values before the write (read with them; ignored when the ticket was just created).
+    pub fields_before: &'a super::fields::FieldValues,
     /// The ticket before the write (`None` when it was just created).
     pub before: Option<&'a ticket::Model>,
     /// The ticket after the write and the rules before this one.
@@ -126,7 +128,17 @@ impl Condition {
                 };
             }
             Subject::Field(key) => {
-                return super::fields::holds(self.operator, facts.fields.get(key), &self.operand);
+                let after = facts.fields.get(key);
+                // A created ticket had no value before.
+                let before = facts.before.and(facts.fields_before.get(key));
+                let changed = before != after;
+                let was = |v: Option<&_>, operand| super::fields::holds(Operator::Is, v, operand);
+                return match self.operator {
+                    Operator::Changed => changed,
+                    Operator::ChangedFrom => changed && was(before, &self.operand),
+                    Operator::ChangedTo => changed && was(after, &self.operand),
+                    operator => super::fields::holds(operator, after, &self.operand),
+                };
             }
             Subject::Ticket(field) => {
                 let field = *field;
@@ -210,6 +222,7 @@ mod tests {
             business_hours: true,
             tags: &[],
             fields: &NO_FIELDS,
+            fields_before: &NO_FIELDS,
             before,
             after,
         }

@@ -20,9 +20,9 @@ use std::collections::{BTreeSet, HashMap};
 pub type FieldValues = HashMap<String, FieldValue>;
 
 /// The operators that apply to a field of `kind`, as to the built-in fields of its type.
-fn operators(kind: FieldKind) -> &'static [Operator] {
+fn fits(kind: FieldKind, operator: Operator) -> bool {
     use Operator::*;
-    match kind {
+    let by_kind: &[Operator] = match kind {
         FieldKind::Text | FieldKind::LongText => &[Is, IsNot, OneOf, Contains, StartsWith],
         FieldKind::Number | FieldKind::Date | FieldKind::Datetime => {
             &[Is, IsNot, OneOf, GreaterThan, LessThan]
@@ -31,7 +31,9 @@ fn operators(kind: FieldKind) -> &'static [Operator] {
         FieldKind::Choice | FieldKind::User | FieldKind::Asset => &[Is, IsNot, OneOf],
         // A multiple choice "is", "contains" or is "one of" the choices it carries.
         FieldKind::MultiChoice => &[Is, IsNot, OneOf, Contains],
-    }
+    };
+    // Every kind can change.
+    by_kind.contains(&operator) || matches!(operator, Changed | ChangedFrom | ChangedTo)
 }
 
 /// The kind a condition's value on a field of `kind` has: one choice of a multiple choice field.
@@ -44,7 +46,8 @@ fn operand_kind(kind: FieldKind, operator: Operator) -> FieldKind {
     }
 }
 
-/// One value of a condition on `field`, typed: its canonical JSON, or null (only `is` / `is_not` take null).
+/// One value of a condition on `field`, typed: its canonical JSON, or null (taken by `is`, `is_not`,
+/// `changed_from` and `changed_to`).
 fn typed_value(
     field: &custom_fields::Field,
     operator: Operator,
@@ -61,7 +64,13 @@ fn typed_value(
         .map_err(|why| AppError::field(path, why))?;
     match parsed {
         Some(v) => Ok(Value::Field(v.to_json())),
-        None if matches!(operator, Operator::Is | Operator::IsNot) => Ok(Value::Null),
+        None if matches!(
+            operator,
+            Operator::Is | Operator::IsNot | Operator::ChangedFrom | Operator::ChangedTo
+        ) =>
+        {
+            Ok(Value::Null)
+        }
         None => Err(AppError::field(path, "must not be empty")),
     }
 }
@@ -80,7 +89,7 @@ fn type_condition(defined: &Defined, path: &str, c: &mut Condition) -> AppResult
         return Ok(());
     };
     let f = field(defined, &format!("{path}.field"), key)?;
-    if !operators(f.kind).contains(&c.operator) {
+    if !fits(f.kind, c.operator) {
         return Err(AppError::field(
             &format!("{path}.operator"),
             format!(

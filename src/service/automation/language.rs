@@ -235,10 +235,10 @@ impl Subject {
         }
     }
 
-    /// Whether `changed`, `changed_from` and `changed_to` apply: only to the ticket's own fields (a custom
-    /// field's value before the write is not among the facts).
+    /// Whether `changed`, `changed_from` and `changed_to` apply: only to the ticket's fields, its own and
+    /// custom ones.
     fn can_change(&self) -> bool {
-        matches!(self, Subject::Ticket(_))
+        matches!(self, Subject::Ticket(_) | Subject::Field(_))
     }
 }
 
@@ -344,10 +344,7 @@ impl Operator {
         }
         if kind == Kind::Custom {
             // Which of these fits the field's kind is checked when the rule is saved.
-            return !matches!(
-                self,
-                Operator::Changed | Operator::ChangedFrom | Operator::ChangedTo
-            );
+            return true;
         }
         match self {
             Operator::Is | Operator::IsNot | Operator::OneOf => true,
@@ -1281,10 +1278,6 @@ mod tests {
             (
                 json!({"all": [{"field": "ticket.fields.", "operator": "is", "value": 1}]}),
                 "conditions.all[0].field",
-            ),
-            (
-                json!({"all": [{"field": "ticket.fields.serial", "operator": "changed"}]}),
-                "conditions.all[0].operator",
             ),
             (
                 json!({"all": [{"field": "ticket.fields.serial", "operator": "is", "value": [1]}]}),

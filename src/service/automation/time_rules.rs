@@ -262,6 +262,7 @@ impl TimeRule {
             business_hours: true,
             tags: &tags,
             fields: &fields,
+            fields_before: &fields,
             before: Some(t),
             after: t,
         };

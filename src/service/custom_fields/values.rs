@@ -26,6 +26,9 @@ pub type Shown = Vec<(Arc<Field>, Option<FieldValue>)>;
 /// Values as a client sent them: key and JSON value (null clears).
 pub type RawEdits = Vec<(String, Value)>;
 
+/// What a write changed: each field's key and its value before (none: it had none).
+pub type Changed = Vec<(String, Option<FieldValue>)>;
+
 /// The active fields, read once for a write: its checks and its required fields.
 #[derive(Debug, Clone, Default)]
 pub struct Defined(Vec<Arc<Field>>);
@@ -369,7 +372,7 @@ pub(crate) async fn prepare_for_rule(
 /// acts): the rows, audit records (the team-only changes in an internal one, so the requester's history
 /// leaves them out; marked `via` the rule), a `ticket.updated` webhook naming `custom_fields.<key>` for each
 /// change, and a move of the list generation so remembered totals filtered by a field are taken again. The
-/// keys that changed.
+/// keys that changed, each with its value before.
 pub(crate) async fn write(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -377,7 +380,7 @@ pub(crate) async fn write(
     via: Option<&crate::service::automation::Via>,
     t: &ticket::Model,
     edits: &[FieldEdit],
-) -> AppResult<Vec<String>> {
+) -> AppResult<Changed> {
     if edits.is_empty() {
         return Ok(Vec::new());
     }
@@ -472,7 +475,15 @@ pub(crate) async fn write(
         .exec(txn)
         .await?;
     counters::on_clock_moved(txn).await?;
-    Ok(changed.iter().map(|e| e.field.key.clone()).collect())
+    Ok(changed
+        .iter()
+        .map(|e| {
+            (
+                e.field.key.clone(),
+                current.get(&(t.id, e.field.id)).cloned(),
+            )
+        })
+        .collect())
 }
 
 /// Refuse a ticket that lacks a value the actor could give: each field `t` carries that the actor may read,

@@ -295,6 +295,109 @@ async fn a_rule_sets_a_field_as_a_person_would_and_later_rules_see_it(app: &Test
     assert!(cleared["custom_fields"]["stage"].is_null(), "{cleared}");
 }
 
+db_test!(a_change_to_a_custom_field_sets_off_the_triggers_that_ask_for_it);
+async fn a_change_to_a_custom_field_sets_off_the_triggers_that_ask_for_it(app: &TestApp) {
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    fields(app, &root).await;
+    for (name, condition, action) in [
+        (
+            "Serial changed",
+            json!({"field": "ticket.fields.serial", "operator": "changed"}),
+            json!({"add_tags": ["serial-changed"]}),
+        ),
+        (
+            "Was a laptop",
+            json!({"field": "ticket.fields.device", "operator": "changed_from", "value": "laptop"}),
+            json!({"add_tags": ["was-laptop"]}),
+        ),
+        (
+            "Done is low",
+            json!({"field": "ticket.fields.stage", "operator": "changed_to", "value": "done"}),
+            json!({"set": "priority", "value": "low"}),
+        ),
+    ] {
+        trigger(
+            app,
+            &root,
+            json!({"name": name, "conditions": {"all": [
+                {"field": "event", "operator": "is", "value": "updated"}, condition
+            ]}, "actions": [action]}),
+        )
+        .await;
+    }
+    let made = app
+        .as_user(&bob)
+        .create_ticket(
+            json!({"title": "Dock", "custom_fields": {"serial": "SN-1", "device": "Laptop"}}),
+        )
+        .await;
+    let id = id_of(&made);
+    let path = format!("/api/tickets/{id}/");
+    assert!(tags(app, &bob, id).await.is_empty());
+
+    // A write that changes only a custom field is a change the triggers see.
+    let changed = app
+        .as_user(&bob)
+        .patch(&path, json!({"custom_fields": {"serial": "SN-2"}}))
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.text);
+    assert_eq!(tags(app, &bob, id).await, ["serial-changed"]);
+    let changed = app
+        .as_user(&bob)
+        .patch(
+            &path,
+            json!({"custom_fields": {"device": "Phone", "stage": "done"}}),
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.text);
+    assert_eq!(changed.json["priority"], "low", "{}", changed.text);
+    assert_eq!(tags(app, &bob, id).await, ["serial-changed", "was-laptop"]);
+    // It is "done", but did not change to "done".
+    let changed = app
+        .as_user(&bob)
+        .patch(&path, json!({"priority": "high"}))
+        .await;
+    assert_eq!(changed.json["priority"], "high", "{}", changed.text);
+}
+
+db_test!(a_value_for_a_field_the_ticket_does_not_carry_is_skipped);
+async fn a_value_for_a_field_the_ticket_does_not_carry_is_skipped(app: &TestApp) {
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let hr = app.project("HR").await;
+    define(
+        app,
+        &root,
+        json!({"key": "badge", "label": "Badge", "kind": "text", "project": hr.id}),
+    )
+    .await;
+    define(
+        app,
+        &root,
+        json!({"key": "serial", "label": "Serial", "kind": "text"}),
+    )
+    .await;
+    trigger(
+        app,
+        &root,
+        json!({"name": "Badge", "conditions": {"all": [{"field": "event", "operator": "is", "value": "created"}]},
+               "actions": [{"set_field": "badge", "value": "B-1"}, {"set_field": "serial", "value": "S-1"}]}),
+    )
+    .await;
+    // Not the project's: the badge is left out, the rest of the rule and the write go on.
+    let elsewhere = app.as_user(&bob).ticket_titled("Laptop").await;
+    let seen = read(app, &bob, id_of(&elsewhere)).await;
+    assert_eq!(seen["custom_fields"]["serial"], "S-1", "{seen}");
+    assert!(seen["custom_fields"].get("badge").is_none(), "{seen}");
+    let hired = app
+        .as_user(&bob)
+        .create_ticket(json!({"title": "New hire", "project": hr.id}))
+        .await;
+    let seen = read(app, &bob, id_of(&hired)).await;
+    assert_eq!(seen["custom_fields"]["badge"], "B-1", "{seen}");
+}
+
 db_test!(rules_naming_unknown_fields_or_wrong_values_are_refused_with_the_path);
 async fn rules_naming_unknown_fields_or_wrong_values_are_refused_with_the_path(app: &TestApp) {
     let root = app.admin("root").await;
@@ -328,9 +431,9 @@ async fn rules_naming_unknown_fields_or_wrong_values_are_refused_with_the_path(a
             "conditions.all[0].operator",
         ),
         (
-            cond(json!({"field": "ticket.fields.serial", "operator": "changed"})),
+            cond(json!({"field": "ticket.fields.serial", "operator": "changed_to", "value": [1]})),
             none.clone(),
-            "conditions.all[0].operator",
+            "conditions.all[0].value",
         ),
         (
             json!({}),

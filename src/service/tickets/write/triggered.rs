@@ -84,7 +84,9 @@ impl Happened {
     }
 }
 
-/// Run `triggers` on a write of `event` that took the ticket from `before` (none: created) to `current`.
+/// Run `triggers` on a write of `event` that took the ticket from `before` (none: created) to `current`,
+/// changing the custom fields `fields_changed` (each with its value before).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn run(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -93,9 +95,21 @@ pub(super) async fn run(
     event: Event,
     before: Option<&ticket::Model>,
     current: ticket::Model,
+    fields_changed: &custom_fields::Changed,
 ) -> AppResult<Ran> {
     let happened = Happened::of(event);
-    run_on(txn, state, Some(actor), triggers, happened, before, current).await
+    let by = Some(actor);
+    run_on(
+        txn,
+        state,
+        by,
+        triggers,
+        happened,
+        before,
+        current,
+        fields_changed,
+    )
+    .await
 }
 
 /// The triggers on an SLA event the service recorded for `t` (locked in `txn`, the SLA check's
@@ -119,7 +133,17 @@ pub async fn after_sla_event(
         sla_target: Some(target),
     };
     let before = t.clone();
-    run_on(txn, state, None, triggers, happened, Some(&before), t).await
+    run_on(
+        txn,
+        state,
+        None,
+        triggers,
+        happened,
+        Some(&before),
+        t,
+        &Vec::new(),
+    )
+    .await
 }
 
 /// The triggers on a comment the actor added to `t` (`internal`: an internal note), inside the comment's
@@ -152,6 +176,7 @@ pub async fn after_comment(
         business_hours,
         tags: &tags,
         fields: &fields,
+        fields_before: &fields,
         before: Some(t),
         after: t,
     };
@@ -172,12 +197,15 @@ pub async fn after_comment(
         happened,
         Some(&before),
         current,
+        &Vec::new(),
     )
     .await?;
     Ok(Some(ran))
 }
 
-/// The triggers in order on what `actor` (none: the service) made happen.
+/// The triggers in order on what `actor` (none: the service) made happen, which changed the custom fields
+/// `fields_changed`.
+#[allow(clippy::too_many_arguments)]
 async fn run_on(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -186,6 +214,7 @@ async fn run_on(
     happened: Happened,
     before: Option<&ticket::Model>,
     mut current: ticket::Model,
+    fields_changed: &custom_fields::Changed,
 ) -> AppResult<Ran> {
     if triggers.is_empty() {
         return Ok(Ran {
@@ -199,6 +228,14 @@ async fn run_on(
     let business_hours = business_hours(txn, state, triggers, &current).await?;
     let mut tags = tags_asked(txn, triggers, &current).await?;
     let mut fields = fields_asked(txn, state, triggers, &current).await?;
+    // The values before the write: as they are now, but for what the write changed.
+    let mut fields_before = fields.clone();
+    for (key, was) in fields_changed {
+        match was {
+            Some(v) => fields_before.insert(key.clone(), v.clone()),
+            None => fields_before.remove(key),
+        };
+    }
     for trigger in triggers {
         let facts = Facts {
             event: happened.event,
@@ -210,6 +247,7 @@ async fn run_on(
             business_hours,
             tags: &tags,
             fields: &fields,
+            fields_before: &fields_before,
             before,
             after: &current,
         };
