@@ -290,6 +290,8 @@ pub struct Preview {
     pub after: ticket::Model,
     /// The replies it would post, rendered for the ticket.
     pub replies: Vec<Reply>,
+    /// The custom field values it would change: `custom_fields.<key>` and `[old, new]`.
+    pub fields: Vec<(String, Json)>,
 }
 
 impl Preview {
@@ -303,7 +305,11 @@ impl Preview {
         changes.diff("assigned_group", &b.assigned_group_id, &a.assigned_group_id);
         changes.diff("project", &b.project_id, &a.project_id);
         changes.diff("due_date", &b.due_date, &a.due_date);
-        changes.into_value()
+        let mut changes = changes.into_value();
+        for (name, change) in &self.fields {
+            changes[name.as_str()] = change.clone();
+        }
+        changes
     }
 }
 
@@ -366,6 +372,42 @@ async fn replies(
     Ok(out)
 }
 
+/// The custom field values `actions` would change on `t` (already checked by the preview of the patch), as
+/// `custom_fields.<key>` and `[old, new]` in the REST spelling; nothing is read unless they set one.
+async fn field_changes(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    actions: &[Action],
+    t: &ticket::Model,
+) -> AppResult<Vec<(String, Json)>> {
+    if !actions.iter().any(|a| matches!(a, Action::SetField { .. })) {
+        return Ok(Vec::new());
+    }
+    let defined = crate::service::custom_fields::Defined::load(db).await?;
+    let shown = crate::service::custom_fields::of_ticket(db, actor, &defined, t).await?;
+    let mut out: Vec<(String, Json)> = Vec::new();
+    for action in actions {
+        let Action::SetField { key, value } = action else {
+            continue;
+        };
+        let Some((field, old)) = shown.iter().find(|(f, _)| &f.key == key) else {
+            continue;
+        };
+        let new = crate::service::custom_fields::parse(field.kind, &field.choices, value)
+            .ok()
+            .flatten();
+        let name = format!("custom_fields.{key}");
+        out.retain(|(n, _)| *n != name);
+        if new != *old {
+            let json_of = |v: &Option<crate::service::custom_fields::FieldValue>| {
+                v.as_ref().map_or(Json::Null, |v| v.to_json())
+            };
+            out.push((name, json!([json_of(old), json_of(&new)])));
+        }
+    }
+    Ok(out)
+}
+
 /// What macro `macro_id` would do to ticket `ticket_id`, with every check applying it makes (permissions,
 /// workflow, what it names, who may write an internal note), written nowhere.
 pub async fn preview(
@@ -389,10 +431,12 @@ pub async fn preview(
             "only the team, the assignee and the assigned group may write internal comments",
         ));
     }
+    let fields = field_changes(db, actor, &actions, &before).await?;
     Ok(Preview {
         before,
         after,
         replies,
+        fields,
     })
 }
 

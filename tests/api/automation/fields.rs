@@ -562,13 +562,26 @@ async fn time_rules_and_macros_read_and_set_custom_fields(app: &TestApp) {
             json!({"i": {"name": "Serial", "scope": "PERSONAL", "actions": [{"set_field": "serial", "value": "SN-9"}]}}),
         )
         .await;
+    let phone_gid = crate::support::graphql::gid("Ticket", id_of(&phone) as i32);
+    let preview = app
+        .as_user(&bob)
+        .graphql_data(
+            "query($m: ID!, $t: ID!) { previewMacro(macroId: $m, ticketId: $t) { changes } }",
+            json!({"m": m["createMacro"]["macro"]["id"], "t": phone_gid}),
+        )
+        .await;
+    assert_eq!(
+        preview["previewMacro"]["changes"],
+        json!({"custom_fields.serial": [null, "SN-9"]}),
+        "{preview}"
+    );
     let applied = app
         .as_user(&bob)
         .graphql_data(
             "mutation($i: ApplyMacroInput!) { applyMacro(input: $i) { failures { ticketId code message } } }",
             json!({"i": {
                 "macroId": m["createMacro"]["macro"]["id"],
-                "ticketIds": [crate::support::graphql::gid("Ticket", id_of(&phone) as i32)]
+                "ticketIds": [phone_gid]
             }}),
         )
         .await;
