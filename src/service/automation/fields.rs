@@ -11,7 +11,7 @@ use crate::service::custom_fields::{self, Defined, FieldValue, KnownFields, Tick
 use chrono::{DateTime, NaiveDate, Utc};
 use entity::ticket;
 use entity::values::FieldKind;
-use sea_orm::ConnectionTrait;
+use sea_orm::{ConnectionTrait, EntityTrait};
 use serde_json::Value as Json;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
@@ -137,6 +137,44 @@ pub fn type_actions(actions: &mut [Action], defined: &Defined) -> AppResult<()> 
         let parsed = custom_fields::parse(f.kind, &f.choices, value)
             .map_err(|why| AppError::field(&format!("actions[{i}].value"), why))?;
         *value = parsed.map_or(Json::Null, |v| v.to_json());
+    }
+    Ok(())
+}
+
+/// What the `set_field` actions name exists when the rule is saved: the user of a user field is active, the
+/// asset of an asset field is not archived (a 400 at `actions[i].value`), as for `{"set": "assigned_to"}`.
+pub async fn check_named(
+    db: &impl ConnectionTrait,
+    actions: &[Action],
+    defined: &Defined,
+) -> AppResult<()> {
+    for (i, action) in actions.iter().enumerate() {
+        let Action::SetField { key, value } = action else {
+            continue;
+        };
+        let kind = defined.iter().find(|f| &f.key == key).map(|f| f.kind);
+        let Some(id) = value.as_i64().and_then(|n| i32::try_from(n).ok()) else {
+            continue;
+        };
+        let missing = match kind {
+            Some(FieldKind::User) => !crate::service::users::active_user_exists(db, id).await?,
+            Some(FieldKind::Asset) => entity::asset::Entity::find_by_id(id)
+                .one(db)
+                .await?
+                .is_none_or(|a| a.archived_at.is_some()),
+            _ => false,
+        };
+        if missing {
+            let what = if kind == Some(FieldKind::User) {
+                "user"
+            } else {
+                "asset"
+            };
+            return Err(AppError::field(
+                &format!("actions[{i}].value"),
+                format!("{what} {id} does not exist"),
+            ));
+        }
     }
     Ok(())
 }

@@ -66,6 +66,7 @@ async fn macro_actions(db: &impl ConnectionTrait, raw: &Json) -> AppResult<Json>
     if actions.iter().any(|a| matches!(a, Action::SetField { .. })) {
         let defined = crate::service::custom_fields::Defined::load(db).await?;
         super::fields::type_actions(&mut actions, &defined)?;
+        super::fields::check_named(db, &actions, &defined).await?;
     }
     Ok(actions_to_json(&actions))
 }

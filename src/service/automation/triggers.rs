@@ -215,7 +215,8 @@ pub(super) async fn type_fields(
     if let Some(conditions) = conditions {
         super::fields::type_conditions(conditions, &defined)?;
     }
-    super::fields::type_actions(actions, &defined)
+    super::fields::type_actions(actions, &defined)?;
+    super::fields::check_named(db, actions, &defined).await
 }
 
 fn position_of(path: &str, position: i32) -> AppResult<i32> {

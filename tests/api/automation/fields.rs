@@ -18,7 +18,7 @@ async fn define(app: &TestApp, admin: &TestUser, body: Value) {
     assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
 }
 
-/// A serial number, a cost estimate only the team reads, a device, accessories and a stage.
+/// A serial number, a cost estimate only the team reads, a device, accessories, a stage and a contact.
 async fn fields(app: &TestApp, admin: &TestUser) {
     for body in [
         json!({"key": "serial", "label": "Serial number", "kind": "text"}),
@@ -26,6 +26,7 @@ async fn fields(app: &TestApp, admin: &TestUser) {
         json!({"key": "device", "label": "Device", "kind": "choice", "choices": ["Laptop", "Desktop", "Phone"]}),
         json!({"key": "extras", "label": "Accessories", "kind": "multi_choice", "choices": ["Dock", "Mouse"]}),
         json!({"key": "stage", "label": "Stage", "kind": "choice", "choices": ["triage", "done"]}),
+        json!({"key": "contact", "label": "Contact", "kind": "user"}),
     ] {
         define(app, admin, body).await;
     }
@@ -445,6 +446,11 @@ async fn rules_naming_unknown_fields_or_wrong_values_are_refused_with_the_path(a
             json!([{"add_tags": ["a"]}, {"set_field": "cost", "value": "a lot"}]),
             "actions[1].value",
         ),
+        (
+            json!({}),
+            json!([{"set_field": "contact", "value": 999_999}]),
+            "actions[0].value",
+        ),
     ];
     for (conditions, actions, path) in cases {
         let body = json!({"name": "Bad", "conditions": conditions, "actions": actions});
@@ -642,10 +648,12 @@ async fn the_editor_offers_custom_fields_as_subjects_and_actions(app: &TestApp) 
                     ("ticket.fields.serial", "starts_with", "XK"),
                     ("ticket.fields.cost", "greater_than", "10"),
                     ("ticket.fields.device", "one_of", "laptop, Phone"),
+                    ("ticket.fields.contact", "is_not", "bob"),
                 ],
                 &[
                     ("set_field:stage", "triage"),
                     ("set_field:extras", "Dock, Mouse"),
+                    ("set_field:contact", "bob"),
                 ],
             ),
         )
@@ -662,14 +670,16 @@ async fn the_editor_offers_custom_fields_as_subjects_and_actions(app: &TestApp) 
         json!([
             {"field": "ticket.fields.serial", "operator": "starts_with", "value": "XK"},
             {"field": "ticket.fields.cost", "operator": "greater_than", "value": 10.0},
-            {"field": "ticket.fields.device", "operator": "one_of", "value": ["Laptop", "Phone"]}
+            {"field": "ticket.fields.device", "operator": "one_of", "value": ["Laptop", "Phone"]},
+            {"field": "ticket.fields.contact", "operator": "is_not", "value": bob.id}
         ])
     );
     assert_eq!(
         listed[0]["actions"],
         json!([
             {"set_field": "stage", "value": "triage"},
-            {"set_field": "extras", "value": ["Dock", "Mouse"]}
+            {"set_field": "extras", "value": ["Dock", "Mouse"]},
+            {"set_field": "contact", "value": bob.id}
         ])
     );
     // The saved rule shows again as saved.
@@ -682,6 +692,8 @@ async fn the_editor_offers_custom_fields_as_subjects_and_actions(app: &TestApp) 
         "<option value=\"set_field:stage\" selected>",
         "<option value=\"set_field:extras\" selected>",
         ">Dock, Mouse</textarea>",
+        ">bob</textarea>",
+        "value=\"bob\"",
     ] {
         assert!(shown.text.contains(wanted), "{wanted}: {}", shown.text);
     }
@@ -716,4 +728,6 @@ async fn the_editor_offers_custom_fields_as_subjects_and_actions(app: &TestApp) 
         json!(["Dock", "Mouse"]),
         "{seen}"
     );
+    // No contact yet, so "is not bob" held; the rule named bob.
+    assert_eq!(seen["custom_fields"]["contact"], bob.id, "{seen}");
 }

@@ -212,16 +212,32 @@ fn with_fields(
 }
 
 /// A typed value box of a custom field as the rule language's JSON (`one`: a single value of a condition,
-/// one choice of a multiple choice field); "none" is null.
-fn field_value(fields: &Defined, key: &str, text: &str, one: bool) -> Value {
+/// one choice of a multiple choice field); "none" is null, and a person is named by user name as elsewhere.
+async fn field_value(
+    state: &AppState,
+    actor: &Actor,
+    fields: &Defined,
+    key: &str,
+    text: &str,
+    one: bool,
+) -> AppResult<Value> {
     let text = text.trim();
     if text.eq_ignore_ascii_case("none") {
-        return Value::Null;
+        return Ok(Value::Null);
     }
-    match fields.iter().find(|f| f.key == key).map(|f| f.kind) {
+    Ok(match fields.iter().find(|f| f.key == key).map(|f| f.kind) {
         Some(FieldKind::MultiChoice) if one => json!(text),
+        Some(FieldKind::User) => read_value(state, actor, "assigned_to", text).await?,
         Some(kind) => from_query_text(kind, text),
         None => json!(text),
+    })
+}
+
+/// How [`Names::show`] reads a custom field's stored value: a user field's as a person.
+fn shown_as<'a>(fields: &Defined, key: &str, otherwise: &'a str) -> &'a str {
+    match fields.iter().find(|f| f.key == key).map(|f| f.kind) {
+        Some(FieldKind::User) => "assigned_to",
+        _ => otherwise,
     }
 }
 
@@ -437,9 +453,15 @@ impl Names {
     }
 }
 
-/// Every id a stored rule names as a person (for [`Names::read`]).
-fn people_named(t: &Saved) -> Vec<i32> {
+/// Every id a stored rule names as a person (for [`Names::read`]), user custom fields' values included.
+fn people_named(t: &Saved, fields: &Defined) -> Vec<i32> {
     let person_fields = ["ticket.assigned_to", "ticket.requester"];
+    let person = |field: &str| {
+        person_fields.contains(&field)
+            || field
+                .strip_prefix(FIELD_PREFIX)
+                .is_some_and(|key| shown_as(fields, key, "") == "assigned_to")
+    };
     let ids = |v: &Value| -> Vec<i32> {
         match v {
             Value::Array(items) => items
@@ -456,13 +478,16 @@ fn people_named(t: &Saved) -> Vec<i32> {
     let mut out = Vec::new();
     for list in ["all", "any"] {
         for c in t.conditions[list].as_array().into_iter().flatten() {
-            if person_fields.contains(&c["field"].as_str().unwrap_or_default()) {
+            if person(c["field"].as_str().unwrap_or_default()) {
                 out.extend(ids(&c["value"]));
             }
         }
     }
     for a in t.actions.as_array().into_iter().flatten() {
-        if a["set"] == "assigned_to" {
+        let user_field = a["set_field"]
+            .as_str()
+            .is_some_and(|key| shown_as(fields, key, "") == "assigned_to");
+        if a["set"] == "assigned_to" || user_field {
             out.extend(ids(&a["value"]));
         }
         out.extend(ids(&a["notify"]["user"]));
@@ -567,13 +592,13 @@ pub(super) async fn rule_of(
         if let Some(key) = field.strip_prefix(FIELD_PREFIX) {
             condition["value"] = if operator == "one_of" {
                 let items = text.split(',').filter(|s| !s.trim().is_empty());
-                Value::Array(
-                    items
-                        .map(|item| field_value(&defined, key, item, true))
-                        .collect(),
-                )
+                let mut values = Vec::new();
+                for item in items {
+                    values.push(field_value(state, actor, &defined, key, item, true).await?);
+                }
+                Value::Array(values)
             } else {
-                field_value(&defined, key, text, true)
+                field_value(state, actor, &defined, key, text, true).await?
             };
         } else if operator != "changed" {
             condition["value"] = if operator == "one_of" {
@@ -600,7 +625,8 @@ pub(super) async fn rule_of(
             "" => continue,
             set_field if set_field.starts_with(SET_FIELD) => {
                 let key = &set_field[SET_FIELD.len()..];
-                json!({"set_field": key, "value": field_value(&defined, key, text, false)})
+                let value = field_value(state, actor, &defined, key, text, false).await?;
+                json!({"set_field": key, "value": value})
             }
             "comment" | "note" => json!({"comment": text, "internal": kind == "note"}),
             "add_tags" | "remove_tags" => {
@@ -682,7 +708,10 @@ fn rows(
                 ),
                 value: c
                     .get("value")
-                    .map(|v| names.show(field, v))
+                    .map(|v| {
+                        let key = field.strip_prefix(FIELD_PREFIX).unwrap_or_default();
+                        names.show(shown_as(defined, key, field), v)
+                    })
                     .unwrap_or_default(),
             });
         }
@@ -763,7 +792,7 @@ fn rows(
                     true,
                     &kind,
                 ),
-                value: names.show("", &a["value"]),
+                value: names.show(shown_as(defined, key, ""), &a["value"]),
             });
             continue;
         } else {
@@ -805,9 +834,10 @@ pub(super) async fn editor(
     conditions: &Value,
     actions: &Value,
 ) -> PageResult<TriggerPage> {
-    let names = Names::read(state, &user.actor, t.map(people_named).unwrap_or_default()).await?;
-    let lang = user.lang;
     let defined = state.custom_fields.active(&state.db.conn).await?;
+    let people = t.map(|t| people_named(t, &defined)).unwrap_or_default();
+    let names = Names::read(state, &user.actor, people).await?;
+    let lang = user.lang;
     let (conditions, actions) = rows(lang, kind, &names, &defined, conditions, actions);
     let mut groups: Vec<&str> = names.groups.values().map(String::as_str).collect();
     groups.sort_unstable();
