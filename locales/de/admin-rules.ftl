@@ -101,6 +101,7 @@ rules-cond-assigned-group = Zuständige Gruppe
 rules-cond-requester = Anfragende(r)
 rules-cond-due-date = Fälligkeitsdatum
 rules-cond-tags = Tags (enthält, ist nicht, ist eines von)
+rules-cond-custom-field = Feld „{ $label }“ ({ $key })
 
 # Der Operator einer Bedingung.
 rules-op-is = ist
@@ -134,6 +135,7 @@ rules-action-notify-group = E-Mail an eine Gruppe (ihr Name, der Betreff, dann d
 rules-action-notify-user = E-Mail an eine Person (Benutzername, der Betreff, dann der Text)
 rules-action-notify-chat = In einem Chat-Kanal posten (sein Name, der Betreff, dann der Text)
 rules-action-notify-webhook = Einen Webhook-Endpunkt aufrufen (seine URL, der Betreff, dann der Text)
+rules-action-set-field = Feld „{ $label }“ setzen ({ $key }; „none“ leert es)
 
 # Benutzerdefinierte Felder.
 rules-fields-title = Benutzerdefinierte Felder

@@ -100,6 +100,7 @@ rules-cond-assigned-group = Assigned group
 rules-cond-requester = Requester
 rules-cond-due-date = Due date
 rules-cond-tags = Tags (contains, is not, one of)
+rules-cond-custom-field = Field “{ $label }” ({ $key })
 
 # A condition's operator.
 rules-op-is = is
@@ -133,6 +134,7 @@ rules-action-notify-group = Email a group (its name, the subject, then the text)
 rules-action-notify-user = Email a person (user name, the subject, then the text)
 rules-action-notify-chat = Post to a chat channel (its name, the subject, then the text)
 rules-action-notify-webhook = Call a webhook endpoint (its URL, the subject, then the text)
+rules-action-set-field = Set field “{ $label }” ({ $key }; "none" clears it)
 
 # Custom fields.
 rules-fields-title = Custom fields

@@ -27,6 +27,11 @@ pub struct Facts<'a> {
     pub business_hours: bool,
     /// The tags the ticket carries (read only when a rule asks: empty otherwise).
     pub tags: &'a [String],
+    /// The ticket's values of the custom fields the rules ask about, by key (read only when a rule asks; a
+    /// field without a value is absent).
+    pub fields: &'a super::fields::FieldValues,
+    /// The same fields' values before the write (read with them; ignored when the ticket was just created).
+    pub fields_before: &'a super::fields::FieldValues,
     /// The ticket before the write (`None` when it was just created).
     pub before: Option<&'a ticket::Model>,
     /// The ticket after the write and the rules before this one.
@@ -97,7 +102,7 @@ impl Condition {
     /// Whether this condition holds for `facts`.
     pub fn holds(&self, facts: &Facts<'_>) -> bool {
         let text = |s: &str| Value::Text(s.to_string());
-        let actual = match self.subject {
+        let actual = match &self.subject {
             Subject::Event => text(facts.event.as_str()),
             Subject::Channel => text(facts.channel.as_str()),
             Subject::ActorRole => text(facts.role.as_str()),
@@ -122,7 +127,21 @@ impl Condition {
                     _ => false,
                 };
             }
+            Subject::Field(key) => {
+                let after = facts.fields.get(key);
+                // A created ticket had no value before.
+                let before = facts.before.and(facts.fields_before.get(key));
+                let changed = before != after;
+                let was = |v: Option<&_>, operand| super::fields::holds(Operator::Is, v, operand);
+                return match self.operator {
+                    Operator::Changed => changed,
+                    Operator::ChangedFrom => changed && was(before, &self.operand),
+                    Operator::ChangedTo => changed && was(after, &self.operand),
+                    operator => super::fields::holds(operator, after, &self.operand),
+                };
+            }
             Subject::Ticket(field) => {
+                let field = *field;
                 let after = field_value(facts.after, field);
                 // A created ticket changed every field it has a value in.
                 let before = facts.before.map_or(Value::Null, |b| field_value(b, field));
@@ -155,6 +174,9 @@ mod tests {
     use chrono::{NaiveDate, Utc};
     use proptest::prelude::*;
     use serde_json::json;
+
+    static NO_FIELDS: std::sync::LazyLock<super::super::fields::FieldValues> =
+        std::sync::LazyLock::new(Default::default);
 
     fn ticket() -> ticket::Model {
         let now = Utc::now();
@@ -199,6 +221,8 @@ mod tests {
             sla_target: None,
             business_hours: true,
             tags: &[],
+            fields: &NO_FIELDS,
+            fields_before: &NO_FIELDS,
             before,
             after,
         }

@@ -149,8 +149,11 @@ impl TicketField {
     }
 }
 
+/// The prefix of a custom field's subject: `ticket.fields.<key>`.
+pub const FIELD_PREFIX: &str = "ticket.fields.";
+
 /// What a condition asks about.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Subject {
     /// `event`: created, updated or comment_added.
     Event,
@@ -171,6 +174,9 @@ pub enum Subject {
     Tags,
     /// A field of the ticket as it is after the change.
     Ticket(TicketField),
+    /// `ticket.fields.<key>`: a custom field's value as it is after the change (typed by the field's kind
+    /// when the rule is saved, see `automation::fields`).
+    Field(String),
 }
 
 impl Subject {
@@ -184,6 +190,13 @@ impl Subject {
             "sla.target" => Subject::SlaTarget,
             "time.business_hours" => Subject::BusinessHours,
             "ticket.tags" => Subject::Tags,
+            other if other.starts_with(FIELD_PREFIX) => {
+                let key = &other[FIELD_PREFIX.len()..];
+                let fits = !key.is_empty()
+                    && key.chars().count() <= crate::service::custom_fields::MAX_KEY_CHARS
+                    && !key.chars().any(|c| c.is_whitespace() || c.is_control());
+                return fits.then(|| Subject::Field(key.to_string()));
+            }
             other => {
                 let field = other.strip_prefix("ticket.")?;
                 Subject::Ticket(TicketField::ALL.into_iter().find(|f| f.as_str() == field)?)
@@ -192,7 +205,7 @@ impl Subject {
     }
 
     /// The spelling in a rule.
-    pub fn name(self) -> String {
+    pub fn name(&self) -> String {
         match self {
             Subject::Event => "event".into(),
             Subject::Channel => "channel".into(),
@@ -203,10 +216,11 @@ impl Subject {
             Subject::BusinessHours => "time.business_hours".into(),
             Subject::Tags => "ticket.tags".into(),
             Subject::Ticket(field) => format!("ticket.{}", field.as_str()),
+            Subject::Field(key) => format!("{FIELD_PREFIX}{key}"),
         }
     }
 
-    fn kind(self) -> Kind {
+    fn kind(&self) -> Kind {
         match self {
             Subject::Event => Kind::Choice(EVENTS, false),
             Subject::Channel => Kind::Choice(CHANNELS, false),
@@ -217,12 +231,14 @@ impl Subject {
             Subject::BusinessHours => Kind::Bool,
             Subject::Tags => Kind::Tag,
             Subject::Ticket(field) => field.kind(),
+            Subject::Field(_) => Kind::Custom,
         }
     }
 
-    /// Whether `changed`, `changed_from` and `changed_to` apply: only to the ticket's fields.
-    fn can_change(self) -> bool {
-        matches!(self, Subject::Ticket(_))
+    /// Whether `changed`, `changed_from` and `changed_to` apply: only to the ticket's fields, its own and
+    /// custom ones.
+    fn can_change(&self) -> bool {
+        matches!(self, Subject::Ticket(_) | Subject::Field(_))
     }
 }
 
@@ -262,6 +278,8 @@ enum Kind {
     Bool,
     /// A tag name (normalised).
     Tag,
+    /// A custom field's value: any JSON scalar when parsed, typed by the field's kind when the rule is saved.
+    Custom,
 }
 
 /// How a condition compares.
@@ -319,10 +337,14 @@ impl Operator {
         }
     }
 
-    fn applies_to(self, subject: Subject) -> bool {
+    fn applies_to(self, subject: &Subject) -> bool {
         let kind = subject.kind();
         if kind == Kind::Tag {
             return matches!(self, Operator::Contains | Operator::IsNot | Operator::OneOf);
+        }
+        if kind == Kind::Custom {
+            // Which of these fits the field's kind is checked when the rule is saved.
+            return true;
         }
         match self {
             Operator::Is | Operator::IsNot | Operator::OneOf => true,
@@ -348,11 +370,15 @@ pub enum Value {
     Date(NaiveDate),
     /// True or false.
     Bool(bool),
+    /// A custom field's value in its canonical JSON (a string, number or boolean), compared by the kind of
+    /// the ticket's value (`automation::fields`).
+    Field(Json),
 }
 
 impl Value {
     fn to_json(&self) -> Json {
         match self {
+            Value::Field(j) => j.clone(),
             Value::Null => Json::Null,
             Value::Text(t) => json!(t),
             Value::Id(id) => json!(id),
@@ -590,6 +616,14 @@ pub enum Action {
     AddTags(Vec<String>),
     /// `{"remove_tags": ["waiting"]}`: take tags off.
     RemoveTags(Vec<String>),
+    /// `{"set_field": "serial", "value": …}`: set a custom field's value (null clears it), typed by the
+    /// field's kind when the rule is saved and checked again, as a person's value is, when it runs.
+    SetField {
+        /// The field's key.
+        key: String,
+        /// Its value, as canonical JSON.
+        value: Json,
+    },
     /// `{"notify": "assignee" | "requester" | "assigned_group" | {"user": 7} | {"group": 3} | {"chat": 2} |
     /// {"webhook": 4}, "subject": …, "body": …}`: an email (plain text, templates filled in) to the active people
     /// named who have an address, a message in a chat destination's channel, or a webhook delivery.
@@ -679,6 +713,17 @@ fn value_of(kind: Kind, path: &str, value: &Json) -> AppResult<Value> {
                 .ok_or_else(|| field_error(path, "must be a tag name"))?;
             Ok(Value::Text(tags::normalise(path, name)?))
         }
+        Kind::Custom => match value {
+            Json::Null => Ok(Value::Null),
+            Json::String(s) if s.chars().count() > MAX_TEXT => {
+                Err(field_error(path, format!("at most {MAX_TEXT} characters")))
+            }
+            Json::String(_) | Json::Number(_) | Json::Bool(_) => Ok(Value::Field(value.clone())),
+            _ => Err(field_error(
+                path,
+                "must be a string, number, true, false or null",
+            )),
+        },
     }
 }
 
@@ -697,7 +742,8 @@ impl Condition {
                     &field_path,
                     format!(
                     "unknown field \"{field}\"; known: event, channel, actor.role, actor.group, \
-                     comment.internal, sla.target, time.business_hours, ticket.tags, {}",
+                     comment.internal, sla.target, time.business_hours, ticket.tags, \
+                     ticket.fields.<key>, {}",
                     TicketField::ALL.map(|f| format!("ticket.{}", f.as_str())).join(", ")
                 ),
                 )
@@ -719,7 +765,7 @@ impl Condition {
                     ),
                 )
             })?;
-        if !operator.applies_to(subject) {
+        if !operator.applies_to(&subject) {
             return Err(field_error(
                 &operator_path,
                 format!("\"{name}\" does not apply to {field}"),
@@ -827,7 +873,10 @@ impl Conditions {
         for (list, name) in [(&self.all, "all"), (&self.any, "any")] {
             for (i, c) in list.iter().enumerate() {
                 let path = format!("conditions.{name}[{i}]");
-                if !matches!(c.subject, Subject::Ticket(_) | Subject::Tags) {
+                if !matches!(
+                    c.subject,
+                    Subject::Ticket(_) | Subject::Tags | Subject::Field(_)
+                ) {
                     return Err(field_error(
                         &format!("{path}.field"),
                         "a time rule looks only at the ticket's fields (ticket.*)",
@@ -853,6 +902,17 @@ impl Conditions {
             .iter()
             .chain(&self.any)
             .any(|c| c.subject == Subject::Tags)
+    }
+
+    /// The keys of the custom fields the conditions ask about (their values are read only then).
+    pub fn fields_named(&self) -> impl Iterator<Item = &str> + '_ {
+        self.all
+            .iter()
+            .chain(&self.any)
+            .filter_map(|c| match &c.subject {
+                Subject::Field(key) => Some(key.as_str()),
+                _ => None,
+            })
     }
 
     /// Whether a condition asks whether the write came within business hours (the writes then work it out).
@@ -969,6 +1029,24 @@ impl Action {
                 body: template("body", MAX_TEMPLATE)?,
             });
         }
+        if let Some(key) = map.get("set_field") {
+            only_keys(path, map, &["set_field", "value"])?;
+            let key_path = format!("{path}.set_field");
+            let key = key
+                .as_str()
+                .filter(|k| {
+                    !k.is_empty()
+                        && k.chars().count() <= crate::service::custom_fields::MAX_KEY_CHARS
+                })
+                .ok_or_else(|| field_error(&key_path, "must be a custom field's key"))?;
+            let value = map
+                .get("value")
+                .ok_or_else(|| field_error(&format!("{path}.value"), "this field is required"))?;
+            return Ok(Action::SetField {
+                key: key.to_string(),
+                value: value.clone(),
+            });
+        }
         for key in ["add_tags", "remove_tags"] {
             let Some(names) = map.get(key) else {
                 continue;
@@ -1078,6 +1156,7 @@ impl Action {
             Action::SetDueDate(DueDate::InDays(n)) => set("due_date", json!(n)),
             Action::AddTags(names) => json!({ "add_tags": names }),
             Action::RemoveTags(names) => json!({ "remove_tags": names }),
+            Action::SetField { key, value } => json!({"set_field": key, "value": value}),
             Action::Comment { template, internal } => {
                 json!({"comment": template.source, "internal": internal})
             }
@@ -1137,6 +1216,8 @@ mod tests {
                 {"field": "event", "operator": "is", "value": "created"},
                 {"field": "ticket.title", "operator": "contains", "value": "VPN"},
                 {"field": "ticket.priority", "operator": "one_of", "value": ["HIGH", "critical"]},
+                {"field": "ticket.fields.serial", "operator": "starts_with", "value": "XK"},
+                {"field": "ticket.fields.cost", "operator": "is", "value": null},
             ],
             "any": [{"field": "ticket.status", "operator": "changed"}]
         });
@@ -1159,7 +1240,9 @@ mod tests {
             {"notify": {"group": 4}, "subject": "Breach on {{ticket.number}}", "body": "Look"},
             {"notify": "assignee", "subject": "Hi", "body": "{{rule.name}}"},
             {"assign": "round_robin", "group": 2},
-            {"assign": "least_loaded", "group": null}
+            {"assign": "least_loaded", "group": null},
+            {"set_field": "stage", "value": null},
+            {"set_field": "extras", "value": ["Dock"]}
         ]))
         .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(
@@ -1192,6 +1275,14 @@ mod tests {
                 "conditions.all[0].value[1]",
             ),
             (json!({"none": []}), "conditions.none"),
+            (
+                json!({"all": [{"field": "ticket.fields.", "operator": "is", "value": 1}]}),
+                "conditions.all[0].field",
+            ),
+            (
+                json!({"all": [{"field": "ticket.fields.serial", "operator": "is", "value": [1]}]}),
+                "conditions.all[0].value",
+            ),
         ];
         for (raw, path) in cases {
             let err = Conditions::parse(&raw)

@@ -50,9 +50,10 @@ pub fn scope_of(m: &ticket_macro::Model) -> Scope {
 }
 
 /// The actions of a macro: the rule language's, less `notify` and `assign` (a macro sets fields and replies;
-/// mailing people and spreading work are a trigger's), checked as a trigger's are.
-fn macro_actions(raw: &Json) -> AppResult<Json> {
-    let actions = parse_actions(raw)?;
+/// mailing people and spreading work are a trigger's), checked as a trigger's are (custom field values
+/// against the active definitions).
+async fn macro_actions(db: &impl ConnectionTrait, raw: &Json) -> AppResult<Json> {
+    let mut actions = parse_actions(raw)?;
     if let Some(i) = actions
         .iter()
         .position(|a| matches!(a, Action::Notify { .. }))
@@ -61,6 +62,11 @@ fn macro_actions(raw: &Json) -> AppResult<Json> {
             &format!("actions[{i}]"),
             "a macro changes tickets and replies; notify is for triggers",
         ));
+    }
+    if actions.iter().any(|a| matches!(a, Action::SetField { .. })) {
+        let defined = crate::service::custom_fields::Defined::load(db).await?;
+        super::fields::type_actions(&mut actions, &defined)?;
+        super::fields::check_named(db, &actions, &defined).await?;
     }
     Ok(actions_to_json(&actions))
 }
@@ -164,7 +170,7 @@ pub async fn create(db: &Db, actor: &Actor, input: NewMacro) -> AppResult<ticket
         ));
     }
     let name = text::required_line("name", &input.name)?;
-    let actions = macro_actions(&input.actions)?;
+    let actions = macro_actions(&db.conn, &input.actions).await?;
     if let Scope::Group(g) = input.scope {
         if group::Entity::find_by_id(g).count(&db.conn).await? == 0 {
             return Err(AppError::field(
@@ -233,7 +239,7 @@ pub async fn update(
         row.name = Set(name);
     }
     if let Some(raw) = &patch.actions {
-        let actions = macro_actions(raw)?;
+        let actions = macro_actions(&db.conn, raw).await?;
         changes.diff("actions", &current.actions, &actions);
         row.actions = Set(actions);
     }
@@ -285,6 +291,8 @@ pub struct Preview {
     pub after: ticket::Model,
     /// The replies it would post, rendered for the ticket.
     pub replies: Vec<Reply>,
+    /// The custom field values it would change: `custom_fields.<key>` and `[old, new]`.
+    pub fields: Vec<(String, Json)>,
 }
 
 impl Preview {
@@ -298,7 +306,11 @@ impl Preview {
         changes.diff("assigned_group", &b.assigned_group_id, &a.assigned_group_id);
         changes.diff("project", &b.project_id, &a.project_id);
         changes.diff("due_date", &b.due_date, &a.due_date);
-        changes.into_value()
+        let mut changes = changes.into_value();
+        for (name, change) in &self.fields {
+            changes[name.as_str()] = change.clone();
+        }
+        changes
     }
 }
 
@@ -321,6 +333,11 @@ fn patch_of(actions: &[Action]) -> TicketPatch {
                     }
                 })
             }
+            // The agent's own change: held to what they may set on the ticket, as a value set by hand.
+            Action::SetField { key, value } => patch
+                .custom_fields
+                .get_or_insert_with(Vec::new)
+                .push((key.clone(), value.clone())),
             Action::Comment { .. }
             | Action::Notify { .. }
             | Action::Assign { .. }
@@ -356,6 +373,42 @@ async fn replies(
     Ok(out)
 }
 
+/// The custom field values `actions` would change on `t` (already checked by the preview of the patch), as
+/// `custom_fields.<key>` and `[old, new]` in the REST spelling; nothing is read unless they set one.
+async fn field_changes(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    actions: &[Action],
+    t: &ticket::Model,
+) -> AppResult<Vec<(String, Json)>> {
+    if !actions.iter().any(|a| matches!(a, Action::SetField { .. })) {
+        return Ok(Vec::new());
+    }
+    let defined = crate::service::custom_fields::Defined::load(db).await?;
+    let shown = crate::service::custom_fields::of_ticket(db, actor, &defined, t).await?;
+    let mut out: Vec<(String, Json)> = Vec::new();
+    for action in actions {
+        let Action::SetField { key, value } = action else {
+            continue;
+        };
+        let Some((field, old)) = shown.iter().find(|(f, _)| &f.key == key) else {
+            continue;
+        };
+        let new = crate::service::custom_fields::parse(field.kind, &field.choices, value)
+            .ok()
+            .flatten();
+        let name = format!("custom_fields.{key}");
+        out.retain(|(n, _)| *n != name);
+        if new != *old {
+            let json_of = |v: &Option<crate::service::custom_fields::FieldValue>| {
+                v.as_ref().map_or(Json::Null, |v| v.to_json())
+            };
+            out.push((name, json!([json_of(old), json_of(&new)])));
+        }
+    }
+    Ok(out)
+}
+
 /// What macro `macro_id` would do to ticket `ticket_id`, with every check applying it makes (permissions,
 /// workflow, what it names, who may write an internal note), written nowhere.
 pub async fn preview(
@@ -379,10 +432,12 @@ pub async fn preview(
             "only the team, the assignee and the assigned group may write internal comments",
         ));
     }
+    let fields = field_changes(db, actor, &actions, &before).await?;
     Ok(Preview {
         before,
         after,
         replies,
+        fields,
     })
 }
 

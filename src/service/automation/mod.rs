@@ -4,6 +4,7 @@
 //! on tickets once a wait has passed, run by scheduled outbox rows. The ticket writes run the
 //! rules (`service::tickets::write::triggered`), so a rule's change goes through the same code as a person's.
 pub mod evaluate;
+pub mod fields;
 pub mod known;
 pub mod language;
 pub mod macros;

@@ -11,7 +11,7 @@
 //! `RESCAN` (a change that makes a ticket match without moving its moment is found then).
 use super::evaluate::Facts;
 use super::language::{actions_to_json, parse_actions, Conditions};
-use super::triggers::{check_actions, check_project, require_admin};
+use super::triggers::{check_actions, check_project, require_admin, type_fields};
 use super::{Event, Role, Trigger};
 use crate::auth::Actor;
 use crate::db::Db;
@@ -250,6 +250,8 @@ impl TimeRule {
         } else {
             Vec::new()
         };
+        let keys = super::fields::named([&self.rule.conditions]);
+        let fields = super::fields::asked(&deps.db.conn, deps.fields, &keys, t).await?;
         let facts = Facts {
             event: Event::Updated,
             channel: Channel::Rule,
@@ -259,6 +261,8 @@ impl TimeRule {
             sla_target: None,
             business_hours: true,
             tags: &tags,
+            fields: &fields,
+            fields_before: &fields,
             before: Some(t),
             after: t,
         };
@@ -557,9 +561,10 @@ pub struct TimeRulePatch {
     pub actions: Option<Json>,
 }
 
-fn conditions_of(raw: &Json) -> AppResult<Conditions> {
-    let conditions = Conditions::parse(raw)?;
+async fn conditions_of(db: &impl ConnectionTrait, raw: &Json) -> AppResult<Conditions> {
+    let mut conditions = Conditions::parse(raw)?;
     conditions.ticket_only()?;
+    type_fields(db, Some(&mut conditions), &mut []).await?;
     Ok(conditions)
 }
 
@@ -587,8 +592,9 @@ pub async fn create(db: &Db, actor: &Actor, input: NewTimeRule) -> AppResult<tim
     require_admin(actor)?;
     let name = text::required_line("name", &input.name)?;
     let wait = Wait::parse(&input.wait)?;
-    let conditions = conditions_of(&input.conditions)?;
-    let actions = parse_actions(&input.actions)?;
+    let conditions = conditions_of(&db.conn, &input.conditions).await?;
+    let mut actions = parse_actions(&input.actions)?;
+    type_fields(&db.conn, None, &mut actions).await?;
     check_actions(&db.conn, &actions).await?;
     if let Some(p) = input.project_id {
         check_project(&db.conn, "project", p).await?;
@@ -666,12 +672,13 @@ pub async fn update(
         row.wait = Set(wait);
     }
     if let Some(raw) = &patch.conditions {
-        let conditions = conditions_of(raw)?.to_json();
+        let conditions = conditions_of(&db.conn, raw).await?.to_json();
         changes.diff("conditions", &current.conditions, &conditions);
         row.conditions = Set(conditions);
     }
     if let Some(raw) = &patch.actions {
-        let actions = parse_actions(raw)?;
+        let mut actions = parse_actions(raw)?;
+        type_fields(&db.conn, None, &mut actions).await?;
         check_actions(&db.conn, &actions).await?;
         let actions = actions_to_json(&actions);
         changes.diff("actions", &current.actions, &actions);

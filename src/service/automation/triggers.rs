@@ -197,6 +197,28 @@ pub(super) async fn check_actions(db: &impl ConnectionTrait, actions: &[Action])
     Ok(())
 }
 
+/// Hold what `conditions` and `actions` say of custom fields to the active definitions (read only when they
+/// name one): a 400 naming the path of an unknown key or a value of the wrong type.
+pub(super) async fn type_fields(
+    db: &impl ConnectionTrait,
+    conditions: Option<&mut Conditions>,
+    actions: &mut [Action],
+) -> AppResult<()> {
+    let conditions_name = conditions
+        .as_ref()
+        .is_some_and(|c| c.fields_named().next().is_some());
+    let actions_name = actions.iter().any(|a| matches!(a, Action::SetField { .. }));
+    if !conditions_name && !actions_name {
+        return Ok(());
+    }
+    let defined = crate::service::custom_fields::Defined::load(db).await?;
+    if let Some(conditions) = conditions {
+        super::fields::type_conditions(conditions, &defined)?;
+    }
+    super::fields::type_actions(actions, &defined)?;
+    super::fields::check_named(db, actions, &defined).await
+}
+
 fn position_of(path: &str, position: i32) -> AppResult<i32> {
     if (0..=1_000_000).contains(&position) {
         Ok(position)
@@ -234,8 +256,9 @@ pub async fn create(
 ) -> AppResult<trigger::Model> {
     require_admin(actor)?;
     let name = text::required_line("name", &input.name)?;
-    let conditions = Conditions::parse(&input.conditions)?;
-    let actions = parse_actions(&input.actions)?;
+    let mut conditions = Conditions::parse(&input.conditions)?;
+    let mut actions = parse_actions(&input.actions)?;
+    type_fields(&db.conn, Some(&mut conditions), &mut actions).await?;
     check_actions(&db.conn, &actions).await?;
     if let Some(p) = input.project_id {
         check_project(&db.conn, "project", p).await?;
@@ -327,12 +350,15 @@ pub async fn update(
         row.active = Set(on);
     }
     if let Some(raw) = &patch.conditions {
-        let conditions = Conditions::parse(raw)?.to_json();
+        let mut conditions = Conditions::parse(raw)?;
+        type_fields(&db.conn, Some(&mut conditions), &mut []).await?;
+        let conditions = conditions.to_json();
         changes.diff("conditions", &current.conditions, &conditions);
         row.conditions = Set(conditions);
     }
     if let Some(raw) = &patch.actions {
-        let actions = parse_actions(raw)?;
+        let mut actions = parse_actions(raw)?;
+        type_fields(&db.conn, None, &mut actions).await?;
         check_actions(&db.conn, &actions).await?;
         let actions = actions_to_json(&actions);
         changes.diff("actions", &current.actions, &actions);

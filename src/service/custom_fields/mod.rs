@@ -20,9 +20,10 @@ pub use filter::{
 };
 pub use known::KnownFields;
 pub use value::{from_query_text, parse, FieldValue, MAX_LONG_TEXT_CHARS, MAX_TEXT_CHARS};
-pub(crate) use values::{check_required, write};
+pub(crate) use values::{check_required, prepare_for_rule, write};
 pub use values::{
-    of_scopes, of_ticket, of_tickets, prepare, Defined, FieldEdit, RawEdits, Shown, TicketScope,
+    of_scopes, of_ticket, of_tickets, prepare, Changed, Defined, FieldEdit, RawEdits, Shown,
+    TicketScope,
 };
 
 use crate::auth::Actor;

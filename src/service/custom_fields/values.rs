@@ -26,6 +26,9 @@ pub type Shown = Vec<(Arc<Field>, Option<FieldValue>)>;
 /// Values as a client sent them: key and JSON value (null clears).
 pub type RawEdits = Vec<(String, Value)>;
 
+/// What a write changed: each field's key and its value before (none: it had none).
+pub type Changed = Vec<(String, Option<FieldValue>)>;
+
 /// The active fields, read once for a write: its checks and its required fields.
 #[derive(Debug, Clone, Default)]
 pub struct Defined(Vec<Arc<Field>>);
@@ -39,6 +42,17 @@ impl Defined {
     /// The fields, by position.
     pub fn iter(&self) -> impl Iterator<Item = &Arc<Field>> {
         self.0.iter()
+    }
+
+    /// Only the fields named by `keys` (what the rules ask about).
+    pub fn only(&self, keys: &std::collections::BTreeSet<String>) -> Defined {
+        Defined(
+            self.0
+                .iter()
+                .filter(|f| keys.contains(&f.key))
+                .cloned()
+                .collect(),
+        )
     }
 
     /// Read them (most callers go through [`super::KnownFields`], which remembers them).
@@ -305,17 +319,68 @@ pub async fn prepare(
     Ok(edits)
 }
 
-/// Set `edits` on `t` (locked by the caller, in `txn`), by `author` (none: the service): the rows, audit
-/// records (the team-only changes in an internal one, so the requester's history leaves them out), a
-/// `ticket.updated` webhook naming `custom_fields.<key>` for each change, and a move of the list generation
-/// so remembered totals filtered by a field are taken again. The keys that changed.
+/// Check a rule's `set_field` values (`raw`, key and canonical JSON, in order) for `t`, as the service: each
+/// names an active field `t` carries (team-only ones too), the value fits it, a user named is active and an
+/// asset exists. Returns the edits (a later value for the same field replaces an earlier one) and, for each
+/// value left out, its key and why, for the caller to log: a rule's action that does not fit is skipped.
+pub(crate) async fn prepare_for_rule(
+    db: &impl ConnectionTrait,
+    fields: &Defined,
+    t: &ticket::Model,
+    raw: &[(&str, &Value)],
+) -> AppResult<(Vec<FieldEdit>, Vec<(String, String)>)> {
+    let mut edits: Vec<FieldEdit> = Vec::new();
+    let mut skipped = Vec::new();
+    for (key, value) in raw {
+        let Some(field) = fields
+            .0
+            .iter()
+            .find(|f| f.key == *key && f.applies_to(t.project_id))
+        else {
+            skipped.push((key.to_string(), "no such field on this ticket".to_string()));
+            continue;
+        };
+        let parsed = match parse(field.kind, &field.choices, value) {
+            Ok(v) => v,
+            Err(why) => {
+                skipped.push((key.to_string(), why));
+                continue;
+            }
+        };
+        let gone = match &parsed {
+            Some(FieldValue::User(id)) => !users::active_user_exists(db, *id).await?,
+            Some(FieldValue::Asset(id)) => entity::asset::Entity::find_by_id(*id)
+                .one(db)
+                .await?
+                .is_none_or(|a| a.archived_at.is_some()),
+            _ => false,
+        };
+        if gone {
+            skipped.push((key.to_string(), "what it names is gone".to_string()));
+            continue;
+        }
+        edits.retain(|e| e.field.id != field.id);
+        edits.push(FieldEdit {
+            field: field.clone(),
+            value: parsed,
+        });
+    }
+    Ok((edits, skipped))
+}
+
+/// Set `edits` on `t` (locked by the caller, in `txn`), by `author` (none: the service; `via`: the rule that
+/// acts): the rows, audit records (the team-only changes in an internal one, so the requester's history
+/// leaves them out; marked `via` the rule), a `ticket.updated` webhook naming `custom_fields.<key>` for each
+/// change, and a move of the list generation so remembered totals filtered by a field are taken again. The
+/// keys that changed, each with its value before.
 pub(crate) async fn write(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
     author: Option<i32>,
+    via: Option<&crate::service::automation::Via>,
     t: &ticket::Model,
     edits: &[FieldEdit],
-) -> AppResult<Vec<String>> {
+) -> AppResult<Changed> {
     if edits.is_empty() {
         return Ok(Vec::new());
     }
@@ -383,9 +448,15 @@ pub(crate) async fn write(
         };
         side.insert(e.field.input_name(), Value::Array(vec![old, new]));
     }
-    for (changes, is_internal) in [(public, false), (internal, true)] {
+    for (mut changes, is_internal) in [(public, false), (internal, true)] {
         if changes.is_empty() {
             continue;
+        }
+        if let Some(via) = via {
+            changes.insert(
+                "via".into(),
+                serde_json::to_value(via).map_err(AppError::internal)?,
+            );
         }
         audit::record(
             txn,
@@ -397,14 +468,22 @@ pub(crate) async fn write(
         .await?;
     }
     let names: Vec<String> = changed.iter().map(|e| e.field.input_name()).collect();
-    events::fields_changed(txn, state.config, t, &names).await?;
+    events::fields_changed(txn, state.config, t, &names, via).await?;
     ticket::Entity::update_many()
         .col_expr(ticket::Column::UpdatedAt, Expr::value(Utc::now()))
         .filter(ticket::Column::Id.eq(t.id))
         .exec(txn)
         .await?;
     counters::on_clock_moved(txn).await?;
-    Ok(changed.iter().map(|e| e.field.key.clone()).collect())
+    Ok(changed
+        .iter()
+        .map(|e| {
+            (
+                e.field.key.clone(),
+                current.get(&(t.id, e.field.id)).cloned(),
+            )
+        })
+        .collect())
 }
 
 /// Refuse a ticket that lacks a value the actor could give: each field `t` carries that the actor may read,

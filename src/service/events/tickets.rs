@@ -132,15 +132,17 @@ pub async fn ticket_merged(
 }
 
 /// `ticket.updated` for custom field changes: a webhook naming each changed field as `custom_fields.<key>`
-/// (no email, as for other field changes).
+/// (no email, as for other field changes), marked `via` the rule that made them when one did.
 pub async fn fields_changed(
     db: &impl ConnectionTrait,
     config: &Config,
     t: &ticket::Model,
     names: &[String],
+    via: Option<&Via>,
 ) -> AppResult<()> {
     let mut body = Body::new("ticket.updated", t);
     body.changes = Some(names.iter().map(String::as_str).collect());
+    body.via = via;
     webhooks(db, config, &body).await?;
     Ok(())
 }

@@ -392,9 +392,19 @@ pub(super) async fn insert(
     let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
     insert.returning_all();
     let created: ticket::Model = insert_together(txn, insert, rest).await?;
-    custom_fields::write(txn, state, Some(actor.id()), &created, &edits).await?;
+    let set = custom_fields::write(txn, state, Some(actor.id()), None, &created, &edits).await?;
     if hold_required {
         custom_fields::check_required(txn, actor, &fields, &created, None, &edits).await?;
     }
-    triggered::run(txn, state, actor, &triggers, Event::Created, None, created).await
+    triggered::run(
+        txn,
+        state,
+        actor,
+        &triggers,
+        Event::Created,
+        None,
+        created,
+        &set,
+    )
+    .await
 }

@@ -13,11 +13,13 @@ use crate::domain::Workflow;
 use crate::domain::{StatusCategory, TicketStatus};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::LiveEvent;
+use crate::service::automation::fields::{self, FieldValues};
 use crate::service::automation::language::{Action, DueDate, NotifyTarget, Spread};
 use crate::service::automation::{
     fill, render, role_of, within_business_hours, Event, Facts, Role, Trigger, Via,
 };
 use crate::service::comments;
+use crate::service::custom_fields;
 use crate::service::events;
 use crate::service::tags;
 use crate::service::users;
@@ -82,7 +84,9 @@ impl Happened {
     }
 }
 
-/// Run `triggers` on a write of `event` that took the ticket from `before` (none: created) to `current`.
+/// Run `triggers` on a write of `event` that took the ticket from `before` (none: created) to `current`,
+/// changing the custom fields `fields_changed` (each with its value before).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn run(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -91,9 +95,21 @@ pub(super) async fn run(
     event: Event,
     before: Option<&ticket::Model>,
     current: ticket::Model,
+    fields_changed: &custom_fields::Changed,
 ) -> AppResult<Ran> {
     let happened = Happened::of(event);
-    run_on(txn, state, Some(actor), triggers, happened, before, current).await
+    let by = Some(actor);
+    run_on(
+        txn,
+        state,
+        by,
+        triggers,
+        happened,
+        before,
+        current,
+        fields_changed,
+    )
+    .await
 }
 
 /// The triggers on an SLA event the service recorded for `t` (locked in `txn`, the SLA check's
@@ -117,7 +133,17 @@ pub async fn after_sla_event(
         sla_target: Some(target),
     };
     let before = t.clone();
-    run_on(txn, state, None, triggers, happened, Some(&before), t).await
+    run_on(
+        txn,
+        state,
+        None,
+        triggers,
+        happened,
+        Some(&before),
+        t,
+        &Vec::new(),
+    )
+    .await
 }
 
 /// The triggers on a comment the actor added to `t` (`internal`: an internal note), inside the comment's
@@ -139,6 +165,7 @@ pub async fn after_comment(
     };
     let business_hours = business_hours(txn, state, triggers, t).await?;
     let tags = tags_asked(txn, triggers, t).await?;
+    let fields = fields_asked(txn, state, triggers, t).await?;
     let facts = Facts {
         event: happened.event,
         channel: state.channel,
@@ -148,6 +175,8 @@ pub async fn after_comment(
         sla_target: None,
         business_hours,
         tags: &tags,
+        fields: &fields,
+        fields_before: &fields,
         before: Some(t),
         after: t,
     };
@@ -168,12 +197,15 @@ pub async fn after_comment(
         happened,
         Some(&before),
         current,
+        &Vec::new(),
     )
     .await?;
     Ok(Some(ran))
 }
 
-/// The triggers in order on what `actor` (none: the service) made happen.
+/// The triggers in order on what `actor` (none: the service) made happen, which changed the custom fields
+/// `fields_changed`.
+#[allow(clippy::too_many_arguments)]
 async fn run_on(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -182,6 +214,7 @@ async fn run_on(
     happened: Happened,
     before: Option<&ticket::Model>,
     mut current: ticket::Model,
+    fields_changed: &custom_fields::Changed,
 ) -> AppResult<Ran> {
     if triggers.is_empty() {
         return Ok(Ran {
@@ -194,6 +227,15 @@ async fn run_on(
     let role = actor.map_or(Role::System, role_of);
     let business_hours = business_hours(txn, state, triggers, &current).await?;
     let mut tags = tags_asked(txn, triggers, &current).await?;
+    let mut fields = fields_asked(txn, state, triggers, &current).await?;
+    // The values before the write: as they are now, but for what the write changed.
+    let mut fields_before = fields.clone();
+    for (key, was) in fields_changed {
+        match was {
+            Some(v) => fields_before.insert(key.clone(), v.clone()),
+            None => fields_before.remove(key),
+        };
+    }
     for trigger in triggers {
         let facts = Facts {
             event: happened.event,
@@ -204,6 +246,8 @@ async fn run_on(
             sla_target: happened.sla_target,
             business_hours,
             tags: &tags,
+            fields: &fields,
+            fields_before: &fields_before,
             before,
             after: &current,
         };
@@ -214,6 +258,8 @@ async fn run_on(
         current = saved;
         // Later rules see the tags this one put on or took off.
         tags = tags_asked(txn, triggers, &current).await?;
+        // And the custom field values it set (or the fields a new project brought).
+        fields = fields_asked(txn, state, triggers, &current).await?;
         posted.extend(comments);
     }
     Ok(Ran {
@@ -247,6 +293,17 @@ async fn tags_asked(
     } else {
         Ok(Vec::new())
     }
+}
+
+/// The ticket's values of the custom fields the triggers ask about, in one read (none when none asks).
+async fn fields_asked(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    triggers: &[Trigger],
+    t: &ticket::Model,
+) -> AppResult<FieldValues> {
+    let keys = fields::named(triggers.iter().map(|r| &r.conditions));
+    fields::asked(txn, state.fields, &keys, t).await
 }
 
 /// What a time rule does to `current` (locked in `txn`), as the service: its changes, comments and notices,
@@ -296,6 +353,7 @@ async fn apply(
     if let Some(saved) = written {
         current = saved;
     }
+    set_fields(txn, state, trigger, &via, &current).await?;
     tag(txn, state, actor, trigger, &via, &current).await?;
     let comments = post_comments(txn, state, trigger, &via, &current).await?;
     if !comments.is_empty() {
@@ -307,6 +365,36 @@ async fn apply(
     }
     send_notices(txn, state.config, trigger, &current).await?;
     Ok((current, comments))
+}
+
+/// The `set_field` actions of `trigger` on `t`, in one write through the code a person's values go through
+/// (the rows, the audit record marked `via` the rule, the webhook). A value that no longer fits (the field was
+/// archived, is not the ticket's project's, or names someone gone) is skipped and logged.
+async fn set_fields(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    trigger: &Trigger,
+    via: &Via,
+    t: &ticket::Model,
+) -> AppResult<()> {
+    let raw: Vec<(&str, &serde_json::Value)> = trigger
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::SetField { key, value } => Some((key.as_str(), value)),
+            _ => None,
+        })
+        .collect();
+    if raw.is_empty() {
+        return Ok(());
+    }
+    let defined = state.fields.active(txn).await?;
+    let (edits, skipped) = custom_fields::prepare_for_rule(txn, &defined, t, &raw).await?;
+    for (key, why) in skipped {
+        tracing::warn!(rule = trigger.id, ticket = t.id, field = %key, %why, "a rule's field value was skipped");
+    }
+    custom_fields::write(txn, state, None, Some(via), t, &edits).await?;
+    Ok(())
 }
 
 /// The tag actions of `trigger` on `t`, in their order. A rule is not held to the curated list; one that would
@@ -561,7 +649,8 @@ async fn plan(
             Action::Comment { .. }
             | Action::Notify { .. }
             | Action::AddTags(_)
-            | Action::RemoveTags(_) => true,
+            | Action::RemoveTags(_)
+            | Action::SetField { .. } => true,
         };
         if !applied {
             tracing::warn!(

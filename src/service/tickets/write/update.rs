@@ -201,7 +201,8 @@ pub async fn update(
     } else {
         "update"
     };
-    let set = custom_fields::write(&txn, state, Some(actor.id()), &next, &checked.edits).await?;
+    let set =
+        custom_fields::write(&txn, state, Some(actor.id()), None, &next, &checked.edits).await?;
     custom_fields::check_required(
         &txn,
         actor,
@@ -212,18 +213,36 @@ pub async fn update(
     )
     .await?;
     let written = write_change(&txn, state, Some(actor), None, action, current, next, now).await?;
-    let Some(saved) = written else {
-        txn.commit().await?;
-        if set.is_empty() {
+    let only_fields = written.is_none();
+    let saved = match written {
+        Some(saved) => saved,
+        None if set.is_empty() => {
+            txn.commit().await?;
             return Ok(before);
         }
-        let event = LiveEvent::new(LiveKind::Updated, id);
-        state.live.publish(state.db, event).await;
-        return tickets::get(&state.db.conn, actor, id).await;
+        // Only custom fields changed: a change all the same, which the triggers see (as the row is now).
+        None => ticket::Entity::find_by_id(id)
+            .one(&txn)
+            .await?
+            .ok_or_else(|| AppError::not_found("ticket"))?,
     };
     let event = Event::Updated;
-    let ran = triggered::run(&txn, state, actor, &triggers, event, Some(&before), saved).await?;
+    let ran = triggered::run(
+        &txn,
+        state,
+        actor,
+        &triggers,
+        event,
+        Some(&before),
+        saved,
+        &set,
+    )
+    .await?;
     txn.commit().await?;
+    if only_fields {
+        let event = LiveEvent::new(LiveKind::Updated, id);
+        state.live.publish(state.db, event).await;
+    }
     publish_change(state, &before, &ran.ticket).await;
     ran.publish_comments(state).await;
     Ok(ran.ticket)

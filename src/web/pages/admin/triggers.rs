@@ -9,7 +9,9 @@ use super::messages;
 use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use crate::rest::comments::path_id;
+use crate::service::automation::language::FIELD_PREFIX;
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
+use crate::service::custom_fields::{from_query_text, Defined};
 use crate::service::{chat, projects, users, webhooks, Take};
 use crate::state::AppState;
 use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
@@ -19,6 +21,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use entity::trigger;
+use entity::values::FieldKind;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -157,7 +160,7 @@ fn action_name(lang: Lang, action: &str) -> String {
 
 /// An option of a select.
 pub struct Opt {
-    value: &'static str,
+    value: String,
     label: String,
     selected: bool,
 }
@@ -171,11 +174,71 @@ fn options(
 ) -> Vec<Opt> {
     all.iter()
         .map(|value| Opt {
-            value,
+            value: value.to_string(),
             label: name(lang, value),
             selected: *value == chosen,
         })
         .collect()
+}
+
+/// The prefix of an action row that sets a custom field: `set_field:<key>`.
+const SET_FIELD: &str = "set_field:";
+
+/// The options of the active custom fields, after `built_in`: each a condition's subject (`ticket.fields.<key>`)
+/// or, for actions, `set_field:<key>`, named by its label and key, `chosen` selected.
+fn with_fields(
+    lang: Lang,
+    mut built_in: Vec<Opt>,
+    fields: &Defined,
+    action: bool,
+    chosen: &str,
+) -> Vec<Opt> {
+    for f in fields.iter() {
+        let (value, message) = if action {
+            (format!("{SET_FIELD}{}", f.key), "rules-action-set-field")
+        } else {
+            (
+                format!("{FIELD_PREFIX}{}", f.key),
+                "rules-cond-custom-field",
+            )
+        };
+        built_in.push(Opt {
+            selected: value == chosen,
+            value,
+            label: lang.t2(message, "label", &f.label, "key", &f.key),
+        });
+    }
+    built_in
+}
+
+/// A typed value box of a custom field as the rule language's JSON (`one`: a single value of a condition,
+/// one choice of a multiple choice field); "none" is null, and a person is named by user name as elsewhere.
+async fn field_value(
+    state: &AppState,
+    actor: &Actor,
+    fields: &Defined,
+    key: &str,
+    text: &str,
+    one: bool,
+) -> AppResult<Value> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(Value::Null);
+    }
+    Ok(match fields.iter().find(|f| f.key == key).map(|f| f.kind) {
+        Some(FieldKind::MultiChoice) if one => json!(text),
+        Some(FieldKind::User) => read_value(state, actor, "assigned_to", text).await?,
+        Some(kind) => from_query_text(kind, text),
+        None => json!(text),
+    })
+}
+
+/// How [`Names::show`] reads a custom field's stored value: a user field's as a person.
+fn shown_as<'a>(fields: &Defined, key: &str, otherwise: &'a str) -> &'a str {
+    match fields.iter().find(|f| f.key == key).map(|f| f.kind) {
+        Some(FieldKind::User) => "assigned_to",
+        _ => otherwise,
+    }
 }
 
 /// A condition row of the editor.
@@ -390,9 +453,15 @@ impl Names {
     }
 }
 
-/// Every id a stored rule names as a person (for [`Names::read`]).
-fn people_named(t: &Saved) -> Vec<i32> {
+/// Every id a stored rule names as a person (for [`Names::read`]), user custom fields' values included.
+fn people_named(t: &Saved, fields: &Defined) -> Vec<i32> {
     let person_fields = ["ticket.assigned_to", "ticket.requester"];
+    let person = |field: &str| {
+        person_fields.contains(&field)
+            || field
+                .strip_prefix(FIELD_PREFIX)
+                .is_some_and(|key| shown_as(fields, key, "") == "assigned_to")
+    };
     let ids = |v: &Value| -> Vec<i32> {
         match v {
             Value::Array(items) => items
@@ -409,13 +478,16 @@ fn people_named(t: &Saved) -> Vec<i32> {
     let mut out = Vec::new();
     for list in ["all", "any"] {
         for c in t.conditions[list].as_array().into_iter().flatten() {
-            if person_fields.contains(&c["field"].as_str().unwrap_or_default()) {
+            if person(c["field"].as_str().unwrap_or_default()) {
                 out.extend(ids(&c["value"]));
             }
         }
     }
     for a in t.actions.as_array().into_iter().flatten() {
-        if a["set"] == "assigned_to" {
+        let user_field = a["set_field"]
+            .as_str()
+            .is_some_and(|key| shown_as(fields, key, "") == "assigned_to");
+        if a["set"] == "assigned_to" || user_field {
             out.extend(ids(&a["value"]));
         }
         out.extend(ids(&a["notify"]["user"]));
@@ -502,6 +574,7 @@ pub(super) async fn rule_of(
     body: &[u8],
 ) -> AppResult<(Value, Value)> {
     let values = |name: &str| super::all_values(body, name);
+    let defined = state.custom_fields.active(&state.db.conn).await?;
     let (lists, fields, operators, texts) = (
         values("cond_list"),
         values("cond_field"),
@@ -516,7 +589,18 @@ pub(super) async fn rule_of(
         let operator = operators.get(i).map(String::as_str).unwrap_or("is");
         let text = texts.get(i).map(String::as_str).unwrap_or("");
         let mut condition = json!({"field": field, "operator": operator});
-        if operator != "changed" {
+        if let Some(key) = field.strip_prefix(FIELD_PREFIX) {
+            condition["value"] = if operator == "one_of" {
+                let items = text.split(',').filter(|s| !s.trim().is_empty());
+                let mut values = Vec::new();
+                for item in items {
+                    values.push(field_value(state, actor, &defined, key, item, true).await?);
+                }
+                Value::Array(values)
+            } else {
+                field_value(state, actor, &defined, key, text, true).await?
+            };
+        } else if operator != "changed" {
             condition["value"] = if operator == "one_of" {
                 let mut items = Vec::new();
                 for item in text.split(',').filter(|s| !s.trim().is_empty()) {
@@ -539,6 +623,11 @@ pub(super) async fn rule_of(
         let text = texts.get(i).map(String::as_str).unwrap_or("");
         actions.push(match kind.as_str() {
             "" => continue,
+            set_field if set_field.starts_with(SET_FIELD) => {
+                let key = &set_field[SET_FIELD.len()..];
+                let value = field_value(state, actor, &defined, key, text, false).await?;
+                json!({"set_field": key, "value": value})
+            }
             "comment" | "note" => json!({"comment": text, "internal": kind == "note"}),
             "add_tags" | "remove_tags" => {
                 let names: Vec<&str> = text
@@ -589,6 +678,7 @@ fn rows(
     lang: Lang,
     kind: Kind,
     names: &Names,
+    defined: &Defined,
     conditions: &Value,
     actions: &Value,
 ) -> (Vec<ConditionRow>, Vec<ActionRow>) {
@@ -603,7 +693,13 @@ fn rows(
             let field = c["field"].as_str().unwrap_or_default();
             condition_rows.push(ConditionRow {
                 any,
-                fields: options(lang, fields, field_name, field),
+                fields: with_fields(
+                    lang,
+                    options(lang, fields, field_name, field),
+                    defined,
+                    false,
+                    field,
+                ),
                 operators: options(
                     lang,
                     operators,
@@ -612,7 +708,10 @@ fn rows(
                 ),
                 value: c
                     .get("value")
-                    .map(|v| names.show(field, v))
+                    .map(|v| {
+                        let key = field.strip_prefix(FIELD_PREFIX).unwrap_or_default();
+                        names.show(shown_as(defined, key, field), v)
+                    })
                     .unwrap_or_default(),
             });
         }
@@ -620,7 +719,13 @@ fn rows(
     for _ in 0..BLANK_CONDITIONS {
         condition_rows.push(ConditionRow {
             any: false,
-            fields: options(lang, fields, field_name, ""),
+            fields: with_fields(
+                lang,
+                options(lang, fields, field_name, ""),
+                defined,
+                false,
+                "",
+            ),
             operators: options(lang, operators, operator_name, "is"),
             value: String::new(),
         });
@@ -677,18 +782,43 @@ fn rows(
             lines.push(a["subject"].as_str().unwrap_or_default().to_string());
             lines.push(a["body"].as_str().unwrap_or_default().to_string());
             (kind, lines.join("\n"))
+        } else if let Some(key) = a.get("set_field").and_then(Value::as_str) {
+            let kind = format!("{SET_FIELD}{key}");
+            action_rows.push(ActionRow {
+                kinds: with_fields(
+                    lang,
+                    options(lang, &ACTIONS, action_name, ""),
+                    defined,
+                    true,
+                    &kind,
+                ),
+                value: names.show(shown_as(defined, key, ""), &a["value"]),
+            });
+            continue;
         } else {
             let set = a["set"].as_str().unwrap_or_default();
             (set, names.show(set, &a["value"]))
         };
         action_rows.push(ActionRow {
-            kinds: options(lang, &ACTIONS, action_name, kind),
+            kinds: with_fields(
+                lang,
+                options(lang, &ACTIONS, action_name, kind),
+                defined,
+                true,
+                "",
+            ),
             value,
         });
     }
     for _ in 0..BLANK_ACTIONS {
         action_rows.push(ActionRow {
-            kinds: options(lang, &ACTIONS, action_name, ""),
+            kinds: with_fields(
+                lang,
+                options(lang, &ACTIONS, action_name, ""),
+                defined,
+                true,
+                "",
+            ),
             value: String::new(),
         });
     }
@@ -704,9 +834,11 @@ pub(super) async fn editor(
     conditions: &Value,
     actions: &Value,
 ) -> PageResult<TriggerPage> {
-    let names = Names::read(state, &user.actor, t.map(people_named).unwrap_or_default()).await?;
+    let defined = state.custom_fields.active(&state.db.conn).await?;
+    let people = t.map(|t| people_named(t, &defined)).unwrap_or_default();
+    let names = Names::read(state, &user.actor, people).await?;
     let lang = user.lang;
-    let (conditions, actions) = rows(lang, kind, &names, conditions, actions);
+    let (conditions, actions) = rows(lang, kind, &names, &defined, conditions, actions);
     let mut groups: Vec<&str> = names.groups.values().map(String::as_str).collect();
     groups.sort_unstable();
     let mut project_names: Vec<&str> = names.projects.values().map(String::as_str).collect();
