@@ -1,23 +1,24 @@
 //! Chat destination administration: create, update, delete (administrators only).
 use crate::domain::Priority;
+use crate::error::AppError;
 use crate::graphql::context::viewer;
 use crate::graphql::ids;
-use crate::graphql::types::ChatDestination;
+use crate::graphql::types::{ChatDestination, ChatDestinationKind};
 use crate::service::chat::{self, ChatPatch, NewChat};
 use async_graphql::{Context, InputObject, MaybeUndefined, Object, Result, SimpleObject, ID};
-use entity::values::ChatKind;
 
 /// Chat destination mutations.
 #[derive(Default)]
 pub struct ChatMutation;
 
-/// A new chat destination: Teams takes `webhookUrl`; Slack takes `webhookUrl`, or `token` and `channel`.
+/// A new chat destination: SLACK_WEBHOOK and TEAMS_WEBHOOK take `webhookUrl`; SLACK_BOT takes `token` and
+/// `channel`.
 #[derive(InputObject)]
 pub struct CreateChatDestinationInput {
     /// What administrators call it (1-100 characters).
     name: String,
-    /// Slack or Teams; fixed once made.
-    kind: ChatKind,
+    /// How it posts; its service (Slack or Teams) is fixed once made.
+    kind: ChatDestinationKind,
     /// The incoming webhook's URL; never shown again.
     webhook_url: Option<String>,
     /// A Slack bot token (`chat:write`); never shown again.
@@ -107,9 +108,32 @@ impl ChatMutation {
         input: CreateChatDestinationInput,
     ) -> Result<CreateChatDestinationPayload> {
         let (req, actor) = viewer(ctx)?;
+        // The way named needs its own fields; the service checks the rest (a bot's channel, no webhook beside
+        // a token, Teams without a bot).
+        match input.kind {
+            ChatDestinationKind::SlackWebhook | ChatDestinationKind::TeamsWebhook
+                if input.webhook_url.is_none() =>
+            {
+                return Err(AppError::field("webhookUrl", "is required for this kind").into());
+            }
+            ChatDestinationKind::SlackBot if input.token.is_none() => {
+                return Err(AppError::field("token", "is required for SLACK_BOT").into());
+            }
+            ChatDestinationKind::SlackWebhook if input.token.is_some() => {
+                return Err(
+                    AppError::field("token", "a SLACK_WEBHOOK destination takes none").into(),
+                );
+            }
+            ChatDestinationKind::SlackBot if input.webhook_url.is_some() => {
+                return Err(
+                    AppError::field("webhookUrl", "a SLACK_BOT destination takes none").into(),
+                );
+            }
+            _ => {}
+        }
         let new = NewChat {
             name: input.name,
-            kind: input.kind,
+            kind: input.kind.service(),
             url: input.webhook_url,
             token: input.token,
             channel: input.channel,

@@ -2,10 +2,50 @@
 //! bot token are write-only: either lets anyone post to the channel, so no field returns them.
 use crate::domain::Priority;
 use crate::graphql::ids;
-use async_graphql::{Object, ID};
+use async_graphql::{Enum, Object, ID};
 use chrono::{DateTime, Utc};
 use entity::chat_destination;
 use entity::values::ChatKind;
+
+/// How a destination posts. SLACK and TEAMS are older names, taken in input only: SLACK is a webhook or a bot
+/// by the fields given.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(name = "ChatKind")]
+pub enum ChatDestinationKind {
+    /// Slack, through an incoming webhook (`webhookUrl`).
+    SlackWebhook,
+    /// Slack, as a bot posting to a channel (`token` and `channel`).
+    SlackBot,
+    /// Microsoft Teams, through an incoming webhook (Workflows) taking Adaptive Cards (`webhookUrl`).
+    TeamsWebhook,
+    /// Slack: a webhook or a bot, by the fields given.
+    #[graphql(deprecation = "Use SLACK_WEBHOOK or SLACK_BOT.")]
+    Slack,
+    /// Microsoft Teams.
+    #[graphql(deprecation = "Use TEAMS_WEBHOOK.")]
+    Teams,
+}
+
+impl ChatDestinationKind {
+    /// The service a destination of this kind posts to.
+    pub fn service(self) -> ChatKind {
+        match self {
+            ChatDestinationKind::SlackWebhook
+            | ChatDestinationKind::SlackBot
+            | ChatDestinationKind::Slack => ChatKind::Slack,
+            ChatDestinationKind::TeamsWebhook | ChatDestinationKind::Teams => ChatKind::Teams,
+        }
+    }
+
+    /// What a destination is, by its service and whether it posts through a webhook.
+    pub fn of(d: &chat_destination::Model) -> Self {
+        match (d.kind, d.url.is_some()) {
+            (ChatKind::Teams, _) => ChatDestinationKind::TeamsWebhook,
+            (ChatKind::Slack, true) => ChatDestinationKind::SlackWebhook,
+            (ChatKind::Slack, false) => ChatDestinationKind::SlackBot,
+        }
+    }
+}
 
 /// A Slack or Microsoft Teams channel that hears of tickets.
 pub struct ChatDestination(pub chat_destination::Model);
@@ -27,9 +67,10 @@ impl ChatDestination {
         &self.0.name
     }
 
-    /// Slack or Teams.
-    async fn kind(&self) -> ChatKind {
-        self.0.kind
+    /// How it posts: SLACK_WEBHOOK, SLACK_BOT or TEAMS_WEBHOOK (a Slack destination changed from a webhook to
+    /// a bot reads as the bot it now is).
+    async fn kind(&self) -> ChatDestinationKind {
+        ChatDestinationKind::of(&self.0)
     }
 
     /// Whether it posts through an incoming webhook (whose URL is never shown back).

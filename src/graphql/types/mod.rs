@@ -27,7 +27,7 @@ pub use asset::Asset;
 pub use attachment::Attachment;
 pub use audit::AuditEvent;
 pub use bulk_job::BulkJob;
-pub use chat_destination::ChatDestination;
+pub use chat_destination::{ChatDestination, ChatDestinationKind};
 pub use comment::{Comment, CommentEdit};
 pub use custom_field::{CustomField, TicketField};
 pub use mailbox::Mailbox;

@@ -171,7 +171,7 @@ async fn admins_manage_destinations_and_never_read_their_secrets_back(app: &Test
     let listed = app.graphql(Some(&admin.token), query, json!({})).await;
     let first = &listed["data"]["chatDestinations"][0];
     assert_eq!(first["id"], gid("ChatDestination", id as i32));
-    assert_eq!(first["kind"], "SLACK");
+    assert_eq!(first["kind"], "SLACK_BOT", "the webhook became a bot");
     assert_eq!(first["priorities"], json!(["CRITICAL", "HIGH"]));
     assert_eq!(first["hasToken"], true);
     let forbidden = app.graphql(Some(&agent.token), query, json!({})).await;
@@ -208,7 +208,7 @@ async fn admins_manage_destinations_and_never_read_their_secrets_back(app: &Test
         )
         .await;
     let teams = &made["data"]["createChatDestination"]["chatDestination"];
-    assert_eq!(teams["kind"], "TEAMS", "{made}");
+    assert_eq!(teams["kind"], "TEAMS_WEBHOOK", "{made}");
     assert_eq!(teams["teamOnly"], true);
     let bad = app
         .graphql(
@@ -220,6 +220,60 @@ async fn admins_manage_destinations_and_never_read_their_secrets_back(app: &Test
     assert_eq!(
         bad["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
         "{bad}"
+    );
+    // The names list's kinds: each needs its own fields, and reads back as made.
+    let create = |kind: &str, fields: &str| {
+        format!(
+            r#"mutation {{ createChatDestination(input: {{name: "Desk", kind: {kind}, {fields}}}) {{
+                chatDestination {{ kind hasWebhookUrl hasToken channel }} }} }}"#
+        )
+    };
+    let hook = format!("webhookUrl: {}", json!(secret_url));
+    for (kind, fields, field) in [
+        ("SLACK_WEBHOOK", "channel: \"C1\"", "webhookUrl"),
+        ("TEAMS_WEBHOOK", "channel: \"C1\"", "webhookUrl"),
+        ("SLACK_BOT", "channel: \"C1\"", "token"),
+        (
+            "SLACK_BOT",
+            &*format!("token: \"xoxb-1\", channel: \"C1\", {hook}"),
+            "webhookUrl",
+        ),
+        (
+            "SLACK_WEBHOOK",
+            &*format!("token: \"xoxb-1\", {hook}"),
+            "token",
+        ),
+    ] {
+        let refused = app
+            .graphql(Some(&admin.token), &create(kind, fields), json!({}))
+            .await;
+        assert!(
+            refused["errors"][0]["extensions"]["fields"][field].is_array(),
+            "{kind} with {fields}: {refused}"
+        );
+    }
+    let made = app
+        .graphql(
+            Some(&admin.token),
+            &create("SLACK_BOT", "token: \"xoxb-2\", channel: \"C0DESK\""),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        made["data"]["createChatDestination"]["chatDestination"],
+        json!({"kind": "SLACK_BOT", "hasWebhookUrl": false, "hasToken": true, "channel": "C0DESK"}),
+        "{made}"
+    );
+    let made = app
+        .graphql(
+            Some(&admin.token),
+            &create("SLACK_WEBHOOK", &hook),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        made["data"]["createChatDestination"]["chatDestination"]["kind"], "SLACK_WEBHOOK",
+        "{made}"
     );
     let teams_id = teams["databaseId"].as_i64().unwrap();
     let gone = app
