@@ -3,7 +3,8 @@
 //! `field` is the JSON path that holds it.
 use crate::graphql::context::viewer;
 use crate::graphql::ids;
-use crate::graphql::types::{Macro, MacroScope, Ticket, TimeRule, Trigger};
+use crate::graphql::query::automation::PreviewMacroInput;
+use crate::graphql::types::{Macro, MacroPreview, MacroScope, Ticket, TimeRule, Trigger};
 use crate::service::automation::macros::{self, MacroPatch, NewMacro, Scope};
 use crate::service::automation::time_rules::{self, NewTimeRule, TimeRulePatch};
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
@@ -444,6 +445,15 @@ impl AutomationMutation {
         Ok(DeleteMacroPayload {
             deleted_macro_id: ids::encode("Macro", id),
         })
+    }
+
+    /// What applying a macro to a ticket would do, as the query `previewMacro` answers; nothing is written.
+    async fn preview_macro(
+        &self,
+        ctx: &Context<'_>,
+        input: PreviewMacroInput,
+    ) -> Result<MacroPreview> {
+        crate::graphql::query::automation::preview_macro(ctx, input).await
     }
 
     /// Apply a macro to tickets, each on its own: one refused ticket does not stop the others.

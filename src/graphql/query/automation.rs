@@ -1,9 +1,28 @@
 //! `triggers`: the automation rules administrators manage.
+use crate::error::AppError;
 use crate::graphql::context::viewer;
 use crate::graphql::ids;
 use crate::graphql::types::{Macro, MacroPreview, TimeRule, TimeRuleDryRun, Trigger};
 use crate::service::automation::{macros, time_rules, triggers};
-use async_graphql::{Context, Object, Result, ID};
+use async_graphql::{Context, InputObject, Object, Result, ID};
+
+/// A macro and the ticket to preview it on.
+#[derive(InputObject)]
+pub struct PreviewMacroInput {
+    /// The macro.
+    pub macro_id: ID,
+    /// The ticket.
+    pub ticket_id: ID,
+}
+
+/// What applying the macro to the ticket `input` names would do; nothing is written.
+pub async fn preview_macro(ctx: &Context<'_>, input: PreviewMacroInput) -> Result<MacroPreview> {
+    let (req, actor) = viewer(ctx)?;
+    let macro_id = ids::decode(&input.macro_id, "Macro", "macroId")?;
+    let ticket_id = ids::decode(&input.ticket_id, "Ticket", "ticketId")?;
+    let preview = macros::preview(&req.state.db.conn, &actor, macro_id, ticket_id).await?;
+    Ok(MacroPreview(preview))
+}
 
 /// Queries about automation.
 #[derive(Default)]
@@ -45,16 +64,29 @@ impl AutomationQuery {
     }
 
     /// What applying a macro to a ticket would do, with every check applying makes; nothing is written.
+    /// Asked as the names list has it, `previewMacro(input: {macroId, ticketId})` (also a mutation of that
+    /// name), or with the two ids as arguments; one form or the other, else BAD_USER_INPUT on `input`.
     async fn preview_macro(
         &self,
         ctx: &Context<'_>,
-        macro_id: ID,
-        ticket_id: ID,
+        input: Option<PreviewMacroInput>,
+        macro_id: Option<ID>,
+        ticket_id: Option<ID>,
     ) -> Result<MacroPreview> {
-        let (req, actor) = viewer(ctx)?;
-        let macro_id = ids::decode(&macro_id, "Macro", "macroId")?;
-        let ticket_id = ids::decode(&ticket_id, "Ticket", "ticketId")?;
-        let preview = macros::preview(&req.state.db.conn, &actor, macro_id, ticket_id).await?;
-        Ok(MacroPreview(preview))
+        let input = match (input, macro_id, ticket_id) {
+            (Some(input), None, None) => input,
+            (None, Some(macro_id), Some(ticket_id)) => PreviewMacroInput {
+                macro_id,
+                ticket_id,
+            },
+            _ => {
+                return Err(AppError::field(
+                    "input",
+                    "give input: {macroId, ticketId}, or macroId and ticketId",
+                )
+                .into())
+            }
+        };
+        preview_macro(ctx, input).await
     }
 }

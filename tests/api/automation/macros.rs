@@ -134,6 +134,35 @@ async fn an_agent_answers_with_one_macro_and_the_preview_matches(app: &TestApp) 
         preview["replies"],
         json!([{"body": reply, "internal": false}])
     );
+    // The names list's form, `previewMacro(input: {macroId, ticketId})`, as a query and as a mutation, says
+    // the same; two forms at once, or half of one, is refused.
+    for form in [
+        "query($i: PreviewMacroInput!) { previewMacro(input: $i) { ticket { status } changes replies { body internal } } }",
+        "mutation($i: PreviewMacroInput!) { previewMacro(input: $i) { ticket { status } changes replies { body internal } } }",
+    ] {
+        let same = app
+            .as_user(&bob)
+            .graphql_data(form, json!({"i": {"macroId": mine["id"], "ticketId": t_gid}}))
+            .await["previewMacro"]
+            .clone();
+        assert_eq!(same, preview, "{form}");
+    }
+    for (query, vars) in [
+        (
+            "query($m: ID!) { previewMacro(macroId: $m) { changes } }",
+            json!({"m": mine["id"]}),
+        ),
+        (
+            "query($i: PreviewMacroInput!, $m: ID!, $t: ID!) { previewMacro(input: $i, macroId: $m, ticketId: $t) { changes } }",
+            json!({"i": {"macroId": mine["id"], "ticketId": t_gid}, "m": mine["id"], "t": t_gid}),
+        ),
+    ] {
+        let refused = app.as_user(&bob).graphql(query, vars).await;
+        assert!(
+            refused["errors"][0]["extensions"]["fields"]["input"].is_array(),
+            "{refused}"
+        );
+    }
     assert_eq!(state_of(app, &bob, &t["id"]).await, before);
     // ...and applying does what it said.
     let applied = app
