@@ -1,7 +1,9 @@
 //! `Attachment`: a file on a ticket or on one of its comments, only ever built for a viewer who may see it.
-use super::User;
-use crate::graphql::context::viewer;
+use super::{Comment, User};
+use crate::graphql::context::{load_error, viewer};
 use crate::graphql::ids;
+use crate::graphql::loaders::comments::TicketCommentsKey;
+use crate::graphql::loaders::viewer::VisibleTicketKey;
 use async_graphql::{Context, Object, Result, ID};
 use chrono::{DateTime, Utc};
 use entity::attachment;
@@ -51,6 +53,36 @@ impl Attachment {
         };
         let (req, _) = viewer(ctx)?;
         Ok(req.user(id).await?.map(User))
+    }
+
+    /// The comment it was posted with (null for a file on the ticket itself). Whoever sees the file may read
+    /// the comment: a file shares its comment's visibility.
+    async fn comment(&self, ctx: &Context<'_>) -> Result<Option<Comment>> {
+        let Some(comment_id) = self.0.comment_id else {
+            return Ok(None);
+        };
+        let (req, _) = viewer(ctx)?;
+        // Both batched per request: every file of a page costs the same two reads.
+        let ticket = req
+            .visible
+            .load_one(VisibleTicketKey(self.0.ticket_id))
+            .await
+            .map_err(load_error)?;
+        let Some(ticket) = ticket else {
+            return Ok(None);
+        };
+        let found = req
+            .visible
+            .load_one(TicketCommentsKey(self.0.ticket_id))
+            .await
+            .map_err(load_error)?
+            .unwrap_or_default();
+        Ok(found
+            .comments
+            .iter()
+            .find(|c| c.id == comment_id)
+            .cloned()
+            .map(|c| Comment::new(c, std::sync::Arc::new(ticket))))
     }
 
     /// When it was uploaded.

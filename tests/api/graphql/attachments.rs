@@ -159,6 +159,55 @@ async fn internal_files_stay_internal(app: &TestApp) {
         .await;
     assert!(other["data"]["ticket"].is_null(), "{other}");
 
+    // `Attachment.comment`: the comment a file came with, for whoever sees the file.
+    let with_comment = r#"query($id: ID!) { ticket(id: $id) {
+      attachments { filename comment { databaseId commentType } } } }"#;
+    let on = |resp: &Value| -> Vec<(String, Value)> {
+        resp["data"]["ticket"]["attachments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["filename"].as_str().unwrap().to_string(),
+                    a["comment"].clone(),
+                )
+            })
+            .collect()
+    };
+    let agent = app
+        .graphql(Some(&w.agent.token), with_comment, vars.clone())
+        .await;
+    assert_eq!(
+        on(&agent),
+        vec![
+            ("on-ticket.txt".to_string(), Value::Null),
+            (
+                "on-public.txt".to_string(),
+                json!({"databaseId": public.id, "commentType": "PUBLIC"})
+            ),
+            (
+                "SECRET.txt".to_string(),
+                json!({"databaseId": internal.id, "commentType": "INTERNAL"})
+            ),
+        ],
+        "{agent}"
+    );
+    let owner = app
+        .graphql(Some(&w.owner.token), with_comment, vars.clone())
+        .await;
+    assert_eq!(
+        on(&owner),
+        vec![
+            ("on-ticket.txt".to_string(), Value::Null),
+            (
+                "on-public.txt".to_string(),
+                json!({"databaseId": public.id, "commentType": "PUBLIC"})
+            ),
+        ],
+        "{owner}"
+    );
+
     // node: the agent reaches it, the requester and the other requester do not.
     let resp = app
         .graphql(Some(&w.agent.token), NODE, json!({ "id": secret_id }))
@@ -220,7 +269,7 @@ async fn internal_files_stay_internal(app: &TestApp) {
 }
 db_test!(internal_files_stay_internal);
 
-const PAGE: &str = r#"{ tickets(first: 10) { nodes { attachments { filename uploadedBy { username } }
+const PAGE: &str = r#"{ tickets(first: 10) { nodes { attachments { filename uploadedBy { username } comment { databaseId } }
   comments(first: 5) { nodes { attachments { filename } } } } } }"#;
 
 async fn fields_are_batched(app: &TestApp) {
