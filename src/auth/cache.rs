@@ -20,6 +20,9 @@ use std::time::Duration;
 /// The PostgreSQL channel on which instances tell each other that credentials changed.
 pub const CHANNEL: &str = "deskgraph_auth";
 
+/// A notice on [`CHANNEL`] about one user only (`user:<id>`); any other notice clears everything.
+const USER_PREFIX: &str = "user:";
+
 /// Most credentials kept: far above the active tokens of a busy instance, and a bound on memory.
 const CAPACITY: u64 = 10_000;
 
@@ -89,7 +92,13 @@ impl AuthCache {
         let cache = self.clone();
         Listener {
             channel: CHANNEL,
-            on_heard: Arc::new(move |_: Heard<'_>| cache.clear()),
+            on_heard: Arc::new(move |heard: Heard<'_>| match heard {
+                Heard::Notification(said) => match said.strip_prefix(USER_PREFIX).map(str::parse) {
+                    Some(Ok(user_id)) => cache.forget_actor(user_id),
+                    _ => cache.clear(),
+                },
+                Heard::Lost => cache.clear(),
+            }),
         }
     }
 
@@ -180,7 +189,24 @@ impl AuthCache {
     /// Call after the change committed. Never fails the caller: the entries' lifetime bounds a lost notice.
     pub async fn changed(&self, db: &Db) {
         self.clear();
-        crate::db::listen::notify(db, CHANNEL, "credential change").await;
+        crate::db::listen::notify(db, CHANNEL, "", "credential change").await;
+    }
+
+    /// Forget one user's record on this instance (a reader who loaded it before now does not keep it).
+    fn forget_actor(&self, user_id: i32) {
+        self.generation.advance();
+        if let Some(actors) = &self.actors {
+            actors.invalidate(&user_id);
+        }
+    }
+
+    /// Something only that user's pages read changed on their account (language, time zone): forget their
+    /// record here and on the other instances, so that their next page reads it again, while everyone else's
+    /// credentials and subscriptions stay as they are. Call after the change committed.
+    pub async fn reread(&self, db: &Db, user_id: i32) {
+        self.forget_actor(user_id);
+        let said = format!("{USER_PREFIX}{user_id}");
+        crate::db::listen::notify(db, CHANNEL, &said, "account change").await;
     }
 }
 

@@ -81,11 +81,11 @@ pub struct WebSession {
 }
 
 /// The live session named by the request's session cookie, if any.
-async fn web_session(db: &Db, headers: &HeaderMap) -> Option<WebSession> {
+async fn web_session(db: &Db, auth_cache: &AuthCache, headers: &HeaderMap) -> Option<WebSession> {
     let secret = session::cookie(headers, session::SESSION_COOKIE)?;
-    match session::signed_in(&db.conn, &secret).await {
+    match session::signed_in(&db.conn, auth_cache, &secret).await {
         Ok(found) => found.map(|(record, actor)| WebSession {
-            actor: Arc::new(actor),
+            actor,
             record,
             secret,
         }),
@@ -122,7 +122,7 @@ pub async fn resolve_auth(
 ) -> Result<(), Response> {
     let auth = match bearer_token(req.headers()) {
         None => {
-            if let Some(web) = web_session(db, req.headers()).await {
+            if let Some(web) = web_session(db, auth_cache, req.headers()).await {
                 req.extensions_mut().insert(web);
             }
             Auth::Anonymous

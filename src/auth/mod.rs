@@ -91,6 +91,24 @@ pub async fn load_actor(db: &impl ConnectionTrait, user_id: i32) -> AppResult<Op
     Ok(Some(Actor { user, groups }))
 }
 
+/// An active user and their groups from the instance's cache, else as [`load_actor`] reads them (then kept,
+/// unless credentials changed since `generation`, taken before the credential itself was read).
+pub async fn cached_actor(
+    db: &impl ConnectionTrait,
+    auth_cache: &cache::AuthCache,
+    generation: u64,
+    user_id: i32,
+) -> AppResult<Option<Arc<Actor>>> {
+    if let Some(actor) = auth_cache.actor(user_id) {
+        return Ok(Some(actor));
+    }
+    let Some(actor) = load_actor(db, user_id).await?.map(Arc::new) else {
+        return Ok(None);
+    };
+    auth_cache.put_actor(generation, actor.clone());
+    Ok(Some(actor))
+}
+
 /// Resolve a bearer token (API token, or a JWT checked with `jwt`) to its actor; any failure is 401.
 ///
 /// Answers come from the instance's [`cache::AuthCache`] when they can: a busy client's token and groups
@@ -141,17 +159,9 @@ pub async fn authenticate_bearer(
     } else {
         return Err(unauthenticated("invalid token"));
     };
-    let actor = match auth_cache.actor(user_id) {
-        Some(actor) => actor,
-        None => {
-            let actor = load_actor(&db.conn, user_id)
-                .await?
-                .map(Arc::new)
-                .ok_or_else(|| unauthenticated("user inactive or deleted"))?;
-            auth_cache.put_actor(generation, actor.clone());
-            actor
-        }
-    };
+    let actor = cached_actor(&db.conn, auth_cache, generation, user_id)
+        .await?
+        .ok_or_else(|| unauthenticated("user inactive or deleted"))?;
     let changed = actor
         .user
         .credentials_changed_at

@@ -1,12 +1,14 @@
 //! Web sessions over the `web_sessions` table: the cookie holds a random secret, the table only its
 //! SHA-256, next to the session's CSRF token and expiry.
+use super::cache::AuthCache;
 use super::tokens::{hash_secret, new_secret};
-use super::{load_actor, Actor};
+use super::{cached_actor, Actor};
 use crate::error::AppResult;
 use axum::http::{header, HeaderMap};
 use chrono::{Duration, Utc};
 use entity::web_session;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use std::sync::Arc;
 
 /// Name of the HttpOnly session cookie.
 pub const SESSION_COOKIE: &str = "sessionid";
@@ -57,17 +59,21 @@ pub async fn lookup(
     Ok(found.filter(|s| s.expires_at > Utc::now()))
 }
 
-/// The live session for a cookie secret and its user as they are now; `None` when the session is unknown or
-/// expired or the account can no longer sign in. Every door that takes a session (the auth middleware, the web
-/// extractor, the queue's live feed at each event) resolves it here.
+/// The live session for a cookie secret and its user; `None` when the session is unknown or expired or the
+/// account can no longer sign in. The session is read every time (signing out ends it at once, on every
+/// instance); the user and their groups come through `auth_cache`, which every change to them clears. Every
+/// door that takes a session (the auth middleware, the web extractor, the queue's live feed at each check)
+/// resolves it here.
 pub async fn signed_in(
     db: &impl ConnectionTrait,
+    auth_cache: &AuthCache,
     secret: &str,
-) -> AppResult<Option<(web_session::Model, Actor)>> {
+) -> AppResult<Option<(web_session::Model, Arc<Actor>)>> {
+    let generation = auth_cache.generation();
     let Some(record) = lookup(db, secret).await? else {
         return Ok(None);
     };
-    Ok(load_actor(db, record.user_id)
+    Ok(cached_actor(db, auth_cache, generation, record.user_id)
         .await?
         .map(|actor| (record, actor)))
 }

@@ -63,8 +63,8 @@ pub struct Config {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// `DESKGRAPH_CORS_ORIGINS`: comma-separated origins allowed to call the API from a browser.
     pub cors_origins: Vec<String>,
-    /// `DESKGRAPH_AUTH_CACHE_SECONDS`: how long a resolved token and its user's groups are reused without
-    /// asking the database (default 10; 0 turns the cache off). Revocations through the service apply at once.
+    /// `DESKGRAPH_AUTH_CACHE_SECONDS`: how long a resolved token, a session's user and their groups are reused
+    /// without asking the database (default 10; 0 turns the cache off). Revocations through the service apply at once.
     pub auth_cache_seconds: u64,
     /// `DESKGRAPH_REQUEST_TIMEOUT_SECONDS`: longest a request may take (default 30).
     pub request_timeout_seconds: u64,

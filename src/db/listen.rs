@@ -89,18 +89,18 @@ async fn relay(
     }
 }
 
-/// Tell the other instances' listeners on `channel` (with an empty payload) that something they remember
-/// changed. Call after the change committed. No-op off PostgreSQL (one process); never fails the caller,
+/// Tell the other instances' listeners on `channel` that something they remember changed (`payload` may say
+/// what, for listeners that can forget just that). Call after the change committed. No-op off PostgreSQL (one process); never fails the caller,
 /// since what listeners remember expires by itself too: a lost notice is logged.
-pub async fn notify(db: &crate::db::Db, channel: &'static str, what: &str) {
+pub async fn notify(db: &crate::db::Db, channel: &'static str, payload: &str, what: &str) {
     use sea_orm::{ConnectionTrait, DbBackend, Statement};
     if db.backend() != DbBackend::Postgres {
         return;
     }
     let stmt = Statement::from_sql_and_values(
         DbBackend::Postgres,
-        "SELECT pg_notify($1, '')",
-        [channel.into()],
+        "SELECT pg_notify($1, $2)",
+        [channel.into(), payload.into()],
     );
     if let Err(err) = db.conn.execute_raw(stmt).await {
         tracing::warn!(error = %err, "{what} not sent to other instances");

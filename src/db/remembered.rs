@@ -83,7 +83,7 @@ where
     /// instances (`why` goes in the notice).
     pub async fn changed(&self, db: &Db, why: &str) {
         self.clear();
-        crate::db::listen::notify(db, self.channel, why).await;
+        crate::db::listen::notify(db, self.channel, "", why).await;
     }
 
     /// What to do on the channel: another instance changed them, or the connection dropped and such a change

@@ -161,10 +161,10 @@ impl Follower {
             }
             SignedInWith::Session(secret) => {
                 let ended = || AppError::Unauthenticated("the session has ended".into());
-                let (_, actor) = session::signed_in(&self.db.conn, secret)
+                let (_, actor) = session::signed_in(&self.db.conn, &self.auth_cache, secret)
                     .await?
                     .ok_or_else(ended)?;
-                Ok(Arc::new(actor))
+                Ok(actor)
             }
         }
     }

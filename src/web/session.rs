@@ -34,11 +34,11 @@ pub use crate::auth::session::cookie;
 pub async fn signed_in(
     state: &AppState,
     headers: &HeaderMap,
-) -> WebResult<Option<(Actor, web_session::Model, String)>> {
+) -> WebResult<Option<(Arc<Actor>, web_session::Model, String)>> {
     let Some(secret) = cookie(headers, SESSION_COOKIE) else {
         return Ok(None);
     };
-    let found = session::signed_in(&state.db.conn, &secret).await?;
+    let found = session::signed_in(&state.db.conn, &state.auth_cache, &secret).await?;
     Ok(found.map(|(record, actor)| (actor, record, secret)))
 }
 
@@ -62,7 +62,6 @@ impl FromRequestParts<AppState> for WebActor {
             Some(web) => (web.actor, web.record, web.secret),
             None => signed_in(state, &parts.headers)
                 .await?
-                .map(|(actor, found, secret)| (Arc::new(actor), found, secret))
                 .ok_or_else(|| WebError(AppError::Unauthenticated("login required".into())))?,
         };
         if !parts.method.is_safe() {

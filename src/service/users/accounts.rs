@@ -407,8 +407,9 @@ async fn set_reading(
     )
     .await?;
     txn.commit().await?;
-    // The credential cache is left alone: only pages read these, and a page's session reads its account
-    // afresh; clearing it would have every instance look again at every credential and subscription.
+    // Only this user's record is forgotten: clearing the whole cache would have every instance look again at
+    // every credential and subscription.
+    deps.auth_cache.reread(deps.db, actor.id()).await;
     Ok(())
 }
 

@@ -18,6 +18,7 @@ pub mod upload;
 
 use super::session::{check_csrf, signed_in, FORM_CSRF_FIELD};
 use super::WebError;
+use crate::auth::middleware::WebSession;
 use crate::auth::Actor;
 use crate::error::{AppError, LoggedCause};
 use crate::http::errors::Door;
@@ -439,7 +440,13 @@ impl FromRequestParts<AppState> for PageUser {
             .path_and_query()
             .map(|p| p.as_str().to_string())
             .unwrap_or_else(|| "/tickets/".into());
-        match signed_in(state, &parts.headers).await? {
+        // The front layer has usually resolved the session already; look again only when it could not say
+        // (the database away), so the failure is reported in the page's shape.
+        let resolved = match parts.extensions.get::<WebSession>() {
+            Some(web) => Some((web.actor.clone(), web.record.clone(), web.secret.clone())),
+            None => signed_in(state, &parts.headers).await?,
+        };
+        match resolved {
             Some((actor, session, secret)) => {
                 let browser = || {
                     let raw = crate::web::session::cookie(&parts.headers, ZONE_COOKIE)?;
@@ -454,7 +461,7 @@ impl FromRequestParts<AppState> for PageUser {
                 // An error page for this request is in the user's language too.
                 let _ = PAGE_LANG.try_with(|page| page.set(lang));
                 Ok(PageUser {
-                    actor: Arc::new(actor),
+                    actor,
                     csrf: session.csrf_token,
                     session: secret,
                     zone,

@@ -1,6 +1,6 @@
 //! Authentication: API tokens, JWTs, and what happens without them.
 use crate::db_test;
-use crate::support::helpers::{assert_error, TestApp};
+use crate::support::helpers::{assert_error, cache_for_one_second_on_sqlite, TestApp};
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use chrono::Utc;
@@ -236,13 +236,6 @@ async fn a_token_revoked_on_one_instance_stops_working_on_another(app: &TestApp)
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
 
-fn cache_for_one_second_on_sqlite(config: &mut deskgraph::config::Config) {
-    config.auth_cache_seconds = if config.database_url.starts_with("sqlite") {
-        1
-    } else {
-        3600
-    };
-}
 db_test!(
     a_token_revoked_on_one_instance_stops_working_on_another,
     cache_for_one_second_on_sqlite

@@ -522,6 +522,16 @@ fn capitalise(s: &str) -> String {
 }
 
 /// Assert the REST error body shape and code.
+/// Credentials cached for an hour on PostgreSQL, where instances tell each other of changes at once, and for a
+/// second on SQLite, where that lifetime is what bounds another instance's view (a test's `db_test!` set-up).
+pub fn cache_for_one_second_on_sqlite(config: &mut deskgraph::config::Config) {
+    config.auth_cache_seconds = if config.database_url.starts_with("sqlite") {
+        1
+    } else {
+        3600
+    };
+}
+
 pub fn assert_error(response: &TestResponse, status: StatusCode, code: &str) {
     assert_eq!(response.status, status, "body: {}", response.text);
     assert_eq!(response.json["code"], code, "body: {}", response.text);

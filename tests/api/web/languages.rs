@@ -1,7 +1,7 @@
 //! The pages in the reader's language: the one chosen on `/settings/`, else the first one the browser asks for
 //! (`Accept-Language`) that there is a catalogue for, else English. The APIs and the web JSON stay English.
 use crate::db_test;
-use crate::support::helpers::{TestApp, TestResponse};
+use crate::support::helpers::{cache_for_one_second_on_sqlite, TestApp, TestResponse};
 use crate::support::pages::location;
 use crate::support::world::login;
 use axum::body::Body;
@@ -152,6 +152,45 @@ async fn pages_follow_the_chosen_language_else_the_browsers(app: &TestApp) {
         "{}",
         missing.text
     );
+}
+
+db_test!(
+    a_language_chosen_on_one_instance_is_read_on_another,
+    cache_for_one_second_on_sqlite
+);
+/// Each instance keeps a signed-in user's account for a while; a language chosen on one instance is read by the
+/// others at their next page (PostgreSQL instances tell each other at once; on SQLite the short lifetime set
+/// above bounds it).
+async fn a_language_chosen_on_one_instance_is_read_on_another(app: &TestApp) {
+    let owner = app.user("owner").await;
+    let (_, second) = app.second_instance().await;
+    let browser = login(app, &owner).await;
+    let cookies = browser.cookies();
+    let on_second = || {
+        let request = Request::builder()
+            .uri("/tickets/")
+            .header(header::COOKIE, &cookies)
+            .body(Body::empty())
+            .unwrap();
+        app.send_to(&second, request)
+    };
+    assert!(!is_german(&on_second().await));
+    assert!(!is_german(&browser.page(app, "/tickets/").await));
+    let resp = browser
+        .form(app, "/settings/language/", &[("language", "de")])
+        .await;
+    assert_eq!(location(&resp), "/settings/?done=language");
+    // Where it was chosen, at once.
+    assert!(is_german(&browser.page(app, "/tickets/").await));
+    let mut german = false;
+    for _ in 0..50 {
+        german = is_german(&on_second().await);
+        if german {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(german, "the second instance kept the old language");
 }
 
 db_test!(another_users_language_stays_theirs);

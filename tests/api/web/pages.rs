@@ -1153,3 +1153,85 @@ async fn the_queue_hides_done_tickets_unless_asked(app: &TestApp) {
     );
 }
 db_test!(the_queue_hides_done_tickets_unless_asked);
+
+/// The fewest statements of three loads of `path` (a background job's statement can land in one window).
+async fn page_statements(
+    app: &TestApp,
+    browser: &crate::support::world::Browser,
+    path: &str,
+) -> u64 {
+    let mut fewest = u64::MAX;
+    for _ in 0..3 {
+        let before = app.statements();
+        let resp = browser.page(app, path).await;
+        assert_eq!(resp.status, StatusCode::OK, "{}", resp.text);
+        fewest = fewest.min(app.statements() - before);
+    }
+    fewest
+}
+
+/// The queue and a ticket's page read in as many statements with one row or comment as with several, and a
+/// signed-in browser's session costs one: the front layer resolves it once for the page, and the user and
+/// their groups come from the instance's credential cache.
+async fn pages_read_in_statements_that_do_not_grow(app: &TestApp) {
+    let w = world(app).await;
+    let id = w.ticket.id;
+    let ticket = format!("/tickets/{id}/");
+    add(app, &w.owner, id, "It smokes", CommentType::Public).await;
+    let browser = login(app, &w.agent).await;
+    let queue_one = page_statements(app, &browser, "/tickets/").await;
+    let ticket_one = page_statements(app, &browser, &ticket).await;
+
+    let agent = actor(app, &w.agent).await;
+    for (title, requester) in [
+        ("Scanner", &w.other),
+        ("Badge", &w.grouper),
+        ("Desk", &w.staff),
+    ] {
+        let made = tickets::create(
+            app.state.write_deps(deskgraph::domain::Channel::System),
+            &agent,
+            tickets::NewTicket {
+                title: title.into(),
+                requester_id: Some(requester.id),
+                assignee_id: Some(w.agent.id),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        let tagged = app
+            .as_user(&w.agent)
+            .post(
+                &format!("/api/tickets/{}/tags/", made.id),
+                serde_json::json!({"tags": [title.to_lowercase()]}),
+            )
+            .await;
+        assert_eq!(tagged.status, StatusCode::OK, "{}", tagged.text);
+    }
+    add(
+        app,
+        &w.agent,
+        id,
+        "Checked the fuser",
+        CommentType::Internal,
+    )
+    .await;
+    add(app, &w.staff, id, "Ordered a new one", CommentType::Public).await;
+
+    let queue = browser.page(app, "/tickets/").await;
+    for title in [
+        "Printer on fire",
+        "Scanner",
+        "Badge",
+        "Desk",
+        ">scanner</a>",
+    ] {
+        assert!(queue.text.contains(title), "{title}");
+    }
+    assert_eq!(page_statements(app, &browser, "/tickets/").await, queue_one);
+    assert_eq!(page_statements(app, &browser, &ticket).await, ticket_one);
+    assert_eq!(queue_one, 5, "the queue's statements");
+    assert_eq!(ticket_one, 22, "a ticket page's statements");
+}
+db_test!(pages_read_in_statements_that_do_not_grow);
