@@ -25,6 +25,7 @@ reports-created = Erstellt
 reports-resolved = Gelöst
 reports-reopened = Wieder geöffnet
 reports-median-first-response = Median der ersten Antwort
+reports-median-first-response-business = Median der ersten Antwort in Geschäftszeiten
 reports-median-resolution = Median der Lösung
 reports-first-response-sla-met = SLA der ersten Antwort eingehalten
 reports-resolution-sla-met = SLA der Lösung eingehalten
@@ -65,7 +66,7 @@ reports-age-over-4-weeks = Über 4 Wochen
 # Was die Zahlen zählen
 reports-terms-heading = Was die Zahlen zählen
 reports-term-created = Erstellt, erste Antwort, SLA der ersten Antwort
-reports-term-created-text = Die im Zeitraum erstellten Tickets. Die erste Antwort ist der erste öffentliche Kommentar eines Teammitglieds; die Zeit zählt ab der Erstellung, in Echtzeit. Ein Ziel für die erste Antwort ist eingehalten, wenn die Antwort ohne Verletzung kam, und verfehlt, wenn es verletzt wurde (zu spät oder noch nicht beantwortet); ein laufendes Ziel wird nicht gezählt.
+reports-term-created-text = Die im Zeitraum erstellten Tickets. Die erste Antwort ist der erste öffentliche Kommentar eines Teammitglieds; die Zeit zählt ab der Erstellung, in Echtzeit, und in Geschäftszeiten nach dem Kalender der SLA-Richtlinie, die bei der Antwort für das Ticket galt (Tickets ohne Richtlinie haben keinen Wert in Geschäftszeiten). Ein Ziel für die erste Antwort ist eingehalten, wenn die Antwort ohne Verletzung kam, und verfehlt, wenn es verletzt wurde (zu spät oder noch nicht beantwortet); ein laufendes Ziel wird nicht gezählt.
 reports-term-resolved = Gelöst, Lösung, SLA der Lösung
 reports-term-resolved-text = Die im Zeitraum gelösten oder geschlossenen Tickets, gezählt in der Woche, in der sie gelöst wurden. Ein Duplikat, das in ein anderes Ticket zusammengeführt wurde, wurde nicht gelöst und wird nicht gezählt. Ein Lösungsziel ist eingehalten, wenn das Ticket ohne Verletzung gelöst wurde.
 reports-term-reopened-text = Wie oft die im Zeitraum erstellten Tickets wieder aus Gelöst oder Geschlossen herausgenommen wurden.

@@ -25,6 +25,7 @@ reports-created = Created
 reports-resolved = Resolved
 reports-reopened = Reopened
 reports-median-first-response = Median first response
+reports-median-first-response-business = Median first response in business hours
 reports-median-resolution = Median resolution
 reports-first-response-sla-met = First-response SLA met
 reports-resolution-sla-met = Resolution SLA met
@@ -65,7 +66,7 @@ reports-age-over-4-weeks = Over 4 weeks
 # What the figures count
 reports-terms-heading = What the figures count
 reports-term-created = Created, first response, first-response SLA
-reports-term-created-text = The tickets created in the period. A first response is the first public comment of a team member; the time is from creation, in wall-clock time. A first-response target is met when it came without a breach and missed when it was breached (answered late, or not yet); a running one is not counted.
+reports-term-created-text = The tickets created in the period. A first response is the first public comment of a team member; the time is from creation, in wall-clock time, and in business hours under the calendar of the SLA policy that governed the ticket when it was answered (tickets no policy governed have no business-hours figure). A first-response target is met when it came without a breach and missed when it was breached (answered late, or not yet); a running one is not counted.
 reports-term-resolved = Resolved, resolution, resolution SLA
 reports-term-resolved-text = The tickets resolved or closed in the period, counted in the week they were resolved. A duplicate merged into another ticket was not resolved and is not counted. A resolution target is met when the ticket was resolved without a breach.
 reports-term-reopened-text = How many times the tickets created in the period were moved back out of Resolved or Closed.

@@ -64,6 +64,38 @@ pub async fn create_indexes(
     Ok(())
 }
 
+/// Add `column` to `table`.
+pub async fn add_column(
+    manager: &SchemaManager<'_>,
+    table: &str,
+    column: &mut ColumnDef,
+) -> Result<(), DbErr> {
+    manager
+        .alter_table(
+            Table::alter()
+                .table(Alias::new(table))
+                .add_column(column)
+                .to_owned(),
+        )
+        .await
+}
+
+/// Drop `column` from `table`.
+pub async fn drop_column(
+    manager: &SchemaManager<'_>,
+    table: &str,
+    column: &str,
+) -> Result<(), DbErr> {
+    manager
+        .alter_table(
+            Table::alter()
+                .table(Alias::new(table))
+                .drop_column(Alias::new(column))
+                .to_owned(),
+        )
+        .await
+}
+
 /// Drop the named tables, in order.
 pub async fn drop_tables(manager: &SchemaManager<'_>, tables: &[&str]) -> Result<(), DbErr> {
     for table in tables {

@@ -41,6 +41,7 @@ mod m20261129_000044_search_upkeep;
 mod m20261130_000045_saved_views;
 mod m20261130_000046_user_time_zone;
 mod m20261130_000047_user_language;
+mod m20261130_000048_first_response_business;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -87,6 +88,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000045_saved_views::Migration),
             Box::new(m20261130_000046_user_time_zone::Migration),
             Box::new(m20261130_000047_user_language::Migration),
+            Box::new(m20261130_000048_first_response_business::Migration),
         ]
     }
 }

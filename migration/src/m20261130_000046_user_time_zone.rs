@@ -1,5 +1,6 @@
 //! The time zone a user reads the web pages' dates in (an IANA name such as `Europe/Berlin`); none follows
 //! the browser's.
+use crate::helpers::{add_column, drop_column};
 use sea_orm_migration::{prelude::*, schema::*};
 
 #[derive(DeriveMigrationName)]
@@ -8,24 +9,10 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("users")
-                    .add_column(string_len_null("time_zone", 64))
-                    .to_owned(),
-            )
-            .await
+        add_column(manager, "users", &mut string_len_null("time_zone", 64)).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("users")
-                    .drop_column(Alias::new("time_zone"))
-                    .to_owned(),
-            )
-            .await
+        drop_column(manager, "users", "time_zone").await
     }
 }

@@ -1,4 +1,5 @@
 //! The language a user reads the web pages in (a catalogue's code such as `de`); none follows the browser's.
+use crate::helpers::{add_column, drop_column};
 use sea_orm_migration::{prelude::*, schema::*};
 
 #[derive(DeriveMigrationName)]
@@ -7,24 +8,10 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("users")
-                    .add_column(string_len_null("language", 16))
-                    .to_owned(),
-            )
-            .await
+        add_column(manager, "users", &mut string_len_null("language", 16)).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table("users")
-                    .drop_column(Alias::new("language"))
-                    .to_owned(),
-            )
-            .await
+        drop_column(manager, "users", "language").await
     }
 }

@@ -77,6 +77,9 @@ pub struct ReportLine {
     reopened: u64,
     /// From creation to the first public comment of the team, of the created tickets.
     first_response: DurationStats,
+    /// The same in business minutes, of the created tickets an SLA policy governed when they were answered
+    /// (under its calendar).
+    first_response_business: DurationStats,
     /// From creation to resolution, of the resolved tickets.
     resolution: DurationStats,
     /// First-response targets of the created tickets.
@@ -102,6 +105,7 @@ impl From<&Line> for ReportLine {
             resolved: l.resolved,
             reopened: l.reopened,
             first_response: (&l.first_response).into(),
+            first_response_business: (&l.first_response_business).into(),
             resolution: (&l.resolution).into(),
             first_response_sla: l.first_response_sla.into(),
             resolution_sla: l.resolution_sla.into(),
@@ -135,7 +139,7 @@ pub struct TicketReport {
         ("group_by" = Option<String>, Query, description = "Comma-separated: `group`, `agent`, `priority`, `project`, and at most one of `day`, `week`, `month`."),
         ("project" = Option<i32>, Query, description = "Only tickets of this project."),
         ("group" = Option<i32>, Query, description = "Only tickets assigned to this group."),
-        ("metrics" = Option<String>, Query, description = "Comma-separated figures the report is about: `created`, `resolved`, `reopened`, `first_response`, `resolution`, `first_response_sla`, `resolution_sla`, `time_waiting`, `time_in_progress`. A line is listed when it has one of them; CSV has only their columns."),
+        ("metrics" = Option<String>, Query, description = "Comma-separated figures the report is about: `created`, `resolved`, `reopened`, `first_response`, `resolution`, `first_response_sla`, `resolution_sla`, `time_waiting`, `time_in_progress`, `first_response_business`. A line is listed when it has one of them; CSV has only their columns."),
         ("format" = Option<String>, Query, description = "`json` (default) or `csv`: a row per line, then the total."),
     ),
     responses((status = 200, description = "The report", content((TicketReport = "application/json"), (String = "text/csv"))), (status = 400, description = "A bad parameter", body = crate::error::bodies::Error), (status = 403, description = "Not the team", body = crate::error::bodies::Error)),
@@ -236,6 +240,14 @@ fn columns(metric: Metric, line: &Line) -> Vec<(&'static str, String)> {
                 "first_response_p90_minutes",
             ],
             &line.first_response,
+        ),
+        Metric::FirstResponseBusiness => times(
+            [
+                "first_response_business_count",
+                "first_response_business_median_minutes",
+                "first_response_business_p90_minutes",
+            ],
+            &line.first_response_business,
         ),
         Metric::Resolution => times(
             [

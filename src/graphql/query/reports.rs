@@ -54,6 +54,8 @@ pub enum TicketReportMetric {
     Reopened,
     /// `firstResponse`.
     FirstResponse,
+    /// `firstResponseBusiness`.
+    FirstResponseBusiness,
     /// `resolution`.
     Resolution,
     /// `firstResponseSla`.
@@ -73,6 +75,7 @@ impl From<TicketReportMetric> for Metric {
             TicketReportMetric::Resolved => Metric::Resolved,
             TicketReportMetric::Reopened => Metric::Reopened,
             TicketReportMetric::FirstResponse => Metric::FirstResponse,
+            TicketReportMetric::FirstResponseBusiness => Metric::FirstResponseBusiness,
             TicketReportMetric::Resolution => Metric::Resolution,
             TicketReportMetric::FirstResponseSla => Metric::FirstResponseSla,
             TicketReportMetric::ResolutionSla => Metric::ResolutionSla,
@@ -174,6 +177,9 @@ pub struct TicketReportLine {
     reopened: i64,
     /// From creation to the first public comment of the team, of the created tickets.
     first_response: DurationStats,
+    /// The same in business minutes, of the created tickets an SLA policy governed when they were answered
+    /// (under its calendar).
+    first_response_business: DurationStats,
     /// From creation to resolution, of the resolved tickets.
     resolution: DurationStats,
     /// First-response targets of the created tickets.
@@ -203,6 +209,7 @@ impl From<Line> for TicketReportLine {
             resolved: count(l.resolved),
             reopened: count(l.reopened),
             first_response: l.first_response.into(),
+            first_response_business: l.first_response_business.into(),
             resolution: l.resolution.into(),
             first_response_sla: l.first_response_sla.into(),
             resolution_sla: l.resolution_sla.into(),

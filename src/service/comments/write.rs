@@ -8,6 +8,7 @@ use crate::notify::live::LiveEvent;
 use crate::sanitize::{has_visible_content, sanitize_html};
 use crate::service::audit::{self, Changes};
 use crate::service::events;
+use crate::service::sla::policies;
 use crate::service::text;
 use crate::service::tickets::write::triggered;
 use crate::service::{attachments, tickets, WriteDeps};
@@ -132,12 +133,22 @@ async fn create_and_attach(
     }
     let is_internal = input.comment_type == CommentType::Internal;
     let triggers = state.triggers.active(&state.db.conn).await?;
+    // What a first response is measured against: read before the transaction, from the remembered policies.
+    let answers = !is_internal && actor.is_team();
+    let of_priority = if answers && t.first_responded_at.is_none() {
+        state
+            .policies
+            .for_priority(&state.db.conn, t.priority)
+            .await?
+    } else {
+        Default::default()
+    };
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
     let t = landing(&txn, t).await?;
     check_internal_allowed(actor, &t, input.comment_type)?;
     let created = insert(&txn, &t, Some(actor.id()), input.comment_type, body, now).await?;
-    if !is_internal && actor.is_team() {
+    if answers {
         // Conditional, so a concurrent first response keeps the earlier time.
         let first = ticket::Entity::update_many()
             .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
@@ -147,6 +158,12 @@ async fn create_and_attach(
             .await?;
         if first.rows_affected > 0 {
             crate::service::sla::on_first_response(&txn, t.id).await?;
+            let governing =
+                policies::matching(&of_priority, t.priority, t.project_id, t.assigned_group_id);
+            if let Some(policy) = governing {
+                let kept = crate::service::reports::on_first_response(&t, &policy.calendar, now)?;
+                crate::db::run_together(&txn, vec![kept]).await?;
+            }
         }
     }
     audit::record(

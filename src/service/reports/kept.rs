@@ -1,8 +1,10 @@
 //! What reports need that a ticket's row does not keep, kept in the transaction of the write that changes it
 //! (`ticket_metrics`): each status move adds the time since the previous one to the category the ticket
-//! leaves, and a move out of a done status counts a reopen.
+//! leaves, and a move out of a done status counts a reopen; the first response keeps how long it took in
+//! business time.
 use crate::domain::{StatusCategory, Workflow};
 use crate::error::{AppError, AppResult};
+use crate::service::sla::calendar::Calendar;
 use chrono::{DateTime, Utc};
 use entity::ticket;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, InsertStatement, OnConflict, Query};
@@ -57,4 +59,27 @@ pub fn on_status_moved(
     }
     insert.on_conflict(conflict.to_owned());
     Ok(Some(insert))
+}
+
+/// The statement keeping how long the first response to `t`, at `at`, took in the business time of `calendar`
+/// (the calendar of the SLA policy governing the ticket then), for the responding transaction to run.
+pub fn on_first_response(
+    t: &ticket::Model,
+    calendar: &Calendar,
+    at: DateTime<Utc>,
+) -> AppResult<InsertStatement> {
+    let business = calendar.between(t.created_at, at).num_milliseconds();
+    let column = Alias::new("first_response_business_ms");
+    let mut insert = Query::insert();
+    insert
+        .into_table(Alias::new("ticket_metrics"))
+        .columns([Alias::new("ticket_id"), column.clone()])
+        .values([i64::from(t.id).into(), business.into()])
+        .map_err(AppError::internal)?
+        .on_conflict(
+            OnConflict::column(Alias::new("ticket_id"))
+                .update_column(column)
+                .to_owned(),
+        );
+    Ok(insert)
 }

@@ -19,7 +19,7 @@
 //! Percentiles interpolate between the two nearest values (as PostgreSQL's `percentile_cont`).
 mod kept;
 
-pub use kept::on_status_moved;
+pub use kept::{on_first_response, on_status_moved};
 
 use crate::auth::Actor;
 use crate::domain::{Priority, StatusCategory, Workflow};
@@ -111,6 +111,8 @@ pub enum Metric {
     Reopened,
     /// Times to the first response.
     FirstResponse,
+    /// Times to the first response in business hours.
+    FirstResponseBusiness,
     /// Times to resolution.
     Resolution,
     /// First-response targets met and missed.
@@ -124,8 +126,8 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// Every figure, in the order reports give them, as clients spell them.
-    pub const ALL: [(Metric, &'static str); 9] = [
+    /// Every figure, in the order reports give them (CSV columns too), as clients spell them.
+    pub const ALL: [(Metric, &'static str); 10] = [
         (Metric::Created, "created"),
         (Metric::Resolved, "resolved"),
         (Metric::Reopened, "reopened"),
@@ -135,6 +137,8 @@ impl Metric {
         (Metric::ResolutionSla, "resolution_sla"),
         (Metric::TimeWaiting, "time_waiting"),
         (Metric::TimeInProgress, "time_in_progress"),
+        // Last, so that a CSV read by column position keeps the columns it had before this figure.
+        (Metric::FirstResponseBusiness, "first_response_business"),
     ];
 
     /// From a client's spelling (400 on `field` otherwise).
@@ -157,6 +161,7 @@ impl Metric {
             Metric::Resolved => line.resolved > 0,
             Metric::Reopened => line.reopened > 0,
             Metric::FirstResponse => line.first_response.count > 0,
+            Metric::FirstResponseBusiness => line.first_response_business.count > 0,
             Metric::Resolution => line.resolution.count > 0,
             Metric::FirstResponseSla => {
                 line.first_response_sla.met + line.first_response_sla.missed > 0
@@ -290,6 +295,9 @@ pub struct Line {
     pub reopened: u64,
     /// From creation to the first response, of the created tickets.
     pub first_response: Durations,
+    /// The same in business time, of the created tickets an SLA policy governed when they were answered
+    /// (under its calendar).
+    pub first_response_business: Durations,
     /// From creation to resolution, of the resolved tickets.
     pub resolution: Durations,
     /// First-response targets of the created tickets.
@@ -332,6 +340,7 @@ struct Fact {
     first_response_breached_at: Option<DateTime<Utc>>,
     resolution_breached_at: Option<DateTime<Utc>>,
     reopens: Option<i32>,
+    first_response_business_ms: Option<i64>,
     todo_ms: Option<i64>,
     in_progress_ms: Option<i64>,
 }
@@ -349,6 +358,7 @@ enum Raw {
 struct Gathered {
     line: Line,
     first_response: Vec<f64>,
+    first_response_business: Vec<f64>,
     resolution: Vec<f64>,
     waiting: Vec<f64>,
     in_progress: Vec<f64>,
@@ -445,7 +455,12 @@ async fn facts(db: &impl ConnectionTrait, request: &ReportRequest) -> AppResult<
         Expr::col((metrics.clone(), Alias::new("ticket_id")))
             .equals((ticket::Entity, ticket::Column::Id)),
     );
-    for kept in ["reopens", "todo_ms", "in_progress_ms"] {
+    for kept in [
+        "reopens",
+        "first_response_business_ms",
+        "todo_ms",
+        "in_progress_ms",
+    ] {
         query.expr_as(
             Expr::col((metrics.clone(), Alias::new(kept))),
             Alias::new(kept),
@@ -531,6 +546,9 @@ pub async fn tickets(
                 if let Some(at) = fact.first_responded_at {
                     g.first_response.push(minutes(fact.created_at, at));
                 }
+                if let Some(ms) = fact.first_response_business_ms {
+                    g.first_response_business.push(ms as f64 / 60_000.0);
+                }
                 if fact.first_response_due_at.is_some() {
                     if fact.first_response_breached_at.is_some() {
                         g.line.first_response_sla.missed += 1;
@@ -578,6 +596,7 @@ pub async fn tickets(
     let finish = |g: Gathered, keys: Vec<Key>| Line {
         keys,
         first_response: durations(g.first_response),
+        first_response_business: durations(g.first_response_business),
         resolution: durations(g.resolution),
         waiting: durations(g.waiting),
         in_progress: durations(g.in_progress),

@@ -64,6 +64,8 @@ struct Row {
     reopened: u64,
     first_response: String,
     first_response_p90: String,
+    /// The median first response in business time (tickets an SLA policy governed).
+    first_response_business: String,
     resolution: String,
     resolution_p90: String,
     first_response_sla: String,
@@ -132,6 +134,7 @@ fn row(lang: Lang, name: String, l: &Line) -> Row {
         reopened: l.reopened,
         first_response: duration(lang, l.first_response.median),
         first_response_p90: duration(lang, l.first_response.p90),
+        first_response_business: duration(lang, l.first_response_business.median),
         resolution: duration(lang, l.resolution.median),
         resolution_p90: duration(lang, l.resolution.p90),
         first_response_sla: rate(lang, l.first_response_sla),

@@ -301,7 +301,7 @@ async fn known_figures(app: &TestApp) {
         r.text
     );
     assert!(
-        rows.contains(&"line,Network,2,2,0,2,60.0,84.0,2,1560.0,2616.0,1,1,1,1,,,,"),
+        rows.contains(&"line,Network,2,2,0,2,60.0,84.0,2,1560.0,2616.0,1,1,1,1,,,,,0,,"),
         "{}",
         r.text
     );
@@ -537,3 +537,130 @@ async fn time_in_each_status_is_kept_on_every_move(app: &TestApp) {
     assert_eq!(r.json["total"]["resolved"], 0, "{}", r.text);
 }
 db_test!(time_in_each_status_is_kept_on_every_move);
+
+db_test!(first_response_in_business_hours);
+/// The first response is kept in business time too, under the calendar of the SLA policy that governs the
+/// ticket when it is answered: a ticket created on a Friday at 16:00 and answered days later took one hour of a
+/// weekday 09:00–17:00 desk (the weekend is closed, and every day after it up to the answer a holiday); a ticket
+/// no policy governs has its wall-clock figure only.
+async fn first_response_in_business_hours(app: &TestApp) {
+    use chrono::{Datelike, Duration, Weekday};
+    let admin = app.admin("ada").await;
+    let agent = app.agent("adam").await;
+    let requester = app.user("rita").await;
+    let today = Utc::now().date_naive();
+    let mut friday = today - Duration::days(2);
+    while friday.weekday() != Weekday::Fri {
+        friday -= Duration::days(1);
+    }
+    // Through tomorrow, so the answer is on a holiday even when the test runs over midnight.
+    let holidays: Vec<String> = (3..)
+        .map(|d| friday + Duration::days(d))
+        .take_while(|d| *d <= today + Duration::days(1))
+        .map(|d| d.to_string())
+        .collect();
+    let hours: Vec<Value> = ["MON", "TUE", "WED", "THU", "FRI"]
+        .iter()
+        .map(|day| json!({"day": day, "open": "09:00", "close": "17:00"}))
+        .collect();
+    let made = crate::support::sla::create_policy(
+        app,
+        &admin.token,
+        json!({"name": "Office hours", "priority": "HIGH", "firstResponseMinutes": 240,
+            "resolutionMinutes": 2400,
+            "calendar": {"timeZone": "UTC", "hours": hours, "holidays": holidays}}),
+    )
+    .await;
+    assert!(
+        made["data"]["createSlaPolicy"]["slaPolicy"]["id"].is_string(),
+        "{made}"
+    );
+    let created_at = friday.and_hms_opt(16, 0, 0).unwrap().and_utc();
+    for priority in ["high", "low"] {
+        let r = app
+            .as_user(&requester)
+            .post(
+                "/api/tickets/",
+                json!({"title": priority, "priority": priority}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let id = r.json["id"].as_i64().unwrap();
+        let db = &app.state.db.conn;
+        let mut t = ticket::Entity::find_by_id(id as i32)
+            .one(db)
+            .await
+            .unwrap()
+            .unwrap()
+            .into_active_model();
+        t.created_at = Set(created_at);
+        t.update(db).await.unwrap();
+        // The first answer counts; a later one changes nothing.
+        for content in ["On it", "Still on it"] {
+            let answered = app
+                .as_user(&agent)
+                .post(
+                    &format!("/api/tickets/{id}/comments/"),
+                    json!({"content": content, "comment_type": "public"}),
+                )
+                .await;
+            assert_eq!(answered.status, StatusCode::CREATED, "{}", answered.text);
+        }
+    }
+
+    let query = "query($from: Date!, $to: Date!) {
+      ticketReport(filter: {from: $from, to: $to}, groupBy: [PRIORITY], metrics: [FIRST_RESPONSE_BUSINESS]) {
+        lines { keys { value } firstResponseBusiness { count medianMinutes } }
+        total { firstResponse { count medianMinutes }
+          firstResponseBusiness { count medianMinutes p90Minutes } } } }";
+    let period = json!({"from": friday.to_string(), "to": today.to_string()});
+    let body = app.graphql(Some(&agent.token), query, period).await;
+    let report = &data(&body)["ticketReport"];
+    assert_eq!(report["total"]["firstResponse"]["count"], 2, "{body}");
+    assert!(
+        report["total"]["firstResponse"]["medianMinutes"]
+            .as_f64()
+            .unwrap()
+            > 24.0 * 60.0,
+        "{body}"
+    );
+    assert_eq!(
+        report["total"]["firstResponseBusiness"],
+        json!({"count": 1, "medianMinutes": 60.0, "p90Minutes": 60.0})
+    );
+    // Only the line that has the figure: the ticket the policy governed.
+    assert_eq!(
+        report["lines"],
+        json!([{"keys": [{"value": "high"}], "firstResponseBusiness": {"count": 1, "medianMinutes": 60.0}}])
+    );
+
+    let path = format!("/api/reports/tickets/?from={friday}&to={today}");
+    let r = app.as_user(&agent).get(&path).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(
+        r.json["total"]["first_response_business"]["median_minutes"],
+        60.0
+    );
+    let r = app
+        .as_user(&agent)
+        .get(&format!(
+            "{path}&format=csv&metrics=first_response_business"
+        ))
+        .await;
+    assert_eq!(
+        r.text,
+        "line,first_response_business_count,first_response_business_median_minutes,\
+         first_response_business_p90_minutes\r\nline,1,60.0,60.0\r\ntotal,1,60.0,60.0\r\n"
+    );
+    // The same report's every column keeps the figures it had, the new ones last.
+    let r = app.as_user(&agent).get(&format!("{path}&format=csv")).await;
+    let header = r.text.lines().next().unwrap_or_default().to_string();
+    assert!(
+        header.starts_with("line,created,resolved,reopened,first_response_count,")
+            && header.ends_with(",first_response_business_p90_minutes"),
+        "{header}"
+    );
+    // Requesters read no report.
+    let r = app.as_user(&requester).get(&path).await;
+    assert_error(&r, StatusCode::FORBIDDEN, "forbidden");
+}

@@ -732,6 +732,8 @@ fn rows(
     }
     let mut action_rows = Vec::new();
     for a in actions.as_array().into_iter().flatten() {
+        // A custom field's action is chosen among the fields' options (`set_field:<key>`), not the actions'.
+        let mut field_kind = String::new();
         let (kind, value) = if let Some(text) = a.get("comment") {
             let kind = if a["internal"] == true {
                 "note"
@@ -783,18 +785,8 @@ fn rows(
             lines.push(a["body"].as_str().unwrap_or_default().to_string());
             (kind, lines.join("\n"))
         } else if let Some(key) = a.get("set_field").and_then(Value::as_str) {
-            let kind = format!("{SET_FIELD}{key}");
-            action_rows.push(ActionRow {
-                kinds: with_fields(
-                    lang,
-                    options(lang, &ACTIONS, action_name, ""),
-                    defined,
-                    true,
-                    &kind,
-                ),
-                value: names.show(shown_as(defined, key, ""), &a["value"]),
-            });
-            continue;
+            field_kind = format!("{SET_FIELD}{key}");
+            ("", names.show(shown_as(defined, key, ""), &a["value"]))
         } else {
             let set = a["set"].as_str().unwrap_or_default();
             (set, names.show(set, &a["value"]))
@@ -805,7 +797,7 @@ fn rows(
                 options(lang, &ACTIONS, action_name, kind),
                 defined,
                 true,
-                "",
+                &field_kind,
             ),
             value,
         });
