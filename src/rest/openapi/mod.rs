@@ -103,6 +103,8 @@ use web::pages;
         pages::admin::chat::chat_page, pages::admin::chat::create_chat, pages::admin::chat::change_chat,
         pages::admin::mailboxes::mail_page, pages::admin::mailboxes::create_mailbox,
         pages::admin::mailboxes::change_mailbox,
+        pages::admin::sla::sla_page, pages::admin::sla::create_sla_policy,
+        pages::admin::sla::change_sla_policy,
         pages::admin::time_rules::delete_time_rule,
         pages::reset::request_page, pages::reset::request_link, pages::reset::token_page,
         pages::reset::set_password, pages::home, pages::oidc::start, pages::oidc::callback,

@@ -155,6 +155,11 @@ pub fn router() -> Routes {
             get(admin::mail_page).post(admin::create_mailbox),
         )
         .route("/admin/mail/change/", post(admin::change_mailbox))
+        .route(
+            "/admin/sla/",
+            get(admin::sla_page).post(admin::create_sla_policy),
+        )
+        .route("/admin/sla/change/", post(admin::change_sla_policy))
         .route("/admin/tags/settings/", post(admin::tag_settings))
         .route("/admin/groups/{id}/delete/", post(admin::delete_group))
         .route("/admin/groups/{id}/members/", post(admin::add_member))

@@ -119,6 +119,7 @@ async fn every_page_passes_an_axe_audit() {
         "/admin/webhooks/",
         "/admin/chat/",
         "/admin/mail/",
+        "/admin/sla/",
         "/admin/audit/",
         "/no-such-page/",
     ]

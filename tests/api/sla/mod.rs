@@ -1,3 +1,4 @@
 mod checks;
+mod page;
 mod policies;
 mod reclock;

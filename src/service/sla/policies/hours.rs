@@ -27,7 +27,8 @@ pub struct CalendarInput {
     pub holidays: Vec<NaiveDate>,
 }
 
-fn weekday_name(day: Weekday) -> &'static str {
+/// A weekday as policies spell it: `mon` … `sun`.
+pub fn weekday_name(day: Weekday) -> &'static str {
     match day {
         Weekday::Mon => "mon",
         Weekday::Tue => "tue",

@@ -4,7 +4,7 @@ mod hours;
 mod write;
 
 pub use cache::KnownPolicies;
-pub use hours::{stored_calendar, CalendarInput, DayHours};
+pub use hours::{stored_calendar, weekday_name, CalendarInput, DayHours};
 pub use write::{create, delete, update, NewPolicy, PolicyPatch};
 
 use super::calendar::Calendar;

@@ -1,6 +1,7 @@
 //! `/admin/chat/`: the Slack and Teams destinations, each changed, switched off or removed in place, and a
 //! form for a new one (administrators only), over the service calls REST and GraphQL use. Webhook URLs and
 //! bot tokens are set here and never shown again: a blank box keeps the one stored.
+use super::Done;
 use super::{all_values, chosen_project, project_options, typed, Opt};
 use crate::domain::Priority;
 use crate::error::AppError;
@@ -15,7 +16,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use entity::chat_destination;
 use entity::values::ChatKind;
-use serde::Deserialize;
 
 /// A checkbox: its value, what it says, and whether it is ticked.
 struct Tick {
@@ -114,12 +114,6 @@ async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage>
         events: ticks(lang, &CHAT_EVENTS, &[]),
         priorities: ticks(lang, &priority_names(), &[]),
     })
-}
-
-/// What a redirect back to the page says.
-#[derive(Deserialize)]
-pub struct Done {
-    done: Option<String>,
 }
 
 /// `GET /admin/chat/`.

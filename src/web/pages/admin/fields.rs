@@ -1,4 +1,5 @@
 //! `/admin/fields/`: the custom fields, their definitions changed, archived and restored, and new ones made.
+use super::Done;
 use crate::error::AppError;
 use crate::service::custom_fields::{self, FieldListFilter, FieldPatch, NewField};
 use crate::service::users::Admin;
@@ -10,7 +11,6 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use entity::values::{FieldKind, StatusCategory};
-use serde::Deserialize;
 
 /// A field as the page lists it.
 struct FieldRow {
@@ -112,12 +112,6 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
         .collect(),
         max: state.config.max_custom_fields,
     })
-}
-
-/// What a redirect back to the page says.
-#[derive(Deserialize)]
-pub struct Done {
-    done: Option<String>,
 }
 
 /// `GET /admin/fields/`.

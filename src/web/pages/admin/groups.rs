@@ -1,4 +1,5 @@
 //! `/admin/groups/`: every group with its members; create, rename and delete groups, add and remove members.
+use super::Done;
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::service::users::{self, accounts, groups, Admin};
@@ -10,7 +11,6 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::Deserialize;
 
 /// A group as the page shows it.
 pub struct GroupCard {
@@ -69,12 +69,6 @@ async fn groups_of_desk(state: &AppState, user: &PageUser) -> PageResult<GroupsP
         form_error: String::new(),
         groups: cards,
     })
-}
-
-/// What a redirect back to the page says.
-#[derive(Deserialize)]
-pub struct Done {
-    done: Option<String>,
 }
 
 /// `GET /admin/groups/`.

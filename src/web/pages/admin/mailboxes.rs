@@ -1,6 +1,7 @@
 //! `/admin/mail/`: the mailboxes the help desk fetches mail from, each changed, switched off or removed in
 //! place with how its last reading went, and a form for a new one (administrators only), over the service
 //! calls REST and GraphQL use. The secret is set here and never shown again: a blank box keeps it.
+use super::Done;
 use super::{chosen_project, project_options, typed, Opt};
 use crate::error::AppError;
 use crate::service::mailboxes::{self, MailboxPatch, NewMailbox, DEFAULT_FAILED_FOLDER};
@@ -12,7 +13,6 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::Deserialize;
 
 /// A mailbox as the page lists it.
 struct Row {
@@ -74,12 +74,6 @@ async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage>
         projects: project_opts(None),
         default_failed: DEFAULT_FAILED_FOLDER,
     })
-}
-
-/// What a redirect back to the page says.
-#[derive(Deserialize)]
-pub struct Done {
-    done: Option<String>,
 }
 
 /// `GET /admin/mail/`.

@@ -1,5 +1,6 @@
 //! `/admin/tags/`: the tags in use with their counts, the curated list, renames and merges, and whether free
 //! tags are allowed.
+use super::Done;
 use crate::service::tags::{self, TagUpdate};
 use crate::service::users::Admin;
 use crate::state::AppState;
@@ -9,7 +10,6 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::Deserialize;
 
 /// A tag as the page lists it.
 struct TagRow {
@@ -48,12 +48,6 @@ async fn tags_of_desk(state: &AppState, user: &PageUser) -> PageResult<TagsPage>
             })
             .collect(),
     })
-}
-
-/// What a redirect back to the page says.
-#[derive(Deserialize)]
-pub struct Done {
-    done: Option<String>,
 }
 
 /// `GET /admin/tags/`.

@@ -1,5 +1,6 @@
 //! `/admin/users/`: list, search and create accounts; one account's page to change it, deactivate or
 //! reactivate it, set its password and see its tokens.
+use super::Done;
 use super::{all_values, messages, Choice, GroupChoice};
 use crate::error::AppError;
 use crate::rest::comments::path_id;
@@ -352,12 +353,6 @@ async fn account_page(state: &AppState, user: &PageUser, id: i32) -> PageResult<
         password_error: String::new(),
         tokens,
     })
-}
-
-/// What a redirect back to an account's page says.
-#[derive(Deserialize)]
-pub struct Done {
-    done: Option<String>,
 }
 
 /// `GET /admin/users/<id>/`.
