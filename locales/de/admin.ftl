@@ -7,6 +7,7 @@ admin-nav-webhooks = Webhooks
 admin-nav-chat = Chat
 admin-nav-mail = E-Mail
 admin-nav-sla = SLA-Richtlinien
+admin-nav-projects = Projekte
 admin-nav-triggers = Auslöser
 admin-nav-time-rules = Zeitregeln
 admin-nav-fields = Felder
@@ -243,3 +244,18 @@ admin-sla-day-thu = Donnerstag
 admin-sla-day-fri = Freitag
 admin-sla-day-sat = Samstag
 admin-sla-day-sun = Sonntag
+
+# Die Projekte (src/web/pages/admin/projects.rs).
+admin-projects-intro = Tickets werden einem Projekt zugeordnet; SLA-Richtlinien, eigene Felder, Postfächer und Chat-Kanäle lassen sich auf eines beschränken. Ein archiviertes Projekt verschwindet aus Listen und Auswahlen; seine Tickets behalten es.
+admin-projects-none = Noch kein Projekt.
+admin-projects-project = Projekt
+admin-projects-tickets = Tickets
+admin-projects-description = Beschreibung
+admin-projects-new = Neues Projekt
+admin-projects-add = Projekt hinzufügen
+admin-projects-added = Projekt hinzugefügt.
+admin-projects-archived = Projekt archiviert. Seine Tickets behalten es.
+admin-projects-archive = Archivieren
+admin-projects-archive-ellipsis = Archivieren…
+admin-projects-archive-named = { $name } archivieren
+admin-projects-archive-confirm = Das Projekt { $name } archivieren? Es verschwindet aus Listen und Auswahlen; seine Tickets behalten es. Sein Name bleibt vergeben.

@@ -7,6 +7,7 @@ admin-nav-webhooks = Webhooks
 admin-nav-chat = Chat
 admin-nav-mail = Mail
 admin-nav-sla = SLA policies
+admin-nav-projects = Projects
 admin-nav-triggers = Triggers
 admin-nav-time-rules = Time rules
 admin-nav-fields = Fields
@@ -240,3 +241,18 @@ admin-sla-day-thu = Thursday
 admin-sla-day-fri = Friday
 admin-sla-day-sat = Saturday
 admin-sla-day-sun = Sunday
+
+# The projects (src/web/pages/admin/projects.rs).
+admin-projects-intro = Tickets are filed under a project; SLA policies, custom fields, mailboxes and chat channels can be limited to one. Archiving a project takes it out of lists and pickers; its tickets keep it.
+admin-projects-none = No project yet.
+admin-projects-project = Project
+admin-projects-tickets = Tickets
+admin-projects-description = Description
+admin-projects-new = New project
+admin-projects-add = Add project
+admin-projects-added = Project added.
+admin-projects-archived = Project archived. Its tickets keep it.
+admin-projects-archive = Archive
+admin-projects-archive-ellipsis = Archive…
+admin-projects-archive-named = Archive { $name }
+admin-projects-archive-confirm = Archive the project { $name }? It leaves lists and pickers; its tickets keep it. Its name stays taken.

@@ -156,6 +156,11 @@ pub fn router() -> Routes {
         )
         .route("/admin/mail/change/", post(admin::change_mailbox))
         .route(
+            "/admin/projects/",
+            get(admin::projects_page).post(admin::create_project),
+        )
+        .route("/admin/projects/change/", post(admin::change_project))
+        .route(
             "/admin/sla/",
             get(admin::sla_page).post(admin::create_sla_policy),
         )

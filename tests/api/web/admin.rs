@@ -660,3 +660,132 @@ async fn admins_keep_the_tag_list_from_its_page(app: &TestApp) {
     );
 }
 db_test!(admins_keep_the_tag_list_from_its_page);
+
+db_test!(admins_keep_the_projects_from_their_page);
+/// `/admin/projects/`: an administrator adds, renames, describes and archives projects; what the page saves is what
+/// REST reads; a taken name is refused next to the form; an archived project leaves the list and the ticket form
+/// while its tickets keep it; an agent gets the 403 page and changes nothing.
+async fn admins_keep_the_projects_from_their_page(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let ada = login(app, &admin).await;
+    let page = ada.page(app, "/admin/projects/").await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+    assert!(page.text.contains(r#"id="no-project""#), "{}", page.text);
+
+    for name in ["Network", "Laptops"] {
+        let made = ada
+            .form(
+                app,
+                "/admin/projects/",
+                &[("name", name), ("description", "Routers and <b>VPN</b>")],
+            )
+            .await;
+        assert_eq!(location(&made), "/admin/projects/?done=created");
+    }
+    let taken = ada
+        .form(app, "/admin/projects/", &[("name", "Network")])
+        .await;
+    let listed = app.as_user(&admin).get("/api/projects/").await;
+    let names: Vec<&str> = listed
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Laptops", "Network"], "{}", listed.text);
+    assert_eq!(taken.status, StatusCode::BAD_REQUEST, "{}", taken.text);
+    assert!(taken.text.contains("already exists"), "{}", taken.text);
+    let network = listed
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Network")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    let filed = app
+        .as_user(&admin)
+        .post(
+            "/api/tickets/",
+            serde_json::json!({"title": "VPN down", "project": network.parse::<i64>().unwrap()}),
+        )
+        .await;
+    assert_eq!(filed.status, StatusCode::CREATED, "{}", filed.text);
+
+    let page = ada.page(app, "/admin/projects/").await;
+    assert!(
+        page.text.contains("Routers and &#60;b&#62;VPN&#60;/b&#62;"),
+        "{}",
+        page.text
+    );
+    let empty = ada
+        .form(
+            app,
+            "/admin/projects/change/",
+            &[("id", &network), ("name", " ")],
+        )
+        .await;
+    assert_eq!(empty.status, StatusCode::BAD_REQUEST, "{}", empty.text);
+    assert!(empty.text.contains("role=\"alert\""), "{}", empty.text);
+    let renamed = ada
+        .form(
+            app,
+            "/admin/projects/change/",
+            &[
+                ("id", &network),
+                ("name", "Networks"),
+                ("description", "Routers"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&renamed), "/admin/projects/?done=saved");
+    let one = app
+        .as_user(&admin)
+        .get(&format!("/api/projects/{network}/"))
+        .await;
+    assert_eq!(one.json["name"], "Networks", "{}", one.text);
+
+    let agnes = login(app, &agent).await;
+    assert_eq!(
+        agnes.page(app, "/admin/projects/").await.status,
+        StatusCode::FORBIDDEN
+    );
+    let refused = agnes
+        .form(
+            app,
+            "/admin/projects/change/",
+            &[("id", &network), ("archive", "1")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    let archived = ada
+        .form(
+            app,
+            "/admin/projects/change/",
+            &[("id", &network), ("archive", "1")],
+        )
+        .await;
+    assert_eq!(location(&archived), "/admin/projects/?done=archived");
+    let page = ada.page(app, "/admin/projects/").await;
+    assert!(!page.text.contains("Networks"), "{}", page.text);
+    assert!(page.text.contains("Laptops"));
+    assert!(!ada
+        .page(app, "/tickets/new/")
+        .await
+        .text
+        .contains("Networks"));
+    let ticket = app
+        .as_user(&admin)
+        .get(&format!("/api/tickets/{}/", filed.json["id"]))
+        .await;
+    assert_eq!(
+        ticket.json["project"]["name"], "Networks",
+        "{}",
+        ticket.text
+    );
+}

@@ -1,11 +1,12 @@
 //! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
-//! groups, webhook endpoints, Slack and Teams channels, mailboxes, SLA policies with their calendars, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! groups, webhook endpoints, Slack and Teams channels, mailboxes, projects, SLA policies with their calendars, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
 pub mod chat;
 pub mod fields;
 pub mod groups;
 pub mod mailboxes;
+pub mod projects;
 pub mod sla;
 pub mod tags;
 pub mod time_rules;
@@ -20,6 +21,7 @@ pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
 };
 pub use mailboxes::{change_mailbox, create_mailbox, mail_page};
+pub use projects::{change_project, create_project, projects_page};
 pub use sla::{change_sla_policy, create_sla_policy, sla_page};
 pub use tags::{change_tag, curate_tag, tag_settings, tags_page};
 pub use time_rules::{
