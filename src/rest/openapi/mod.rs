@@ -103,6 +103,8 @@ use web::pages;
         pages::admin::chat::chat_page, pages::admin::chat::create_chat, pages::admin::chat::change_chat,
         pages::admin::mailboxes::mail_page, pages::admin::mailboxes::create_mailbox,
         pages::admin::mailboxes::change_mailbox,
+        pages::admin::inventory::assets_page, pages::admin::inventory::create_asset,
+        pages::admin::inventory::change_asset,
         pages::admin::projects::projects_page, pages::admin::projects::create_project,
         pages::admin::projects::change_project,
         pages::admin::sla::sla_page, pages::admin::sla::create_sla_policy,

@@ -208,6 +208,15 @@ pub async fn get(db: &impl ConnectionTrait, _admin: &Admin, id: i32) -> AppResul
     find(db, id).await
 }
 
+/// The account named `username`, whole (admins only): for an administrator's form that names someone.
+pub async fn by_username(
+    db: &impl ConnectionTrait,
+    _admin: &Admin,
+    username: &str,
+) -> AppResult<Option<user::Model>> {
+    super::find_by_username(db, username.trim()).await
+}
+
 async fn find(db: &impl ConnectionTrait, id: i32) -> AppResult<user::Model> {
     user::Entity::find_by_id(id)
         .one(db)

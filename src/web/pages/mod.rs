@@ -156,6 +156,11 @@ pub fn router() -> Routes {
         )
         .route("/admin/mail/change/", post(admin::change_mailbox))
         .route(
+            "/admin/assets/",
+            get(admin::assets_page).post(admin::create_asset),
+        )
+        .route("/admin/assets/change/", post(admin::change_asset))
+        .route(
             "/admin/projects/",
             get(admin::projects_page).post(admin::create_project),
         )

@@ -789,3 +789,129 @@ async fn admins_keep_the_projects_from_their_page(app: &TestApp) {
         ticket.text
     );
 }
+
+db_test!(admins_keep_the_inventory_from_its_page);
+/// `/admin/assets/`: an administrator adds an asset with its owner named by user name, finds it by words and
+/// status, changes and archives it; what the page saves is what REST reads; an unknown owner or type is refused
+/// next to the form; an agent gets the 403 page and changes nothing.
+async fn admins_keep_the_inventory_from_its_page(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    // The owner the forms name.
+    let _ann = app.user("ann").await;
+    let ada = login(app, &admin).await;
+    let page = ada.page(app, "/admin/assets/").await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+    assert!(page.text.contains(r#"id="no-asset""#), "{}", page.text);
+
+    let fields = |name: &'static str, owner: &'static str, kind: &'static str| {
+        [
+            ("name", name),
+            ("asset_type", kind),
+            ("status", "in_use"),
+            ("location", "Floor 3"),
+            ("owner", owner),
+            ("serial_number", "SN-42"),
+            ("description", "Docked"),
+        ]
+    };
+    let nobody = ada
+        .form(
+            app,
+            "/admin/assets/",
+            &fields("Laptop 7", "nobody", "hardware"),
+        )
+        .await;
+    assert_eq!(nobody.status, StatusCode::BAD_REQUEST, "{}", nobody.text);
+    assert!(nobody.text.contains("no user named"), "{}", nobody.text);
+    let odd = ada
+        .form(
+            app,
+            "/admin/assets/",
+            &fields("Laptop 7", "ann", "spaceship"),
+        )
+        .await;
+    assert_eq!(odd.status, StatusCode::BAD_REQUEST, "{}", odd.text);
+    assert!(app
+        .as_user(&admin)
+        .get("/api/assets/")
+        .await
+        .json
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    for (name, kind) in [("Laptop 7", "hardware"), ("Office licence", "license")] {
+        let made = ada
+            .form(app, "/admin/assets/", &fields(name, "ann", kind))
+            .await;
+        assert_eq!(location(&made), "/admin/assets/?done=created");
+    }
+    let listed = app.as_user(&admin).get("/api/assets/").await;
+    let laptop = listed
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "Laptop 7")
+        .unwrap_or_else(|| panic!("{}", listed.text))
+        .clone();
+    assert_eq!(laptop["owner"], "ann", "{laptop}");
+    assert_eq!(laptop["location"], "Floor 3");
+    assert_eq!(laptop["serial_number"], "SN-42");
+    let id = laptop["id"].as_i64().unwrap().to_string();
+
+    let found = ada.page(app, "/admin/assets/?q=laptop&status=in_use").await;
+    assert!(
+        found.text.contains("Laptop 7") && !found.text.contains("Office licence"),
+        "{}",
+        found.text
+    );
+    let none = ada.page(app, "/admin/assets/?q=laptop&type=software").await;
+    assert!(none.text.contains(r#"id="no-asset""#), "{}", none.text);
+
+    let mut changed = fields("Laptop 7", "", "hardware").to_vec();
+    changed.retain(|(k, _)| *k != "status");
+    changed.extend([("id", id.as_str()), ("status", "in_repair")]);
+    let saved = ada.form(app, "/admin/assets/change/", &changed).await;
+    assert_eq!(location(&saved), "/admin/assets/?done=saved");
+    let one = app.as_user(&admin).get(&format!("/api/assets/{id}/")).await;
+    assert_eq!(one.json["status"], "in_repair", "{}", one.text);
+    assert_eq!(one.json["owner"], serde_json::Value::Null);
+
+    let agnes = login(app, &agent).await;
+    assert_eq!(
+        agnes.page(app, "/admin/assets/").await.status,
+        StatusCode::FORBIDDEN
+    );
+    let refused = agnes
+        .form(
+            app,
+            "/admin/assets/change/",
+            &[("id", &id), ("archive", "1")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    let archived = ada
+        .form(
+            app,
+            "/admin/assets/change/",
+            &[("id", &id), ("archive", "1")],
+        )
+        .await;
+    assert_eq!(location(&archived), "/admin/assets/?done=archived");
+    let page = ada.page(app, "/admin/assets/").await;
+    assert!(
+        !page.text.contains("Laptop 7") && page.text.contains("Office licence"),
+        "{}",
+        page.text
+    );
+    assert_eq!(
+        app.as_user(&admin)
+            .get(&format!("/api/assets/{id}/"))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+}

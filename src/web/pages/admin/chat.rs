@@ -204,10 +204,7 @@ pub async fn change_chat(
 ) -> PageResult<Response> {
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
-    let id = form
-        .get("id")
-        .parse::<i32>()
-        .map_err(|_| AppError::not_found("chat destination"))?;
+    let id = super::form_id(&form, "chat destination")?;
     if form.opt("delete").is_some() {
         let gone = chat::delete(&state.db, &user.actor, id).await;
         return super::outcome::<ChatPage, _>(&state, &user, "deleted", gone).await;

@@ -3,7 +3,6 @@
 //! calls REST and GraphQL use. The secret is set here and never shown again: a blank box keeps it.
 use super::Done;
 use super::{chosen_project, project_options, typed, Opt};
-use crate::error::AppError;
 use crate::service::mailboxes::{self, MailboxPatch, NewMailbox, DEFAULT_FAILED_FOLDER};
 use crate::service::users::Admin;
 use crate::state::AppState;
@@ -151,10 +150,7 @@ pub async fn change_mailbox(
 ) -> PageResult<Response> {
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
-    let id = form
-        .get("id")
-        .parse::<i32>()
-        .map_err(|_| AppError::not_found("mailbox"))?;
+    let id = super::form_id(&form, "mailbox")?;
     if form.opt("delete").is_some() {
         let gone = mailboxes::delete(&state.db, &user.actor, id).await;
         return super::outcome::<MailPage, _>(&state, &user, "deleted", gone).await;

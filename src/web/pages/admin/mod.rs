@@ -1,10 +1,11 @@
 //! `/admin/`: the administration pages, for administrators only (everyone else gets the 403 page). Accounts,
-//! groups, webhook endpoints, Slack and Teams channels, mailboxes, projects, SLA policies with their calendars, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
+//! groups, webhook endpoints, Slack and Teams channels, mailboxes, projects, the inventory, SLA policies with their calendars, automation triggers and time rules, tags, and the audit trail, server-rendered and working without JavaScript, over the same service calls as GraphQL, REST
 //! and the command line.
 pub mod audit;
 pub mod chat;
 pub mod fields;
 pub mod groups;
+pub mod inventory;
 pub mod mailboxes;
 pub mod projects;
 pub mod sla;
@@ -20,6 +21,7 @@ pub use fields::{change_field, create_field, fields_page};
 pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
 };
+pub use inventory::{assets_page, change_asset, create_asset};
 pub use mailboxes::{change_mailbox, create_mailbox, mail_page};
 pub use projects::{change_project, create_project, projects_page};
 pub use sla::{change_sla_policy, create_sla_policy, sla_page};
@@ -108,6 +110,13 @@ fn typed(form: &Form, name: &str) -> Option<String> {
     Some(form.get(name).trim())
         .filter(|v| !v.is_empty())
         .map(str::to_string)
+}
+
+/// The record a change form names in its `id` field (404 as `what` when that is not a number).
+fn form_id(form: &Form, what: &str) -> Result<i32, crate::error::AppError> {
+    form.get("id")
+        .parse::<i32>()
+        .map_err(|_| crate::error::AppError::not_found(what))
 }
 
 /// Every value of the repeated field `name` of a form body.

@@ -2,7 +2,6 @@
 //! how many tickets it holds, and a form for a new one (administrators only), over the service calls REST and
 //! GraphQL use. Archiving is soft: the project leaves lists and pickers, its tickets keep it.
 use super::Done;
-use crate::error::AppError;
 use crate::service::projects::{self, NewProject, ProjectPatch};
 use crate::service::users::Admin;
 use crate::state::AppState;
@@ -120,10 +119,7 @@ pub async fn change_project(
 ) -> PageResult<Response> {
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
-    let id = form
-        .get("id")
-        .parse::<i32>()
-        .map_err(|_| AppError::not_found("project"))?;
+    let id = super::form_id(&form, "project")?;
     if form.opt("archive").is_some() {
         let gone = projects::archive(&state.db, &user.actor, id).await;
         return super::outcome::<ProjectsPage, _>(&state, &user, "archived", gone).await;

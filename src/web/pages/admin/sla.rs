@@ -323,10 +323,7 @@ pub async fn change_sla_policy(
 ) -> PageResult<Response> {
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
-    let id = form
-        .get("id")
-        .parse::<i32>()
-        .map_err(|_| AppError::not_found("SLA policy"))?;
+    let id = super::form_id(&form, "SLA policy")?;
     if form.opt("delete").is_some() {
         let gone = policies::delete(&state.db, &state.sla_policies, &user.actor, id).await;
         return super::outcome::<SlaPage, _>(&state, &user, "deleted", gone).await;
