@@ -1,5 +1,6 @@
-//! Relay connections over short lists read whole (projects, assets): `first`/`after` slice in memory.
-use super::connection::{page_info, slice, PageArgs, PageInfo};
+//! Relay connections over lists paged by offset: short lists read whole and sliced in memory (projects), longer
+//! ones read a window at a time (assets).
+use super::connection::{page_info, slice, PageArgs, PageInfo, Slice};
 use crate::error::AppResult;
 
 /// One page of a list read whole.
@@ -20,6 +21,34 @@ pub fn page_of<T>(
     first: Option<i32>,
     after: Option<String>,
 ) -> AppResult<ListPage<T>> {
+    let s = forward(first, after)?;
+    let total = all.len() as u64;
+    let rows: Vec<T> = all
+        .into_iter()
+        .skip(s.offset as usize)
+        .take(s.limit as usize)
+        .collect();
+    Ok(ListPage::of(s, rows, total))
+}
+
+/// The `first`/`after` window read by `read(offset, limit)`, which answers that window's rows and the total
+/// (sizes and cursors checked as for every connection; nothing is read past the window).
+pub async fn page_by<T, F, Fut>(
+    first: Option<i32>,
+    after: Option<String>,
+    read: F,
+) -> AppResult<ListPage<T>>
+where
+    F: FnOnce(u64, u64) -> Fut,
+    Fut: std::future::Future<Output = AppResult<(Vec<T>, u64)>>,
+{
+    let s = forward(first, after)?;
+    let (rows, total) = read(s.offset, s.limit).await?;
+    Ok(ListPage::of(s, rows, total))
+}
+
+/// The rows `first` after `after` asks for (these lists page forwards only).
+fn forward(first: Option<i32>, after: Option<String>) -> AppResult<Slice> {
     let window = PageArgs {
         first,
         after,
@@ -27,20 +56,20 @@ pub fn page_of<T>(
         before: None,
     }
     .window()?;
-    let total = all.len() as u64;
-    let s = slice(window, Some(total));
-    let rows: Vec<T> = all
-        .into_iter()
-        .skip(s.offset as usize)
-        .take(s.limit as usize)
-        .collect();
-    let more = s.offset + (rows.len() as u64) < total;
-    Ok(ListPage {
-        page_info: page_info(s, rows.len(), more),
-        offset: s.offset,
-        rows,
-        total,
-    })
+    Ok(slice(window, None))
+}
+
+impl<T> ListPage<T> {
+    /// The page of `rows` read at `s`, out of `total`.
+    fn of(s: Slice, rows: Vec<T>, total: u64) -> Self {
+        let more = s.offset + (rows.len() as u64) < total;
+        ListPage {
+            page_info: page_info(s, rows.len(), more),
+            offset: s.offset,
+            rows,
+            total,
+        }
+    }
 }
 
 /// Declares `$conn` and `$edge` for node type `$node` (a `Clone` wrapper built by `$node(model)`).

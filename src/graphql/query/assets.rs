@@ -4,7 +4,7 @@ use crate::error::AppError;
 use crate::graphql::context::viewer;
 use crate::graphql::engine::prefetch;
 use crate::graphql::ids;
-use crate::graphql::list_connection::{list_connection, page_of};
+use crate::graphql::list_connection::{list_connection, page_by};
 use crate::graphql::types::Asset;
 use crate::service::assets;
 use async_graphql::{Context, InputObject, Object, Result, ID};
@@ -64,8 +64,11 @@ impl AssetQuery {
             status: filter.status,
             search: filter.search,
         };
-        let all = assets::list(&req.state.db.conn, &actor, &filter).await?;
-        let page = page_of(all, first, after)?;
+        let db = &req.state.db.conn;
+        let page = page_by(first, after, |offset, limit| {
+            assets::window(db, &actor, &filter, offset, limit)
+        })
+        .await?;
         prefetch::asset_page(ctx, req, &page.rows).await?;
         Ok(AssetConnection::from_page(page))
     }

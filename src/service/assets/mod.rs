@@ -14,7 +14,8 @@ use crate::service::text;
 use entity::{asset, user};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 use std::collections::HashMap;
 
@@ -76,12 +77,36 @@ pub async fn get_many(
         .collect())
 }
 
-/// The visible, non-archived assets matching `filter`, by name.
+/// The visible, non-archived assets matching `filter`, by name. Every one of them: the REST list is an unpaged
+/// array by contract; the other doors read a [`window`].
 pub async fn list(
     db: &impl ConnectionTrait,
     actor: &Actor,
     filter: &AssetFilter,
 ) -> AppResult<Vec<asset::Model>> {
+    Ok(in_order(matching(actor, filter)?).all(db).await?)
+}
+
+/// At most `limit` of the assets [`list`] would return, from position `offset` on, and how many match in all:
+/// two statements whatever the inventory's size.
+pub async fn window(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    filter: &AssetFilter,
+    offset: u64,
+    limit: u64,
+) -> AppResult<(Vec<asset::Model>, u64)> {
+    let select = matching(actor, filter)?;
+    let total = select.clone().count(db).await?;
+    if limit == 0 || offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    let rows = in_order(select).offset(offset).limit(limit).all(db).await?;
+    Ok((rows, total))
+}
+
+/// The one query of [`list`] and [`window`]: what the actor may see of `filter` (unordered, for the count).
+fn matching(actor: &Actor, filter: &AssetFilter) -> AppResult<sea_orm::Select<asset::Entity>> {
     text::single_line("search", filter.search.as_deref().unwrap_or(""))?;
     let mut select = asset::Entity::find()
         .filter(asset::Column::ArchivedAt.is_null())
@@ -100,11 +125,14 @@ pub async fn list(
     {
         select = select.filter(search_condition(q));
     }
-    Ok(select
+    Ok(select)
+}
+
+/// The lists' order: by name, then by id for equal names.
+fn in_order(select: sea_orm::Select<asset::Entity>) -> sea_orm::Select<asset::Entity> {
+    select
         .order_by_asc(asset::Column::Name)
         .order_by_asc(asset::Column::Id)
-        .all(db)
-        .await?)
 }
 
 fn search_condition(q: &str) -> Condition {

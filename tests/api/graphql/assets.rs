@@ -304,3 +304,76 @@ db_test!(
     asset_list_with_owners_and_tickets_runs_constant_statements,
     many_nodes
 );
+
+/// A page of assets is read as a window: walking `first`/`after` meets every asset once, in name order, with the
+/// same total on every page; a requester's window and total count only their own.
+async fn asset_pages_walk_the_inventory_in_windows(app: &TestApp) {
+    let agent = app.agent("adam").await;
+    let rita = app.user("rita").await;
+    for name in ["Echo", "Alpha", "Delta", "Bravo", "Charlie"] {
+        asset_id(app, &agent, name, None).await;
+    }
+    asset_id(app, &agent, "Rita phone", Some(&rita)).await;
+    asset_id(app, &agent, "Rita laptop", Some(&rita)).await;
+    let q = "query($after: String, $f: AssetFilter) { assets(first: 2, after: $after, filter: $f) {
+        totalCount nodes { name } pageInfo { hasNextPage hasPreviousPage endCursor } } }";
+    let walk = |token: String, filter: Value| async move {
+        let (mut names, mut after, mut pages) = (Vec::new(), Value::Null, 0);
+        loop {
+            let body = app
+                .graphql(Some(&token), q, json!({"after": after, "f": filter}))
+                .await;
+            let page = data(&body)["assets"].clone();
+            pages += 1;
+            assert_eq!(page["pageInfo"]["hasPreviousPage"], pages > 1);
+            for n in page["nodes"].as_array().unwrap() {
+                names.push(n["name"].as_str().unwrap().to_string());
+            }
+            let total = page["totalCount"].as_i64().unwrap();
+            if page["pageInfo"]["hasNextPage"] != json!(true) {
+                return (names, total, pages);
+            }
+            after = page["pageInfo"]["endCursor"].clone();
+        }
+    };
+    let (names, total, pages) = walk(agent.token.clone(), Value::Null).await;
+    let all = [
+        "Alpha",
+        "Bravo",
+        "Charlie",
+        "Delta",
+        "Echo",
+        "Rita laptop",
+        "Rita phone",
+    ];
+    assert_eq!(names, all);
+    assert_eq!((total, pages), (7, 4));
+    let (names, total, _) = walk(agent.token.clone(), json!({"search": "a"})).await;
+    let with_a: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|n| n.to_lowercase().contains('a'))
+        .collect();
+    assert_eq!(names, with_a);
+    assert_eq!(total, with_a.len() as i64);
+    let (names, total, pages) = walk(rita.token.clone(), Value::Null).await;
+    assert_eq!(names, ["Rita laptop", "Rita phone"]);
+    assert_eq!((total, pages), (2, 1));
+    // A cursor past the end is an empty page with the same total, not an error.
+    let far = app
+        .graphql(
+            Some(&agent.token),
+            q,
+            json!({"after": gql_cursor(500), "f": null}),
+        )
+        .await;
+    assert_eq!(data(&far)["assets"]["nodes"], json!([]));
+    assert_eq!(data(&far)["assets"]["totalCount"], 7);
+    assert_eq!(data(&far)["assets"]["pageInfo"]["hasNextPage"], false);
+}
+db_test!(asset_pages_walk_the_inventory_in_windows);
+
+/// The connections' cursor for a position (opaque to clients, but stable).
+fn gql_cursor(position: u64) -> String {
+    deskgraph::graphql::connection::cursor(position)
+}

@@ -15,7 +15,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 /// Most assets the page lists at once.
-const SHOWN: usize = 100;
+const SHOWN: u64 = 100;
 
 /// An asset as the page lists it, with its form's choices.
 struct Row {
@@ -45,6 +45,8 @@ struct AssetsPage {
     assets: Vec<Row>,
     /// More matched than the page shows.
     more: bool,
+    /// How many match the filters.
+    total: u64,
 }
 
 fn options<T: Copy + PartialEq>(
@@ -84,9 +86,9 @@ async fn assets_of_desk(
     Admin::of(&user.actor)?;
     let lang = user.lang;
     let db = &state.db.conn;
-    let found = assets::list(db, &user.actor, filter).await?;
-    let more = found.len() > SHOWN;
-    let shown = &found[..found.len().min(SHOWN)];
+    let (found, total) = assets::window(db, &user.actor, filter, 0, SHOWN).await?;
+    let more = total > SHOWN;
+    let shown = &found[..];
     let owners = assets::owner_names(db, &user.actor, shown).await?;
     Ok(AssetsPage {
         layout: Layout::for_user(user),
@@ -115,6 +117,7 @@ async fn assets_of_desk(
             })
             .collect(),
         more,
+        total,
     })
 }
 
