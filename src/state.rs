@@ -38,6 +38,8 @@ pub struct StateInner {
     pub triggers: crate::service::automation::KnownTriggers,
     /// The active custom field definitions (cleared across instances when they change).
     pub custom_fields: crate::service::custom_fields::KnownFields,
+    /// The macros each team member may use (cleared across instances when they change).
+    pub macros: crate::service::automation::KnownMacros,
     /// Configuration.
     pub config: Arc<Config>,
     /// JWT keys.
@@ -168,11 +170,13 @@ impl AppState {
         let sla_policies = crate::service::sla::policies::KnownPolicies::default();
         let triggers = crate::service::automation::KnownTriggers::default();
         let custom_fields = crate::service::custom_fields::KnownFields::default();
+        let macros = crate::service::automation::KnownMacros::default();
         let listeners = vec![
             auth_cache.listener(),
             sla_policies.listener(),
             triggers.listener(),
             custom_fields.listener(),
+            macros.listener(),
         ];
         let live = LiveBus::start(&db, &config.database_url, listeners).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
@@ -193,6 +197,7 @@ impl AppState {
             sla_policies,
             triggers,
             custom_fields,
+            macros,
             auth_cache,
             plain_objects: Arc::default(),
             storage,

@@ -178,7 +178,7 @@ pub async fn seed(state: &AppState) -> anyhow::Result<()> {
             {"comment": "Hi {{requester.full_name}}, a restart fixed {{ticket.number}}. Reply if it comes back."}
         ]),
     };
-    crate::service::automation::macros::create(&state.db, &admin, restart)
+    crate::service::automation::macros::create(&state.db, &state.macros, &admin, restart)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let close = crate::service::automation::time_rules::NewTimeRule {

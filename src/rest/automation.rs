@@ -384,8 +384,8 @@ pub async fn list_macros(
     State(state): State<AppState>,
     CurrentActor(actor): CurrentActor,
 ) -> AppResult<axum::Json<Vec<Macro>>> {
-    let list = macros::list(&state.db.conn, &actor).await?;
-    Ok(axum::Json(list.into_iter().map(Macro::of).collect()))
+    let list = macros::list(&state.db.conn, &state.macros, &actor).await?;
+    Ok(axum::Json(list.iter().cloned().map(Macro::of).collect()))
 }
 
 /// `POST /api/automation/macros/` → 201.
@@ -424,7 +424,7 @@ pub async fn create_macro(
         actions: rule_part(&fields, "actions")
             .ok_or_else(|| AppError::field("actions", "this field is required"))?,
     };
-    let created = macros::create(&state.db, &actor, input).await?;
+    let created = macros::create(&state.db, &state.macros, &actor, input).await?;
     Ok((StatusCode::CREATED, axum::Json(Macro::of(created))))
 }
 
@@ -462,7 +462,7 @@ pub async fn update_macro(
         name: fields.string_not_null("name")?,
         actions: rule_part(&fields, "actions"),
     };
-    let saved = macros::update(&state.db, &actor, id, patch).await?;
+    let saved = macros::update(&state.db, &state.macros, &actor, id, patch).await?;
     Ok(axum::Json(Macro::of(saved)))
 }
 
@@ -477,7 +477,7 @@ pub async fn delete_macro(
     CurrentActor(actor): CurrentActor,
     PathId(id): PathId,
 ) -> AppResult<StatusCode> {
-    macros::delete(&state.db, &actor, id).await?;
+    macros::delete(&state.db, &state.macros, &actor, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -409,7 +409,7 @@ impl AutomationMutation {
             scope,
             actions: input.actions.0,
         };
-        let created = macros::create(&req.state.db, &actor, new).await?;
+        let created = macros::create(&req.state.db, &req.state.macros, &actor, new).await?;
         Ok(CreateMacroPayload {
             r#macro: Macro(created),
         })
@@ -427,7 +427,7 @@ impl AutomationMutation {
             name: input.name,
             actions: input.actions.map(|a| a.0),
         };
-        let saved = macros::update(&req.state.db, &actor, id, patch).await?;
+        let saved = macros::update(&req.state.db, &req.state.macros, &actor, id, patch).await?;
         Ok(UpdateMacroPayload {
             r#macro: Macro(saved),
         })
@@ -441,7 +441,7 @@ impl AutomationMutation {
     ) -> Result<DeleteMacroPayload> {
         let (req, actor) = viewer(ctx)?;
         let id = ids::decode(&input.id, "Macro", "id")?;
-        macros::delete(&req.state.db, &actor, id).await?;
+        macros::delete(&req.state.db, &req.state.macros, &actor, id).await?;
         Ok(DeleteMacroPayload {
             deleted_macro_id: ids::encode("Macro", id),
         })

@@ -59,8 +59,8 @@ impl AutomationQuery {
     /// group's), at most 500. Team members only; FORBIDDEN otherwise.
     async fn macros(&self, ctx: &Context<'_>) -> Result<Vec<Macro>> {
         let (req, actor) = viewer(ctx)?;
-        let list = macros::list(&req.state.db.conn, &actor).await?;
-        Ok(list.into_iter().map(Macro).collect())
+        let list = macros::list(&req.state.db.conn, &req.state.macros, &actor).await?;
+        Ok(list.iter().cloned().map(Macro).collect())
     }
 
     /// What applying a macro to a ticket would do, with every check applying makes; nothing is written.

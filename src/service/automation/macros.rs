@@ -6,6 +6,7 @@
 //! change: it goes through `tickets::update` and `comments::create` with the agent's permissions, the
 //! workflow and the triggers, exactly as if the agent had made each change by hand. A preview makes every
 //! check the change would and writes nothing.
+use super::known::KnownMacros;
 use super::language::{actions_to_json, parse_actions, Action, DueDate};
 use super::render;
 use crate::auth::Actor;
@@ -117,9 +118,22 @@ fn can_manage(actor: &Actor, m: &ticket_macro::Model) -> bool {
     }
 }
 
-/// The macros `actor` may use: personal ones first, then the groups', then everyone's, each by name.
-pub async fn list(db: &impl ConnectionTrait, actor: &Actor) -> AppResult<Vec<ticket_macro::Model>> {
+/// The macros `actor` may use: personal ones first, then the groups', then everyone's, each by name
+/// (remembered per instance in `known`).
+pub async fn list(
+    db: &impl ConnectionTrait,
+    known: &KnownMacros,
+    actor: &Actor,
+) -> AppResult<std::sync::Arc<Vec<ticket_macro::Model>>> {
     require_team(actor)?;
+    known.of(actor, read_list(db, actor)).await
+}
+
+/// [`list`] read from the database.
+async fn read_list(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+) -> AppResult<Vec<ticket_macro::Model>> {
     let mut shared = Condition::all().add(ticket_macro::Column::OwnerId.is_null());
     if !actor.is_admin() {
         shared = shared.add(
@@ -162,7 +176,12 @@ pub async fn get(
 }
 
 /// Save a new macro: a personal one for any team member, a shared one for administrators.
-pub async fn create(db: &Db, actor: &Actor, input: NewMacro) -> AppResult<ticket_macro::Model> {
+pub async fn create(
+    db: &Db,
+    known: &KnownMacros,
+    actor: &Actor,
+    input: NewMacro,
+) -> AppResult<ticket_macro::Model> {
     require_team(actor)?;
     if input.scope != Scope::Personal && !actor.is_admin() {
         return Err(AppError::forbidden(
@@ -208,6 +227,7 @@ pub async fn create(db: &Db, actor: &Actor, input: NewMacro) -> AppResult<ticket
     )
     .await?;
     txn.commit().await?;
+    known.changed(db).await;
     Ok(created)
 }
 
@@ -226,6 +246,7 @@ async fn managed(db: &Db, actor: &Actor, id: i32) -> AppResult<ticket_macro::Mod
 /// Change a macro.
 pub async fn update(
     db: &Db,
+    known: &KnownMacros,
     actor: &Actor,
     id: i32,
     patch: MacroPatch,
@@ -255,11 +276,12 @@ pub async fn update(
     )
     .await?;
     txn.commit().await?;
+    known.changed(db).await;
     Ok(saved)
 }
 
 /// Remove a macro.
-pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
+pub async fn delete(db: &Db, known: &KnownMacros, actor: &Actor, id: i32) -> AppResult<()> {
     let current = managed(db, actor, id).await?;
     let txn = db.begin_write().await?;
     ticket_macro::Entity::delete_by_id(id).exec(&txn).await?;
@@ -270,6 +292,7 @@ pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
     )
     .await?;
     txn.commit().await?;
+    known.changed(db).await;
     Ok(())
 }
 

@@ -13,7 +13,7 @@ pub mod time_rules;
 pub mod triggers;
 
 pub use evaluate::Facts;
-pub use known::KnownTriggers;
+pub use known::{KnownMacros, KnownTriggers};
 pub use language::{Event, Role};
 pub use render::{fill, render};
 pub use triggers::{NewTrigger, Trigger, TriggerPatch};

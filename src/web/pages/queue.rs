@@ -397,12 +397,12 @@ async fn render(
         _ => None,
     };
     let macros = if team {
-        crate::service::automation::macros::list(&state.db.conn, &user.actor)
+        crate::service::automation::macros::list(&state.db.conn, &state.macros, &user.actor)
             .await?
-            .into_iter()
+            .iter()
             .map(|m| MacroChoice {
                 id: m.id,
-                name: m.name,
+                name: m.name.clone(),
             })
             .collect()
     } else {

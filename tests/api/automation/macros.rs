@@ -430,3 +430,104 @@ async fn an_agent_changes_many_tickets_from_the_queue(app: &TestApp) {
         .await;
     assert!(refused.status.is_client_error(), "{}", refused.status);
 }
+
+db_test!(the_macro_menus_are_remembered_and_forgotten_on_a_change);
+/// Each instance remembers who may use which macros, so the queue reads no statement for its menu; saving,
+/// renaming or removing a macro is seen at once where it happened, and by every PostgreSQL instance.
+async fn the_macro_menus_are_remembered_and_forgotten_on_a_change(app: &TestApp) {
+    let bob = app.agent("bob").await;
+    let cat = app.agent("cat").await;
+    let root = app.admin("root").await;
+    const MACROS: &str = "/api/automation/macros/";
+    let names = |who: &TestUser, on: Option<&axum::Router>| {
+        let token = who.token.clone();
+        let on = on.cloned();
+        async move {
+            let body = json!({"query": "{ macros { name } }"}).to_string();
+            let request = axum::http::Request::post("/graphql")
+                .header("authorization", format!("Bearer {token}"))
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body))
+                .unwrap();
+            let listed = match on {
+                Some(router) => app.send_to(&router, request).await.json,
+                None => app.send(request).await.json,
+            };
+            crate::support::graphql::data(&listed)["macros"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["name"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert!(names(&bob, None).await.is_empty());
+    let saved = app
+        .as_user(&bob)
+        .post(
+            MACROS,
+            json!({"name": "Mine", "actions": [{"set": "priority", "value": "low"}]}),
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::CREATED, "{}", saved.text);
+    let mine = saved.json["id"].clone();
+    let shared = app
+        .as_user(&root)
+        .post(MACROS, json!({"name": "Everyone's", "scope": "everyone", "actions": [{"set": "priority", "value": "high"}]}))
+        .await;
+    assert_eq!(shared.status, StatusCode::CREATED, "{}", shared.text);
+    let everyones = shared.json["id"].clone();
+    // Seen at once here, each by whom it is for.
+    assert_eq!(names(&bob, None).await, ["Mine", "Everyone's"]);
+    assert_eq!(names(&cat, None).await, ["Everyone's"]);
+    // The queue's menu reads nothing once remembered, and shows the change once a macro is renamed.
+    let ann = app.user("ann").await;
+    let filed = app
+        .as_user(&ann)
+        .post("/api/tickets/", json!({"title": "Printer jams"}))
+        .await;
+    assert_eq!(filed.status, StatusCode::CREATED, "{}", filed.text);
+    let browser = login(app, &bob).await;
+    browser.page(app, "/tickets/").await;
+    let before = app.statements();
+    let queue = browser.page(app, "/tickets/").await;
+    let remembered = app.statements() - before;
+    assert!(queue.text.contains(">Mine</option>"), "{}", queue.text);
+    let renamed = app
+        .as_user(&bob)
+        .patch(
+            &format!("{MACROS}{mine}/"),
+            json!({"name": "Mine, renamed"}),
+        )
+        .await;
+    assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.text);
+    browser.page(app, "/tickets/").await;
+    let before = app.statements();
+    let queue = browser.page(app, "/tickets/").await;
+    assert_eq!(app.statements() - before, remembered);
+    assert!(
+        queue.text.contains(">Mine, renamed</option>"),
+        "{}",
+        queue.text
+    );
+    assert_eq!(names(&bob, None).await, ["Mine, renamed", "Everyone's"]);
+    if !app.is_postgres() {
+        return;
+    }
+    let (_, second) = app.second_instance().await;
+    let second = &second;
+    assert_eq!(names(&cat, Some(second)).await, ["Everyone's"]);
+    let gone = app
+        .as_user(&root)
+        .delete(&format!("{MACROS}{everyones}/"))
+        .await;
+    assert!(gone.status.is_success(), "{}", gone.text);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !names(&cat, Some(second)).await.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second instance still lists the removed macro"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

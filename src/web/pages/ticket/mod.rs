@@ -195,10 +195,10 @@ pub async fn render_ticket(
         .collect();
     let history = history::lines(db, actor, &t, user.zone, user.lang).await?;
     let macros = if actor.is_team() {
-        crate::service::automation::macros::list(db, actor)
+        crate::service::automation::macros::list(db, &state.macros, actor)
             .await?
-            .into_iter()
-            .map(|m| choice(m.id.to_string(), m.name, false))
+            .iter()
+            .map(|m| choice(m.id.to_string(), m.name.clone(), false))
             .collect()
     } else {
         Vec::new()
