@@ -915,3 +915,121 @@ async fn admins_keep_the_inventory_from_its_page(app: &TestApp) {
         StatusCode::NOT_FOUND
     );
 }
+
+db_test!(a_refused_admin_form_shows_what_was_typed);
+/// A form the service refuses comes back with the reason and with what was typed in it — the new record's form
+/// and a record's change form alike, choices and ticks included — while the other forms show what is stored,
+/// and secrets are typed again.
+async fn a_refused_admin_form_shows_what_was_typed(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let ada = login(app, &admin).await;
+    let made = ada
+        .form(
+            app,
+            "/admin/projects/",
+            &[("name", "Network"), ("description", "Routers")],
+        )
+        .await;
+    assert_eq!(location(&made), "/admin/projects/?done=created");
+    // A new project under a taken name: the description typed is still there.
+    let taken = ada
+        .form(
+            app,
+            "/admin/projects/",
+            &[("name", "Network"), ("description", "Switches & <wires>")],
+        )
+        .await;
+    assert_eq!(taken.status, StatusCode::BAD_REQUEST, "{}", taken.text);
+    let new_form = between(&taken.text, r#"id="new-project-form""#, "</form>").unwrap();
+    assert!(
+        new_form.contains(r#"value="Network""#)
+            && new_form.contains(">Switches &#38; &#60;wires&#62;</textarea>"),
+        "{new_form}"
+    );
+    // The page read afresh shows an empty new form.
+    let fresh = ada.page(app, "/admin/projects/").await;
+    let new_form = between(&fresh.text, r#"id="new-project-form""#, "</form>").unwrap();
+    assert!(!new_form.contains("Switches"), "{new_form}");
+
+    // An asset's change refused (an owner nobody is): its form opens with what was typed, and the new
+    // asset's form stays empty.
+    let made = ada
+        .form(
+            app,
+            "/admin/assets/",
+            &[
+                ("name", "Laptop 7"),
+                ("asset_type", "hardware"),
+                ("status", "in_stock"),
+                ("location", "Floor 3"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&made), "/admin/assets/?done=created");
+    let listed = app.as_user(&admin).get("/api/assets/").await;
+    let id = listed.json[0]["id"].as_i64().unwrap().to_string();
+    let refused = ada
+        .form(
+            app,
+            "/admin/assets/change/",
+            &[
+                ("id", id.as_str()),
+                ("name", "Laptop 7b"),
+                ("asset_type", "software"),
+                ("status", "retired"),
+                ("location", "Floor 9"),
+                ("owner", "nobody"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(refused.text.contains("<details open>"), "{}", refused.text);
+    assert!(
+        refused.text.contains(r#"value="Floor 9""#)
+            && refused.text.contains(r#"value="nobody""#)
+            && refused
+                .text
+                .contains(r#"<option value="software" selected>"#)
+            && refused
+                .text
+                .contains(r#"<option value="retired" selected>"#),
+        "{}",
+        refused.text
+    );
+    let new_form = between(&refused.text, r#"id="new-asset-form""#, "</form>").unwrap();
+    assert!(
+        !new_form.contains("Floor 9") && new_form.contains(r#"<option value="in_stock" selected>"#),
+        "{new_form}"
+    );
+    // Nothing was saved.
+    let stored = app.as_user(&admin).get(&format!("/api/assets/{id}/")).await;
+    assert_eq!(stored.json["location"], "Floor 3", "{}", stored.text);
+    let page = ada.page(app, "/admin/assets/").await;
+    assert!(!page.text.contains("<details open>") && page.text.contains(r#"value="Floor 3""#));
+
+    // A chat destination refused: the ticks come back, the webhook address (its key) does not.
+    let refused = ada
+        .form(
+            app,
+            "/admin/chat/",
+            &[
+                ("name", ""),
+                ("kind", "teams"),
+                ("webhook_url", "https://hooks.example.com/secret-key-123"),
+                ("event", "ticket.created"),
+                ("team_only", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(!refused.text.contains("secret-key-123"), "{}", refused.text);
+    assert!(
+        refused.text.contains(r#"<option value="teams" selected>"#)
+            && refused.text.contains(r#"value="ticket.created" checked>"#)
+            && refused
+                .text
+                .contains(r#"value="1" checked id="chat-team-only">"#),
+        "{}",
+        refused.text
+    );
+}

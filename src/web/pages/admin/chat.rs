@@ -8,11 +8,10 @@ use crate::error::AppError;
 use crate::service::chat::{self, ChatPatch, NewChat, CHAT_EVENTS};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
+use crate::web::pages::{Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use entity::chat_destination;
 use entity::values::ChatKind;
@@ -44,8 +43,7 @@ struct Row {
 struct ChatPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     destinations: Vec<Row>,
     kinds: Vec<Opt>,
     projects: Vec<Opt>,
@@ -99,8 +97,7 @@ async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage>
     Ok(ChatPage {
         layout: Layout::for_user(user),
         section: "chat",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         destinations,
         kinds: ChatKind::ALL
             .iter()
@@ -126,24 +123,22 @@ pub async fn chat_page(
     user: PageUser,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = chat_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "created" => user.lang.t("rules-chat-added"),
-        "deleted" => user.lang.t("rules-chat-removed"),
-        _ => user.lang.t("rules-saved"),
-    });
-    Ok(html(StatusCode::OK, &page))
+    super::show::<ChatPage>(&state, &user, done).await
 }
 
 impl super::DeskPage for ChatPage {
     const PATH: &'static str = "/admin/chat/";
+    const DONE: &'static [(&'static str, &'static str)] = &[
+        ("created", "rules-chat-added"),
+        ("deleted", "rules-chat-removed"),
+    ];
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         chat_of_desk(state, user).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -187,7 +182,7 @@ pub async fn create_chat(
         chat::create(&state.db, allow_private, &user.actor, input).await
     }
     .await;
-    super::outcome::<ChatPage, _>(&state, &user, "created", made).await
+    super::outcome::<ChatPage, _>(&state, &user, "created", &body, made).await
 }
 
 /// `POST /admin/chat/change/` (form: `id`, and `name`, `webhook_url` or `token` (blank: unchanged), `channel`,
@@ -207,7 +202,7 @@ pub async fn change_chat(
     let id = super::form_id(&form, "chat destination")?;
     if form.opt("delete").is_some() {
         let gone = chat::delete(&state.db, &user.actor, id).await;
-        return super::outcome::<ChatPage, _>(&state, &user, "deleted", gone).await;
+        return super::outcome::<ChatPage, _>(&state, &user, "deleted", &body, gone).await;
     }
     let changed = async {
         let patch = ChatPatch {
@@ -225,5 +220,5 @@ pub async fn change_chat(
         chat::update(&state.db, allow_private, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<ChatPage, _>(&state, &user, "saved", changed).await
+    super::outcome::<ChatPage, _>(&state, &user, "saved", &body, changed).await
 }

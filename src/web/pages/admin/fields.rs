@@ -4,11 +4,10 @@ use crate::error::AppError;
 use crate::service::custom_fields::{self, FieldListFilter, FieldPatch, NewField};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, Layout, PageResult, PageUser};
+use crate::web::pages::{Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use entity::values::{FieldKind, StatusCategory};
 
@@ -37,8 +36,7 @@ struct Opt {
 struct FieldsPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     fields: Vec<FieldRow>,
     kinds: Vec<Opt>,
     projects: Vec<Opt>,
@@ -79,8 +77,7 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
     Ok(FieldsPage {
         layout: Layout::for_user(user),
         section: "fields",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         fields,
         kinds: FieldKind::ALL
             .iter()
@@ -124,23 +121,19 @@ pub async fn fields_page(
     user: PageUser,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = fields_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "created" => user.lang.t("rules-field-added"),
-        _ => user.lang.t("rules-saved"),
-    });
-    Ok(html(StatusCode::OK, &page))
+    super::show::<FieldsPage>(&state, &user, done).await
 }
 
 impl super::DeskPage for FieldsPage {
     const PATH: &'static str = "/admin/fields/";
+    const DONE: &'static [(&'static str, &'static str)] = &[("created", "rules-field-added")];
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         fields_of_desk(state, user).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -199,7 +192,7 @@ pub async fn create_field(
         custom_fields::create(&state.db, &state.custom_fields, &user.actor, input, max).await
     }
     .await;
-    super::outcome::<FieldsPage, _>(&state, &user, "created", made).await
+    super::outcome::<FieldsPage, _>(&state, &user, "created", &body, made).await
 }
 
 /// `POST /admin/fields/change/` (form: `id`, and `label`, `choices`, `required_from`, `team_only`,
@@ -252,5 +245,5 @@ pub async fn change_field(
         custom_fields::update(&state.db, &state.custom_fields, &user.actor, id, patch, max).await
     }
     .await;
-    super::outcome::<FieldsPage, _>(&state, &user, "saved", changed).await
+    super::outcome::<FieldsPage, _>(&state, &user, "saved", &body, changed).await
 }

@@ -5,11 +5,10 @@ use crate::rest::comments::path_id;
 use crate::service::users::{self, accounts, groups, Admin};
 use crate::service::Take;
 use crate::state::AppState;
-use crate::web::pages::{display_name, html, Layout, PageResult, PageUser};
+use crate::web::pages::{display_name, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 
 /// A group as the page shows it.
@@ -26,8 +25,7 @@ pub struct GroupCard {
 struct GroupsPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     groups: Vec<GroupCard>,
 }
 
@@ -65,8 +63,7 @@ async fn groups_of_desk(state: &AppState, user: &PageUser) -> PageResult<GroupsP
     Ok(GroupsPage {
         layout: Layout::for_user(user),
         section: "groups",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         groups: cards,
     })
 }
@@ -81,25 +78,23 @@ pub async fn groups_page(
     user: PageUser,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = groups_of_desk(&state, &user).await?;
-    let lang = user.lang;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "created" => lang.t("admin-groups-created"),
-        "deleted" => lang.t("admin-groups-deleted"),
-        _ => lang.t("admin-saved"),
-    });
-    Ok(html(StatusCode::OK, &page))
+    super::show::<GroupsPage>(&state, &user, done).await
 }
 
 impl super::DeskPage for GroupsPage {
     const PATH: &'static str = "/admin/groups/";
+    const DONE: &'static [(&'static str, &'static str)] = &[
+        ("created", "admin-groups-created"),
+        ("deleted", "admin-groups-deleted"),
+    ];
+    const SAVED: &'static str = "admin-saved";
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         groups_of_desk(state, user).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -117,7 +112,7 @@ pub async fn create_group(
     let admin = Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = groups::create(state.people_deps(), &admin, form.get("name")).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "created", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "created", &body, result).await
 }
 
 /// `POST /admin/groups/<id>/rename/` (form: `name`).
@@ -137,7 +132,7 @@ pub async fn rename_group(
     let admin = Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = groups::rename(state.people_deps(), &admin, id, form.get("name")).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "saved", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", &body, result).await
 }
 
 /// `POST /admin/groups/<id>/delete/`.
@@ -156,7 +151,7 @@ pub async fn delete_group(
     let admin = Admin::of(&user.actor)?;
     user.form(&body)?;
     let result = groups::delete(state.people_deps(), &admin, id).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "deleted", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "deleted", &body, result).await
 }
 
 /// `POST /admin/groups/<id>/members/` (form: `username`).
@@ -186,7 +181,7 @@ pub async fn add_member(
                 .t1("admin-groups-no-user", "name", format!("{username:?}")),
         )),
     };
-    super::outcome::<GroupsPage, _>(&state, &user, "saved", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", &body, result).await
 }
 
 /// `POST /admin/groups/<id>/members/<user_id>/remove/`.
@@ -206,5 +201,5 @@ pub async fn remove_member(
     let admin = Admin::of(&user.actor)?;
     user.form(&body)?;
     let result = groups::remove_member(state.people_deps(), &admin, id, user_id).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "saved", result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", &body, result).await
 }

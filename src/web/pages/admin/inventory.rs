@@ -7,11 +7,10 @@ use crate::error::{AppError, AppResult};
 use crate::service::assets::{self, AssetFilter, AssetPatch, NewAsset};
 use crate::service::users::{accounts, Admin};
 use crate::state::AppState;
-use crate::web::pages::{html, Form, Layout, PageResult, PageUser};
+use crate::web::pages::{Form, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, RawQuery, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 
 /// Most assets the page lists at once.
@@ -36,8 +35,7 @@ struct Row {
 struct AssetsPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     /// The filters as given.
     q: String,
     types: Vec<Opt>,
@@ -93,8 +91,7 @@ async fn assets_of_desk(
     Ok(AssetsPage {
         layout: Layout::for_user(user),
         section: "assets",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         q: filter.search.clone().unwrap_or_default(),
         types: options(lang, AssetType::ALL, AssetType::as_str, filter.asset_type),
         statuses: options(lang, AssetStatus::ALL, AssetStatus::as_str, filter.status),
@@ -137,24 +134,23 @@ pub async fn assets_page(
     RawQuery(raw): RawQuery,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = assets_of_desk(&state, &user, &filter_of(raw.as_deref())).await?;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "created" => user.lang.t("admin-assets-added"),
-        "archived" => user.lang.t("admin-assets-archived"),
-        _ => user.lang.t("rules-saved"),
-    });
-    Ok(html(StatusCode::OK, &page))
+    let page = assets_of_desk(&state, &user, &filter_of(raw.as_deref())).await?;
+    Ok(super::shown(page, &user, done))
 }
 
 impl super::DeskPage for AssetsPage {
     const PATH: &'static str = "/admin/assets/";
+    const DONE: &'static [(&'static str, &'static str)] = &[
+        ("created", "admin-assets-added"),
+        ("archived", "admin-assets-archived"),
+    ];
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         assets_of_desk(state, user, &AssetFilter::default()).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -201,7 +197,7 @@ pub async fn create_asset(
         assets::create(&state.db, &user.actor, input).await
     }
     .await;
-    super::outcome::<AssetsPage, _>(&state, &user, "created", made).await
+    super::outcome::<AssetsPage, _>(&state, &user, "created", &body, made).await
 }
 
 /// `POST /admin/assets/change/` (form: `id` and every field of a new asset, replacing the stored ones; or
@@ -221,7 +217,7 @@ pub async fn change_asset(
     let id = super::form_id(&form, "asset")?;
     if form.opt("archive").is_some() {
         let gone = assets::archive(&state.db, &user.actor, id).await;
-        return super::outcome::<AssetsPage, _>(&state, &user, "archived", gone).await;
+        return super::outcome::<AssetsPage, _>(&state, &user, "archived", &body, gone).await;
     }
     let changed = async {
         let patch = AssetPatch {
@@ -236,5 +232,5 @@ pub async fn change_asset(
         assets::update(&state.db, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<AssetsPage, _>(&state, &user, "saved", changed).await
+    super::outcome::<AssetsPage, _>(&state, &user, "saved", &body, changed).await
 }

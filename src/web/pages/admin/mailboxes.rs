@@ -6,11 +6,10 @@ use super::{chosen_project, project_options, typed, Opt};
 use crate::service::mailboxes::{self, MailboxPatch, NewMailbox, DEFAULT_FAILED_FOLDER};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, Layout, PageResult, PageUser};
+use crate::web::pages::{Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 
 /// A mailbox as the page lists it.
@@ -32,8 +31,7 @@ struct Row {
 struct MailPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     mailboxes: Vec<Row>,
     projects: Vec<Opt>,
     default_failed: &'static str,
@@ -67,8 +65,7 @@ async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage>
     Ok(MailPage {
         layout: Layout::for_user(user),
         section: "mail",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         mailboxes: rows,
         projects: project_opts(None),
         default_failed: DEFAULT_FAILED_FOLDER,
@@ -85,24 +82,22 @@ pub async fn mail_page(
     user: PageUser,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = mail_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "created" => user.lang.t("rules-mail-added"),
-        "deleted" => user.lang.t("rules-mail-removed"),
-        _ => user.lang.t("rules-saved"),
-    });
-    Ok(html(StatusCode::OK, &page))
+    super::show::<MailPage>(&state, &user, done).await
 }
 
 impl super::DeskPage for MailPage {
     const PATH: &'static str = "/admin/mail/";
+    const DONE: &'static [(&'static str, &'static str)] = &[
+        ("created", "rules-mail-added"),
+        ("deleted", "rules-mail-removed"),
+    ];
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         mail_of_desk(state, user).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -133,7 +128,7 @@ pub async fn create_mailbox(
         mailboxes::create(&state.db, &user.actor, input).await
     }
     .await;
-    super::outcome::<MailPage, _>(&state, &user, "created", made).await
+    super::outcome::<MailPage, _>(&state, &user, "created", &body, made).await
 }
 
 /// `POST /admin/mail/change/` (form: `id`, and `name`, `url`, `secret` (blank: unchanged), `done_folder`
@@ -153,7 +148,7 @@ pub async fn change_mailbox(
     let id = super::form_id(&form, "mailbox")?;
     if form.opt("delete").is_some() {
         let gone = mailboxes::delete(&state.db, &user.actor, id).await;
-        return super::outcome::<MailPage, _>(&state, &user, "deleted", gone).await;
+        return super::outcome::<MailPage, _>(&state, &user, "deleted", &body, gone).await;
     }
     let changed = async {
         let patch = MailboxPatch {
@@ -168,5 +163,5 @@ pub async fn change_mailbox(
         mailboxes::update(&state.db, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<MailPage, _>(&state, &user, "saved", changed).await
+    super::outcome::<MailPage, _>(&state, &user, "saved", &body, changed).await
 }

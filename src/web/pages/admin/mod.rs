@@ -127,25 +127,215 @@ fn all_values(body: &[u8], name: &str) -> Vec<String> {
         .collect()
 }
 
-/// An administration page of the whole desk, one form or more on it: where it lives, how it is read, and
-/// where a form's mistake is shown.
+/// An administration page of the whole desk, one form or more on it: where it lives, how it is read, what its
+/// redirects say, and where a form's mistake is shown.
 trait DeskPage: askama::Template + Sized {
     /// Its path, `/admin/<section>/`.
     const PATH: &'static str;
 
+    /// The message each `?done=` code says, by code.
+    const DONE: &'static [(&'static str, &'static str)];
+
+    /// The message any other `?done=` code says.
+    const SAVED: &'static str = "rules-saved";
+
     /// The page as `user` sees it now.
     async fn read(state: &crate::state::AppState, user: &PageUser) -> PageResult<Self>;
 
-    /// Show `message` as the form's mistake.
-    fn show_error(&mut self, message: String);
+    /// What the page says above its forms.
+    fn notes(&mut self) -> &mut Notes;
+}
+
+/// What an administration page says above its forms: what a redirect says was done, or why a form was refused,
+/// with what that form had typed so that it shows again instead of the stored values.
+#[derive(Default)]
+pub struct Notes {
+    /// What was done (`?done=`).
+    pub flash: Option<String>,
+    /// Why the form was refused.
+    pub error: String,
+    /// What the refused form had typed.
+    pub typed: Typed,
+}
+
+/// The fields of a refused form, for the page to show them again. Secrets (`secret`, `token`, `password`, and a
+/// chat `webhook_url`, which carries its key) are not kept: they are typed again.
+#[derive(Default)]
+pub struct Typed {
+    /// A form was refused.
+    refused: bool,
+    /// The record its `id` named; none for a new record's form.
+    id: Option<i32>,
+    /// It carried fields beyond its id and buttons (a change, not an archive or a removal).
+    edited: bool,
+    values: Vec<(String, String)>,
+}
+
+impl Typed {
+    /// The fields of the form `body`.
+    fn of(body: &[u8]) -> Typed {
+        const SECRET: [&str; 4] = ["secret", "token", "password", "webhook_url"];
+        const NOT_TYPED: [&str; 5] = ["csrfmiddlewaretoken", "id", "archive", "delete", "restore"];
+        let values: Vec<(String, String)> = url::form_urlencoded::parse(body)
+            .filter(|(k, _)| !SECRET.contains(&k.as_ref()))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        Typed {
+            refused: true,
+            id: values
+                .iter()
+                .find(|(k, _)| k == "id")
+                .and_then(|(_, v)| v.parse().ok()),
+            edited: values.iter().any(|(k, _)| !NOT_TYPED.contains(&k.as_str())),
+            values,
+        }
+    }
+
+    /// Whether the refused form is the one of record `id` (none: the new record's form) and changed fields.
+    fn is_for(&self, id: Option<i32>) -> bool {
+        self.refused && self.edited && self.id == id
+    }
+
+    fn value(&self, name: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// What was typed in box `name` of the refused new-record form, or nothing.
+    pub fn fresh(&self, name: &str) -> &str {
+        match self.value(name) {
+            Some(typed) if self.is_for(None) => typed,
+            _ => "",
+        }
+    }
+
+    /// What was typed in box `name` of the refused form of record `id`, or `stored`.
+    pub fn or(&self, id: impl FormId, name: &str, stored: impl std::fmt::Display) -> String {
+        match self.value(name) {
+            Some(typed) if self.is_for(id.form_id()) => typed.to_string(),
+            _ => stored.to_string(),
+        }
+    }
+
+    /// Whether the refused form is the change form of record `id` (its disclosure opens to show it).
+    pub fn refused_for(&self, id: impl FormId) -> bool {
+        id.form_id().is_some() && self.is_for(id.form_id())
+    }
+
+    /// Whether option `value` of select `name` (or a checkbox `name` with that value) of the form of record `id`
+    /// is chosen: as posted when that form was refused, else `stored`.
+    pub fn picks(
+        &self,
+        id: impl FormId,
+        name: &str,
+        value: &str,
+        stored: impl std::borrow::Borrow<bool>,
+    ) -> bool {
+        if self.is_for(id.form_id()) {
+            self.values.iter().any(|(k, v)| k == name && v == value)
+        } else {
+            *stored.borrow()
+        }
+    }
+
+    /// Whether checkbox `name` of the form of record `id` is ticked: as posted when that form was refused, else
+    /// `stored`.
+    pub fn ticks(
+        &self,
+        id: impl FormId,
+        name: &str,
+        stored: impl std::borrow::Borrow<bool>,
+    ) -> bool {
+        if self.is_for(id.form_id()) {
+            self.value(name).is_some()
+        } else {
+            *stored.borrow()
+        }
+    }
+
+    /// What was typed in box `name` of the refused new-record form, or `stored` (a default).
+    pub fn fresh_or(&self, name: &str, stored: impl std::fmt::Display) -> String {
+        self.or(None::<i32>, name, stored)
+    }
+
+    /// [`Typed::picks`] on the new record's form.
+    pub fn fresh_picks(
+        &self,
+        name: &str,
+        value: &str,
+        stored: impl std::borrow::Borrow<bool>,
+    ) -> bool {
+        self.picks(None::<i32>, name, value, stored)
+    }
+
+    /// [`Typed::ticks`] on the new record's form.
+    pub fn fresh_ticks(&self, name: &str) -> bool {
+        self.ticks(None::<i32>, name, false)
+    }
+}
+
+/// The record a form on an administration page changes: its id, or none for the new record's form.
+pub trait FormId {
+    /// The id, if any.
+    fn form_id(&self) -> Option<i32>;
+}
+
+impl FormId for i32 {
+    fn form_id(&self) -> Option<i32> {
+        Some(*self)
+    }
+}
+
+impl FormId for Option<i32> {
+    fn form_id(&self) -> Option<i32> {
+        *self
+    }
+}
+
+impl<T: FormId> FormId for &T {
+    fn form_id(&self) -> Option<i32> {
+        (**self).form_id()
+    }
+}
+
+impl Done {
+    /// What the code says on page `P`, in `lang`.
+    fn said<P: DeskPage>(self, lang: crate::i18n::Lang) -> Option<String> {
+        self.done.map(|code| {
+            let key = P::DONE
+                .iter()
+                .find(|(c, _)| *c == code)
+                .map_or(P::SAVED, |(_, key)| *key);
+            lang.t(key)
+        })
+    }
+}
+
+/// `GET` of page `P`: as it is now, saying what `?done=` did.
+async fn show<P: DeskPage>(
+    state: &crate::state::AppState,
+    user: &PageUser,
+    done: Done,
+) -> PageResult<Response> {
+    let page = P::read(state, user).await?;
+    Ok(shown(page, user, done))
+}
+
+/// Page `page`, saying what `?done=` did.
+fn shown<P: DeskPage>(mut page: P, user: &PageUser, done: Done) -> Response {
+    page.notes().flash = done.said::<P>(user.lang);
+    super::html(axum::http::StatusCode::OK, &page)
 }
 
 /// A form's outcome on page `P`: back to the page saying `done`, or the page with the mistake's message
-/// and the error's status.
+/// and what the form (`body`) had typed, with the error's status.
 async fn outcome<P: DeskPage, T>(
     state: &crate::state::AppState,
     user: &PageUser,
     done: &str,
+    body: &[u8],
     result: Result<T, crate::error::AppError>,
 ) -> PageResult<Response> {
     match result {
@@ -155,7 +345,9 @@ async fn outcome<P: DeskPage, T>(
                 return Err(err.into());
             };
             let mut page = P::read(state, user).await?;
-            page.show_error(message);
+            let notes = page.notes();
+            notes.error = message;
+            notes.typed = Typed::of(body);
             Ok(super::html(err.status(), &page))
         }
     }

@@ -5,11 +5,10 @@ use super::Done;
 use crate::service::projects::{self, NewProject, ProjectPatch};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, Layout, PageResult, PageUser};
+use crate::web::pages::{Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 
 /// A project as the page lists it.
@@ -26,8 +25,7 @@ struct Row {
 struct ProjectsPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     projects: Vec<Row>,
 }
 
@@ -40,8 +38,7 @@ async fn projects_of_desk(state: &AppState, user: &PageUser) -> PageResult<Proje
     Ok(ProjectsPage {
         layout: Layout::for_user(user),
         section: "projects",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         projects: list
             .into_iter()
             .map(|p| Row {
@@ -64,24 +61,22 @@ pub async fn projects_page(
     user: PageUser,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = projects_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "created" => user.lang.t("admin-projects-added"),
-        "archived" => user.lang.t("admin-projects-archived"),
-        _ => user.lang.t("rules-saved"),
-    });
-    Ok(html(StatusCode::OK, &page))
+    super::show::<ProjectsPage>(&state, &user, done).await
 }
 
 impl super::DeskPage for ProjectsPage {
     const PATH: &'static str = "/admin/projects/";
+    const DONE: &'static [(&'static str, &'static str)] = &[
+        ("created", "admin-projects-added"),
+        ("archived", "admin-projects-archived"),
+    ];
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         projects_of_desk(state, user).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -103,7 +98,7 @@ pub async fn create_project(
         description: Some(form.get("description").to_string()),
     };
     let made = projects::create(&state.db, &user.actor, input).await;
-    super::outcome::<ProjectsPage, _>(&state, &user, "created", made).await
+    super::outcome::<ProjectsPage, _>(&state, &user, "created", &body, made).await
 }
 
 /// `POST /admin/projects/change/` (form: `id`, and `name` and `description`; or `archive`).
@@ -122,12 +117,12 @@ pub async fn change_project(
     let id = super::form_id(&form, "project")?;
     if form.opt("archive").is_some() {
         let gone = projects::archive(&state.db, &user.actor, id).await;
-        return super::outcome::<ProjectsPage, _>(&state, &user, "archived", gone).await;
+        return super::outcome::<ProjectsPage, _>(&state, &user, "archived", &body, gone).await;
     }
     let patch = ProjectPatch {
         name: form.opt("name").map(str::to_string),
         description: form.opt("description").map(str::to_string),
     };
     let changed = projects::update(&state.db, &user.actor, id, patch).await;
-    super::outcome::<ProjectsPage, _>(&state, &user, "saved", changed).await
+    super::outcome::<ProjectsPage, _>(&state, &user, "saved", &body, changed).await
 }

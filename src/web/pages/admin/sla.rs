@@ -12,11 +12,10 @@ use crate::service::sla::policies::{
 use crate::service::users::{self, Admin};
 use crate::service::Take;
 use crate::state::AppState;
-use crate::web::pages::{html, Form, Layout, PageResult, PageUser};
+use crate::web::pages::{Form, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use chrono::NaiveDate;
 use entity::sla_policy;
@@ -28,6 +27,18 @@ struct DayRow {
     label: String,
     open: String,
     close: String,
+}
+
+impl DayRow {
+    /// The name of its opening time's field.
+    fn open_field(&self) -> String {
+        format!("open_{}", self.day)
+    }
+
+    /// The name of its closing time's field.
+    fn close_field(&self) -> String {
+        format!("close_{}", self.day)
+    }
 }
 
 /// A status that may stop the clock, ticked when it does.
@@ -60,8 +71,7 @@ struct PolicyForm {
 struct SlaPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     /// The policies' forms, oldest first, then the new one's.
     forms: Vec<PolicyForm>,
 }
@@ -161,8 +171,7 @@ async fn sla_of_desk(state: &AppState, user: &PageUser) -> PageResult<SlaPage> {
     Ok(SlaPage {
         layout: Layout::for_user(user),
         section: "sla",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         forms,
     })
 }
@@ -177,24 +186,23 @@ pub async fn sla_page(
     user: PageUser,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = sla_of_desk(&state, &user).await?;
-    page.flash = done.done.map(|d| match d.as_str() {
-        "created" => user.lang.t("admin-sla-added"),
-        "deleted" => user.lang.t("admin-sla-removed"),
-        _ => user.lang.t("admin-sla-saved"),
-    });
-    Ok(html(StatusCode::OK, &page))
+    super::show::<SlaPage>(&state, &user, done).await
 }
 
 impl super::DeskPage for SlaPage {
     const PATH: &'static str = "/admin/sla/";
+    const DONE: &'static [(&'static str, &'static str)] = &[
+        ("created", "admin-sla-added"),
+        ("deleted", "admin-sla-removed"),
+    ];
+    const SAVED: &'static str = "admin-sla-saved";
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         sla_of_desk(state, user).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -306,7 +314,7 @@ pub async fn create_sla_policy(
         policies::create(&state.db, &state.sla_policies, &user.actor, input).await
     }
     .await;
-    super::outcome::<SlaPage, _>(&state, &user, "created", made).await
+    super::outcome::<SlaPage, _>(&state, &user, "created", &body, made).await
 }
 
 /// `POST /admin/sla/change/` (form: `id`, and the fields of a new policy, each replacing the stored one; or
@@ -326,7 +334,7 @@ pub async fn change_sla_policy(
     let id = super::form_id(&form, "SLA policy")?;
     if form.opt("delete").is_some() {
         let gone = policies::delete(&state.db, &state.sla_policies, &user.actor, id).await;
-        return super::outcome::<SlaPage, _>(&state, &user, "deleted", gone).await;
+        return super::outcome::<SlaPage, _>(&state, &user, "deleted", &body, gone).await;
     }
     let changed = async {
         let p = posted(&form, &body)?;
@@ -343,5 +351,5 @@ pub async fn change_sla_policy(
         policies::update(&state.db, &state.sla_policies, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<SlaPage, _>(&state, &user, "saved", changed).await
+    super::outcome::<SlaPage, _>(&state, &user, "saved", &body, changed).await
 }

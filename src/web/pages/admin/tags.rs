@@ -4,11 +4,10 @@ use super::Done;
 use crate::service::tags::{self, TagUpdate};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{html, Layout, PageResult, PageUser};
+use crate::web::pages::{Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 
 /// A tag as the page lists it.
@@ -23,8 +22,7 @@ struct TagRow {
 struct TagsPage {
     layout: Layout,
     section: &'static str,
-    flash: Option<String>,
-    form_error: String,
+    notes: super::Notes,
     free_tags: bool,
     tags: Vec<TagRow>,
 }
@@ -36,8 +34,7 @@ async fn tags_of_desk(state: &AppState, user: &PageUser) -> PageResult<TagsPage>
     Ok(TagsPage {
         layout: Layout::for_user(user),
         section: "tags",
-        flash: None,
-        form_error: String::new(),
+        notes: Default::default(),
         free_tags: tags::free_tags(db).await?,
         tags: listed
             .into_iter()
@@ -60,28 +57,24 @@ pub async fn tags_page(
     user: PageUser,
     Query(done): Query<Done>,
 ) -> PageResult<Response> {
-    let mut page = tags_of_desk(&state, &user).await?;
-    let lang = user.lang;
-    page.flash = done.done.map(|d| {
-        lang.t(match d.as_str() {
-            "curated" => "admin-tags-curated-done",
-            "deleted" => "admin-tags-deleted",
-            "settings" => "admin-tags-settings-saved",
-            _ => "admin-saved",
-        })
-    });
-    Ok(html(StatusCode::OK, &page))
+    super::show::<TagsPage>(&state, &user, done).await
 }
 
 impl super::DeskPage for TagsPage {
     const PATH: &'static str = "/admin/tags/";
+    const DONE: &'static [(&'static str, &'static str)] = &[
+        ("curated", "admin-tags-curated-done"),
+        ("deleted", "admin-tags-deleted"),
+        ("settings", "admin-tags-settings-saved"),
+    ];
+    const SAVED: &'static str = "admin-saved";
 
     async fn read(state: &AppState, user: &PageUser) -> PageResult<Self> {
         tags_of_desk(state, user).await
     }
 
-    fn show_error(&mut self, message: String) {
-        self.form_error = message;
+    fn notes(&mut self) -> &mut super::Notes {
+        &mut self.notes
     }
 }
 
@@ -99,7 +92,7 @@ pub async fn curate_tag(
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = tags::curate(&state.db, &user.actor, form.get("name")).await;
-    super::outcome::<TagsPage, _>(&state, &user, "curated", result).await
+    super::outcome::<TagsPage, _>(&state, &user, "curated", &body, result).await
 }
 
 /// `POST /admin/tags/change/` (form: `tag`, and `rename_to`, or `curated=true|false`, or `delete`).
@@ -118,7 +111,7 @@ pub async fn change_tag(
     let tag = form.get("tag");
     if form.opt("delete").is_some() {
         let result = tags::delete(&state.db, &user.actor, tag).await;
-        return super::outcome::<TagsPage, _>(&state, &user, "deleted", result).await;
+        return super::outcome::<TagsPage, _>(&state, &user, "deleted", &body, result).await;
     }
     let change = TagUpdate {
         name: form
@@ -129,7 +122,7 @@ pub async fn change_tag(
         curated: form.opt("curated").map(|c| c == "true"),
     };
     let result = tags::update(&state.db, &user.actor, tag, change).await;
-    super::outcome::<TagsPage, _>(&state, &user, "saved", result).await
+    super::outcome::<TagsPage, _>(&state, &user, "saved", &body, result).await
 }
 
 /// `POST /admin/tags/settings/` (form: `free_tags=true|false`).
@@ -147,5 +140,5 @@ pub async fn tag_settings(
     let form = user.form(&body)?;
     let free = form.get("free_tags") == "true";
     let result = tags::set_free_tags(&state.db, &user.actor, free).await;
-    super::outcome::<TagsPage, _>(&state, &user, "settings", result).await
+    super::outcome::<TagsPage, _>(&state, &user, "settings", &body, result).await
 }
