@@ -102,10 +102,10 @@ ticket-field-required-start = Pflichtfeld, sobald die Arbeit beginnt
 ticket-field-required-resolve = Pflichtfeld zum Lösen
 ticket-field-yes = ja
 ticket-field-no = nein
-ticket-field-utc = (UTC)
+ticket-field-zone = ({ $zone })
 ticket-field-user = Benutzer { $id }
 ticket-field-asset = Asset { $id }
-ticket-field-datetime = { $at } UTC
+ticket-field-datetime = { $at } ({ $zone })
 
 # Dateigrößen.
 

@@ -102,10 +102,10 @@ ticket-field-required-start = required once work starts
 ticket-field-required-resolve = required to resolve
 ticket-field-yes = yes
 ticket-field-no = no
-ticket-field-utc = (UTC)
+ticket-field-zone = ({ $zone })
 ticket-field-user = user { $id }
 ticket-field-asset = asset { $id }
-ticket-field-datetime = { $at } UTC
+ticket-field-datetime = { $at } ({ $zone })
 
 # File sizes.
 

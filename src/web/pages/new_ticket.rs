@@ -81,7 +81,7 @@ fn form_page(
     security(("session" = [])))]
 pub async fn page(State(state): State<AppState>, user: PageUser) -> PageResult<Response> {
     let shown = fields::for_new_ticket(&state, &user.actor).await?;
-    let inputs = fields::inputs(&state.db.conn, &user.actor, &shown, user.lang).await;
+    let inputs = fields::inputs(&state.db.conn, &user.actor, &shown, user.lang, user.zone).await;
     Ok(html(
         StatusCode::OK,
         &form_page(&user, None, BTreeMap::new(), None, inputs),
@@ -108,7 +108,7 @@ pub async fn submit(
         .iter()
         .map(|(name, spooled)| attachments::check(name, spooled))
         .collect::<Result<Vec<_>, _>>();
-    let edits = fields::changed(&state.db.conn, &user.actor, &form, &shown).await;
+    let edits = fields::changed(&state.db.conn, &user.actor, &form, &shown, user.zone).await;
     let result = match (Priority::parse(form.get("priority")), checked, edits) {
         (_, Err(err), _) => Err(err),
         (_, _, Err(PageError::App(err))) => Err(err),
@@ -146,7 +146,8 @@ pub async fn submit(
                 .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
                 .collect();
             let summary = errors.is_empty().then_some(message);
-            let inputs = fields::inputs(&state.db.conn, &user.actor, &shown, user.lang).await;
+            let inputs =
+                fields::inputs(&state.db.conn, &user.actor, &shown, user.lang, user.zone).await;
             let page = form_page(&user, Some(&form), errors, summary, inputs);
             Ok(html(StatusCode::BAD_REQUEST, &page))
         }

@@ -146,3 +146,84 @@ async fn another_users_zone_stays_theirs(app: &TestApp) {
     let resp = theirs.page(app, &format!("/tickets/{id}/")).await;
     assert!(resp.text.contains(&shown(created, chrono_tz::UTC)));
 }
+
+db_test!(a_moment_field_is_typed_and_read_in_the_readers_zone);
+/// A date-and-time custom field is filled and shown on the pages in the reader's zone, the label naming it,
+/// and kept in UTC: REST reads the same moment. The hour a summer time skips is read as the clocks then say.
+async fn a_moment_field_is_typed_and_read_in_the_readers_zone(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let made = app
+        .as_user(&admin)
+        .post(
+            "/api/custom-fields/",
+            serde_json::json!({"key": "visit", "label": "Visit", "kind": "datetime"}),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let filed = app
+        .as_user(&agent)
+        .post(
+            "/api/tickets/",
+            serde_json::json!({"title": "Printer visit"}),
+        )
+        .await;
+    let id = filed.json["id"].as_i64().unwrap();
+    let browser = login(app, &agent).await;
+    let resp = browser
+        .form(
+            app,
+            "/settings/time-zone/",
+            &[("time_zone", "Europe/Berlin")],
+        )
+        .await;
+    assert_eq!(location(&resp), "/settings/?done=zone");
+    let path = format!("/tickets/{id}/");
+    let set = |value: &'static str| {
+        let browser = &browser;
+        let path = format!("{path}fields/");
+        async move {
+            let resp = browser.form(app, &path, &[("cf.visit", value)]).await;
+            assert_eq!(resp.status, StatusCode::SEE_OTHER, "{}", resp.text);
+        }
+    };
+    let stored = || async {
+        let t = app
+            .as_user(&agent)
+            .get(&format!("/api/tickets/{id}/"))
+            .await;
+        t.json["custom_fields"]["visit"].clone()
+    };
+    // 09:30 in Berlin's summer is 07:30 UTC.
+    set("2026-07-01T09:30").await;
+    assert_eq!(stored().await, "2026-07-01T07:30:00.000000Z");
+    let shown = browser.page(app, &path).await;
+    assert!(
+        shown
+            .text
+            .contains(r#"type="datetime-local" value="2026-07-01T09:30""#)
+            && shown.text.contains("Visit (Europe/Berlin)")
+            && shown.text.contains("2026-07-01 09:30 (Europe/Berlin)"),
+        "{}",
+        shown.text
+    );
+    // Saved again as shown, it is the same moment.
+    set("2026-07-01T09:30").await;
+    assert_eq!(stored().await, "2026-07-01T07:30:00.000000Z");
+    // 02:30 on 29 March 2026 does not exist in Berlin: the clocks say 03:30 (CEST), 01:30 UTC.
+    set("2026-03-29T02:30").await;
+    assert_eq!(stored().await, "2026-03-29T01:30:00.000000Z");
+    // Without a zone of one's own (and no browser cookie), UTC, as the label says.
+    let resp = browser
+        .form(app, "/settings/time-zone/", &[("time_zone", "")])
+        .await;
+    assert_eq!(location(&resp), "/settings/?done=zone");
+    let shown = browser.page(app, &path).await;
+    assert!(
+        shown.text.contains(r#"value="2026-03-29T01:30""#) && shown.text.contains("Visit (UTC)"),
+        "{}",
+        shown.text
+    );
+    set("2026-12-24T18:00").await;
+    assert_eq!(stored().await, "2026-12-24T18:00:00.000000Z");
+}

@@ -11,6 +11,7 @@ use crate::web::pages::{display_name, Form, Lang, PageResult, PageUser};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
+use chrono_tz::Tz;
 use entity::values::{FieldKind, StatusCategory};
 use sea_orm::ConnectionTrait;
 use serde_json::{json, Value};
@@ -48,6 +49,8 @@ pub struct FieldInput {
     pub team_only: bool,
     /// Why the value was refused, when it was.
     pub error: String,
+    /// What the label adds: the time zone a moment is typed and shown in, "(Europe/Berlin)".
+    pub note: String,
 }
 
 fn required_words(f: &Field, lang: Lang) -> String {
@@ -60,16 +63,17 @@ fn required_words(f: &Field, lang: Lang) -> String {
 }
 
 /// The inputs of `shown`, the values read in words (user and asset names as the actor may see them) in
-/// `lang`.
+/// `lang`, moments in the reader's `zone`.
 pub async fn inputs(
     db: &impl ConnectionTrait,
     actor: &Actor,
     shown: &Shown,
     lang: Lang,
+    zone: Tz,
 ) -> Vec<FieldInput> {
     let mut out = Vec::with_capacity(shown.len());
     for (field, value) in shown {
-        out.push(input(db, actor, field, value.as_ref(), lang).await);
+        out.push(input(db, actor, field, value.as_ref(), lang, zone).await);
     }
     out
 }
@@ -80,6 +84,7 @@ async fn input(
     field: &Arc<Field>,
     value: Option<&FieldValue>,
     lang: Lang,
+    zone: Tz,
 ) -> FieldInput {
     let name = format!("cf.{}", field.key);
     let (control, text) = match (field.kind, value) {
@@ -88,7 +93,7 @@ async fn input(
         (FieldKind::Date, v) => ("date", v.map(FieldValue::display)),
         (FieldKind::Datetime, Some(FieldValue::Datetime(t))) => (
             "datetime-local",
-            Some(t.format("%Y-%m-%dT%H:%M").to_string()),
+            Some(t.with_timezone(&zone).format(LOCAL_MINUTE).to_string()),
         ),
         (FieldKind::Datetime, _) => ("datetime-local", None),
         (FieldKind::Boolean | FieldKind::Choice, v) => ("select", v.map(FieldValue::display)),
@@ -133,7 +138,11 @@ async fn input(
             .map(|a| a.name)
             .unwrap_or_else(|_| lang.t1("ticket-field-asset", "id", id)),
         Some(FieldValue::Datetime(t)) => {
-            lang.t1("ticket-field-datetime", "at", t.format("%Y-%m-%d %H:%M"))
+            let at = t.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string();
+            lang.texts(
+                "ticket-field-datetime",
+                [("at", &at), ("zone", zone.name())],
+            )
         }
         Some(FieldValue::Boolean(yes)) => lang.t(if *yes {
             "ticket-field-yes"
@@ -153,6 +162,11 @@ async fn input(
         required: required_words(field, lang),
         team_only: field.team_only,
         error: String::new(),
+        note: if control == "datetime-local" {
+            lang.t1("ticket-field-zone", "zone", zone.name())
+        } else {
+            String::new()
+        },
     }
 }
 
@@ -192,9 +206,29 @@ pub fn refill(
     }
 }
 
-/// What the form says of field `f` as JSON, as the service parses it: `None` when the form did not send
-/// the field at all.
-fn posted(form: &Form, f: &Field) -> Option<Value> {
+/// How a browser's `datetime-local` control spells a minute (no offset: the page names the zone).
+const LOCAL_MINUTE: &str = "%Y-%m-%dT%H:%M";
+
+/// The moment a `datetime-local` value names in `zone`, in UTC. A time the clocks skip (the hour a summer
+/// time begins) is read an hour later, as the clocks then say; a time they pass twice is the first of them.
+/// `None` when it is not such a value.
+fn local_moment(raw: &str, zone: Tz) -> Option<chrono::DateTime<chrono::Utc>> {
+    use chrono::TimeZone;
+    let naive = chrono::NaiveDateTime::parse_from_str(raw, LOCAL_MINUTE)
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(raw, "%Y-%m-%dT%H:%M:%S"))
+        .ok()?;
+    zone.from_local_datetime(&naive)
+        .earliest()
+        .or_else(|| {
+            zone.from_local_datetime(&(naive + chrono::Duration::hours(1)))
+                .earliest()
+        })
+        .map(|t| t.with_timezone(&chrono::Utc))
+}
+
+/// What the form says of field `f` as JSON, as the service parses it (a moment typed in the reader's `zone`):
+/// `None` when the form did not send the field at all.
+fn posted(form: &Form, f: &Field, zone: Tz) -> Option<Value> {
     let name = format!("cf.{}", f.key);
     if f.kind == FieldKind::MultiChoice {
         // Checkboxes send only the ticked ones; the hidden `cf.<key>` marks the field as on the form.
@@ -223,9 +257,12 @@ fn posted(form: &Form, f: &Field) -> Option<Value> {
             "no" => json!(false),
             other => json!(other),
         },
-        // The browser's control has no offset (and seconds only when given): the page says UTC.
-        FieldKind::Datetime if raw.len() == "YYYY-MM-DDTHH:MM".len() => json!(format!("{raw}:00Z")),
-        FieldKind::Datetime => json!(format!("{raw}Z")),
+        // The browser's control has no offset: the page names the zone it is typed in. Anything else goes
+        // to the service as sent, which says what is wrong with it.
+        FieldKind::Datetime => local_moment(raw, zone).map_or_else(
+            || json!(raw),
+            |t| json!(t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        ),
         FieldKind::User | FieldKind::Asset => {
             raw.parse::<i64>().map_or_else(|_| json!(raw), |n| json!(n))
         }
@@ -240,10 +277,11 @@ pub async fn changed(
     actor: &Actor,
     form: &Form,
     shown: &Shown,
+    zone: Tz,
 ) -> PageResult<RawEdits> {
     let mut edits = RawEdits::new();
     for (field, value) in shown {
-        let Some(mut sent) = posted(form, field) else {
+        let Some(mut sent) = posted(form, field, zone) else {
             continue;
         };
         if matches!(field.kind, FieldKind::User) {
@@ -297,7 +335,7 @@ pub async fn set_fields(
     let t = tickets::get(db, &user.actor, id).await?;
     let defined = state.custom_fields.active(db).await?;
     let shown = crate::service::custom_fields::of_ticket(db, &user.actor, &defined, &t).await?;
-    let edits = changed(db, &user.actor, &form, &shown).await?;
+    let edits = changed(db, &user.actor, &form, &shown, user.zone).await?;
     if edits.is_empty() {
         return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
     }

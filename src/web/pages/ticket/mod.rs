@@ -251,7 +251,7 @@ pub async fn render_ticket(
     let can_merge = rules::can_archive(actor) && merged_into.is_none();
     let defined = state.custom_fields.active(db).await?;
     let shown = crate::service::custom_fields::of_ticket(db, actor, &defined, &t).await?;
-    let fields = fields::inputs(db, actor, &shown, lang).await;
+    let fields = fields::inputs(db, actor, &shown, lang, user.zone).await;
     let link_types = LinkType::ALL
         .iter()
         .map(|t| choice(t.as_str().to_string(), lang.label(t.as_str()), false))
