@@ -40,6 +40,8 @@ pub struct StateInner {
     pub custom_fields: crate::service::custom_fields::KnownFields,
     /// The macros each team member may use (cleared across instances when they change).
     pub macros: crate::service::automation::KnownMacros,
+    /// Each user's saved views of the queue (cleared across instances when they change).
+    pub saved_views: crate::service::saved_views::KnownViews,
     /// Configuration.
     pub config: Arc<Config>,
     /// JWT keys.
@@ -171,12 +173,14 @@ impl AppState {
         let triggers = crate::service::automation::KnownTriggers::default();
         let custom_fields = crate::service::custom_fields::KnownFields::default();
         let macros = crate::service::automation::KnownMacros::default();
+        let saved_views = crate::service::saved_views::KnownViews::default();
         let listeners = vec![
             auth_cache.listener(),
             sla_policies.listener(),
             triggers.listener(),
             custom_fields.listener(),
             macros.listener(),
+            saved_views.listener(),
         ];
         let live = LiveBus::start(&db, &config.database_url, listeners).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
@@ -198,6 +202,7 @@ impl AppState {
             triggers,
             custom_fields,
             macros,
+            saved_views,
             auth_cache,
             plain_objects: Arc::default(),
             storage,

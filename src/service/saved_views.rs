@@ -2,6 +2,9 @@
 //! query string. Only their owner lists, replaces or removes them. A view holds no rights of its own: opening one
 //! runs the queue's read with the viewer as they are then, so it never shows more than the queue would.
 use crate::auth::Actor;
+use crate::db::listen::Listener;
+use crate::db::remembered::Remembered;
+use crate::db::Db;
 use crate::error::{AppError, AppResult, OnConstraint};
 use chrono::Utc;
 use entity::saved_view;
@@ -63,8 +66,42 @@ pub fn normalise(query: &str) -> String {
     out.finish()
 }
 
-/// `actor`'s views, by name.
-pub async fn list(db: &impl ConnectionTrait, actor: &Actor) -> AppResult<Vec<SavedView>> {
+/// The PostgreSQL channel on which instances tell each other that saved views changed.
+pub const CHANNEL: &str = "deskgraph_saved_views";
+
+/// Each user's views, remembered per instance, so that the queue reads no statement for its list of them:
+/// saving or removing one forgets them on every instance (`db::remembered`). Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct KnownViews(Remembered<i32, Vec<SavedView>>);
+
+impl Default for KnownViews {
+    fn default() -> Self {
+        KnownViews(Remembered::new(
+            CHANNEL,
+            10_000,
+            std::time::Duration::from_secs(10),
+        ))
+    }
+}
+
+impl KnownViews {
+    /// What to do on [`CHANNEL`]: forget them.
+    pub fn listener(&self) -> Listener {
+        self.0.listener()
+    }
+}
+
+/// `actor`'s views, by name (remembered in `known`).
+pub async fn list(
+    db: &impl ConnectionTrait,
+    known: &KnownViews,
+    actor: &Actor,
+) -> AppResult<std::sync::Arc<Vec<SavedView>>> {
+    known.0.get_or_read(actor.id(), read(db, actor)).await
+}
+
+/// [`list`] read from the database.
+async fn read(db: &impl ConnectionTrait, actor: &Actor) -> AppResult<Vec<SavedView>> {
     Ok(saved_view::Entity::find()
         .filter(saved_view::Column::UserId.eq(actor.id()))
         .order_by_asc(saved_view::Column::NameKey)
@@ -79,7 +116,8 @@ pub async fn list(db: &impl ConnectionTrait, actor: &Actor) -> AppResult<Vec<Sav
 /// name in any case. VALIDATION on `name`: blank, longer than [`MAX_NAME`], control characters, the filters
 /// longer than [`MAX_QUERY`], or a new view beyond [`MOST_PER_USER`].
 pub async fn save(
-    db: &impl ConnectionTrait,
+    db: &Db,
+    known: &KnownViews,
     actor: &Actor,
     name: &str,
     query: &str,
@@ -111,7 +149,7 @@ pub async fn save(
         .column(saved_view::Column::NameKey)
         .filter(saved_view::Column::UserId.eq(actor.id()))
         .into_tuple()
-        .all(db)
+        .all(&db.conn)
         .await?;
     let replacing = kept.contains(&key);
     if !replacing && u64::try_from(kept.len()).unwrap_or(u64::MAX) >= MOST_PER_USER {
@@ -141,28 +179,30 @@ pub async fn save(
                 ])
                 .to_owned(),
         )
-        .exec_without_returning(db)
+        .exec_without_returning(&db.conn)
         .await
         .on_unique("name", "a view of this name was just saved")?;
     let saved = saved_view::Entity::find()
         .filter(saved_view::Column::UserId.eq(actor.id()))
         .filter(saved_view::Column::NameKey.eq(key))
-        .one(db)
+        .one(&db.conn)
         .await?
         .ok_or_else(|| AppError::NotFound("no such saved view".into()))?;
+    known.0.changed(db, "saved view change").await;
     Ok(saved.into())
 }
 
 /// Remove `actor`'s view `id`; NOT_FOUND when they have none of that id (another user's is not theirs).
-pub async fn remove(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult<()> {
+pub async fn remove(db: &Db, known: &KnownViews, actor: &Actor, id: i32) -> AppResult<()> {
     let gone = saved_view::Entity::delete_many()
         .filter(saved_view::Column::Id.eq(id))
         .filter(saved_view::Column::UserId.eq(actor.id()))
-        .exec(db)
+        .exec(&db.conn)
         .await?;
     if gone.rows_affected == 0 {
         return Err(AppError::NotFound("no such saved view".into()));
     }
+    known.0.changed(db, "saved view change").await;
     Ok(())
 }
 

@@ -409,9 +409,9 @@ async fn render(
         Vec::new()
     };
     let this_view = saved_views::normalise(raw.as_deref().unwrap_or(""));
-    let saved: Vec<SavedLink> = saved_views::list(&state.db.conn, &user.actor)
+    let saved: Vec<SavedLink> = saved_views::list(&state.db.conn, &state.saved_views, &user.actor)
         .await?
-        .into_iter()
+        .iter()
         .map(|v| SavedLink {
             current: v.query == this_view,
             href: if v.query.is_empty() {
@@ -420,7 +420,7 @@ async fn render(
                 format!("/tickets/?{}", v.query)
             },
             id: v.id,
-            name: v.name,
+            name: v.name.clone(),
         })
         .collect();
     let views = if saved.iter().any(|v| v.current) {
@@ -648,7 +648,15 @@ pub async fn save_view(
 ) -> PageResult<Response> {
     let form = user.form(&body)?;
     let query = form.get("query");
-    match saved_views::save(&state.db.conn, &user.actor, form.get("name"), query).await {
+    match saved_views::save(
+        &state.db,
+        &state.saved_views,
+        &user.actor,
+        form.get("name"),
+        query,
+    )
+    .await
+    {
         Ok(saved) => Ok(axum::response::IntoResponse::into_response(
             axum::response::Redirect::to(&format!("/tickets/?{}", saved.query)),
         )),
@@ -691,7 +699,7 @@ pub async fn remove_view(
 ) -> PageResult<Response> {
     user.form(&body)?;
     let id = crate::rest::comments::path_id(&id, "saved view")?;
-    saved_views::remove(&state.db.conn, &user.actor, id).await?;
+    saved_views::remove(&state.db, &state.saved_views, &user.actor, id).await?;
     Ok(axum::response::IntoResponse::into_response(
         axum::response::Redirect::to("/tickets/"),
     ))

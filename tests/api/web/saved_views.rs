@@ -167,7 +167,8 @@ async fn a_user_keeps_a_bounded_number_of_views(app: &TestApp) {
     let carol_actor = actor(app, &carol).await;
     for n in 0..saved_views::MOST_PER_USER {
         saved_views::save(
-            &app.state.db.conn,
+            &app.state.db,
+            &app.state.saved_views,
             &carol_actor,
             &format!("View {n}"),
             "status=new",
@@ -201,4 +202,75 @@ async fn a_user_keeps_a_bounded_number_of_views(app: &TestApp) {
     assert_eq!(resp.status, StatusCode::SEE_OTHER);
     assert_eq!(location(&resp), "/tickets/?status=open");
     assert_eq!(views_kept(app).await, saved_views::MOST_PER_USER);
+}
+
+db_test!(views_saved_on_one_instance_are_listed_by_another);
+/// Each instance remembers a user's views; one saved or removed on one instance is listed so by the others at
+/// once on PostgreSQL (on SQLite within the remembered lifetime, not waited for here).
+async fn views_saved_on_one_instance_are_listed_by_another(app: &TestApp) {
+    use axum::body::Body;
+    use axum::http::{header, Request};
+    let agent = app.agent("agnes").await;
+    let browser = login(app, &agent).await;
+    let cookies = browser.cookies();
+    let (_, second) = app.second_instance().await;
+    let on_second = || async {
+        let request = Request::builder()
+            .uri("/tickets/")
+            .header(header::COOKIE, &cookies)
+            .body(Body::empty())
+            .unwrap();
+        app.send_to(&second, request).await.text
+    };
+    // Both instances have read (and remember) the empty list.
+    assert!(!on_second().await.contains("Urgent ones"));
+    assert!(!browser
+        .page(app, "/tickets/")
+        .await
+        .text
+        .contains("Urgent ones"));
+    let resp = browser
+        .form(
+            app,
+            "/tickets/views/",
+            &[("name", "Urgent ones"), ("query", "priority=critical")],
+        )
+        .await;
+    assert_eq!(resp.status, StatusCode::SEE_OTHER, "{}", resp.text);
+    // Here at once.
+    assert!(browser
+        .page(app, "/tickets/")
+        .await
+        .text
+        .contains("Urgent ones"));
+    if !app.is_postgres() {
+        return;
+    }
+    let seen = |wanted: bool| async move {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while on_second().await.contains("Urgent ones") != wanted {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the second instance did not follow (wanted listed: {wanted})"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    seen(true).await;
+    let id = entity::saved_view::Entity::find()
+        .one(&app.state.db.conn)
+        .await
+        .unwrap()
+        .unwrap()
+        .id;
+    let resp = browser
+        .form(app, &format!("/tickets/views/{id}/remove/"), &[])
+        .await;
+    assert_eq!(resp.status, StatusCode::SEE_OTHER, "{}", resp.text);
+    assert!(!browser
+        .page(app, "/tickets/")
+        .await
+        .text
+        .contains("Urgent ones"));
+    seen(false).await;
 }
