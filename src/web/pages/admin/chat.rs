@@ -99,14 +99,7 @@ async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage>
         section: "chat",
         notes: Default::default(),
         destinations,
-        kinds: ChatKind::ALL
-            .iter()
-            .map(|k| Opt {
-                value: k.as_str().to_string(),
-                label: lang.label(k.as_str()),
-                selected: false,
-            })
-            .collect(),
+        kinds: super::enum_options(lang, ChatKind::ALL, ChatKind::as_str, None),
         projects: project_opts(None),
         events: ticks(lang, &CHAT_EVENTS, &[]),
         priorities: ticks(lang, &priority_names(), &[]),

@@ -1,5 +1,6 @@
 //! `/admin/fields/`: the custom fields, their definitions changed, archived and restored, and new ones made.
 use super::Done;
+use super::Opt;
 use crate::error::AppError;
 use crate::service::custom_fields::{self, FieldListFilter, FieldPatch, NewField};
 use crate::service::users::Admin;
@@ -23,12 +24,6 @@ struct FieldRow {
     team_only: bool,
     position: i32,
     archived: bool,
-}
-
-/// An option of a select.
-struct Opt {
-    value: String,
-    label: String,
 }
 
 #[derive(Template)]
@@ -79,20 +74,8 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
         section: "fields",
         notes: Default::default(),
         fields,
-        kinds: FieldKind::ALL
-            .iter()
-            .map(|k| Opt {
-                value: k.as_str().to_string(),
-                label: lang.label(k.as_str()),
-            })
-            .collect(),
-        projects: projects
-            .iter()
-            .map(|p| Opt {
-                value: p.id.to_string(),
-                label: p.name.clone(),
-            })
-            .collect(),
+        kinds: super::enum_options(lang, FieldKind::ALL, FieldKind::as_str, None),
+        projects: super::project_options(&projects, None),
         categories: [
             (StatusCategory::Todo, lang.t("rules-required-always")),
             (
@@ -105,6 +88,7 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
         .map(|(c, label)| Opt {
             value: c.as_str().to_string(),
             label,
+            selected: false,
         })
         .collect(),
         max: state.config.max_custom_fields,

@@ -47,21 +47,6 @@ struct AssetsPage {
     total: u64,
 }
 
-fn options<T: Copy + PartialEq>(
-    lang: crate::i18n::Lang,
-    all: &[T],
-    name: fn(T) -> &'static str,
-    chosen: Option<T>,
-) -> Vec<Opt> {
-    all.iter()
-        .map(|v| Opt {
-            value: name(*v).to_string(),
-            label: lang.label(name(*v)),
-            selected: Some(*v) == chosen,
-        })
-        .collect()
-}
-
 /// The page's filters from its query string (`q`, `type`, `status`); a value that is not one is ignored.
 fn filter_of(raw: Option<&str>) -> AssetFilter {
     let mut filter = AssetFilter::default();
@@ -93,16 +78,26 @@ async fn assets_of_desk(
         section: "assets",
         notes: Default::default(),
         q: filter.search.clone().unwrap_or_default(),
-        types: options(lang, AssetType::ALL, AssetType::as_str, filter.asset_type),
-        statuses: options(lang, AssetStatus::ALL, AssetStatus::as_str, filter.status),
+        types: super::enum_options(lang, AssetType::ALL, AssetType::as_str, filter.asset_type),
+        statuses: super::enum_options(lang, AssetStatus::ALL, AssetStatus::as_str, filter.status),
         assets: shown
             .iter()
             .map(|a| Row {
                 id: a.id,
                 name: a.name.clone(),
-                types: options(lang, AssetType::ALL, AssetType::as_str, Some(a.asset_type)),
+                types: super::enum_options(
+                    lang,
+                    AssetType::ALL,
+                    AssetType::as_str,
+                    Some(a.asset_type),
+                ),
                 type_label: lang.label(a.asset_type.as_str()),
-                statuses: options(lang, AssetStatus::ALL, AssetStatus::as_str, Some(a.status)),
+                statuses: super::enum_options(
+                    lang,
+                    AssetStatus::ALL,
+                    AssetStatus::as_str,
+                    Some(a.status),
+                ),
                 status_label: lang.label(a.status.as_str()),
                 location: a.location.clone(),
                 owner: a

@@ -82,6 +82,23 @@ struct Opt {
     selected: bool,
 }
 
+/// The values of a stored enum (`all`, spelled by `name`) as the options of a select, in words, `chosen`
+/// selected.
+fn enum_options<T: Copy + PartialEq>(
+    lang: crate::i18n::Lang,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    chosen: Option<T>,
+) -> Vec<Opt> {
+    all.iter()
+        .map(|v| Opt {
+            value: name(*v).to_string(),
+            label: lang.label(name(*v)),
+            selected: Some(*v) == chosen,
+        })
+        .collect()
+}
+
 /// The projects as the options of a select, `chosen` selected.
 fn project_options(projects: &[entity::project::Model], chosen: Option<i32>) -> Vec<Opt> {
     projects

@@ -116,14 +116,7 @@ async fn sla_of_desk(state: &AppState, user: &PageUser) -> PageResult<SlaPage> {
             id: row.map(|r| r.id),
             key: row.map_or_else(|| "new".to_string(), |r| r.id.to_string()),
             name: row.map(|r| r.name.clone()).unwrap_or_default(),
-            priorities: Priority::ALL
-                .iter()
-                .map(|p| Opt {
-                    value: p.as_str().to_string(),
-                    label: lang.label(p.as_str()),
-                    selected: *p == priority,
-                })
-                .collect(),
+            priorities: super::enum_options(lang, Priority::ALL, Priority::as_str, Some(priority)),
             projects: project_options(&projects, row.and_then(|r| r.project_id)),
             groups: groups
                 .iter()
