@@ -731,3 +731,72 @@ async fn the_editor_offers_custom_fields_as_subjects_and_actions(app: &TestApp) 
     // No contact yet, so "is not bob" held; the rule named bob.
     assert_eq!(seen["custom_fields"]["contact"], bob.id, "{seen}");
 }
+
+db_test!(the_editor_names_assets_by_their_names);
+/// An asset field's value is typed in the editor by the asset's name (or its number), stored as its id and
+/// shown again by name; a name nobody's asset has, or two assets share, is refused with the reason.
+async fn the_editor_names_assets_by_their_names(app: &TestApp) {
+    let root = app.admin("root").await;
+    define(
+        app,
+        &root,
+        json!({"key": "device", "label": "Device", "kind": "asset"}),
+    )
+    .await;
+    let mut ids = Vec::new();
+    for name in ["Laptop 7", "Printer 2", "Printer 2"] {
+        let made = app
+            .as_user(&root)
+            .post("/api/assets/", json!({"name": name, "type": "hardware"}))
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+        ids.push(made.json["id"].as_i64().unwrap());
+    }
+    let admin = login(app, &root).await;
+    let saved = admin
+        .form(
+            app,
+            "/admin/triggers/",
+            &editor(
+                "Laptop seven",
+                &[("ticket.fields.device", "is", "laptop 7")],
+                &[("set_field:device", &ids[2].to_string())],
+            ),
+        )
+        .await;
+    let page_path = location(&saved);
+    assert!(page_path.starts_with("/admin/triggers/"), "{}", saved.text);
+    let listed = app.as_user(&root).get(TRIGGERS).await.json;
+    assert_eq!(
+        listed[0]["conditions"]["all"],
+        json!([{"field": "ticket.fields.device", "operator": "is", "value": ids[0]}])
+    );
+    assert_eq!(
+        listed[0]["actions"],
+        json!([{"set_field": "device", "value": ids[2]}])
+    );
+    let shown = admin.page(app, &page_path).await;
+    assert!(
+        shown.text.contains("value=\"Laptop 7\"") && shown.text.contains(">Printer 2</textarea>"),
+        "{}",
+        shown.text
+    );
+    for (typed, reason) in [
+        ("Laptop 9", "there is no asset named"),
+        ("printer 2", "several assets are named"),
+    ] {
+        let refused = admin
+            .form(
+                app,
+                "/admin/triggers/",
+                &editor(
+                    "Bad",
+                    &[("ticket.fields.device", "is", typed)],
+                    &[("priority", "low")],
+                ),
+            )
+            .await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+        assert!(refused.text.contains(reason), "{reason}: {}", refused.text);
+    }
+}

@@ -12,7 +12,7 @@ use crate::rest::comments::path_id;
 use crate::service::automation::language::FIELD_PREFIX;
 use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
 use crate::service::custom_fields::{from_query_text, Defined};
-use crate::service::{chat, projects, users, webhooks, Take};
+use crate::service::{assets, chat, projects, users, webhooks, Take};
 use crate::state::AppState;
 use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
 use askama::Template;
@@ -228,15 +228,43 @@ async fn field_value(
     Ok(match fields.iter().find(|f| f.key == key).map(|f| f.kind) {
         Some(FieldKind::MultiChoice) if one => json!(text),
         Some(FieldKind::User) => read_value(state, actor, "assigned_to", text).await?,
+        Some(FieldKind::Asset) => asset_named(state, actor, text).await?,
         Some(kind) => from_query_text(kind, text),
         None => json!(text),
     })
 }
 
-/// How [`Names::show`] reads a custom field's stored value: a user field's as a person.
+/// The asset an asset field's box names: by its number, or by its name when one asset has it (an id is
+/// needed to tell apart assets of one name).
+async fn asset_named(state: &AppState, actor: &Actor, text: &str) -> AppResult<Value> {
+    if let Ok(id) = text.parse::<i64>() {
+        return Ok(json!(id));
+    }
+    let filter = assets::AssetFilter {
+        search: Some(text.to_string()),
+        ..Default::default()
+    };
+    let (found, _) = assets::window(&state.db.conn, actor, &filter, 0, 100).await?;
+    let mut named = found
+        .iter()
+        .filter(|a| a.name.to_lowercase() == text.to_lowercase());
+    match (named.next(), named.next()) {
+        (Some(a), None) => Ok(json!(a.id)),
+        (Some(_), Some(_)) => Err(AppError::bad_request(format!(
+            "several assets are named \"{text}\": give the asset's number"
+        ))),
+        (None, _) => Err(AppError::bad_request(format!(
+            "there is no asset named \"{text}\""
+        ))),
+    }
+}
+
+/// How [`Names::show`] reads a custom field's stored value: a user field's as a person, an asset field's as
+/// an asset.
 fn shown_as<'a>(fields: &Defined, key: &str, otherwise: &'a str) -> &'a str {
     match fields.iter().find(|f| f.key == key).map(|f| f.kind) {
         Some(FieldKind::User) => "assigned_to",
+        Some(FieldKind::Asset) => "asset",
         _ => otherwise,
     }
 }
@@ -386,12 +414,23 @@ struct Names {
     people: HashMap<i32, String>,
     chats: HashMap<i32, String>,
     webhooks: HashMap<i32, String>,
+    assets: HashMap<i32, String>,
 }
 
 impl Names {
-    async fn read(state: &AppState, actor: &Actor, people: Vec<i32>) -> AppResult<Names> {
+    async fn read(
+        state: &AppState,
+        actor: &Actor,
+        people: Vec<i32>,
+        assets: Vec<i32>,
+    ) -> AppResult<Names> {
         let db = &state.db.conn;
         Ok(Names {
+            assets: assets::get_many(db, actor, &assets)
+                .await?
+                .into_iter()
+                .map(|(id, a)| (id, a.name))
+                .collect(),
             groups: users::list_groups(db, Take::All)
                 .await?
                 .into_iter()
@@ -442,6 +481,7 @@ impl Names {
                 ("ticket.project" | "project", Some(id)) => named(&self.projects, id),
                 ("chat", Some(id)) => named(&self.chats, id),
                 ("webhook", Some(id)) => named(&self.webhooks, id),
+                ("asset", Some(id)) => named(&self.assets, id),
                 ("ticket.assigned_to" | "ticket.requester" | "assigned_to", Some(id)) => {
                     named(&self.people, id)
                 }
@@ -455,12 +495,27 @@ impl Names {
 
 /// Every id a stored rule names as a person (for [`Names::read`]), user custom fields' values included.
 fn people_named(t: &Saved, fields: &Defined) -> Vec<i32> {
-    let person_fields = ["ticket.assigned_to", "ticket.requester"];
+    named_as(t, fields, "assigned_to")
+}
+
+/// Every id a stored rule names as an asset (asset custom fields' values).
+fn assets_named(t: &Saved, fields: &Defined) -> Vec<i32> {
+    named_as(t, fields, "asset")
+}
+
+/// Every id a stored rule's conditions and actions give where [`Names::show`] reads `kind` (`assigned_to`
+/// for people, `asset`).
+fn named_as(t: &Saved, fields: &Defined, kind: &str) -> Vec<i32> {
+    let person_fields: &[&str] = if kind == "assigned_to" {
+        &["ticket.assigned_to", "ticket.requester"]
+    } else {
+        &[]
+    };
     let person = |field: &str| {
         person_fields.contains(&field)
             || field
                 .strip_prefix(FIELD_PREFIX)
-                .is_some_and(|key| shown_as(fields, key, "") == "assigned_to")
+                .is_some_and(|key| shown_as(fields, key, "") == kind)
     };
     let ids = |v: &Value| -> Vec<i32> {
         match v {
@@ -484,13 +539,15 @@ fn people_named(t: &Saved, fields: &Defined) -> Vec<i32> {
         }
     }
     for a in t.actions.as_array().into_iter().flatten() {
-        let user_field = a["set_field"]
+        let of_kind = a["set_field"]
             .as_str()
-            .is_some_and(|key| shown_as(fields, key, "") == "assigned_to");
-        if a["set"] == "assigned_to" || user_field {
+            .is_some_and(|key| shown_as(fields, key, "") == kind);
+        if of_kind || (kind == "assigned_to" && a["set"] == "assigned_to") {
             out.extend(ids(&a["value"]));
         }
-        out.extend(ids(&a["notify"]["user"]));
+        if kind == "assigned_to" {
+            out.extend(ids(&a["notify"]["user"]));
+        }
     }
     out
 }
@@ -828,7 +885,8 @@ pub(super) async fn editor(
 ) -> PageResult<TriggerPage> {
     let defined = state.custom_fields.active(&state.db.conn).await?;
     let people = t.map(|t| people_named(t, &defined)).unwrap_or_default();
-    let names = Names::read(state, &user.actor, people).await?;
+    let assets = t.map(|t| assets_named(t, &defined)).unwrap_or_default();
+    let names = Names::read(state, &user.actor, people, assets).await?;
     let lang = user.lang;
     let (conditions, actions) = rows(lang, kind, &names, &defined, conditions, actions);
     let mut groups: Vec<&str> = names.groups.values().map(String::as_str).collect();
