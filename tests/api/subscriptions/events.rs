@@ -274,3 +274,54 @@ async fn document_checks_apply_over_the_websocket_too(app: &TestApp) {
         "{answer}"
     );
 }
+
+db_test!(a_field_change_a_rule_follows_up_is_told_once);
+/// A write of custom fields alone is an update, told once; when a rule then changes a field of the ticket too,
+/// it is still one update, not two.
+async fn a_field_change_a_rule_follows_up_is_told_once(app: &TestApp) {
+    let root = app.admin("root").await;
+    let agent = app.agent("bob").await;
+    let made = app
+        .as_user(&root)
+        .post(
+            "/api/custom-fields/",
+            json!({"key": "stage", "label": "Stage", "kind": "choice", "choices": ["triage", "done"]}),
+        )
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let rule = app
+        .as_user(&root)
+        .post(
+            "/api/automation/triggers/",
+            json!({"name": "Done is low", "conditions": {"all": [
+                {"field": "event", "operator": "is", "value": "updated"},
+                {"field": "ticket.fields.stage", "operator": "changed_to", "value": "done"}
+            ]}, "actions": [{"set": "priority", "value": "low"}]}),
+        )
+        .await;
+    assert_eq!(rule.status, 201, "{}", rule.text);
+    let url = serve(app.state.clone()).await;
+    let ticket = new_ticket(app, &agent, "Printer").await;
+    let id = ticket["id"].as_i64().unwrap();
+    let ticket_gid = global_id("Ticket", &ticket["id"]);
+    let mut client = WsClient::connect(&url, &agent.token).await;
+    client.subscribe("1", Some(&ticket_gid)).await;
+    wait_for_subscribers(&app.state, 1).await;
+    for (stage, priority) in [("triage", "medium"), ("done", "low")] {
+        let set = app
+            .patch(
+                &format!("/api/tickets/{id}/"),
+                Some(&agent.token),
+                json!({"custom_fields": {"stage": stage}}),
+            )
+            .await;
+        assert_eq!(set.status, 200, "{}", set.text);
+        let event = client.expect_event().await;
+        assert_eq!(event["kind"], "UPDATED", "{event}");
+        client.expect_silence().await;
+        let now = app
+            .get(&format!("/api/tickets/{id}/"), Some(&agent.token))
+            .await;
+        assert_eq!(now.json["priority"], priority, "{}", now.text);
+    }
+}

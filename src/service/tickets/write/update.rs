@@ -239,11 +239,12 @@ pub async fn update(
     )
     .await?;
     txn.commit().await?;
-    if only_fields {
+    // A change of custom fields alone is told as an update, once: not again when a rule changed a field too.
+    let told = publish_change(state, &before, &ran.ticket).await;
+    if only_fields && !told {
         let event = LiveEvent::new(LiveKind::Updated, id);
         state.live.publish(state.db, event).await;
     }
-    publish_change(state, &before, &ran.ticket).await;
     ran.publish_comments(state).await;
     Ok(ran.ticket)
 }
@@ -320,12 +321,12 @@ pub(super) async fn write_change(
 }
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
-/// other field did (both when both did).
+/// other field did (both when both did). Whether it told of an update.
 pub(super) async fn publish_change(
     state: WriteDeps<'_>,
     before: &ticket::Model,
     after: &ticket::Model,
-) {
+) -> bool {
     if before.status != after.status {
         let event = LiveEvent::new(LiveKind::StatusChanged, after.id);
         state.live.publish(state.db, event).await;
@@ -336,8 +337,10 @@ pub(super) async fn publish_change(
     others.closed_at = after.closed_at;
     others.status_changed_at = after.status_changed_at;
     others.updated_at = after.updated_at;
-    if others != *after {
+    let updated = others != *after;
+    if updated {
         let event = LiveEvent::new(LiveKind::Updated, after.id);
         state.live.publish(state.db, event).await;
     }
+    updated
 }
