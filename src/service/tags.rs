@@ -351,6 +351,34 @@ pub(crate) async fn names_of(db: &impl ConnectionTrait, ticket_id: i32) -> AppRe
         .await?)
 }
 
+/// The tags of the row's ticket (`tickets.id`) as one column, for a ticket read that brings them along
+/// (`service::tickets::Joined::tags`): the names joined by commas, which no name holds ([`normalise`]), or
+/// NULL for none. Whether the reader may see them is for the reader to decide: [`names_seen`].
+pub(crate) fn names_column(backend: sea_orm::DbBackend) -> Expr {
+    let joined = match backend {
+        sea_orm::DbBackend::Postgres => "string_agg(tags.name, ',')",
+        _ => "group_concat(tags.name, ',')",
+    };
+    Expr::cust(format!(
+        "(SELECT {joined} FROM ticket_tags JOIN tags ON tags.id = ticket_tags.tag_id \
+         WHERE ticket_tags.ticket_id = tickets.id)"
+    ))
+}
+
+/// The tags [`names_column`] read of `t`, sorted, if `actor` may see them; `None` otherwise.
+pub(crate) fn names_seen(actor: &Actor, t: &ticket::Model, column: &str) -> Option<Vec<String>> {
+    if !can_tag(actor, t) {
+        return None;
+    }
+    let mut names: Vec<String> = column
+        .split(',')
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect();
+    names.sort_unstable();
+    Some(names)
+}
+
 fn link_to_tag() -> sea_orm::RelationDef {
     ticket_tag::Entity::belongs_to(tag::Entity)
         .from(ticket_tag::Column::TagId)

@@ -105,6 +105,26 @@ pub async fn window(
     Ok((rows, total))
 }
 
+/// Up to `at_most` of the visible, non-archived assets named `name` exactly (letter case aside), by id: how a
+/// form that names an asset finds it, whatever the inventory's size.
+pub async fn named(
+    db: &impl ConnectionTrait,
+    actor: &Actor,
+    name: &str,
+    at_most: u64,
+) -> AppResult<Vec<asset::Model>> {
+    Ok(asset::Entity::find()
+        .filter(asset::Column::ArchivedAt.is_null())
+        .filter(visible_to(actor))
+        .filter(
+            Expr::expr(Func::lower(Expr::col(asset::Column::Name))).eq(name.trim().to_lowercase()),
+        )
+        .order_by_asc(asset::Column::Id)
+        .limit(at_most)
+        .all(db)
+        .await?)
+}
+
 /// The one query of [`list`] and [`window`]: what the actor may see of `filter` (unordered, for the count).
 fn matching(actor: &Actor, filter: &AssetFilter) -> AppResult<sea_orm::Select<asset::Entity>> {
     text::single_line("search", filter.search.as_deref().unwrap_or(""))?;

@@ -287,14 +287,12 @@ async fn render(
         .unwrap_or_default();
     let read = read_rows(state, user, &params, order).await?;
     let (items, people, clocks, count) = (read.tickets, read.people, read.clocks, read.count);
-    let mut passages = read.passages;
+    let (mut passages, mut tags) = (read.passages, read.tags);
     let name = |id: Option<i32>| {
         id.and_then(|id| people.get(&id))
             .map(display_name)
             .unwrap_or_default()
     };
-    let ids: Vec<i32> = items.iter().map(|t| t.id).collect();
-    let mut tags = crate::service::tags::of_tickets(&state.db.conn, &user.actor, &ids).await?;
     let now = chrono::Utc::now();
     let rows = items
         .iter()
@@ -490,6 +488,8 @@ struct Read {
     clocks: crate::FastMap<i32, crate::service::sla::SlaView>,
     count: u64,
     passages: HashMap<i32, String>,
+    /// Tags of the tickets whose tags the viewer may see.
+    tags: crate::FastMap<i32, Vec<String>>,
     ranked: bool,
     note: Option<String>,
 }
@@ -544,6 +544,7 @@ async fn read_rows(
                 .collect();
             let db = &state.db.conn;
             let people = users::people(db, &user.actor, named).await?;
+            let tags = crate::service::tags::of_tickets(db, &user.actor, &ids).await?;
             let clocks = sla::views(db, ids).await?;
             let passages = found
                 .hits
@@ -563,6 +564,7 @@ async fn read_rows(
                 clocks: clocks.into_iter().collect(),
                 count: found.total,
                 passages,
+                tags: tags.into_iter().collect(),
                 ranked: true,
                 note,
             });
@@ -574,6 +576,7 @@ async fn read_rows(
     let joined = Joined {
         people: Some(People::Records),
         sla: true,
+        tags: true,
         ..Joined::NOTHING
     };
     let query = TicketQuery::new(
@@ -593,6 +596,7 @@ async fn read_rows(
         people: found.people,
         clocks: found.clocks,
         passages: HashMap::new(),
+        tags: found.tags,
         ranked: false,
         note,
     })

@@ -799,4 +799,40 @@ async fn the_editor_names_assets_by_their_names(app: &TestApp) {
         assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
         assert!(refused.text.contains(reason), "{reason}: {}", refused.text);
     }
+    // A name is found by itself, not among the first page of assets whose names hold it: 101 assets
+    // "A Laptop 7 …" sort before "Laptop 7".
+    for n in 0..101 {
+        let made = app
+            .as_user(&root)
+            .post(
+                "/api/assets/",
+                json!({"name": format!("A Laptop 7 spare {n:03}"), "type": "hardware"}),
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    }
+    let found = admin
+        .form(
+            app,
+            "/admin/triggers/",
+            &editor(
+                "Laptop seven again",
+                &[("ticket.fields.device", "is", "LAPTOP 7")],
+                &[("priority", "low")],
+            ),
+        )
+        .await;
+    assert!(
+        location(&found).starts_with("/admin/triggers/"),
+        "{}",
+        found.text
+    );
+    let listed = app.as_user(&root).get(TRIGGERS).await.json;
+    let again = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Laptop seven again")
+        .unwrap();
+    assert_eq!(again["conditions"]["all"][0]["value"], ids[0], "{again}");
 }

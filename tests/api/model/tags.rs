@@ -731,3 +731,80 @@ async fn rules_ask_about_a_tickets_tags(app: &TestApp) {
         .await;
     assert_eq!(rule.status, StatusCode::CREATED, "{}", rule.text);
 }
+
+db_test!(a_ticket_read_brings_the_tags_the_tag_read_gives);
+/// A page or ticket read that brings its tickets' tags along (as the web queue and ticket page do) gives
+/// each viewer exactly what the tags' own read gives them: the team and a ticket's workers its tags, its
+/// requester none.
+async fn a_ticket_read_brings_the_tags_the_tag_read_gives(app: &TestApp) {
+    use crate::support::world::{actor, plain_ticket, world};
+    use deskgraph::service::tickets::{Joined, TicketFilter, TicketOrder, TicketQuery};
+    use deskgraph::service::PageRequest;
+    let w = world(app).await;
+    let other = plain_ticket(app, &w.owner).await;
+    plain_ticket(app, &w.other).await;
+    for (id, names) in [
+        (w.ticket.id, json!(["Printer", "fire", "A  b"])),
+        (other.id, json!(["desk"])),
+    ] {
+        let tagged = app
+            .as_user(&w.agent)
+            .post(&format!("/api/tickets/{id}/tags/"), json!({"tags": names}))
+            .await;
+        assert_eq!(tagged.status, StatusCode::OK, "{}", tagged.text);
+    }
+    let joined = Joined {
+        tags: true,
+        ..Joined::NOTHING
+    };
+    let reads = &app.state.ticket_reads;
+    let mut seen = Vec::new();
+    for user in [
+        &w.owner,
+        &w.other,
+        &w.assignee,
+        &w.grouper,
+        &w.agent,
+        &w.staff,
+        &w.admin,
+    ] {
+        let viewer = actor(app, user).await;
+        let page = PageRequest {
+            offset: 0,
+            limit: 50,
+            with_total: false,
+        };
+        let query = TicketQuery::new(
+            &viewer,
+            TicketFilter::default(),
+            TicketOrder::default(),
+            page,
+            joined,
+        );
+        let found = reads.page(&app.state.db, &viewer, query).await.unwrap();
+        let ids: Vec<i32> = found.tickets.iter().map(|t| t.id).collect();
+        let want = tags::of_tickets(&app.state.db.conn, &viewer, &ids)
+            .await
+            .unwrap();
+        let mut read = found.tags.clone();
+        read.retain(|_, names| !names.is_empty());
+        assert_eq!(
+            read.into_iter()
+                .collect::<std::collections::HashMap<_, _>>(),
+            want,
+            "{}",
+            user.username
+        );
+        for id in ids {
+            let (_, one) = reads.one(&app.state.db, &viewer, id, joined).await.unwrap();
+            assert_eq!(one.tags.get(&id), found.tags.get(&id), "{}", user.username);
+        }
+        seen.push((user.username.clone(), found.tags.get(&w.ticket.id).cloned()));
+    }
+    let of = |name: &str| seen.iter().find(|(u, _)| u == name).unwrap().1.clone();
+    let all = Some(vec!["a b".to_string(), "fire".into(), "printer".into()]);
+    assert_eq!(of("owner"), None, "the requester sees no tags");
+    assert_eq!(of("assignee"), all, "the assignee sees them");
+    assert_eq!(of("grouper"), all, "the assigned group sees them");
+    assert_eq!(of("agent"), all);
+}

@@ -28,6 +28,8 @@ struct Row {
     project: Option<project::Model>,
     clock: Option<(ticket_sla::Model, Option<sla_policy::Model>)>,
     has_attachments: bool,
+    /// The tags column (`Some("")` for none), when read.
+    tags: Option<String>,
     total: Vec<Option<i64>>,
 }
 
@@ -84,6 +86,12 @@ impl Row {
         } else {
             false
         };
+        let tags = if joined_with.tags {
+            at += 1;
+            Some(<Option<String>>::cell(res, at - 1)?.unwrap_or_default())
+        } else {
+            None
+        };
         Ok(Row {
             ticket,
             requester,
@@ -91,6 +99,7 @@ impl Row {
             project,
             clock,
             has_attachments,
+            tags,
             total: (at..at + extras.total)
                 .map(|i| <Option<i64>>::cell(res, i))
                 .collect::<Result<_, _>>()?,
@@ -144,6 +153,9 @@ pub(super) fn decode(
             out.with_attachments
                 .get_or_insert_with(Vec::new)
                 .push(row.ticket.id);
+        }
+        if let Some(tags) = row.tags {
+            out.tags_read.insert(row.ticket.id, tags);
         }
         out.tickets.push(row.ticket);
     }

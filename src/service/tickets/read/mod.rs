@@ -24,7 +24,7 @@ use crate::error::AppResult;
 use crate::service::search::Search;
 use crate::service::sla::SlaView;
 use crate::service::tickets::rules::Viewer;
-use crate::service::{users, PageRequest};
+use crate::service::{tags, users, PageRequest};
 use entity::{project, ticket, user};
 use moka::sync::Cache;
 use sea_orm::{DbBackend, EntityTrait, Statement};
@@ -50,6 +50,8 @@ pub struct Joined {
     /// Which tickets have live attachments, in [`TicketPage::with_attachments`] (whether the viewer may see
     /// them is for `service::attachments` to say: a ticket not named there has nothing to read).
     pub attachments: bool,
+    /// The tickets' tags, in [`TicketPage::tags`], of the tickets whose tags the viewer may see.
+    pub tags: bool,
 }
 
 /// How much of the requesters and assignees a read brings.
@@ -68,6 +70,7 @@ impl Joined {
         project: false,
         sla: false,
         attachments: false,
+        tags: false,
     };
     /// People and project, whole.
     pub const REFS: Joined = Joined {
@@ -75,6 +78,7 @@ impl Joined {
         project: true,
         sla: false,
         attachments: false,
+        tags: false,
     };
     /// Everything a ticket's own page shows of it: people, project, clock and whether it has attachments.
     pub const DETAIL: Joined = Joined {
@@ -138,8 +142,13 @@ pub struct TicketPage {
     pub clocks: crate::FastMap<i32, SlaView>,
     /// Tickets with live attachments, when asked ([`Joined::attachments`]; `None` when not).
     pub with_attachments: Option<Vec<i32>>,
+    /// Tags by ticket id, sorted, when read ([`Joined::tags`]): only of tickets whose tags the viewer may
+    /// see (`service::tags::can_tag`); those are present even with no tags.
+    pub tags: crate::FastMap<i32, Vec<String>>,
     /// The total of matching tickets, when one was asked for.
     pub total: Option<u64>,
+    /// The tags column as read, by ticket id, before [`seen_by`] keeps what the viewer may see.
+    tags_read: crate::FastMap<i32, String>,
 }
 
 /// A remembered page statement's key: the query, and what else decides the statement.
@@ -262,9 +271,9 @@ impl TicketReads {
             }
         };
         let row = db.read_one(statement).await?;
-        let mut found = decode::decode(row.as_slice(), joined, None)?;
+        let mut found = seen_by(actor, decode::decode(row.as_slice(), joined, None)?);
         let t = one::visible(actor, found.tickets.pop(), one::Archived::Hidden)?;
-        Ok((t, seen_by(actor, found)))
+        Ok((t, found))
     }
 
     /// The ids of visible, live tickets matching `filter`, lowest first, at most `limit` (bulk changes name
@@ -348,11 +357,21 @@ impl TicketReads {
     }
 }
 
-/// `found` with its people as the actor may see them (they are named by tickets the actor can see).
+/// `found` with its people as the actor may see them (they are named by tickets the actor can see), and
+/// only the tags the actor may see.
 fn seen_by(actor: &Actor, mut found: TicketPage) -> TicketPage {
     found.people = std::mem::take(&mut found.people)
         .into_iter()
         .map(|(id, u)| (id, users::seen_by(actor, u)))
+        .collect();
+    let mut read = std::mem::take(&mut found.tags_read);
+    found.tags = found
+        .tickets
+        .iter()
+        .filter_map(|t| {
+            let column = read.remove(&t.id)?;
+            Some((t.id, tags::names_seen(actor, t, &column)?))
+        })
         .collect();
     found
 }

@@ -131,6 +131,9 @@ pub(super) fn statement(
     if joined.attachments {
         select = select.expr(has_attachments());
     }
+    if joined.tags {
+        select = select.expr(crate::service::tags::names_column(backend));
+    }
     if let Some(total) = total {
         for column in total.columns() {
             select = select.expr(column);

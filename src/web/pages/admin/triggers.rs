@@ -240,14 +240,8 @@ async fn asset_named(state: &AppState, actor: &Actor, text: &str) -> AppResult<V
     if let Ok(id) = text.parse::<i64>() {
         return Ok(json!(id));
     }
-    let filter = assets::AssetFilter {
-        search: Some(text.to_string()),
-        ..Default::default()
-    };
-    let (found, _) = assets::window(&state.db.conn, actor, &filter, 0, 100).await?;
-    let mut named = found
-        .iter()
-        .filter(|a| a.name.to_lowercase() == text.to_lowercase());
+    let found = assets::named(&state.db.conn, actor, text, 2).await?;
+    let mut named = found.iter();
     match (named.next(), named.next()) {
         (Some(a), None) => Ok(json!(a.id)),
         (Some(_), Some(_)) => Err(AppError::bad_request(format!(

@@ -146,10 +146,12 @@ pub async fn render_ticket(
     let db = &state.db.conn;
     let actor = &user.actor;
     let lang = user.lang;
-    let (t, found) = state
-        .ticket_reads
-        .one(&state.db, actor, id, Joined::DETAIL)
-        .await?;
+    // The page shows the ticket's tags too: they come in its one statement.
+    let joined = Joined {
+        tags: true,
+        ..Joined::DETAIL
+    };
+    let (t, mut found) = state.ticket_reads.one(&state.db, actor, id, joined).await?;
     let listed = attachments::list_visible_of(db, actor, &t, &found).await?;
     let now = chrono::Utc::now();
     let sla = found
@@ -204,11 +206,7 @@ pub async fn render_ticket(
         Vec::new()
     };
     let can_tag = crate::service::tags::can_tag(actor, &t);
-    let tags = if can_tag {
-        crate::service::tags::of_ticket(db, actor, t.id).await?
-    } else {
-        Vec::new()
-    };
+    let tags = found.tags.remove(&t.id).unwrap_or_default();
     let links: Vec<LinkRow> = crate::service::links::of_ticket(db, actor, t.id)
         .await?
         .into_iter()
