@@ -798,6 +798,16 @@ async fn the_editor_names_assets_by_their_names(app: &TestApp) {
             .await;
         assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
         assert!(refused.text.contains(reason), "{reason}: {}", refused.text);
+        // The rows come back as typed, the refused name in its box.
+        assert!(
+            refused.text.contains(&format!("value=\"{typed}\""))
+                && refused
+                    .text
+                    .contains(r#"<option value="priority" selected>"#)
+                && refused.text.contains(">low</textarea>"),
+            "{typed}: {}",
+            refused.text
+        );
     }
     // A name is found by itself, not among the first page of assets whose names hold it: 101 assets
     // "A Laptop 7 …" sort before "Laptop 7".

@@ -1032,4 +1032,40 @@ async fn a_refused_admin_form_shows_what_was_typed(app: &TestApp) {
         "{}",
         refused.text
     );
+
+    // An account's change refused (an address that is none): the name and address typed come back, the
+    // stored ones stay stored.
+    let dana = app.user("dana").await;
+    let path = format!("/admin/users/{}/", dana.id);
+    let refused = ada
+        .form(
+            app,
+            &path,
+            &[
+                ("full_name", "Dana Typed"),
+                ("email", "not an address"),
+                ("flags_sent", "1"),
+                ("is_staff", "true"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(
+        refused.text.contains(r#"value="Dana Typed""#)
+            && refused.text.contains(r#"value="not an address""#)
+            && refused
+                .text
+                .contains(r#"name="is_staff" value="true" checked>"#),
+        "{}",
+        refused.text
+    );
+    let stored = ada.page(app, &path).await;
+    assert!(
+        !stored.text.contains("Dana Typed")
+            && !stored
+                .text
+                .contains(r#"name="is_staff" value="true" checked>"#),
+        "{}",
+        stored.text
+    );
 }

@@ -724,6 +724,120 @@ pub(super) async fn rule_of(
     Ok((json!({"all": all, "any": any}), Value::Array(actions)))
 }
 
+/// A condition row of the editor: `field` and `operator` chosen, `value` in its box.
+fn condition_row(
+    lang: Lang,
+    kind: Kind,
+    defined: &Defined,
+    any: bool,
+    field: &str,
+    operator: &str,
+    value: String,
+) -> ConditionRow {
+    // A time rule looks only at the ticket as it stands: no event, actor or change.
+    let (fields, operators): (&[&str], &[&str]) = match kind {
+        Kind::Trigger => (&FIELDS, &OPERATORS),
+        Kind::TimeRule => (&FIELDS[WRITE_ONLY..], &OPERATORS[..7]),
+    };
+    ConditionRow {
+        any,
+        fields: with_fields(
+            lang,
+            options(lang, fields, field_name, field),
+            defined,
+            false,
+            field,
+        ),
+        operators: options(lang, operators, operator_name, operator),
+        value,
+    }
+}
+
+/// An action row of the editor: action `kind` (or the custom field's `set_field:<key>`) chosen, `value` in
+/// its box.
+fn action_row(
+    lang: Lang,
+    defined: &Defined,
+    kind: &str,
+    field_kind: &str,
+    value: String,
+) -> ActionRow {
+    ActionRow {
+        kinds: with_fields(
+            lang,
+            options(lang, &ACTIONS, action_name, kind),
+            defined,
+            true,
+            field_kind,
+        ),
+        value,
+    }
+}
+
+/// The editor's rows as the form `body` posted them, each box as typed, with blank rows to fill: what a
+/// refused form shows again when its rows could not be read.
+fn typed_rows(
+    lang: Lang,
+    kind: Kind,
+    defined: &Defined,
+    body: &[u8],
+) -> (Vec<ConditionRow>, Vec<ActionRow>) {
+    let values = |name: &str| super::all_values(body, name);
+    let (lists, fields, operators, texts) = (
+        values("cond_list"),
+        values("cond_field"),
+        values("cond_op"),
+        values("cond_value"),
+    );
+    let at = |list: &[String], i: usize| list.get(i).cloned().unwrap_or_default();
+    let mut condition_rows: Vec<ConditionRow> = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, field)| !field.is_empty())
+        .map(|(i, field)| {
+            let any = lists.get(i).map(String::as_str) == Some("any");
+            condition_row(
+                lang,
+                kind,
+                defined,
+                any,
+                field,
+                &at(&operators, i),
+                at(&texts, i),
+            )
+        })
+        .collect();
+    for _ in 0..BLANK_CONDITIONS {
+        condition_rows.push(condition_row(
+            lang,
+            kind,
+            defined,
+            false,
+            "",
+            "is",
+            String::new(),
+        ));
+    }
+    let (kinds, texts) = (values("act_kind"), values("act_value"));
+    let mut action_rows: Vec<ActionRow> = kinds
+        .iter()
+        .enumerate()
+        .filter(|(_, kind)| !kind.is_empty())
+        .map(|(i, kind)| {
+            let (kind, field_kind) = if kind.starts_with(SET_FIELD) {
+                ("", kind.as_str())
+            } else {
+                (kind.as_str(), "")
+            };
+            action_row(lang, defined, kind, field_kind, at(&texts, i))
+        })
+        .collect();
+    for _ in 0..BLANK_ACTIONS {
+        action_rows.push(action_row(lang, defined, "", "", String::new()));
+    }
+    (condition_rows, action_rows)
+}
+
 /// The editor's rows for stored conditions and actions, with blank rows to fill.
 fn rows(
     lang: Lang,
@@ -733,53 +847,33 @@ fn rows(
     conditions: &Value,
     actions: &Value,
 ) -> (Vec<ConditionRow>, Vec<ActionRow>) {
-    // A time rule looks only at the ticket as it stands: no event, actor or change.
-    let (fields, operators): (&[&str], &[&str]) = match kind {
-        Kind::Trigger => (&FIELDS, &OPERATORS),
-        Kind::TimeRule => (&FIELDS[WRITE_ONLY..], &OPERATORS[..7]),
-    };
     let mut condition_rows = Vec::new();
     for (list, any) in [("all", false), ("any", true)] {
         for c in conditions[list].as_array().into_iter().flatten() {
             let field = c["field"].as_str().unwrap_or_default();
-            condition_rows.push(ConditionRow {
-                any,
-                fields: with_fields(
-                    lang,
-                    options(lang, fields, field_name, field),
-                    defined,
-                    false,
-                    field,
-                ),
-                operators: options(
-                    lang,
-                    operators,
-                    operator_name,
-                    c["operator"].as_str().unwrap_or_default(),
-                ),
-                value: c
-                    .get("value")
-                    .map(|v| {
-                        let key = field.strip_prefix(FIELD_PREFIX).unwrap_or_default();
-                        names.show(shown_as(defined, key, field), v)
-                    })
-                    .unwrap_or_default(),
-            });
+            let value = c
+                .get("value")
+                .map(|v| {
+                    let key = field.strip_prefix(FIELD_PREFIX).unwrap_or_default();
+                    names.show(shown_as(defined, key, field), v)
+                })
+                .unwrap_or_default();
+            let operator = c["operator"].as_str().unwrap_or_default();
+            condition_rows.push(condition_row(
+                lang, kind, defined, any, field, operator, value,
+            ));
         }
     }
     for _ in 0..BLANK_CONDITIONS {
-        condition_rows.push(ConditionRow {
-            any: false,
-            fields: with_fields(
-                lang,
-                options(lang, fields, field_name, ""),
-                defined,
-                false,
-                "",
-            ),
-            operators: options(lang, operators, operator_name, "is"),
-            value: String::new(),
-        });
+        condition_rows.push(condition_row(
+            lang,
+            kind,
+            defined,
+            false,
+            "",
+            "is",
+            String::new(),
+        ));
     }
     let mut action_rows = Vec::new();
     for a in actions.as_array().into_iter().flatten() {
@@ -842,28 +936,10 @@ fn rows(
             let set = a["set"].as_str().unwrap_or_default();
             (set, names.show(set, &a["value"]))
         };
-        action_rows.push(ActionRow {
-            kinds: with_fields(
-                lang,
-                options(lang, &ACTIONS, action_name, kind),
-                defined,
-                true,
-                &field_kind,
-            ),
-            value,
-        });
+        action_rows.push(action_row(lang, defined, kind, &field_kind, value));
     }
     for _ in 0..BLANK_ACTIONS {
-        action_rows.push(ActionRow {
-            kinds: with_fields(
-                lang,
-                options(lang, &ACTIONS, action_name, ""),
-                defined,
-                true,
-                "",
-            ),
-            value: String::new(),
-        });
+        action_rows.push(action_row(lang, defined, "", "", String::new()));
     }
     (condition_rows, action_rows)
 }
@@ -1043,15 +1119,14 @@ pub(super) async fn refused(
     let Some((message, _)) = messages(&err) else {
         return Err(err.into());
     };
-    // Rows as posted: what could not be read stays as it was typed.
-    let (conditions, actions) = match rule_of(state, &user.actor, body).await {
-        Ok(rule) => rule,
-        Err(_) => (
-            t.map(|t| t.conditions.clone()).unwrap_or_else(|| json!({})),
-            t.map(|t| t.actions.clone()).unwrap_or_else(|| json!([])),
-        ),
-    };
+    // Rows as posted: read when they can be, else each box as it was typed.
+    let read = rule_of(state, &user.actor, body).await.ok();
+    let (conditions, actions) = read.clone().unwrap_or_else(|| (json!({}), json!([])));
     let mut page = editor(state, user, kind, t, &conditions, &actions).await?;
+    if read.is_none() {
+        let defined = state.custom_fields.active(&state.db.conn).await?;
+        (page.conditions, page.actions) = typed_rows(user.lang, kind, &defined, body);
+    }
     if page.wait.is_some() {
         page.wait = Some(WaitBox::of(
             user.lang,

@@ -381,12 +381,32 @@ pub async fn user_page(
     Ok(html(StatusCode::OK, &page))
 }
 
-/// The account's page again with `err`'s messages (a mistake), or the error page.
-async fn again(state: &AppState, user: &PageUser, id: i32, err: AppError) -> PageResult<Response> {
+/// The account's page again with `err`'s messages (a mistake), or the error page; with what the refused change
+/// form had typed (`typed`) in place of the stored values.
+async fn again(
+    state: &AppState,
+    user: &PageUser,
+    id: i32,
+    err: AppError,
+    typed: Option<accounts::AccountPatch>,
+) -> PageResult<Response> {
     let Some((message, fields)) = messages(&err) else {
         return Err(err.into());
     };
     let mut page = account_page(state, user, id).await?;
+    if let Some(typed) = typed {
+        if let Some(full_name) = typed.full_name {
+            page.full_name = full_name;
+        }
+        if let Some(email) = typed.email {
+            page.email = email.unwrap_or_default();
+        }
+        page.is_staff = typed.is_staff.unwrap_or(page.is_staff);
+        page.is_superuser = typed.is_superuser.unwrap_or(page.is_superuser);
+        if let Some(groups) = typed.group_ids {
+            page.groups = group_choices(state, &groups).await?;
+        }
+    }
     let first = |key: &str| {
         fields
             .get(key)
@@ -428,9 +448,9 @@ pub async fn update_user(
             .map(|_| group_ids(&body))
             .transpose()?,
     };
-    match accounts::update(state.people_deps(), &admin, id, patch).await {
+    match accounts::update(state.people_deps(), &admin, id, patch.clone()).await {
         Ok(_) => Ok(Redirect::to(&format!("/admin/users/{id}/?done=saved")).into_response()),
-        Err(err) => again(&state, &user, id, err).await,
+        Err(err) => again(&state, &user, id, err, Some(patch)).await,
     }
 }
 
@@ -451,7 +471,7 @@ pub async fn deactivate(
     user.form(&body)?;
     match accounts::deactivate(state.people_deps(), &admin, id).await {
         Ok(_) => Ok(Redirect::to(&format!("/admin/users/{id}/?done=deactivated")).into_response()),
-        Err(err) => again(&state, &user, id, err).await,
+        Err(err) => again(&state, &user, id, err, None).await,
     }
 }
 
@@ -493,6 +513,6 @@ pub async fn set_password(
     let password = form.get("password").to_string();
     match passwords::set(state.people_deps(), &admin, id, password).await {
         Ok(_) => Ok(Redirect::to(&format!("/admin/users/{id}/?done=password")).into_response()),
-        Err(err) => again(&state, &user, id, err).await,
+        Err(err) => again(&state, &user, id, err, None).await,
     }
 }

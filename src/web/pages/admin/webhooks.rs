@@ -298,6 +298,7 @@ pub async fn update_webhook(
             let mut page = endpoint_page(&state, &user, id, 1).await?;
             page.form_error = message;
             page.url = form.get("url").to_string();
+            page.active = form.get("active") == "true";
             page.events = choices(&ticked(&body));
             Ok(html(err.status(), &page))
         }
