@@ -16,54 +16,65 @@ use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Values by key, read from the database and remembered. Cheap to clone; clones share the entries.
-pub struct Remembered<K, V> {
-    entries: Cache<K, Arc<V>>,
-    generation: Generation,
-    channel: &'static str,
+/// One kind of remembered read: what its entries are found by and hold, the channel its changes are told on,
+/// how many entries it keeps and for how long.
+pub trait Kind: 'static {
+    /// What an entry is found by.
+    type Key: Hash + Eq + Send + Sync + Clone + 'static;
+    /// What an entry holds.
+    type Value: Send + Sync + 'static;
+    /// The PostgreSQL channel on which instances tell each other of a change.
+    const CHANNEL: &'static str;
+    /// Most entries kept.
+    const CAPACITY: u64;
+    /// How long an entry is kept at most: what a change that no notice announced (SQL by hand) waits.
+    const LIFETIME: Duration = Duration::from_secs(10);
+    /// What a change is called in its notice.
+    const CHANGE: &'static str;
 }
 
-impl<K, V> Clone for Remembered<K, V> {
+/// The remembered reads of kind `K`. Cheap to clone; clones share the entries.
+pub struct Remembered<K: Kind> {
+    entries: Cache<K::Key, Arc<K::Value>>,
+    generation: Generation,
+}
+
+impl<K: Kind> Clone for Remembered<K> {
     fn clone(&self) -> Self {
         Remembered {
             entries: self.entries.clone(),
             generation: self.generation.clone(),
-            channel: self.channel,
         }
     }
 }
 
-impl<K, V> std::fmt::Debug for Remembered<K, V> {
+impl<K: Kind> std::fmt::Debug for Remembered<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Remembered")
-            .field("channel", &self.channel)
+            .field("channel", &K::CHANNEL)
             .finish_non_exhaustive()
     }
 }
 
-impl<K, V> Remembered<K, V>
-where
-    K: Hash + Eq + Send + Sync + Clone + 'static,
-    V: Send + Sync + 'static,
-{
-    /// At most `capacity` entries, each kept at most `lifetime`; changes are told on `channel`.
-    pub fn new(channel: &'static str, capacity: u64, lifetime: Duration) -> Self {
+impl<K: Kind> Default for Remembered<K> {
+    fn default() -> Self {
         Remembered {
             entries: Cache::builder()
-                .max_capacity(capacity)
-                .time_to_live(lifetime)
+                .max_capacity(K::CAPACITY)
+                .time_to_live(K::LIFETIME)
                 .build(),
             generation: Generation::default(),
-            channel,
         }
     }
+}
 
+impl<K: Kind> Remembered<K> {
     /// The value of `key`: remembered, or `read` and remembered.
     pub async fn get_or_read(
         &self,
-        key: K,
-        read: impl Future<Output = AppResult<V>>,
-    ) -> AppResult<Arc<V>> {
+        key: K::Key,
+        read: impl Future<Output = AppResult<K::Value>>,
+    ) -> AppResult<Arc<K::Value>> {
         if let Some(known) = self.entries.get(&key) {
             return Ok(known);
         }
@@ -80,18 +91,18 @@ where
     }
 
     /// What they hold changed in `db` (the change committed): forget them here and tell the other
-    /// instances (`why` goes in the notice).
-    pub async fn changed(&self, db: &Db, why: &str) {
+    /// instances.
+    pub async fn changed(&self, db: &Db) {
         self.clear();
-        crate::db::listen::notify(db, self.channel, "", why).await;
+        crate::db::listen::notify(db, K::CHANNEL, "", K::CHANGE).await;
     }
 
-    /// What to do on the channel: another instance changed them, or the connection dropped and such a change
-    /// may have been missed. Either way, forget them.
+    /// What to do on [`Kind::CHANNEL`]: another instance changed them, or the connection dropped and such a
+    /// change may have been missed. Either way, forget them.
     pub fn listener(&self) -> Listener {
         let known = self.clone();
         Listener {
-            channel: self.channel,
+            channel: K::CHANNEL,
             on_heard: Arc::new(move |_: Heard<'_>| known.clear()),
         }
     }

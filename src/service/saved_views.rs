@@ -2,8 +2,7 @@
 //! query string. Only their owner lists, replaces or removes them. A view holds no rights of its own: opening one
 //! runs the queue's read with the viewer as they are then, so it never shows more than the queue would.
 use crate::auth::Actor;
-use crate::db::listen::Listener;
-use crate::db::remembered::Remembered;
+use crate::db::remembered::{Kind, Remembered};
 use crate::db::Db;
 use crate::error::{AppError, AppResult, OnConstraint};
 use chrono::Utc;
@@ -66,30 +65,20 @@ pub fn normalise(query: &str) -> String {
     out.finish()
 }
 
-/// The PostgreSQL channel on which instances tell each other that saved views changed.
-pub const CHANNEL: &str = "deskgraph_saved_views";
+/// Each user's views, as remembered (keyed by user).
+pub struct Views;
+
+impl Kind for Views {
+    type Key = i32;
+    type Value = Vec<SavedView>;
+    const CHANNEL: &'static str = "deskgraph_saved_views";
+    const CAPACITY: u64 = 10_000;
+    const CHANGE: &'static str = "saved view change";
+}
 
 /// Each user's views, remembered per instance, so that the queue reads no statement for its list of them:
 /// saving or removing one forgets them on every instance (`db::remembered`). Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct KnownViews(Remembered<i32, Vec<SavedView>>);
-
-impl Default for KnownViews {
-    fn default() -> Self {
-        KnownViews(Remembered::new(
-            CHANNEL,
-            10_000,
-            std::time::Duration::from_secs(10),
-        ))
-    }
-}
-
-impl KnownViews {
-    /// What to do on [`CHANNEL`]: forget them.
-    pub fn listener(&self) -> Listener {
-        self.0.listener()
-    }
-}
+pub type KnownViews = Remembered<Views>;
 
 /// `actor`'s views, by name (remembered in `known`).
 pub async fn list(
@@ -97,7 +86,7 @@ pub async fn list(
     known: &KnownViews,
     actor: &Actor,
 ) -> AppResult<std::sync::Arc<Vec<SavedView>>> {
-    known.0.get_or_read(actor.id(), read(db, actor)).await
+    known.get_or_read(actor.id(), read(db, actor)).await
 }
 
 /// [`list`] read from the database.
@@ -188,7 +177,7 @@ pub async fn save(
         .one(&db.conn)
         .await?
         .ok_or_else(|| AppError::NotFound("no such saved view".into()))?;
-    known.0.changed(db, "saved view change").await;
+    known.changed(db).await;
     Ok(saved.into())
 }
 
@@ -202,7 +191,7 @@ pub async fn remove(db: &Db, known: &KnownViews, actor: &Actor, id: i32) -> AppR
     if gone.rows_affected == 0 {
         return Err(AppError::NotFound("no such saved view".into()));
     }
-    known.0.changed(db, "saved view change").await;
+    known.changed(db).await;
     Ok(())
 }
 
