@@ -179,11 +179,10 @@ pub struct Notes {
 /// chat `webhook_url`, which carries its key) are not kept: they are typed again.
 #[derive(Default)]
 pub struct Typed {
-    /// A form was refused.
-    refused: bool,
     /// The record its `id` named; none for a new record's form.
     id: Option<i32>,
-    /// It carried fields beyond its id and buttons (a change, not an archive or a removal).
+    /// A form was refused that carried fields beyond its id and buttons (a change, not an archive or a
+    /// removal): false when none was.
     edited: bool,
     values: Vec<(String, String)>,
 }
@@ -198,7 +197,6 @@ impl Typed {
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
         Typed {
-            refused: true,
             id: values
                 .iter()
                 .find(|(k, _)| k == "id")
@@ -210,7 +208,7 @@ impl Typed {
 
     /// Whether the refused form is the one of record `id` (none: the new record's form) and changed fields.
     fn is_for(&self, id: Option<i32>) -> bool {
-        self.refused && self.edited && self.id == id
+        self.edited && self.id == id
     }
 
     fn value(&self, name: &str) -> Option<&str> {
