@@ -38,6 +38,12 @@ pub(super) fn statement(
         DbBackend::Postgres => {
             let text = search.websearch();
             let table = Alias::new("ticket_search");
+            query.join(
+                JoinType::InnerJoin,
+                table.clone(),
+                Expr::col((table, Alias::new("ticket_id")))
+                    .equals((ticket::Entity, ticket::Column::Id)),
+            );
             let matches = |doc: &str| {
                 Expr::cust_with_values(
                     format!("ticket_search.{doc} @@ websearch_to_tsquery('deskgraph', $1)"),
@@ -52,37 +58,11 @@ pub(super) fn statement(
                     [text.clone()],
                 )
             };
-            let on_ticket = |from: Alias| {
-                Expr::col((from, Alias::new("ticket_id")))
-                    .equals((ticket::Entity, ticket::Column::Id))
-            };
             // The GIN index is on the whole document: every viewer's match goes through it.
+            query.and_where(matches("all_doc"));
             let relevance = match readable {
-                // The team's matches are ranked where they are found, so that only (id, rank) travels
-                // through the join and the count, not each document; `OFFSET 0` keeps the planner from
-                // folding the subquery back in.
-                None => {
-                    let hit = Alias::new("hit");
-                    let rank_column = Alias::new("rank");
-                    let hits = Query::select()
-                        .column(Alias::new("ticket_id"))
-                        .expr_as(rank("all_doc"), rank_column.clone())
-                        .from(table)
-                        .and_where(matches("all_doc"))
-                        .offset(0)
-                        .to_owned();
-                    query.join_subquery(
-                        JoinType::InnerJoin,
-                        hits,
-                        hit.clone(),
-                        on_ticket(hit.clone()),
-                    );
-                    Expr::col((hit, rank_column))
-                }
-                // Others see few tickets: those are found first and matched one by one.
+                None => rank("all_doc"),
                 Some(readable) => {
-                    query.join(JoinType::InnerJoin, table.clone(), on_ticket(table));
-                    query.and_where(matches("all_doc"));
                     query.cond_where(
                         Condition::any()
                             .add(readable.clone())
