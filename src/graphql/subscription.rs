@@ -12,6 +12,7 @@ use futures_util::{Stream, StreamExt};
 #[derive(Default)]
 pub struct SubscriptionRoot;
 
+/// Live changes, over WebSocket at `/graphql/ws`.
 #[Subscription(name = "Subscription")]
 impl SubscriptionRoot {
     /// Live changes (created, updated, status changed, comment added) to one ticket, or to every

@@ -37,6 +37,7 @@ pub struct TicketConnection {
     total: Option<u64>,
 }
 
+/// A page of tickets; `totalCount` costs a count query and runs only when selected.
 #[Object]
 impl TicketConnection {
     /// Edges with cursors.

@@ -7,6 +7,7 @@ use entity::api_token;
 /// One of the viewer's API tokens; the secret is never shown again after creation.
 pub struct ApiToken(pub api_token::Model);
 
+/// One of the viewer's API tokens; the secret is never shown again after creation.
 #[Object]
 impl ApiToken {
     /// Global id.

@@ -12,6 +12,8 @@ use entity::asset;
 #[derive(Clone)]
 pub struct Asset(pub asset::Model);
 
+/// An inventory item (hardware, software, a licence, network equipment…), with its owner and the tickets linked to
+/// it.
 #[Object]
 impl Asset {
     /// Global id.

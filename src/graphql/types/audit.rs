@@ -27,6 +27,7 @@ pub fn parse_audit_id(id: &str) -> Option<i64> {
     text.strip_prefix("AuditEvent:")?.parse().ok()
 }
 
+/// One change in the audit trail, as the viewer may read it.
 #[Object]
 impl AuditEvent {
     /// Global id.
@@ -94,6 +95,7 @@ pub struct AuditEventConnection {
     scope: Scope,
 }
 
+/// A page of audit entries; `totalCount` costs a count query and runs only when selected.
 #[Object]
 impl AuditEventConnection {
     /// Edges with cursors.

@@ -31,6 +31,7 @@ pub struct BulkFailure {
 /// The same change to many tickets, made by the worker ticket by ticket as the person who asked for it.
 pub struct BulkJob(pub bulk_job::Model);
 
+/// The same change to many tickets, made ticket by ticket in the background as the person who asked for it.
 #[Object]
 impl BulkJob {
     /// Global id.

@@ -50,6 +50,7 @@ impl ChatDestinationKind {
 /// A Slack or Microsoft Teams channel that hears of tickets.
 pub struct ChatDestination(pub chat_destination::Model);
 
+/// A Slack or Microsoft Teams channel that hears of tickets.
 #[Object]
 impl ChatDestination {
     /// Global id.

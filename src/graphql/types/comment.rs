@@ -66,6 +66,7 @@ impl std::ops::Deref for CommentFields<'_> {
 }
 
 fields! {
+    /// A comment on a ticket, public or internal; an internal one only reaches those who may read it.
     impl<'a> CommentFields<'a> as "Comment" for Comment, interfaces ["Node"];
     /// Global id.
     id: ID = |c| ids::encode("Comment", c.comment.id);
@@ -128,6 +129,7 @@ fields! {
 /// One earlier version of a comment.
 pub struct CommentEdit(pub comment_edit::Model);
 
+/// One earlier version of a comment.
 #[Object]
 impl CommentEdit {
     /// When the edit was made.

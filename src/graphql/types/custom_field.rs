@@ -14,6 +14,7 @@ use std::sync::Arc;
 /// A custom field an administrator defined, for every ticket or one project's.
 pub struct CustomField(pub Arc<Field>);
 
+/// A custom field an administrator defined, for every ticket or one project's.
 #[Object]
 impl CustomField {
     /// Global id.
@@ -170,6 +171,7 @@ pub struct ChoicesFieldValue {
 /// A user value.
 pub struct UserFieldValue(i32);
 
+/// The value of a custom field that names a user.
 #[Object]
 impl UserFieldValue {
     /// The user's global id.
@@ -186,6 +188,7 @@ impl UserFieldValue {
 /// An asset value.
 pub struct AssetFieldValue(i32);
 
+/// The value of a custom field that names an asset.
 #[Object]
 impl AssetFieldValue {
     /// The asset's global id.

@@ -8,6 +8,7 @@ use entity::mailbox;
 /// An IMAP mailbox the help desk fetches mail from.
 pub struct Mailbox(pub mailbox::Model);
 
+/// An IMAP mailbox the help desk fetches mail from.
 #[Object]
 impl Mailbox {
     /// Global id.

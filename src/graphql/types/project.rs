@@ -13,6 +13,7 @@ use entity::project;
 pub struct Project(pub project::Model);
 
 fields! {
+    /// A project that groups tickets.
     impl Project as "Project" for Project, interfaces ["Node"];
     /// Global id.
     id: ID = |p| ids::encode("Project", p.0.id);

@@ -81,6 +81,8 @@ pub struct SlaCalendar {
 /// that pause the clock.
 pub struct SlaPolicy(pub sla_policy::Model);
 
+/// A service-level policy: which tickets it applies to, its targets in business time and the statuses that pause
+/// the clock.
 #[Object]
 impl SlaPolicy {
     /// Global id.
@@ -179,6 +181,8 @@ impl SlaPolicy {
 /// A ticket's service-level clock.
 pub struct TicketSla(pub SlaView);
 
+/// A ticket's service-level clock: its policy, when its targets are due, whether they were breached, and its
+/// pauses.
 #[Object]
 impl TicketSla {
     /// The policy that set the clock (null once deleted, or when no policy matches any more).

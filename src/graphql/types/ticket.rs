@@ -74,6 +74,7 @@ impl std::ops::Deref for TicketFields<'_> {
 }
 
 fields! {
+    /// A request or incident raised by a requester, as the viewer may see it.
     impl<'a> TicketFields<'a> as "Ticket" for Ticket, interfaces ["Node"];
     /// Global id.
     id: ID = |t| ids::encode("Ticket", t.0.id);

@@ -82,6 +82,7 @@ impl OutputType for TicketEvent {
 /// The fields of a [`TicketEvent`].
 pub struct TicketEventFields<'a>(&'a VisibleEvent);
 
+/// A live change to a ticket the subscriber may see.
 #[Object(name = "TicketEvent")]
 impl TicketEventFields<'_> {
     /// What happened.

@@ -8,6 +8,7 @@ use entity::values::LinkType;
 /// A link to another ticket the viewer may see.
 pub struct TicketLink(pub LinkView);
 
+/// A link to another ticket the viewer may see.
 #[Object]
 impl TicketLink {
     /// Global id.

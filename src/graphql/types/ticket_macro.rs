@@ -22,6 +22,7 @@ pub enum MacroScope {
 /// A saved set of ticket changes and replies, in the rule language's actions (docs/automation.md).
 pub struct Macro(pub ticket_macro::Model);
 
+/// A saved set of ticket changes and replies, written as the rule language's actions.
 #[Object]
 impl Macro {
     /// Global id.
@@ -86,6 +87,7 @@ pub struct MacroReply {
 /// What applying a macro to a ticket would do, with every check applying makes; nothing is written.
 pub struct MacroPreview(pub Preview);
 
+/// What applying a macro to a ticket would do, with every check applying makes; nothing is written.
 #[Object]
 impl MacroPreview {
     /// The ticket as it is.

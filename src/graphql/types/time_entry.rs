@@ -13,6 +13,7 @@ pub struct TimeEntry {
     pub username: String,
 }
 
+/// Time someone spent on a ticket.
 #[Object]
 impl TimeEntry {
     /// Global id.

@@ -10,6 +10,8 @@ use entity::time_rule;
 /// updated, status changed, resolved) and its conditions hold.
 pub struct TimeRule(pub time_rule::Model);
 
+/// A rule that acts on each ticket, once, when a wait has passed since one of its moments (created, updated,
+/// status changed, resolved) and its conditions hold.
 #[Object]
 impl TimeRule {
     /// Global id.

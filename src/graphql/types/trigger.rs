@@ -10,6 +10,8 @@ use entity::trigger;
 /// ticket, marked as the rule's in the history, the audit trail and webhooks.
 pub struct Trigger(pub trigger::Model);
 
+/// A rule run on every ticket write, in position order: when its conditions hold, its actions change the ticket,
+/// marked as the rule's in the history, the audit trail and webhooks.
 #[Object]
 impl Trigger {
     /// Global id.

@@ -10,6 +10,7 @@ use entity::{group, user};
 pub struct User(pub user::Model);
 
 fields! {
+    /// A person who signs in, as the viewer may see them.
     impl User as "User" for User, interfaces ["Node"];
     /// Global id.
     id: ID = |u| ids::encode("User", u.0.id);
@@ -35,6 +36,7 @@ fields! {
 pub struct Group(pub group::Model);
 
 fields! {
+    /// A named group of users; a ticket can be assigned to one.
     impl Group as "Group" for Group, interfaces ["Node"];
     /// Global id.
     id: ID = |g| ids::encode("Group", g.0.id);

@@ -11,6 +11,7 @@ use entity::{webhook, webhook_delivery};
 /// An endpoint that receives signed event deliveries.
 pub struct Webhook(pub webhook::Model);
 
+/// An endpoint that receives signed event deliveries.
 #[Object]
 impl Webhook {
     /// Global id.
@@ -117,6 +118,7 @@ pub struct WebhookDeliveryConnection {
 /// One attempt to deliver an event to an endpoint.
 pub struct WebhookDelivery(pub webhook_delivery::Model);
 
+/// One attempt to deliver an event to an endpoint.
 #[Object]
 impl WebhookDelivery {
     /// Global id (pass it to `redeliverWebhook`).

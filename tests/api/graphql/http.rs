@@ -205,6 +205,59 @@ async fn full_introspection_fits_the_limits(app: &TestApp) {
 db_test!(full_introspection_fits_the_limits);
 
 #[test]
+fn every_type_and_field_of_the_schema_is_described() {
+    // What codegen and GraphiQL's documentation show: a type or field without a description there is one a
+    // client has to guess at.
+    let served = deskgraph::graphql::sdl();
+    let lines: Vec<&str> = served.lines().collect();
+    let mut bare = Vec::new();
+    let mut in_description = false;
+    let mut owner = "";
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("\"\"\"") {
+            // A one-line description opens and closes on its line.
+            if !(trimmed.len() > 3 && trimmed.ends_with("\"\"\"")) {
+                in_description = !in_description;
+            }
+            continue;
+        }
+        if in_description {
+            continue;
+        }
+        let described = i > 0 && lines[i - 1].trim().ends_with("\"\"\"");
+        let kinds = [
+            "type ",
+            "input ",
+            "enum ",
+            "interface ",
+            "union ",
+            "scalar ",
+        ];
+        if let Some(kind) = kinds.iter().find(|k| line.starts_with(*k)) {
+            owner = line[kind.len()..]
+                .split([' ', '{'])
+                .next()
+                .unwrap_or_default();
+            if !described {
+                bare.push(owner.to_string());
+            }
+        } else if line.starts_with('\t') && !described && !owner.is_empty() {
+            let name: String = trimmed
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                bare.push(format!("{owner}.{name}"));
+            }
+        } else if trimmed == "}" {
+            owner = "";
+        }
+    }
+    assert!(bare.is_empty(), "no description: {bare:?}");
+}
+
+#[test]
 fn committed_schema_matches_the_served_one() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema.graphql");
     let committed = std::fs::read_to_string(path).unwrap_or_default();

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! fields! {
+//!     /// A request or incident raised by a requester.
 //!     impl<'a> TicketFields<'a> as "Ticket" for Ticket, interfaces ["Node"];
 //!     /// Title.
 //!     title: String = |t| t.0.title.clone();
@@ -23,20 +24,22 @@
 //! resolver and the `Plain` arm (async-graphql keeps a camelCase name as it is).
 macro_rules! fields {
     (
+        $(#[$tdoc:meta])*
         impl<$lt:lifetime> $resolvers:ty as $name:literal for $object:ty,
             interfaces [$($interface:literal),*];
         $($entries:tt)*
     ) => {
         $crate::graphql::engine::one_pass::fields!(@munch
-            [impl [<$lt>] [$resolvers] [$name] [$object] [$($interface),*]]
+            [impl [<$lt>] [$resolvers] [$name] [$object] [$($interface),*] [$(#[$tdoc])*]]
             arms [] methods [] $($entries)*);
     };
     (
+        $(#[$tdoc:meta])*
         impl $resolvers:ty as $name:literal for $object:ty, interfaces [$($interface:literal),*];
         $($entries:tt)*
     ) => {
         $crate::graphql::engine::one_pass::fields!(@munch
-            [impl [] [$resolvers] [$name] [$object] [$($interface),*]]
+            [impl [] [$resolvers] [$name] [$object] [$($interface),*] [$(#[$tdoc])*]]
             arms [] methods [] $($entries)*);
     };
     // A resolver only the executor answers (arguments, connections): kept as written, in its place.
@@ -49,13 +52,13 @@ macro_rules! fields {
             $($rest)*);
     };
     // A field both paths answer: its resolver here, its `Plain` arm at the end.
-    (@munch [impl $lt:tt $resolvers:tt $name:tt [$object:ty] $interfaces:tt]
+    (@munch [impl $lt:tt $resolvers:tt $name:tt [$object:ty] $interfaces:tt $docs:tt]
         arms [$($arms:tt)*] methods [$($methods:tt)*]
         $(#[$doc:meta])* $field:ident : $ty:ty = |$s:ident $(, $actor:ident)?| $value:expr;
         $($rest:tt)*
     ) => {
         $crate::graphql::engine::one_pass::fields!(@munch
-            [impl $lt $resolvers $name [$object] $interfaces]
+            [impl $lt $resolvers $name [$object] $interfaces $docs]
             arms [$($arms)* ($field $s [$($actor)?] ($value))]
             methods [$($methods)*
                 $(#[$doc])*
@@ -73,7 +76,8 @@ macro_rules! fields {
             ]
             $($rest)*);
     };
-    (@munch [impl [$($lt:tt)*] [$resolvers:ty] [$name:literal] [$object:ty] [$($interface:literal),*]]
+    (@munch [impl [$($lt:tt)*] [$resolvers:ty] [$name:literal] [$object:ty] [$($interface:literal),*]
+            [$($docs:tt)*]]
         arms [$(($field:ident $s:ident [$($actor:ident)?] ($value:expr)))*]
         methods [$($methods:tt)*]
     ) => {
@@ -97,6 +101,7 @@ macro_rules! fields {
             }
         }
 
+        $($docs)*
         #[allow(non_snake_case)]
         #[async_graphql::Object(name = $name)]
         impl $($lt)* $resolvers {
