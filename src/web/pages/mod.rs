@@ -31,7 +31,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use std::collections::HashMap;
+
 use std::sync::Arc;
 
 /// The Content-Security-Policy of every page: nothing inline, nothing from elsewhere.
@@ -488,39 +488,55 @@ impl FromRequestParts<AppState> for PageUser {
     }
 }
 
-/// The fields of a posted HTML form.
-pub struct Form(pub(super) HashMap<String, String>);
+/// The fields of a posted HTML form, in the order they came, parsed once for everything the handler reads.
+pub struct Form(pub(super) Vec<(String, String)>);
 
 impl Form {
-    /// Parse a form-urlencoded body (the first value of a repeated field wins).
+    /// Parse a form-urlencoded body.
     pub fn parse(body: &[u8]) -> Form {
-        let mut fields = HashMap::new();
-        for (k, v) in url::form_urlencoded::parse(body) {
-            fields
-                .entry(k.into_owned())
-                .or_insert_with(|| v.into_owned());
-        }
-        Form(fields)
+        Form(
+            url::form_urlencoded::parse(body)
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
     }
 
-    /// A field's value, `None` when the form did not send it.
+    /// A field's value (the first, when the field repeats), `None` when the form did not send it.
     pub fn opt(&self, name: &str) -> Option<&str> {
-        self.0.get(name).map(String::as_str)
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
-    /// A field's value, `""` when absent.
+    /// A field's value (the first, when the field repeats), `""` when absent.
     pub fn get(&self, name: &str) -> &str {
-        self.0.get(name).map(String::as_str).unwrap_or("")
+        self.opt(name).unwrap_or("")
+    }
+
+    /// Every value of the field `name`, in order (ticked checkboxes, repeated rows).
+    pub fn all(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// Every field, in order.
+    pub fn fields(&self) -> &[(String, String)] {
+        &self.0
     }
 
     /// The ids named by fields `<prefix><id>` (checkboxes such as `split_7`), in order; other names are skipped.
     pub fn ids_named(&self, prefix: &str) -> Vec<i32> {
         let mut ids: Vec<i32> = self
             .0
-            .keys()
-            .filter_map(|k| k.strip_prefix(prefix)?.parse().ok())
+            .iter()
+            .filter_map(|(k, _)| k.strip_prefix(prefix)?.parse().ok())
             .collect();
         ids.sort_unstable();
+        ids.dedup();
         ids
     }
 }

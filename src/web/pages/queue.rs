@@ -617,9 +617,10 @@ pub async fn bulk_macro(
     use crate::service::automation::macros;
     let form = user.form(&body)?;
     let macro_id = crate::rest::comments::path_id(form.get("macro"), "macro")?;
-    let tickets: Vec<i32> = url::form_urlencoded::parse(&body)
-        .filter(|(k, _)| k == "ticket")
-        .filter_map(|(_, v)| v.parse::<i32>().ok())
+    let tickets: Vec<i32> = form
+        .all("ticket")
+        .iter()
+        .filter_map(|v| v.parse::<i32>().ok())
         .collect();
     if tickets.is_empty() {
         return Err(crate::error::AppError::field("ticket", "tick the tickets to change").into());

@@ -56,7 +56,7 @@ impl PageUser {
             _ => String::new(),
         };
         crate::web::session::check_csrf(Some(&token), &self.csrf)?;
-        let mut fields: HashMap<String, String> = HashMap::new();
+        let mut fields: Vec<(String, String)> = Vec::new();
         let mut files = Vec::new();
         while let Some(field) = parts.next_field().await.map_err(AppError::from)? {
             let name = field.name().unwrap_or_default().to_string();
@@ -78,7 +78,7 @@ impl PageUser {
                 continue;
             }
             let text = read_text(field, &name).await?;
-            fields.entry(name).or_insert(text);
+            fields.push((name, text));
         }
         Ok(Posted {
             form: Form(fields),

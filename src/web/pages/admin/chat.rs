@@ -2,13 +2,13 @@
 //! form for a new one (administrators only), over the service calls REST and GraphQL use. Webhook URLs and
 //! bot tokens are set here and never shown again: a blank box keeps the one stored.
 use super::Done;
-use super::{all_values, chosen_project, project_options, typed, Opt};
+use super::{chosen_project, project_options, typed, Opt};
 use crate::domain::Priority;
 use crate::error::AppError;
 use crate::service::chat::{self, ChatPatch, NewChat, CHAT_EVENTS};
 use crate::service::users::Admin;
 use crate::state::AppState;
-use crate::web::pages::{Lang, Layout, PageResult, PageUser};
+use crate::web::pages::{Form, Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
@@ -135,8 +135,8 @@ impl super::DeskPage for ChatPage {
     }
 }
 
-fn priorities(body: &[u8]) -> Result<Vec<Priority>, AppError> {
-    all_values(body, "priority")
+fn priorities(form: &Form) -> Result<Vec<Priority>, AppError> {
+    form.all("priority")
         .iter()
         .map(|p| Priority::parse(p).map_err(|e| AppError::field("priorities", e.message)))
         .collect()
@@ -166,8 +166,8 @@ pub async fn create_chat(
             token: typed(&form, "token"),
             channel: typed(&form, "channel"),
             project_id: chosen_project(&form)?,
-            events: all_values(&body, "event"),
-            priorities: priorities(&body)?,
+            events: form.all("event"),
+            priorities: priorities(&form)?,
             team_only: Some(form.opt("team_only").is_some()),
             active: Some(true),
         };
@@ -175,7 +175,7 @@ pub async fn create_chat(
         chat::create(&state.db, allow_private, &user.actor, input).await
     }
     .await;
-    super::outcome::<ChatPage, _>(&state, &user, "created", &body, made).await
+    super::outcome::<ChatPage, _>(&state, &user, "created", &form, made).await
 }
 
 /// `POST /admin/chat/change/` (form: `id`, and `name`, `webhook_url` or `token` (blank: unchanged), `channel`,
@@ -195,7 +195,7 @@ pub async fn change_chat(
     let id = super::form_id(&form, "chat destination")?;
     if form.opt("delete").is_some() {
         let gone = chat::delete(&state.db, &user.actor, id).await;
-        return super::outcome::<ChatPage, _>(&state, &user, "deleted", &body, gone).await;
+        return super::outcome::<ChatPage, _>(&state, &user, "deleted", &form, gone).await;
     }
     let changed = async {
         let patch = ChatPatch {
@@ -204,8 +204,8 @@ pub async fn change_chat(
             token: typed(&form, "token").map(Some),
             channel: form.opt("channel").map(|c| Some(c.to_string())),
             project_id: Some(chosen_project(&form)?),
-            events: Some(all_values(&body, "event")),
-            priorities: Some(priorities(&body)?),
+            events: Some(form.all("event")),
+            priorities: Some(priorities(&form)?),
             team_only: Some(form.opt("team_only").is_some()),
             active: Some(form.opt("active").is_some()),
         };
@@ -213,5 +213,5 @@ pub async fn change_chat(
         chat::update(&state.db, allow_private, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<ChatPage, _>(&state, &user, "saved", &body, changed).await
+    super::outcome::<ChatPage, _>(&state, &user, "saved", &form, changed).await
 }

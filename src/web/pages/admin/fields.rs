@@ -176,7 +176,7 @@ pub async fn create_field(
         custom_fields::create(&state.db, &state.custom_fields, &user.actor, input, max).await
     }
     .await;
-    super::outcome::<FieldsPage, _>(&state, &user, "created", &body, made).await
+    super::outcome::<FieldsPage, _>(&state, &user, "created", &form, made).await
 }
 
 /// `POST /admin/fields/change/` (form: `id`, and `label`, `choices`, `required_from`, `team_only`,
@@ -229,5 +229,5 @@ pub async fn change_field(
         custom_fields::update(&state.db, &state.custom_fields, &user.actor, id, patch, max).await
     }
     .await;
-    super::outcome::<FieldsPage, _>(&state, &user, "saved", &body, changed).await
+    super::outcome::<FieldsPage, _>(&state, &user, "saved", &form, changed).await
 }

@@ -112,7 +112,7 @@ pub async fn create_group(
     let admin = Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = groups::create(state.people_deps(), &admin, form.get("name")).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "created", &body, result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "created", &form, result).await
 }
 
 /// `POST /admin/groups/<id>/rename/` (form: `name`).
@@ -132,7 +132,7 @@ pub async fn rename_group(
     let admin = Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = groups::rename(state.people_deps(), &admin, id, form.get("name")).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "saved", &body, result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", &form, result).await
 }
 
 /// `POST /admin/groups/<id>/delete/`.
@@ -149,9 +149,9 @@ pub async fn delete_group(
 ) -> PageResult<Response> {
     let id = path_id(&id, "group")?;
     let admin = Admin::of(&user.actor)?;
-    user.form(&body)?;
+    let form = user.form(&body)?;
     let result = groups::delete(state.people_deps(), &admin, id).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "deleted", &body, result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "deleted", &form, result).await
 }
 
 /// `POST /admin/groups/<id>/members/` (form: `username`).
@@ -181,7 +181,7 @@ pub async fn add_member(
                 .t1("admin-groups-no-user", "name", format!("{username:?}")),
         )),
     };
-    super::outcome::<GroupsPage, _>(&state, &user, "saved", &body, result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", &form, result).await
 }
 
 /// `POST /admin/groups/<id>/members/<user_id>/remove/`.
@@ -199,7 +199,7 @@ pub async fn remove_member(
     let id = path_id(&id, "group")?;
     let user_id = path_id(&user_id, "user")?;
     let admin = Admin::of(&user.actor)?;
-    user.form(&body)?;
+    let form = user.form(&body)?;
     let result = groups::remove_member(state.people_deps(), &admin, id, user_id).await;
-    super::outcome::<GroupsPage, _>(&state, &user, "saved", &body, result).await
+    super::outcome::<GroupsPage, _>(&state, &user, "saved", &form, result).await
 }

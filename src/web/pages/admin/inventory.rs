@@ -192,7 +192,7 @@ pub async fn create_asset(
         assets::create(&state.db, &user.actor, input).await
     }
     .await;
-    super::outcome::<AssetsPage, _>(&state, &user, "created", &body, made).await
+    super::outcome::<AssetsPage, _>(&state, &user, "created", &form, made).await
 }
 
 /// `POST /admin/assets/change/` (form: `id` and every field of a new asset, replacing the stored ones; or
@@ -212,7 +212,7 @@ pub async fn change_asset(
     let id = super::form_id(&form, "asset")?;
     if form.opt("archive").is_some() {
         let gone = assets::archive(&state.db, &user.actor, id).await;
-        return super::outcome::<AssetsPage, _>(&state, &user, "archived", &body, gone).await;
+        return super::outcome::<AssetsPage, _>(&state, &user, "archived", &form, gone).await;
     }
     let changed = async {
         let patch = AssetPatch {
@@ -227,5 +227,5 @@ pub async fn change_asset(
         assets::update(&state.db, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<AssetsPage, _>(&state, &user, "saved", &body, changed).await
+    super::outcome::<AssetsPage, _>(&state, &user, "saved", &form, changed).await
 }

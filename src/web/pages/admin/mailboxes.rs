@@ -128,7 +128,7 @@ pub async fn create_mailbox(
         mailboxes::create(&state.db, &user.actor, input).await
     }
     .await;
-    super::outcome::<MailPage, _>(&state, &user, "created", &body, made).await
+    super::outcome::<MailPage, _>(&state, &user, "created", &form, made).await
 }
 
 /// `POST /admin/mail/change/` (form: `id`, and `name`, `url`, `secret` (blank: unchanged), `done_folder`
@@ -148,7 +148,7 @@ pub async fn change_mailbox(
     let id = super::form_id(&form, "mailbox")?;
     if form.opt("delete").is_some() {
         let gone = mailboxes::delete(&state.db, &user.actor, id).await;
-        return super::outcome::<MailPage, _>(&state, &user, "deleted", &body, gone).await;
+        return super::outcome::<MailPage, _>(&state, &user, "deleted", &form, gone).await;
     }
     let changed = async {
         let patch = MailboxPatch {
@@ -163,5 +163,5 @@ pub async fn change_mailbox(
         mailboxes::update(&state.db, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<MailPage, _>(&state, &user, "saved", &body, changed).await
+    super::outcome::<MailPage, _>(&state, &user, "saved", &form, changed).await
 }

@@ -136,14 +136,6 @@ fn form_id(form: &Form, what: &str) -> Result<i32, crate::error::AppError> {
         .map_err(|_| crate::error::AppError::not_found(what))
 }
 
-/// Every value of the repeated field `name` of a form body.
-fn all_values(body: &[u8], name: &str) -> Vec<String> {
-    url::form_urlencoded::parse(body)
-        .filter(|(k, _)| k == name)
-        .map(|(_, v)| v.into_owned())
-        .collect()
-}
-
 /// An administration page of the whole desk, one form or more on it: where it lives, how it is read, what its
 /// redirects say, and where a form's mistake is shown.
 trait DeskPage: askama::Template + Sized {
@@ -188,13 +180,15 @@ pub struct Typed {
 }
 
 impl Typed {
-    /// The fields of the form `body`.
-    fn of(body: &[u8]) -> Typed {
+    /// The fields of `form`.
+    fn of(form: &Form) -> Typed {
         const SECRET: [&str; 4] = ["secret", "token", "password", "webhook_url"];
         const NOT_TYPED: [&str; 5] = ["csrfmiddlewaretoken", "id", "archive", "delete", "restore"];
-        let values: Vec<(String, String)> = url::form_urlencoded::parse(body)
-            .filter(|(k, _)| !SECRET.contains(&k.as_ref()))
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        let values: Vec<(String, String)> = form
+            .fields()
+            .iter()
+            .filter(|(k, _)| !SECRET.contains(&k.as_str()))
+            .cloned()
             .collect();
         Typed {
             id: values
@@ -345,12 +339,12 @@ fn shown<P: DeskPage>(mut page: P, user: &PageUser, done: Done) -> Response {
 }
 
 /// A form's outcome on page `P`: back to the page saying `done`, or the page with the mistake's message
-/// and what the form (`body`) had typed, with the error's status.
+/// and what `form` had typed, with the error's status.
 async fn outcome<P: DeskPage, T>(
     state: &crate::state::AppState,
     user: &PageUser,
     done: &str,
-    body: &[u8],
+    form: &Form,
     result: Result<T, crate::error::AppError>,
 ) -> PageResult<Response> {
     match result {
@@ -362,7 +356,7 @@ async fn outcome<P: DeskPage, T>(
             let mut page = P::read(state, user).await?;
             let notes = page.notes();
             notes.error = message;
-            notes.typed = Typed::of(body);
+            notes.typed = Typed::of(form);
             Ok(super::html(err.status(), &page))
         }
     }

@@ -98,7 +98,7 @@ pub async fn create_project(
         description: Some(form.get("description").to_string()),
     };
     let made = projects::create(&state.db, &user.actor, input).await;
-    super::outcome::<ProjectsPage, _>(&state, &user, "created", &body, made).await
+    super::outcome::<ProjectsPage, _>(&state, &user, "created", &form, made).await
 }
 
 /// `POST /admin/projects/change/` (form: `id`, and `name` and `description`; or `archive`).
@@ -117,12 +117,12 @@ pub async fn change_project(
     let id = super::form_id(&form, "project")?;
     if form.opt("archive").is_some() {
         let gone = projects::archive(&state.db, &user.actor, id).await;
-        return super::outcome::<ProjectsPage, _>(&state, &user, "archived", &body, gone).await;
+        return super::outcome::<ProjectsPage, _>(&state, &user, "archived", &form, gone).await;
     }
     let patch = ProjectPatch {
         name: form.opt("name").map(str::to_string),
         description: form.opt("description").map(str::to_string),
     };
     let changed = projects::update(&state.db, &user.actor, id, patch).await;
-    super::outcome::<ProjectsPage, _>(&state, &user, "saved", &body, changed).await
+    super::outcome::<ProjectsPage, _>(&state, &user, "saved", &form, changed).await
 }

@@ -2,7 +2,7 @@
 //! only), with the business-hours calendar its targets count in: opening hours per weekday, the time zone and
 //! the holidays. Over the service calls GraphQL uses, so a change re-clocks the open tickets it may move.
 use super::Done;
-use super::{all_values, chosen_project, project_options, typed, Opt};
+use super::{chosen_project, project_options, typed, Opt};
 use crate::domain::{Priority, StatusCategory, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use crate::service::sla::calendar::WEEK;
@@ -220,7 +220,7 @@ fn minutes(form: &Form, field: &str) -> AppResult<i32> {
 
 /// Read a policy's form: a weekday with neither time is closed, one with a single time is a mistake; the
 /// holidays are dates (`YYYY-MM-DD`) apart by lines, spaces or commas.
-fn posted(form: &Form, body: &[u8]) -> AppResult<Posted> {
+fn posted(form: &Form) -> AppResult<Posted> {
     let mut hours = Vec::new();
     for day in WEEK {
         let code = weekday_name(day);
@@ -270,7 +270,8 @@ fn posted(form: &Form, body: &[u8]) -> AppResult<Posted> {
             hours,
             holidays,
         },
-        pause_statuses: all_values(body, "pause")
+        pause_statuses: form
+            .all("pause")
             .iter()
             .map(|s| TicketStatus::parse(s))
             .collect::<Result<_, _>>()?,
@@ -293,7 +294,7 @@ pub async fn create_sla_policy(
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let made = async {
-        let p = posted(&form, &body)?;
+        let p = posted(&form)?;
         let input = NewPolicy {
             name: p.name,
             priority: Some(p.priority),
@@ -307,7 +308,7 @@ pub async fn create_sla_policy(
         policies::create(&state.db, &state.sla_policies, &user.actor, input).await
     }
     .await;
-    super::outcome::<SlaPage, _>(&state, &user, "created", &body, made).await
+    super::outcome::<SlaPage, _>(&state, &user, "created", &form, made).await
 }
 
 /// `POST /admin/sla/change/` (form: `id`, and the fields of a new policy, each replacing the stored one; or
@@ -327,10 +328,10 @@ pub async fn change_sla_policy(
     let id = super::form_id(&form, "SLA policy")?;
     if form.opt("delete").is_some() {
         let gone = policies::delete(&state.db, &state.sla_policies, &user.actor, id).await;
-        return super::outcome::<SlaPage, _>(&state, &user, "deleted", &body, gone).await;
+        return super::outcome::<SlaPage, _>(&state, &user, "deleted", &form, gone).await;
     }
     let changed = async {
-        let p = posted(&form, &body)?;
+        let p = posted(&form)?;
         let patch = PolicyPatch {
             name: Some(p.name),
             priority: Some(p.priority),
@@ -344,5 +345,5 @@ pub async fn change_sla_policy(
         policies::update(&state.db, &state.sla_policies, &user.actor, id, patch).await
     }
     .await;
-    super::outcome::<SlaPage, _>(&state, &user, "saved", &body, changed).await
+    super::outcome::<SlaPage, _>(&state, &user, "saved", &form, changed).await
 }

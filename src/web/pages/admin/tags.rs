@@ -92,7 +92,7 @@ pub async fn curate_tag(
     Admin::of(&user.actor)?;
     let form = user.form(&body)?;
     let result = tags::curate(&state.db, &user.actor, form.get("name")).await;
-    super::outcome::<TagsPage, _>(&state, &user, "curated", &body, result).await
+    super::outcome::<TagsPage, _>(&state, &user, "curated", &form, result).await
 }
 
 /// `POST /admin/tags/change/` (form: `tag`, and `rename_to`, or `curated=true|false`, or `delete`).
@@ -111,7 +111,7 @@ pub async fn change_tag(
     let tag = form.get("tag");
     if form.opt("delete").is_some() {
         let result = tags::delete(&state.db, &user.actor, tag).await;
-        return super::outcome::<TagsPage, _>(&state, &user, "deleted", &body, result).await;
+        return super::outcome::<TagsPage, _>(&state, &user, "deleted", &form, result).await;
     }
     let change = TagUpdate {
         name: form
@@ -122,7 +122,7 @@ pub async fn change_tag(
         curated: form.opt("curated").map(|c| c == "true"),
     };
     let result = tags::update(&state.db, &user.actor, tag, change).await;
-    super::outcome::<TagsPage, _>(&state, &user, "saved", &body, result).await
+    super::outcome::<TagsPage, _>(&state, &user, "saved", &form, result).await
 }
 
 /// `POST /admin/tags/settings/` (form: `free_tags=true|false`).
@@ -140,5 +140,5 @@ pub async fn tag_settings(
     let form = user.form(&body)?;
     let free = form.get("free_tags") == "true";
     let result = tags::set_free_tags(&state.db, &user.actor, free).await;
-    super::outcome::<TagsPage, _>(&state, &user, "settings", &body, result).await
+    super::outcome::<TagsPage, _>(&state, &user, "settings", &form, result).await
 }

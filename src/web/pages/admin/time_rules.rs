@@ -164,7 +164,7 @@ pub async fn create_time_rule(
     crate::service::users::Admin::of(&user.actor)?;
     let made = async {
         let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
-        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &form).await?;
         let input = NewTimeRule {
             name,
             project_id,
@@ -180,7 +180,7 @@ pub async fn create_time_rule(
         Ok(t) => {
             Ok(Redirect::to(&format!("/admin/time-rules/{}/?done=created", t.id)).into_response())
         }
-        Err(err) => refused(&state, &user, Kind::TimeRule, None, &form, &body, err).await,
+        Err(err) => refused(&state, &user, Kind::TimeRule, None, &form, err).await,
     }
 }
 
@@ -229,7 +229,7 @@ pub async fn update_time_rule(
     let current = saved(&time_rules::get(&state.db, &user.actor, id).await?);
     let changed = async {
         let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
-        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &form).await?;
         let patch = TimeRulePatch {
             name: Some(name),
             project_id: Some(project_id),
@@ -243,18 +243,7 @@ pub async fn update_time_rule(
     .await;
     match changed {
         Ok(_) => Ok(Redirect::to(&format!("/admin/time-rules/{id}/?done=saved")).into_response()),
-        Err(err) => {
-            refused(
-                &state,
-                &user,
-                Kind::TimeRule,
-                Some(&current),
-                &form,
-                &body,
-                err,
-            )
-            .await
-        }
+        Err(err) => refused(&state, &user, Kind::TimeRule, Some(&current), &form, err).await,
     }
 }
 

@@ -14,7 +14,7 @@ use crate::service::automation::{triggers, NewTrigger, TriggerPatch};
 use crate::service::custom_fields::{from_query_text, Defined};
 use crate::service::{assets, chat, projects, users, webhooks, Take};
 use crate::state::AppState;
-use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Form, Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -622,9 +622,9 @@ async fn read_value(state: &AppState, actor: &Actor, field: &str, text: &str) ->
 pub(super) async fn rule_of(
     state: &AppState,
     actor: &Actor,
-    body: &[u8],
+    form: &Form,
 ) -> AppResult<(Value, Value)> {
-    let values = |name: &str| super::all_values(body, name);
+    let values = |name: &str| form.all(name);
     let defined = state.custom_fields.active(&state.db.conn).await?;
     let (lists, fields, operators, texts) = (
         values("cond_list"),
@@ -774,15 +774,15 @@ fn action_row(
     }
 }
 
-/// The editor's rows as the form `body` posted them, each box as typed, with blank rows to fill: what a
+/// The editor's rows as `form` posted them, each box as typed, with blank rows to fill: what a
 /// refused form shows again when its rows could not be read.
 fn typed_rows(
     lang: Lang,
     kind: Kind,
     defined: &Defined,
-    body: &[u8],
+    form: &Form,
 ) -> (Vec<ConditionRow>, Vec<ActionRow>) {
-    let values = |name: &str| super::all_values(body, name);
+    let values = |name: &str| form.all(name);
     let (lists, fields, operators, texts) = (
         values("cond_list"),
         values("cond_field"),
@@ -1112,20 +1112,19 @@ pub(super) async fn refused(
     user: &PageUser,
     kind: Kind,
     t: Option<&Saved>,
-    form: &crate::web::pages::Form,
-    body: &[u8],
+    form: &Form,
     err: AppError,
 ) -> PageResult<Response> {
     let Some((message, _)) = messages(&err) else {
         return Err(err.into());
     };
     // Rows as posted: read when they can be, else each box as it was typed.
-    let read = rule_of(state, &user.actor, body).await.ok();
+    let read = rule_of(state, &user.actor, form).await.ok();
     let (conditions, actions) = read.clone().unwrap_or_else(|| (json!({}), json!([])));
     let mut page = editor(state, user, kind, t, &conditions, &actions).await?;
     if read.is_none() {
         let defined = state.custom_fields.active(&state.db.conn).await?;
-        (page.conditions, page.actions) = typed_rows(user.lang, kind, &defined, body);
+        (page.conditions, page.actions) = typed_rows(user.lang, kind, &defined, form);
     }
     if page.wait.is_some() {
         page.wait = Some(WaitBox::of(
@@ -1159,7 +1158,7 @@ pub async fn create_trigger(
     crate::service::users::Admin::of(&user.actor)?;
     let made = async {
         let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
-        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &form).await?;
         let input = NewTrigger {
             name,
             project_id,
@@ -1175,7 +1174,7 @@ pub async fn create_trigger(
         Ok(t) => {
             Ok(Redirect::to(&format!("/admin/triggers/{}/?done=created", t.id)).into_response())
         }
-        Err(err) => refused(&state, &user, Kind::Trigger, None, &form, &body, err).await,
+        Err(err) => refused(&state, &user, Kind::Trigger, None, &form, err).await,
     }
 }
 
@@ -1224,7 +1223,7 @@ pub async fn update_trigger(
     let current = Saved::trigger(&triggers::get(&state.db, &user.actor, id).await?);
     let saved = async {
         let (name, project_id, active) = settings(&state, &user.actor, &form).await?;
-        let (conditions, actions) = rule_of(&state, &user.actor, &body).await?;
+        let (conditions, actions) = rule_of(&state, &user.actor, &form).await?;
         let patch = TriggerPatch {
             name: Some(name),
             project_id: Some(project_id),
@@ -1238,18 +1237,7 @@ pub async fn update_trigger(
     .await;
     match saved {
         Ok(_) => Ok(Redirect::to(&format!("/admin/triggers/{id}/?done=saved")).into_response()),
-        Err(err) => {
-            refused(
-                &state,
-                &user,
-                Kind::Trigger,
-                Some(&current),
-                &form,
-                &body,
-                err,
-            )
-            .await
-        }
+        Err(err) => refused(&state, &user, Kind::Trigger, Some(&current), &form, err).await,
     }
 }
 

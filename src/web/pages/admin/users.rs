@@ -1,13 +1,13 @@
 //! `/admin/users/`: list, search and create accounts; one account's page to change it, deactivate or
 //! reactivate it, set its password and see its tokens.
 use super::Done;
-use super::{all_values, messages, Choice, GroupChoice};
+use super::{messages, Choice, GroupChoice};
 use crate::error::AppError;
 use crate::rest::comments::path_id;
 use crate::service::users::{self, accounts, passwords, Admin};
 use crate::service::{tokens, Take};
 use crate::state::AppState;
-use crate::web::pages::{html, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Form, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -17,8 +17,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The `group` checkboxes of a form: group ids (anything else is a 400 naming `groups`).
-fn group_ids(body: &[u8]) -> Result<Vec<i32>, AppError> {
-    all_values(body, "group")
+fn group_ids(form: &Form) -> Result<Vec<i32>, AppError> {
+    form.all("group")
         .iter()
         .map(|v| {
             v.trim()
@@ -228,7 +228,7 @@ pub async fn create_user(
 ) -> PageResult<Response> {
     let admin = Admin::of(&user.actor)?;
     let form = user.form(&body)?;
-    let group_ids = group_ids(&body)?;
+    let group_ids = group_ids(&form)?;
     let draft = Draft {
         username: form.get("username").to_string(),
         full_name: form.get("full_name").to_string(),
@@ -445,7 +445,7 @@ pub async fn update_user(
         is_superuser: flags.then(|| form.get("is_superuser") == "true"),
         group_ids: form
             .opt("groups_sent")
-            .map(|_| group_ids(&body))
+            .map(|_| group_ids(&form))
             .transpose()?,
     };
     match accounts::update(state.people_deps(), &admin, id, patch.clone()).await {

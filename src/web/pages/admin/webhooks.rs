@@ -8,7 +8,7 @@ use crate::service::events::EVENTS;
 use crate::service::webhooks::{self, NewWebhook, WebhookPatch};
 use crate::service::Take;
 use crate::state::AppState;
-use crate::web::pages::{html, Lang, Layout, PageResult, PageUser};
+use crate::web::pages::{html, Form, Lang, Layout, PageResult, PageUser};
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -97,8 +97,8 @@ fn choices(checked: &[String]) -> Vec<EventChoice> {
 }
 
 /// The events ticked in a posted form.
-fn ticked(body: &[u8]) -> Vec<String> {
-    super::all_values(body, "event")
+fn ticked(form: &Form) -> Vec<String> {
+    form.all("event")
 }
 
 async fn list_page(state: &AppState, user: &PageUser) -> PageResult<WebhooksPage> {
@@ -178,7 +178,7 @@ pub async fn create_webhook(
     let input = NewWebhook {
         url: form.get("url").to_string(),
         secret: form.get("secret").to_string(),
-        events: ticked(&body),
+        events: ticked(&form),
         active: Some(true),
     };
     let allow_private = state.config.webhook_allow_private;
@@ -193,7 +193,7 @@ pub async fn create_webhook(
             let mut page = list_page(&state, &user).await?;
             page.form_error = message;
             page.url = form.get("url").to_string();
-            page.events = choices(&ticked(&body));
+            page.events = choices(&ticked(&form));
             Ok(html(err.status(), &page))
         }
     }
@@ -285,7 +285,7 @@ pub async fn update_webhook(
     let patch = WebhookPatch {
         url: Some(form.get("url").to_string()),
         secret: (!secret.is_empty()).then(|| secret.to_string()),
-        events: Some(ticked(&body)),
+        events: Some(ticked(&form)),
         active: Some(form.get("active") == "true"),
     };
     let allow_private = state.config.webhook_allow_private;
@@ -299,7 +299,7 @@ pub async fn update_webhook(
             page.form_error = message;
             page.url = form.get("url").to_string();
             page.active = form.get("active") == "true";
-            page.events = choices(&ticked(&body));
+            page.events = choices(&ticked(&form));
             Ok(html(err.status(), &page))
         }
     }
