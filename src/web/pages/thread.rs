@@ -165,7 +165,7 @@ pub async fn add(
                     _ => field_message(&err, "body"),
                 }),
             };
-            render_ticket(&state, &user, ticket_id, draft, err.status(), None).await
+            render_ticket(&state, &user, ticket_id, draft, None, err.status(), None).await
         }
         Err(err) => Err(PageError::App(err)),
     }

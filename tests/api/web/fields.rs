@@ -166,6 +166,30 @@ async fn fields_are_defined_filled_and_read_from_the_pages(app: &TestApp) {
         )
         .await;
     assert_eq!(location(&set), path);
+    // A value that does not fit its field: the page again, the form open, what was typed kept, the message next
+    // to the field, and nothing written.
+    let refused = agnes
+        .form(
+            app,
+            &format!("/tickets/{id}/fields/"),
+            &[("cf.cost", "a dozen"), ("cf.serial", "SN-9")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    let form = refused
+        .text
+        .split("<details class=\"edit-fields\" open>")
+        .nth(1)
+        .unwrap_or_else(|| panic!("the fields form is not open: {}", refused.text));
+    assert!(
+        form.contains("value=\"a dozen\"")
+            && form.contains("value=\"SN-9\"")
+            && form.contains("id=\"cf-cost-error\""),
+        "{form}"
+    );
+    let seen: Value = detail(&agent).await;
+    assert_eq!(seen["custom_fields"]["cost"], 12.5);
+    assert_eq!(seen["custom_fields"]["serial"], "SN-8");
     for status in ["open", "in_progress"] {
         let moved = app
             .as_user(&agent)

@@ -7,9 +7,10 @@ use crate::service::custom_fields::{Field, FieldValue, RawEdits, Shown};
 use crate::service::tickets::{self, TicketPatch};
 use crate::service::{assets, users};
 use crate::state::AppState;
-use crate::web::pages::{display_name, Form, Lang, PageResult, PageUser};
+use crate::web::pages::{display_name, Form, Lang, PageError, PageResult, PageUser};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono_tz::Tz;
 use entity::values::{FieldKind, StatusCategory};
@@ -319,7 +320,7 @@ pub async fn changed(
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
     responses(
         (status = 303, description = "Back to the ticket page"),
-        (status = 400, description = "A value that does not fit its field: error page", content_type = "text/html", body = String),
+        (status = 400, description = "A value that does not fit its field: the ticket page again, the form open with what was typed and the message next to the field", content_type = "text/html", body = String),
         (status = 403, description = "May not change the ticket, or no CSRF token: error page", content_type = "text/html", body = String),
     ),
     security(("session" = [], "csrf" = [])))]
@@ -335,20 +336,38 @@ pub async fn set_fields(
     let t = tickets::get(db, &user.actor, id).await?;
     let defined = state.custom_fields.active(db).await?;
     let shown = crate::service::custom_fields::of_ticket(db, &user.actor, &defined, &t).await?;
-    let edits = changed(db, &user.actor, &form, &shown, user.zone).await?;
-    if edits.is_empty() {
-        return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
+    let saved = async {
+        let edits = changed(db, &user.actor, &form, &shown, user.zone).await?;
+        if edits.is_empty() {
+            return Ok(false);
+        }
+        let patch = TicketPatch {
+            custom_fields: Some(edits),
+            ..Default::default()
+        };
+        let deps = state.write_deps(crate::domain::Channel::Web);
+        tickets::update(deps, &user.actor, id, patch).await?;
+        Ok(true)
     }
-    let patch = TicketPatch {
-        custom_fields: Some(edits),
-        ..Default::default()
-    };
-    tickets::update(
-        state.write_deps(crate::domain::Channel::Web),
-        &user.actor,
-        id,
-        patch,
-    )
-    .await?;
-    Ok(super::flash::back(id, &user.lang.t("ticket-flash-fields")))
+    .await;
+    match saved {
+        Ok(false) => Ok(Redirect::to(&format!("/tickets/{id}/")).into_response()),
+        Ok(true) => Ok(super::flash::back(id, &user.lang.t("ticket-flash-fields"))),
+        // A value that does not fit: the page again, the form open with what was typed and the messages.
+        Err(PageError::App(AppError::Validation { message, fields })) => {
+            let errors = fields
+                .into_iter()
+                .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
+                .collect();
+            let refused = super::RefusedFields {
+                form,
+                errors,
+                message,
+            };
+            let draft = super::CommentDraft::default();
+            let status = StatusCode::BAD_REQUEST;
+            super::render_ticket(&state, &user, id, draft, Some(refused), status, None).await
+        }
+        Err(err) => Err(err),
+    }
 }

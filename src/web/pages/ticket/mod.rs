@@ -41,6 +41,17 @@ pub struct CommentDraft {
     pub error: Option<String>,
 }
 
+/// What the custom-fields form shows again after a refused post: what it sent, each field's message
+/// (`custom_fields.<key>`), and the message when no field is named.
+pub struct RefusedFields {
+    /// The form as posted.
+    pub form: super::Form,
+    /// Messages by field.
+    pub errors: std::collections::BTreeMap<String, String>,
+    /// The service's message.
+    pub message: String,
+}
+
 /// A status the viewer may move the ticket to.
 struct Move {
     value: &'static str,
@@ -77,6 +88,10 @@ struct TicketPage {
     attachments: Vec<AttachmentView>,
     can_internal: bool,
     draft: CommentDraft,
+    /// The custom-fields form was refused: it is open, filled as posted.
+    fields_refused: bool,
+    /// Why, when no field says it.
+    fields_error: String,
     /// Team, assignee or group: every field.
     can_edit_all: bool,
     /// A team member: may assign anyone active, by name too.
@@ -134,12 +149,14 @@ struct LinkRow {
     open_child: bool,
 }
 
-/// Render the page of ticket `id` for `user`, with the comment form showing `draft`.
+/// Render the page of ticket `id` for `user`, with the comment form showing `draft` and the custom-fields form
+/// as `refused` sent it.
 pub async fn render_ticket(
     state: &AppState,
     user: &PageUser,
     id: i32,
     draft: CommentDraft,
+    refused: Option<RefusedFields>,
     status: StatusCode,
     flash: Option<String>,
 ) -> PageResult<Response> {
@@ -249,7 +266,15 @@ pub async fn render_ticket(
     let can_merge = rules::can_archive(actor) && merged_into.is_none();
     let defined = state.custom_fields.active(db).await?;
     let shown = crate::service::custom_fields::of_ticket(db, actor, &defined, &t).await?;
-    let fields = fields::inputs(db, actor, &shown, lang, user.zone).await;
+    let mut fields = fields::inputs(db, actor, &shown, lang, user.zone).await;
+    let fields_refused = refused.is_some();
+    let mut fields_error = String::new();
+    if let Some(r) = refused {
+        fields::refill(&mut fields, &r.form, &r.errors);
+        if r.errors.is_empty() {
+            fields_error = r.message;
+        }
+    }
     let link_types = LinkType::ALL
         .iter()
         .map(|t| choice(t.as_str().to_string(), lang.label(t.as_str()), false))
@@ -283,6 +308,8 @@ pub async fn render_ticket(
         attachments: files.remove(&None).unwrap_or_default(),
         can_internal: can_read_internal(actor, &t),
         draft,
+        fields_refused,
+        fields_error,
         can_edit_all,
         viewer_is_team: user.actor.is_team(),
         can_edit_own: rules::can_update(actor, &t) && !merged,
@@ -334,6 +361,7 @@ pub async fn page(
         &user,
         id,
         CommentDraft::default(),
+        None,
         StatusCode::OK,
         flash,
     )
