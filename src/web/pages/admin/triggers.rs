@@ -790,7 +790,7 @@ fn typed_rows(
         values("cond_value"),
     );
     let at = |list: &[String], i: usize| list.get(i).cloned().unwrap_or_default();
-    let mut condition_rows: Vec<ConditionRow> = fields
+    let condition_rows: Vec<ConditionRow> = fields
         .iter()
         .enumerate()
         .filter(|(_, field)| !field.is_empty())
@@ -807,19 +807,8 @@ fn typed_rows(
             )
         })
         .collect();
-    for _ in 0..BLANK_CONDITIONS {
-        condition_rows.push(condition_row(
-            lang,
-            kind,
-            defined,
-            false,
-            "",
-            "is",
-            String::new(),
-        ));
-    }
     let (kinds, texts) = (values("act_kind"), values("act_value"));
-    let mut action_rows: Vec<ActionRow> = kinds
+    let action_rows: Vec<ActionRow> = kinds
         .iter()
         .enumerate()
         .filter(|(_, kind)| !kind.is_empty())
@@ -832,10 +821,7 @@ fn typed_rows(
             action_row(lang, defined, kind, field_kind, at(&texts, i))
         })
         .collect();
-    for _ in 0..BLANK_ACTIONS {
-        action_rows.push(action_row(lang, defined, "", "", String::new()));
-    }
-    (condition_rows, action_rows)
+    with_blanks(lang, kind, defined, condition_rows, action_rows)
 }
 
 /// The editor's rows for stored conditions and actions, with blank rows to fill.
@@ -863,17 +849,6 @@ fn rows(
                 lang, kind, defined, any, field, operator, value,
             ));
         }
-    }
-    for _ in 0..BLANK_CONDITIONS {
-        condition_rows.push(condition_row(
-            lang,
-            kind,
-            defined,
-            false,
-            "",
-            "is",
-            String::new(),
-        ));
     }
     let mut action_rows = Vec::new();
     for a in actions.as_array().into_iter().flatten() {
@@ -938,10 +913,22 @@ fn rows(
         };
         action_rows.push(action_row(lang, defined, kind, &field_kind, value));
     }
-    for _ in 0..BLANK_ACTIONS {
-        action_rows.push(action_row(lang, defined, "", "", String::new()));
-    }
-    (condition_rows, action_rows)
+    with_blanks(lang, kind, defined, condition_rows, action_rows)
+}
+
+/// `conditions` and `actions` followed by the blank rows an editor offers to fill.
+fn with_blanks(
+    lang: Lang,
+    kind: Kind,
+    defined: &Defined,
+    mut conditions: Vec<ConditionRow>,
+    mut actions: Vec<ActionRow>,
+) -> (Vec<ConditionRow>, Vec<ActionRow>) {
+    let blank = || condition_row(lang, kind, defined, false, "", "is", String::new());
+    conditions.extend(std::iter::repeat_with(blank).take(BLANK_CONDITIONS));
+    let blank = || action_row(lang, defined, "", "", String::new());
+    actions.extend(std::iter::repeat_with(blank).take(BLANK_ACTIONS));
+    (conditions, actions)
 }
 
 /// The editor for `t` (none: a new rule of `kind`), with rows for `conditions` and `actions`.
