@@ -381,6 +381,16 @@ pub async fn error_page(state: &AppState, headers: &HeaderMap, err: AppError) ->
     html(status, &page)
 }
 
+/// The first message of each field of a refused form, for showing next to its field.
+pub fn field_messages(
+    fields: crate::error::FieldErrors,
+) -> std::collections::BTreeMap<String, String> {
+    fields
+        .into_iter()
+        .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
+        .collect()
+}
+
 /// A rendered page with the page headers (CSP, no caching of personal pages).
 pub fn html(status: StatusCode, page: &impl Template) -> Response {
     match page.render() {

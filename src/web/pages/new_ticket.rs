@@ -141,10 +141,7 @@ pub async fn submit(
     match result {
         Ok(created) => Ok(Redirect::to(&format!("/tickets/{}/", created.id)).into_response()),
         Err(AppError::Validation { message, fields }) => {
-            let errors: BTreeMap<String, String> = fields
-                .into_iter()
-                .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
-                .collect();
+            let errors = super::field_messages(fields);
             let summary = errors.is_empty().then_some(message);
             let inputs =
                 fields::inputs(&state.db.conn, &user.actor, &shown, user.lang, user.zone).await;

@@ -254,10 +254,7 @@ pub async fn create_user(
             };
             let status = err.status();
             let mut page = list_page(&state, &user, &ListQuery::default()).await?;
-            page.errors = fields
-                .into_iter()
-                .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
-                .collect();
+            page.errors = crate::web::pages::field_messages(fields);
             if page.errors.is_empty() || page.errors.contains_key("groups") {
                 page.form_error = message;
             }

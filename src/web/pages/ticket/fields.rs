@@ -355,10 +355,7 @@ pub async fn set_fields(
         Ok(true) => Ok(super::flash::back(id, &user.lang.t("ticket-flash-fields"))),
         // A value that does not fit: the page again, the form open with what was typed and the messages.
         Err(PageError::App(AppError::Validation { message, fields })) => {
-            let errors = fields
-                .into_iter()
-                .filter_map(|(k, v)| v.into_iter().next().map(|m| (k, m)))
-                .collect();
+            let errors = crate::web::pages::field_messages(fields);
             let refused = super::RefusedFields {
                 form,
                 errors,
