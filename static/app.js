@@ -223,7 +223,9 @@
         saving = false;
         form.classList.remove('saving');
         if (!answer.ok || !answer.page.getElementById('ticket-side')) {
-          var said = answer.page.querySelector('.error-text');
+          // A refused value comes back as the page with the message in the panel; anything else as the error page.
+          var said = answer.page.querySelector('#quick-edit .field-error:not([hidden])') ||
+            answer.page.querySelector('.error-text');
           showError(error, said ? said.textContent : msg('server-answered', 'The server answered %s', answer.status));
           return;
         }

@@ -141,6 +141,7 @@ ticket-flash-following = Sie beobachten das Ticket
 ticket-flash-unfollowed = Sie beobachten das Ticket nicht mehr
 ticket-flash-follower-removed = Beobachtende(r) entfernt
 ticket-flash-follower-added = { $name } beobachtet das Ticket
+ticket-status-needs-fields = Bitte zuerst { $fields } ausfüllen.
 ticket-flash-fields = Felder gespeichert
 
 # Wie ein Ticket eine Verknüpfung mit einem anderen sieht.

@@ -141,6 +141,7 @@ ticket-flash-following = Following
 ticket-flash-unfollowed = No longer following
 ticket-flash-follower-removed = Follower removed
 ticket-flash-follower-added = { $name } follows the ticket
+ticket-status-needs-fields = Fill in { $fields } first.
 ticket-flash-fields = Fields saved
 
 # How a ticket sees a link to another.

@@ -153,6 +153,29 @@ async fn an_agent_assigns_prioritises_and_watches_the_clock_in_chromium() {
         // The database has it.
         let saved = tickets::get(&db, &agent_a, server_down).await.unwrap();
         assert_eq!(saved.priority, Priority::Critical);
+        // A name nobody has: the panel says why, in place, and nothing changes.
+        let by_name = wait_for(&client, "#edit-assignee-name").await;
+        by_name.send_keys("nobody-here").await.unwrap();
+        client
+            .execute(
+                "document.getElementById('edit-assignee-name').dispatchEvent(new Event('change', {bubbles: true}))",
+                vec![],
+            )
+            .await
+            .unwrap();
+        eventually("the panel to say the name is unknown", || async {
+            match client.find(Locator::Css("#quick-edit .js-quick-error")).await {
+                Ok(e) => e
+                    .text()
+                    .await
+                    .unwrap_or_default()
+                    .starts_with("no active user named"),
+                Err(_) => false,
+            }
+        })
+        .await;
+        let still = tickets::get(&db, &agent_a, server_down).await.unwrap();
+        assert_eq!(still.assignee_id, saved.assignee_id);
 
         assert_eq!(view(&client, &base, "Mine").await, ["Server down"]);
         assert_eq!(view(&client, &base, "Unassigned").await, ["Calm one"]);

@@ -205,6 +205,27 @@ async fn fields_are_defined_filled_and_read_from_the_pages(app: &TestApp) {
         )
         .await;
     assert_eq!(held.status, StatusCode::BAD_REQUEST, "{}", held.text);
+    // The page again: the status buttons name the field it needs by its label, and the fields form is open with
+    // the message next to that field.
+    let message = held
+        .text
+        .split("id=\"status-error\">")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no message at the status buttons: {}", held.text));
+    assert!(
+        message.starts_with("Fill in Checked on first."),
+        "{message}"
+    );
+    let form = held
+        .text
+        .split("<details class=\"edit-fields\" open>")
+        .nth(1)
+        .unwrap_or_else(|| panic!("the fields form is not open: {}", held.text));
+    assert!(
+        form.contains("id=\"cf-checked_on-error\"")
+            && form.contains("required to resolve or close the ticket"),
+        "{form}"
+    );
     let dated = agnes
         .form(
             app,

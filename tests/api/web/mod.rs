@@ -10,4 +10,5 @@ mod pages;
 mod saved_views;
 mod session;
 mod sla;
+mod ticket_forms;
 mod time_zones;

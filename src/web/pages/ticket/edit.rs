@@ -1,4 +1,5 @@
 //! The ticket page's forms: the status buttons and the edit form.
+use super::PageForm;
 use crate::domain::{Priority, TicketStatus};
 use crate::error::AppError;
 use crate::rest::comments::path_id;
@@ -15,7 +16,10 @@ use axum::response::{IntoResponse, Redirect, Response};
     summary = "Change a ticket's status from its page.",
     params(("id" = i32, Path, description = "Ticket id")),
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
-    responses((status = 303, description = "Back to the ticket page")),
+    responses(
+        (status = 303, description = "Back to the ticket page"),
+        (status = 400, description = "A move the workflow refuses, or a field it needs left empty: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
+    ),
     security(("session" = [], "csrf" = [])))]
 pub async fn change_status(
     State(state): State<AppState>,
@@ -25,41 +29,45 @@ pub async fn change_status(
 ) -> PageResult<Response> {
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
-    let status = TicketStatus::parse(form.get("status"))?;
-    let before = tickets::get(&state.db.conn, &user.actor, id).await?.status;
-    tickets::change_status(
-        state.write_deps(crate::domain::Channel::Web),
-        &user.actor,
-        id,
-        status,
-    )
-    .await?;
-    // Resolving may leave a note for the requester, as a public comment.
-    let note = form.get("note").trim();
-    if status == TicketStatus::Resolved && !note.is_empty() {
-        let body = crate::sanitize::text_to_html(note);
-        let input = crate::service::comments::NewComment {
-            body,
-            comment_type: crate::domain::CommentType::Public,
-        };
-        crate::service::comments::create(
+    let outcome: PageResult<Response> = async {
+        let status = TicketStatus::parse(form.get("status"))?;
+        let before = tickets::get(&state.db.conn, &user.actor, id).await?.status;
+        tickets::change_status(
             state.write_deps(crate::domain::Channel::Web),
             &user.actor,
             id,
-            input,
+            status,
         )
         .await?;
-    }
-    let lang = user.lang;
-    let said = match status {
-        TicketStatus::Resolved => lang.t("ticket-flash-resolved"),
-        TicketStatus::Closed => lang.t("ticket-flash-closed"),
-        _ if matches!(before, TicketStatus::Resolved | TicketStatus::Closed) => {
-            lang.t("ticket-flash-reopened")
+        // Resolving may leave a note for the requester, as a public comment.
+        let note = form.get("note").trim();
+        if status == TicketStatus::Resolved && !note.is_empty() {
+            let body = crate::sanitize::text_to_html(note);
+            let input = crate::service::comments::NewComment {
+                body,
+                comment_type: crate::domain::CommentType::Public,
+            };
+            crate::service::comments::create(
+                state.write_deps(crate::domain::Channel::Web),
+                &user.actor,
+                id,
+                input,
+            )
+            .await?;
         }
-        other => lang.t1("ticket-flash-moved", "status", lang.label(other.as_str())),
-    };
-    Ok(super::flash::back(id, &said))
+        let lang = user.lang;
+        let said = match status {
+            TicketStatus::Resolved => lang.t("ticket-flash-resolved"),
+            TicketStatus::Closed => lang.t("ticket-flash-closed"),
+            _ if matches!(before, TicketStatus::Resolved | TicketStatus::Closed) => {
+                lang.t("ticket-flash-reopened")
+            }
+            other => lang.t1("ticket-flash-moved", "status", lang.label(other.as_str())),
+        };
+        Ok(super::flash::back(id, &said))
+    }
+    .await;
+    super::or_again(&state, &user, id, PageForm::Status, form, outcome).await
 }
 
 /// A form field as a change: `None` when the form left it out or it equals `current`.
@@ -86,7 +94,7 @@ fn optional_id(field: &str, text: &str) -> PageResult<Option<i32>> {
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
     responses(
         (status = 303, description = "Back to the ticket page"),
-        (status = 400, description = "A bad value: error page", content_type = "text/html", body = String),
+        (status = 400, description = "A bad value: the ticket page again, the form open with what was typed and the message next to its field", content_type = "text/html", body = String),
         (status = 403, description = "A field the user may not change, or no CSRF token: error page", content_type = "text/html", body = String),
     ),
     security(("session" = [], "csrf" = [])))]
@@ -98,72 +106,84 @@ pub async fn edit(
 ) -> PageResult<Response> {
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
-    let t = tickets::get(&state.db.conn, &user.actor, id).await?;
-    let due = match form.opt("due_date").map(str::trim) {
-        None => None,
-        Some("") => Some(None),
-        Some(text) => Some(Some(
-            chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
-                .map_err(|_| AppError::field("due_date", "must be a date formatted YYYY-MM-DD"))?,
-        )),
+    // The title and description have their own form; the side panel and "assign to me" send the rest.
+    let which = if form.opt("title").is_some() || form.opt("description").is_some() {
+        PageForm::Edit
+    } else {
+        PageForm::Details
     };
-    let id_field = |name: &str, field: &str| -> PageResult<Option<Option<i32>>> {
-        form.opt(name).map(|v| optional_id(field, v)).transpose()
-    };
-    // A user name typed beside the picker wins over the picker (the team only; anyone else active).
-    let by_name = form
-        .opt("assigned_username")
-        .map(str::trim)
-        .filter(|n| !n.is_empty());
-    let assignee = match by_name {
-        Some(name) => match users::find_assignable(&state.db.conn, &user.actor, name).await? {
-            Some(found) => Some(Some(found.id)),
-            None => {
-                return Err(AppError::field(
-                    "assigned_to",
-                    format!("no active user named {name:?}"),
-                )
-                .into())
-            }
-        },
-        None => id_field("assigned_to", "assigned_to")?,
-    };
-    let patch = TicketPatch {
-        title: changed(form.opt("title").map(str::to_string), &t.title),
-        // The box holds the description as text: only a text that changed is saved (as HTML again), so
-        // saving another field keeps a description's formatting.
-        description: form
-            .opt("description")
-            .filter(|typed| {
-                typed.replace("\r\n", "\n").trim() != crate::sanitize::html_to_text(&t.description)
-            })
-            .map(crate::sanitize::text_to_html),
-        priority: changed(
-            form.opt("priority").map(Priority::parse).transpose()?,
-            &t.priority,
-        ),
-        status: None,
-        project_id: changed(id_field("project", "project")?, &t.project_id),
-        assignee_id: changed(assignee, &t.assignee_id),
-        assigned_group_id: changed(
-            id_field("assigned_group", "assigned_group")?,
-            &t.assigned_group_id,
-        ),
-        due_date: changed(due, &t.due_date),
-        custom_fields: None,
-    };
-    if patch.fields().is_empty() {
-        return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
+    let outcome: PageResult<Response> = async {
+        let t = tickets::get(&state.db.conn, &user.actor, id).await?;
+        let due = match form.opt("due_date").map(str::trim) {
+            None => None,
+            Some("") => Some(None),
+            Some(text) => Some(Some(
+                chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
+                    AppError::field("due_date", "must be a date formatted YYYY-MM-DD")
+                })?,
+            )),
+        };
+        let id_field = |name: &str, field: &str| -> PageResult<Option<Option<i32>>> {
+            form.opt(name).map(|v| optional_id(field, v)).transpose()
+        };
+        // A user name typed beside the picker wins over the picker (the team only; anyone else active).
+        let by_name = form
+            .opt("assigned_username")
+            .map(str::trim)
+            .filter(|n| !n.is_empty());
+        let assignee = match by_name {
+            Some(name) => match users::find_assignable(&state.db.conn, &user.actor, name).await? {
+                Some(found) => Some(Some(found.id)),
+                None => {
+                    return Err(AppError::field(
+                        "assigned_username",
+                        format!("no active user named {name:?}"),
+                    )
+                    .into())
+                }
+            },
+            None => id_field("assigned_to", "assigned_to")?,
+        };
+        let patch = TicketPatch {
+            title: changed(form.opt("title").map(str::to_string), &t.title),
+            // The box holds the description as text: only a text that changed is saved (as HTML again), so
+            // saving another field keeps a description's formatting.
+            description: form
+                .opt("description")
+                .filter(|typed| {
+                    typed.replace("\r\n", "\n").trim()
+                        != crate::sanitize::html_to_text(&t.description)
+                })
+                .map(crate::sanitize::text_to_html),
+            priority: changed(
+                form.opt("priority").map(Priority::parse).transpose()?,
+                &t.priority,
+            ),
+            status: None,
+            project_id: changed(id_field("project", "project")?, &t.project_id),
+            assignee_id: changed(assignee, &t.assignee_id),
+            assigned_group_id: changed(
+                id_field("assigned_group", "assigned_group")?,
+                &t.assigned_group_id,
+            ),
+            due_date: changed(due, &t.due_date),
+            custom_fields: None,
+        };
+        if patch.fields().is_empty() {
+            return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
+        }
+        let said = saved(&patch, user.actor.id(), user.lang);
+        tickets::update(
+            state.write_deps(crate::domain::Channel::Web),
+            &user.actor,
+            id,
+            patch,
+        )
+        .await?;
+        Ok(super::flash::back(id, &said))
     }
-    let said = saved(&patch, user.actor.id(), user.lang);
-    tickets::update(
-        state.write_deps(crate::domain::Channel::Web),
-        &user.actor,
-        id,
-        patch,
-    )
-    .await?;
-    Ok(super::flash::back(id, &said))
+    .await;
+    super::or_again(&state, &user, id, which, form, outcome).await
 }
 
 /// The confirmation of an edit: what changed when it was one field (the side panel saves one at a time).
@@ -241,7 +261,7 @@ pub async fn apply_macro(
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
     responses(
         (status = 303, description = "Back to the ticket page"),
-        (status = 400, description = "A bad tag: error page", content_type = "text/html", body = String),
+        (status = 400, description = "A bad tag: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
         (status = 403, description = "Not the team's, or no CSRF token: error page", content_type = "text/html", body = String),
     ),
     security(("session" = [], "csrf" = [])))]
@@ -254,31 +274,35 @@ pub async fn tag(
     use crate::service::tags::{self, Edit};
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
-    let (edit, said) = match (form.opt("add"), form.opt("remove")) {
-        (Some(add), _) if !add.trim().is_empty() => {
-            let names: Vec<String> = add
-                .split(',')
-                .map(str::trim)
-                .filter(|n| !n.is_empty())
-                .map(str::to_string)
-                .collect();
-            (Edit::Add(names), user.lang.t("ticket-flash-tags-added"))
-        }
-        (_, Some(remove)) if !remove.trim().is_empty() => (
-            Edit::Remove(vec![remove.to_string()]),
-            user.lang
-                .t1("ticket-flash-tag-removed", "tag", remove.trim()),
-        ),
-        _ => return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response()),
-    };
-    tags::change(
-        state.write_deps(crate::domain::Channel::Web),
-        &user.actor,
-        id,
-        edit,
-    )
-    .await?;
-    Ok(super::flash::back(id, &said))
+    let outcome: PageResult<Response> = async {
+        let (edit, said) = match (form.opt("add"), form.opt("remove")) {
+            (Some(add), _) if !add.trim().is_empty() => {
+                let names: Vec<String> = add
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                (Edit::Add(names), user.lang.t("ticket-flash-tags-added"))
+            }
+            (_, Some(remove)) if !remove.trim().is_empty() => (
+                Edit::Remove(vec![remove.to_string()]),
+                user.lang
+                    .t1("ticket-flash-tag-removed", "tag", remove.trim()),
+            ),
+            _ => return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response()),
+        };
+        tags::change(
+            state.write_deps(crate::domain::Channel::Web),
+            &user.actor,
+            id,
+            edit,
+        )
+        .await?;
+        Ok(super::flash::back(id, &said))
+    }
+    .await;
+    super::or_again(&state, &user, id, PageForm::Tags, form, outcome).await
 }
 
 /// `POST /tickets/<id>/links/` (form): `type` and `ticket` (a number in any spelling) make a link; `remove=<link
@@ -289,7 +313,7 @@ pub async fn tag(
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
     responses(
         (status = 303, description = "Back to the ticket page"),
-        (status = 400, description = "A bad type or ticket, a second parent or a loop: error page", content_type = "text/html", body = String),
+        (status = 400, description = "A bad type or ticket, a second parent or a loop: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
         (status = 403, description = "May not change the ticket, or no CSRF token: error page", content_type = "text/html", body = String),
     ),
     security(("session" = [], "csrf" = [])))]
@@ -302,40 +326,44 @@ pub async fn link(
     use crate::service::links;
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
-    let deps = state.write_deps(crate::domain::Channel::Web);
-    if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
-        links::remove(deps, &user.actor, id, path_id(remove, "link")?).await?;
-        return Ok(super::flash::back(
-            id,
-            &user.lang.t("ticket-flash-link-removed"),
-        ));
-    }
-    let link_type = entity::values::LinkType::parse(form.get("type"))?;
-    let number = form.get("ticket").trim();
-    if number.is_empty() {
-        return Err(AppError::field("ticket", "name the ticket to link, e.g. TKT-12").into());
-    }
-    let other = match tickets::get_by_number(
-        &state.db.conn,
-        &user.actor,
-        number,
-        &state.config.ticket_prefix,
-    )
-    .await
-    {
-        Ok(t) => t,
-        Err(AppError::NotFound(_)) => {
-            return Err(AppError::field("ticket", format!("no ticket {number:?}")).into())
+    let outcome: PageResult<Response> = async {
+        let deps = state.write_deps(crate::domain::Channel::Web);
+        if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
+            links::remove(deps, &user.actor, id, path_id(remove, "link")?).await?;
+            return Ok(super::flash::back(
+                id,
+                &user.lang.t("ticket-flash-link-removed"),
+            ));
         }
-        Err(err) => return Err(err.into()),
-    };
-    links::add(deps, &user.actor, id, link_type, other.id).await?;
-    Ok(super::flash::back(
-        id,
-        &user
-            .lang
-            .t1("ticket-flash-linked", "number", &other.ticket_number),
-    ))
+        let link_type = entity::values::LinkType::parse(form.get("type"))?;
+        let number = form.get("ticket").trim();
+        if number.is_empty() {
+            return Err(AppError::field("ticket", "name the ticket to link, e.g. TKT-12").into());
+        }
+        let other = match tickets::get_by_number(
+            &state.db.conn,
+            &user.actor,
+            number,
+            &state.config.ticket_prefix,
+        )
+        .await
+        {
+            Ok(t) => t,
+            Err(AppError::NotFound(_)) => {
+                return Err(AppError::field("ticket", format!("no ticket {number:?}")).into())
+            }
+            Err(err) => return Err(err.into()),
+        };
+        links::add(deps, &user.actor, id, link_type, other.id).await?;
+        Ok(super::flash::back(
+            id,
+            &user
+                .lang
+                .t1("ticket-flash-linked", "number", &other.ticket_number),
+        ))
+    }
+    .await;
+    super::or_again(&state, &user, id, PageForm::Links, form, outcome).await
 }
 
 /// `POST /tickets/<id>/merge/` (form): merge the ticket into `into` (a number in any spelling; team members),
@@ -346,9 +374,9 @@ pub async fn link(
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
     responses(
         (status = 303, description = "On to the target's page"),
-        (status = 400, description = "No such target, the ticket itself, or a merged target: error page", content_type = "text/html", body = String),
+        (status = 400, description = "No such target, the ticket itself, or a merged target: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
         (status = 403, description = "Not a team member, or no CSRF token: error page", content_type = "text/html", body = String),
-        (status = 409, description = "Merged already: error page", content_type = "text/html", body = String),
+        (status = 409, description = "Merged already: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
     ),
     security(("session" = [], "csrf" = [])))]
 pub async fn merge(
@@ -359,23 +387,29 @@ pub async fn merge(
 ) -> PageResult<Response> {
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
-    let into = form.get("into").trim();
-    if into.is_empty() {
-        return Err(AppError::field("into", "name the ticket to merge into, e.g. TKT-12").into());
+    let outcome: PageResult<Response> = async {
+        let into = form.get("into").trim();
+        if into.is_empty() {
+            return Err(
+                AppError::field("into", "name the ticket to merge into, e.g. TKT-12").into(),
+            );
+        }
+        let deps = state.write_deps(crate::domain::Channel::Web);
+        let into = tickets::MergeTarget::Number(into.to_string());
+        let merged = tickets::merge(deps, &user.actor, id, into).await?;
+        Ok(super::flash::back(
+            merged.target.id,
+            &user.lang.t2(
+                "ticket-flash-merged",
+                "source",
+                &merged.source.ticket_number,
+                "target",
+                &merged.target.ticket_number,
+            ),
+        ))
     }
-    let deps = state.write_deps(crate::domain::Channel::Web);
-    let into = tickets::MergeTarget::Number(into.to_string());
-    let merged = tickets::merge(deps, &user.actor, id, into).await?;
-    Ok(super::flash::back(
-        merged.target.id,
-        &user.lang.t2(
-            "ticket-flash-merged",
-            "source",
-            &merged.source.ticket_number,
-            "target",
-            &merged.target.ticket_number,
-        ),
-    ))
+    .await;
+    super::or_again(&state, &user, id, PageForm::Merge, form, outcome).await
 }
 
 /// `POST /tickets/<id>/split/` (form): the comments ticked `split_<comment id>` move to a new ticket (`title`
@@ -386,9 +420,9 @@ pub async fn merge(
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
     responses(
         (status = 303, description = "On to the new ticket's page"),
-        (status = 400, description = "No comment ticked, or one that is not a live comment of the ticket: error page", content_type = "text/html", body = String),
+        (status = 400, description = "No comment ticked, or one that is not a live comment of the ticket: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
         (status = 403, description = "Not a team member, or no CSRF token: error page", content_type = "text/html", body = String),
-        (status = 409, description = "The ticket was merged: error page", content_type = "text/html", body = String),
+        (status = 409, description = "The ticket was merged: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
     ),
     security(("session" = [], "csrf" = [])))]
 pub async fn split(
@@ -399,18 +433,22 @@ pub async fn split(
 ) -> PageResult<Response> {
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
-    let input = tickets::SplitOff {
-        comment_ids: form.ids_named("split_"),
-        title: form.opt("title").map(str::to_string),
-    };
-    let deps = state.write_deps(crate::domain::Channel::Web);
-    let made = tickets::split(deps, &user.actor, id, input).await?;
-    Ok(super::flash::back(
-        made.id,
-        &user
-            .lang
-            .t1("ticket-flash-split", "number", &made.ticket_number),
-    ))
+    let outcome: PageResult<Response> = async {
+        let input = tickets::SplitOff {
+            comment_ids: form.ids_named("split_"),
+            title: form.opt("title").map(str::to_string),
+        };
+        let deps = state.write_deps(crate::domain::Channel::Web);
+        let made = tickets::split(deps, &user.actor, id, input).await?;
+        Ok(super::flash::back(
+            made.id,
+            &user
+                .lang
+                .t1("ticket-flash-split", "number", &made.ticket_number),
+        ))
+    }
+    .await;
+    super::or_again(&state, &user, id, PageForm::Split, form, outcome).await
 }
 
 /// `POST /tickets/<id>/children/resolve/` (form): resolve the ticket's open children.
@@ -449,7 +487,7 @@ pub async fn resolve_children(
     request_body(content_type = "application/x-www-form-urlencoded", content = String),
     responses(
         (status = 303, description = "Back to the ticket page"),
-        (status = 400, description = "No such active user: error page", content_type = "text/html", body = String),
+        (status = 400, description = "No such active user: the ticket page again, the form open with what was typed and the message", content_type = "text/html", body = String),
         (status = 403, description = "May not add others, or no CSRF token: error page", content_type = "text/html", body = String),
     ),
     security(("session" = [], "csrf" = [])))]
@@ -462,29 +500,33 @@ pub async fn follow(
     use crate::service::followers::{self, Whom};
     let id = path_id(&id, "ticket")?;
     let form = user.form(&body)?;
-    let db = &state.db;
-    let said = if form.opt("follow").is_some() {
-        followers::follow(db, &user.actor, id, Whom::Me).await?;
-        user.lang.t("ticket-flash-following")
-    } else if form.opt("unfollow").is_some() {
-        followers::unfollow(db, &user.actor, id, None).await?;
-        user.lang.t("ticket-flash-unfollowed")
-    } else if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
-        followers::unfollow(db, &user.actor, id, Some(path_id(remove, "follower")?)).await?;
-        user.lang.t("ticket-flash-follower-removed")
-    } else {
-        let name = form.get("add").trim();
-        if name.is_empty() {
-            return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
-        }
-        let whom = if name.contains('@') {
-            Whom::Email(name.to_string())
+    let outcome: PageResult<Response> = async {
+        let db = &state.db;
+        let said = if form.opt("follow").is_some() {
+            followers::follow(db, &user.actor, id, Whom::Me).await?;
+            user.lang.t("ticket-flash-following")
+        } else if form.opt("unfollow").is_some() {
+            followers::unfollow(db, &user.actor, id, None).await?;
+            user.lang.t("ticket-flash-unfollowed")
+        } else if let Some(remove) = form.opt("remove").filter(|r| !r.trim().is_empty()) {
+            followers::unfollow(db, &user.actor, id, Some(path_id(remove, "follower")?)).await?;
+            user.lang.t("ticket-flash-follower-removed")
         } else {
-            Whom::Username(name.to_string())
+            let name = form.get("add").trim();
+            if name.is_empty() {
+                return Ok(Redirect::to(&format!("/tickets/{id}/")).into_response());
+            }
+            let whom = if name.contains('@') {
+                Whom::Email(name.to_string())
+            } else {
+                Whom::Username(name.to_string())
+            };
+            let (added, _) = followers::follow(db, &user.actor, id, whom).await?;
+            user.lang
+                .t1("ticket-flash-follower-added", "name", &added.username)
         };
-        let (added, _) = followers::follow(db, &user.actor, id, whom).await?;
-        user.lang
-            .t1("ticket-flash-follower-added", "name", &added.username)
-    };
-    Ok(super::flash::back(id, &said))
+        Ok(super::flash::back(id, &said))
+    }
+    .await;
+    super::or_again(&state, &user, id, PageForm::Followers, form, outcome).await
 }

@@ -7,10 +7,9 @@ use crate::service::custom_fields::{Field, FieldValue, RawEdits, Shown};
 use crate::service::tickets::{self, TicketPatch};
 use crate::service::{assets, users};
 use crate::state::AppState;
-use crate::web::pages::{display_name, Form, Lang, PageError, PageResult, PageUser};
+use crate::web::pages::{display_name, Form, Lang, PageResult, PageUser};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono_tz::Tz;
 use entity::values::{FieldKind, StatusCategory};
@@ -350,21 +349,10 @@ pub async fn set_fields(
         Ok(true)
     }
     .await;
-    match saved {
+    let outcome = match saved {
         Ok(false) => Ok(Redirect::to(&format!("/tickets/{id}/")).into_response()),
         Ok(true) => Ok(super::flash::back(id, &user.lang.t("ticket-flash-fields"))),
-        // A value that does not fit: the page again, the form open with what was typed and the messages.
-        Err(PageError::App(AppError::Validation { message, fields })) => {
-            let errors = crate::web::pages::field_messages(fields);
-            let refused = super::RefusedFields {
-                form,
-                errors,
-                message,
-            };
-            let draft = super::CommentDraft::default();
-            let status = StatusCode::BAD_REQUEST;
-            super::render_ticket(&state, &user, id, draft, Some(refused), status, None).await
-        }
         Err(err) => Err(err),
-    }
+    };
+    super::or_again(&state, &user, id, super::PageForm::Fields, form, outcome).await
 }

@@ -1,5 +1,6 @@
 //! `GET /tickets/<id>/`: the ticket page (fields, status buttons for the allowed moves, the comment
 //! thread and its form); its forms post to `edit`, the edit form's options come from `choices`.
+mod again;
 mod choices;
 pub mod edit;
 pub mod fields;
@@ -11,6 +12,8 @@ pub use edit::{
     apply_macro, change_status, edit, follow, link, merge, resolve_children, split, tag,
 };
 
+pub use again::{or_again, PageForm, Refused};
+
 use super::thread::{thread, CommentView};
 use super::upload::{self, AttachmentView};
 use super::{display_name, html, Layout, PageResult, PageUser};
@@ -21,6 +24,7 @@ use crate::service::attachments;
 use crate::service::comments::can_read_internal;
 use crate::service::tickets::{rules, Joined};
 use crate::state::AppState;
+use again::Again;
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -39,17 +43,6 @@ pub struct CommentDraft {
     pub internal: bool,
     /// Why it was refused.
     pub error: Option<String>,
-}
-
-/// What the custom-fields form shows again after a refused post: what it sent, each field's message
-/// (`custom_fields.<key>`), and the message when no field is named.
-pub struct RefusedFields {
-    /// The form as posted.
-    pub form: super::Form,
-    /// Messages by field.
-    pub errors: std::collections::BTreeMap<String, String>,
-    /// The service's message.
-    pub message: String,
 }
 
 /// A status the viewer may move the ticket to.
@@ -88,10 +81,10 @@ struct TicketPage {
     attachments: Vec<AttachmentView>,
     can_internal: bool,
     draft: CommentDraft,
-    /// The custom-fields form was refused: it is open, filled as posted.
-    fields_refused: bool,
-    /// Why, when no field says it.
-    fields_error: String,
+    /// A refused form, shown open as it was sent.
+    again: Again,
+    /// The custom-fields form is open: it was refused, or a status move needs some of its fields.
+    fields_open: bool,
     /// Team, assignee or group: every field.
     can_edit_all: bool,
     /// A team member: may assign anyone active, by name too.
@@ -149,14 +142,14 @@ struct LinkRow {
     open_child: bool,
 }
 
-/// Render the page of ticket `id` for `user`, with the comment form showing `draft` and the custom-fields form
-/// as `refused` sent it.
+/// Render the page of ticket `id` for `user`, with the comment form showing `draft` and a `refused` form open
+/// as it was sent.
 pub async fn render_ticket(
     state: &AppState,
     user: &PageUser,
     id: i32,
     draft: CommentDraft,
-    refused: Option<RefusedFields>,
+    refused: Option<Refused>,
     status: StatusCode,
     flash: Option<String>,
 ) -> PageResult<Response> {
@@ -193,7 +186,7 @@ pub async fn render_ticket(
         })
         .collect();
     let can_edit_all = rules::can_update_all(actor, &t);
-    let (projects, people_choices, groups) =
+    let (mut projects, mut people_choices, mut groups) =
         edit_choices(state, actor, &t, can_edit_all, lang).await?;
     let group = match t.assigned_group_id.filter(|_| !can_edit_all) {
         Some(id) => crate::service::users::group_by_id(db, id)
@@ -202,7 +195,7 @@ pub async fn render_ticket(
             .unwrap_or_default(),
         None => String::new(),
     };
-    let priorities = Priority::ALL
+    let mut priorities: Vec<Choice> = Priority::ALL
         .iter()
         .map(|p| {
             choice(
@@ -267,18 +260,37 @@ pub async fn render_ticket(
     let defined = state.custom_fields.active(db).await?;
     let shown = crate::service::custom_fields::of_ticket(db, actor, &defined, &t).await?;
     let mut fields = fields::inputs(db, actor, &shown, lang, user.zone).await;
-    let fields_refused = refused.is_some();
-    let mut fields_error = String::new();
-    if let Some(r) = refused {
-        fields::refill(&mut fields, &r.form, &r.errors);
-        if r.errors.is_empty() {
-            fields_error = r.message;
-        }
-    }
-    let link_types = LinkType::ALL
+    let mut link_types: Vec<Choice> = LinkType::ALL
         .iter()
         .map(|t| choice(t.as_str().to_string(), lang.label(t.as_str()), false))
         .collect();
+    let mut again = Again(refused);
+    if let Some(r) = again.0.as_ref().filter(|r| r.which == PageForm::Fields) {
+        fields::refill(&mut fields, &r.form, &r.errors);
+    }
+    // A status move held back by fields it needs: their messages stand next to them, in the fields form opened,
+    // and the status buttons name them by their labels.
+    let mut fields_open = again.open(PageForm::Fields);
+    if let Some(r) = again.0.as_mut().filter(|r| r.which == PageForm::Status) {
+        let mut needed = Vec::new();
+        for f in &mut fields {
+            let key = format!("custom_fields.{}", f.name.trim_start_matches("cf."));
+            if let Some(e) = r.errors.get(&key) {
+                f.error = e.clone();
+                needed.push(f.label.clone());
+            }
+        }
+        if !needed.is_empty() {
+            fields_open = true;
+            r.message = lang.t1("ticket-status-needs-fields", "fields", needed.join(", "));
+        }
+    }
+    let form = PageForm::Details;
+    again.choose(form, "priority", &mut priorities);
+    again.choose(form, "assigned_to", &mut people_choices);
+    again.choose(form, "assigned_group", &mut groups);
+    again.choose(form, "project", &mut projects);
+    again.choose(PageForm::Links, "type", &mut link_types);
     let mut files = upload::views(state, user, &listed);
     let mut comments = thread(state, user, &t).await?;
     for c in &mut comments {
@@ -308,8 +320,8 @@ pub async fn render_ticket(
         attachments: files.remove(&None).unwrap_or_default(),
         can_internal: can_read_internal(actor, &t),
         draft,
-        fields_refused,
-        fields_error,
+        again,
+        fields_open,
         can_edit_all,
         viewer_is_team: user.actor.is_team(),
         can_edit_own: rules::can_update(actor, &t) && !merged,
