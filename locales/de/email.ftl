@@ -37,3 +37,7 @@ email-size-mib = { $n } MiB
 email-reset-subject = Passwort des Helpdesk-Kontos zurücksetzen
 email-reset = jemand hat darum gebeten, das Passwort Ihres Helpdesk-Kontos ({ $username }) zurückzusetzen. Um ein neues zu wählen, öffnen Sie diesen Link innerhalb von { $minutes } Minuten; er funktioniert einmal:
 email-reset-ignore = Wenn Sie nicht darum gebeten haben, ignorieren Sie diese E-Mail: Ihr Passwort bleibt, wie es ist.
+
+# The answer to a message too large to take in. $subject: its subject; $size and $max: megabytes.
+email-too-large-subject = Nicht angekommen: { $subject }
+email-too-large = Ihre Nachricht „{ $subject }“ hat den Helpdesk nicht erreicht: Mit { $size } MB ist sie größer als die { $max } MB, die der Helpdesk annimmt. Bitte senden Sie sie mit kleineren Dateien erneut oder teilen Sie große Dateien als Link.

@@ -37,3 +37,7 @@ email-size-mib = { $n } MiB
 email-reset-subject = Reset your help-desk password
 email-reset = someone asked to reset the password of your help-desk account ({ $username }). To choose a new one, open this link within { $minutes } minutes; it works once:
 email-reset-ignore = If you did not ask, ignore this email: your password stays as it is.
+
+# The answer to a message too large to take in. $subject: its subject; $size and $max: megabytes.
+email-too-large-subject = Not received: { $subject }
+email-too-large = Your message "{ $subject }" did not reach the help desk: at { $size } MB it is larger than the { $max } MB the help desk takes in. Please send it again with smaller files, or share large files as links.

@@ -2,6 +2,7 @@
 //! roots): where a mailbox is ([`Settings`], from its URL), signing in with a password or an OAuth2 bearer
 //! (XOAUTH2), and the few commands fetching needs. Every command is bounded by a timeout, so a server that
 //! stops answering costs a failed attempt, not a stuck worker.
+use async_imap::types::Fetch;
 use async_imap::{Client, Session};
 use futures_util::TryStreamExt;
 use std::collections::HashMap;
@@ -289,10 +290,25 @@ impl Connection {
 
     /// The whole message `uid`, without flagging it seen; `None` when it is gone.
     pub async fn message(&mut self, uid: u32) -> Result<Option<Vec<u8>>, String> {
+        self.part(uid, "BODY.PEEK[]", Fetch::body).await
+    }
+
+    /// The header of message `uid` alone (for one too large to fetch whole), without flagging it seen.
+    pub async fn header(&mut self, uid: u32) -> Result<Option<Vec<u8>>, String> {
+        self.part(uid, "BODY.PEEK[HEADER]", Fetch::header).await
+    }
+
+    /// What `query` fetches of message `uid`, as `pick` finds it in the answer.
+    async fn part(
+        &mut self,
+        uid: u32,
+        query: &str,
+        pick: fn(&Fetch) -> Option<&[u8]>,
+    ) -> Result<Option<Vec<u8>>, String> {
         let session = &mut self.session;
         within("FETCH", async {
             let fetched: Vec<_> = session
-                .uid_fetch(uid.to_string(), "BODY.PEEK[]")
+                .uid_fetch(uid.to_string(), query)
                 .await?
                 .try_collect()
                 .await?;
@@ -300,7 +316,8 @@ impl Connection {
                 fetched
                     .iter()
                     .find(|f| f.uid == Some(uid))
-                    .and_then(|f| f.body().map(<[u8]>::to_vec)),
+                    .and_then(pick)
+                    .map(<[u8]>::to_vec),
             )
         })
         .await

@@ -1,5 +1,6 @@
 //! Sending one email: over SMTP, to the log when no server is configured, or into memory in tests.
 use futures_util::future::BoxFuture;
+use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,11 @@ pub struct Email {
     /// threads back onto it (`service::mail_in`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket: Option<i32>,
+    /// The `Message-ID` of the message this one answers automatically (the note that a message was too large):
+    /// it then says `In-Reply-To` that message and `Auto-Submitted: auto-replied`; every other email of ours is
+    /// `auto-generated` (RFC 3834), so other robots do not answer it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<String>,
 }
 
 /// The thread of ticket `id` as message ids say it: `<ticket-<id>@<domain>>` is the thread's root, named in
@@ -185,7 +191,22 @@ impl Mailer for SmtpMailer {
                     .in_reply_to(root.clone())
                     .references(root);
             }
+            let automatic = match &email.answers {
+                Some(id) => {
+                    // Only what a message id may hold: nothing a sender put in it can start a header.
+                    let id: String = id
+                        .chars()
+                        .filter(|c| c.is_ascii_graphic() && !matches!(c, '<' | '>'))
+                        .collect();
+                    let id = format!("<{id}>");
+                    builder = builder.in_reply_to(id.clone()).references(id);
+                    "auto-replied"
+                }
+                None => "auto-generated",
+            };
+            let auto_submitted = HeaderName::new_from_ascii_str("Auto-Submitted");
             let message = builder
+                .raw_header(HeaderValue::new(auto_submitted, automatic.to_string()))
                 .subject(email.subject.clone())
                 .multipart(MultiPart::alternative_plain_html(
                     email.text.clone(),

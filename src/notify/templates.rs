@@ -241,6 +241,7 @@ pub fn render(
         text,
         html,
         ticket: Some(t.id),
+        answers: None,
     }
 }
 

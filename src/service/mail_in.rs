@@ -10,9 +10,13 @@
 //! service's own mail, and a message already taken in (by `Message-ID`) do nothing.
 use crate::auth::{load_actor, Actor};
 use crate::config::Config;
+use crate::db::Db;
 use crate::domain::{parse_ticket_number, Channel};
 use crate::error::{AppError, AppResult};
+use crate::i18n::Lang;
+use crate::notify::mailer::Email;
 use crate::notify::mailer::{ticket_of_message_id, ticket_of_reply_address};
+use crate::notify::outbox;
 use crate::service::attachments;
 use crate::service::comments::{self, NewComment};
 use crate::service::idempotency::IdempotencyKey;
@@ -26,6 +30,7 @@ use entity::values::{CommentType, TicketStatus};
 use mail_parser::{Message, MessageParser, MimeHeaders};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
+    SqlErr,
 };
 
 /// The largest message taken in.
@@ -84,27 +89,14 @@ pub async fn receive(
     let Some(message) = MessageParser::default().parse(raw) else {
         return Ok(Err(Refused::Unreadable("not an RFC 5322 message".into())));
     };
-    let Some(sender) = message
-        .from()
-        .and_then(|f| f.first())
-        .and_then(|a| a.address())
-        .map(|a| a.trim().to_lowercase())
-        .filter(|a| a.contains('@'))
-    else {
+    let Some(sender) = sender_of(&message) else {
         return Ok(Err(Refused::Unreadable(
             "the message has no From address".into(),
         )));
     };
     // A message without an id is known by its content: a second copy is still a duplicate, and it still
     // counts towards its sender's pace.
-    let message_id = message
-        .message_id()
-        .map(|id| id.trim().chars().take(998).collect::<String>())
-        .filter(|id| !id.is_empty())
-        .unwrap_or_else(|| {
-            let digest = crate::auth::tokens::hash_secret(&String::from_utf8_lossy(raw));
-            format!("{digest}@content.invalid")
-        });
+    let message_id = id_of(&message, raw);
     if let Some(reason) = automatic(&message) {
         if let Some(bounce) = bounce_of(&message, raw, config) {
             record_bounce(deps.db, &message_id, &sender, bounce).await?;
@@ -256,6 +248,121 @@ pub async fn receive(
     };
     Ok(Ok(received))
 }
+
+/// The sender's address, lowercase, when the message names one.
+fn sender_of(message: &Message<'_>) -> Option<String> {
+    message
+        .from()
+        .and_then(|f| f.first())
+        .and_then(|a| a.address())
+        .map(|a| a.trim().to_lowercase())
+        .filter(|a| a.contains('@'))
+}
+
+/// The message's `Message-ID`, or one made of its content (`raw`) when it has none.
+fn id_of(message: &Message<'_>, raw: &[u8]) -> String {
+    message
+        .message_id()
+        .map(|id| id.trim().chars().take(998).collect::<String>())
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| {
+            let digest = crate::auth::tokens::hash_secret(&String::from_utf8_lossy(raw));
+            format!("{digest}@content.invalid")
+        })
+}
+
+/// How much of a message's header is read to answer it.
+const MAX_HEADER_BYTES: usize = 256 * 1024;
+
+/// Tell the sender of a message of `size` bytes, too large to take in (fetched from a mailbox, moved to its
+/// failed folder), that it did not arrive and why, in their language when they have an account: true when a
+/// note was queued. A mail server that pipes to `mail-in` bounces such a message itself (exit 65), so this is
+/// for fetched mail.
+///
+/// Only the header (`head`, at most its first 256 KiB) is read. No note goes to automatic mail (auto-replies, bounces, list mail) or to our
+/// own address; one goes per message (a message fetched again after a crash is not answered twice) and at
+/// most one an hour per sender, so a robot that keeps sending large mail gets one answer, not a loop. The
+/// note says it is an automatic reply (`Auto-Submitted: auto-replied`) and answers the sender's message.
+pub async fn answer_too_large(
+    db: &Db,
+    config: &Config,
+    head: &[u8],
+    size: usize,
+) -> AppResult<bool> {
+    let head = &head[..head.len().min(MAX_HEADER_BYTES)];
+    let Some(message) = MessageParser::default().parse_headers(head) else {
+        return Ok(false);
+    };
+    let Some(sender) = sender_of(&message) else {
+        return Ok(false);
+    };
+    if automatic(&message).is_some() || sender.eq_ignore_ascii_case(address_of(&config.mail_from)) {
+        return Ok(false);
+    }
+    let message_id = id_of(&message, head);
+    if taken_in(&db.conn, &message_id).await? {
+        return Ok(false);
+    }
+    let answered = mail_message::Entity::find()
+        .filter(mail_message::Column::Sender.eq(sender.as_str()))
+        .filter(mail_message::Column::Outcome.eq(TOO_LARGE))
+        .filter(mail_message::Column::ReceivedAt.gt(Utc::now() - chrono::Duration::hours(1)))
+        .count(&db.conn)
+        .await?;
+    if answered > 0 {
+        return Ok(false);
+    }
+    let lang = sso::find_by_email(&db.conn, &sender)
+        .await?
+        .and_then(|a| a.language)
+        .as_deref()
+        .and_then(Lang::from_tag)
+        .unwrap_or_default();
+    let subject = message.subject().unwrap_or_default().trim();
+    let said = lang.texts(
+        "email-too-large",
+        [
+            ("subject", subject),
+            ("size", &(size >> 20).to_string()),
+            ("max", &(MAX_BYTES >> 20).to_string()),
+        ],
+    );
+    let escape = crate::sanitize::html_escape;
+    let email = Email {
+        to: sender.clone(),
+        subject: lang.t1("email-too-large-subject", "subject", subject),
+        text: format!("{said}\n"),
+        html: format!("<p>{}</p>", escape(&said)),
+        ticket: None,
+        answers: Some(message_id.clone()),
+    };
+    let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
+    let txn = db.begin_write().await?;
+    // A copy answered meanwhile by another instance holds the message id: then this one sends nothing.
+    if let Err(err) = receipt_of(&message_id, &sender, TOO_LARGE)
+        .insert(&txn)
+        .await
+    {
+        return match err.sql_err() {
+            Some(SqlErr::UniqueConstraintViolation(_)) => Ok(false),
+            _ => Err(err.into()),
+        };
+    }
+    outbox::row(
+        outbox::JobKind::Email,
+        &outbox::new_event_id(),
+        "mail.too_large",
+        None,
+        payload,
+    )
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(true)
+}
+
+/// The outcome recorded for a message answered as too large.
+const TOO_LARGE: &str = "too_large";
 
 /// The record of a message taken in (`outcome`: ticket, comment or bounce); what it made is filled in by the
 /// transaction that makes it.

@@ -160,6 +160,10 @@ async fn look(
     for uid in waiting {
         let size = sizes.get(&uid).copied().unwrap_or(0) as usize;
         let verdict = if size > MAX_BYTES {
+            // Not fetched whole; its header is enough to tell the sender (a mail server would have bounced it).
+            if let Some(head) = connection.header(uid).await? {
+                answer_too_large(fetcher, mailbox, uid, &head, size).await;
+            }
             Err(format!(
                 "larger than {} MiB ({size} bytes)",
                 MAX_BYTES >> 20
@@ -199,7 +203,10 @@ async fn look(
                     counted("deferred");
                     continue;
                 }
-                Ok(Err(Refused::TooLarge)) => Err("too large".to_string()),
+                Ok(Err(Refused::TooLarge)) => {
+                    answer_too_large(fetcher, mailbox, uid, &raw, raw.len()).await;
+                    Err("too large".to_string())
+                }
                 Ok(Err(Refused::Unreadable(why))) => Err(why),
                 Ok(Err(Refused::Sender(why))) => Err(format!("sender refused: {why}")),
                 Err(e) => {
@@ -234,6 +241,28 @@ async fn look(
         }
     }
     Ok((done, more))
+}
+
+/// Tell the sender of message `uid` (`size` bytes, `head` its header or more) that it was too large; a failure
+/// to is logged, and the message goes to the failed folder all the same.
+async fn answer_too_large(
+    fetcher: &Fetcher,
+    mailbox: &mailbox::Model,
+    uid: u32,
+    head: &[u8],
+    size: usize,
+) {
+    match mail_in::answer_too_large(&fetcher.db, &fetcher.config, head, size).await {
+        Ok(true) => tracing::info!(
+            mailbox = mailbox.id,
+            uid,
+            "its sender was told it was too large"
+        ),
+        Ok(false) => {}
+        Err(e) => {
+            tracing::warn!(mailbox = mailbox.id, uid, error = %e, "the sender of a large message was not told")
+        }
+    }
 }
 
 /// Write down how the last attempt went: the time of a good one, or why it failed.

@@ -272,6 +272,7 @@ async fn send_reset(
         text,
         html,
         ticket: None,
+        answers: None,
     };
     let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
     let txn = db.begin_write().await?;

@@ -253,7 +253,10 @@ async fn what_cannot_be_taken_in_goes_to_the_failed_folder_and_machine_mail_make
     deliver(port, &user, "INBOX", &real).await;
     deliver(port, &user, "INBOX", &real).await;
 
-    let state = app.state.clone();
+    // Mail goes out over SMTP, as a deployment sends it.
+    let sink = SmtpSink::start().await;
+    let url = sink.url.clone();
+    let state = state_configured(app, |c| c.smtp_url = Some(url));
     let look = fetched(&state, id).await;
     assert_eq!(
         look,
@@ -275,6 +278,65 @@ async fn what_cannot_be_taken_in_goes_to_the_failed_folder_and_machine_mail_make
     // A second look finds nothing new.
     assert_eq!(fetched(&state, id).await, Look::default());
     assert_eq!(tickets(app, &bob).await.len(), 1);
+
+    // The sender of the large message is told, once, as an automatic answer to it; machine mail is not.
+    let sent_to = |who: &str| {
+        sink.messages()
+            .into_iter()
+            .filter(|m| m.to.iter().any(|t| t == who))
+            .map(|m| m.data)
+            .collect::<Vec<_>>()
+    };
+    let deliver_all = async || {
+        while deskgraph::jobs::worker::run_once(&state.delivery_deps())
+            .await
+            .unwrap()
+            > 0
+        {}
+    };
+    deliver_all().await;
+    let told = sent_to("big@example.com");
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        header(&told[0], "Subject").as_deref(),
+        Some("Not received: Scans")
+    );
+    assert_eq!(header(&told[0], "In-Reply-To").as_deref(), Some("<big@x>"));
+    assert_eq!(
+        header(&told[0], "Auto-Submitted").as_deref(),
+        Some("auto-replied")
+    );
+    assert!(told[0].contains("larger than the 25 MB"), "{}", told[0]);
+    for machine in [
+        "ooo@example.com",
+        "mailer-daemon@example.com",
+        "MAILER-DAEMON@example.com",
+    ] {
+        assert!(sent_to(machine).is_empty(), "{machine}");
+    }
+    // Another large message from the same sender within the hour, and one from a robot: refused, unanswered.
+    let mut again = message("big@example.com", "big-2@x", "More scans", "", "");
+    again.extend(std::iter::repeat_n(b'x', 26 << 20));
+    deliver(port, &user, "INBOX", &again).await;
+    let mut robot = message(
+        "robot@example.com",
+        "robot@x",
+        "Nightly dump",
+        "Auto-Submitted: auto-generated\r\n",
+        "",
+    );
+    robot.extend(std::iter::repeat_n(b'x', 26 << 20));
+    deliver(port, &user, "INBOX", &robot).await;
+    assert_eq!(
+        fetched(&state, id).await,
+        Look {
+            failed: 2,
+            ..Look::default()
+        }
+    );
+    deliver_all().await;
+    assert_eq!(sent_to("big@example.com").len(), 1);
+    assert!(sent_to("robot@example.com").is_empty());
 }
 
 db_test!(a_message_taken_in_but_not_put_away_makes_nothing_twice);

@@ -352,6 +352,12 @@ async fn emails_go_out_over_smtp(app: &TestApp) {
     );
     assert!(m.data.contains("text/plain") && m.data.contains("text/html"));
     assert!(m.data.contains("Badge &lt;reader&gt; broken"));
+    // Machine mail says so (RFC 3834), so out-of-office robots do not answer it.
+    assert!(
+        m.data.contains("Auto-Submitted: auto-generated"),
+        "{}",
+        m.data
+    );
     assert!(outbox_rows(app)
         .await
         .iter()
