@@ -878,3 +878,47 @@ async fn files_in_mail_arrive_on_the_ticket_and_the_reply(app: &TestApp) {
         .count();
     assert_eq!(on_comment, 3, "the PDF, the picture and the small log");
 }
+
+db_test!(a_full_mailbox_is_worked_through_batch_after_batch);
+async fn a_full_mailbox_is_worked_through_batch_after_batch(app: &TestApp) {
+    let Some(port) = imap::server() else { return };
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let user = fresh_user("backlog");
+    let id = mailbox(app, &root, port, &user, json!({"done_folder": "Processed"})).await;
+    // 110 messages wait (a weekend's backlog), from two senders within their hourly pace.
+    let mut s = imap::session(port, &user).await;
+    for n in 0..110 {
+        let from = format!("sender{}@example.com", n % 2);
+        let raw = message(
+            &from,
+            &format!("m{n}@x"),
+            &format!("Backlog {n}"),
+            "",
+            "Help.",
+        );
+        s.append("INBOX", None, None, &raw).await.unwrap();
+    }
+    s.logout().await.unwrap();
+
+    // A look takes one batch of 100, the oldest first; the next takes the rest; then nothing is left.
+    let state = app.state.clone();
+    let first = fetched(&state, id).await;
+    assert_eq!(first.taken, 100, "{first:?}");
+    // The oldest went first: the ten left are the last ten sent.
+    let left: Vec<String> = imap::messages(port, &user, "INBOX")
+        .await
+        .iter()
+        .filter_map(|m| header(&String::from_utf8_lossy(m), "Subject"))
+        .collect();
+    let expected: Vec<String> = (100..110).map(|n| format!("Backlog {n}")).collect();
+    assert_eq!(left, expected);
+    let second = fetched(&state, id).await;
+    assert_eq!(second.taken, 10, "{second:?}");
+    assert_eq!(fetched(&state, id).await, Look::default());
+    assert_eq!(count(port, &user, "INBOX").await.0, 0);
+    assert_eq!(count(port, &user, "Processed").await.0, 110);
+    let listed = app.as_user(&bob).get("/api/tickets/?search=Backlog").await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    assert_eq!(listed.json["count"], 110, "{}", listed.text);
+}
