@@ -190,6 +190,11 @@ rules-chat-channel = Slack-Kanal
 rules-add-channel = Kanal hinzufügen
 rules-chat-added = Ziel hinzugefügt. Seine URL oder sein Token wird nicht erneut angezeigt.
 rules-chat-removed = Ziel entfernt.
+rules-chat-last-none = Noch keine Nachricht.
+rules-chat-last-delivered = Letzte Nachricht ({ $event }) zugestellt am { $when }.
+rules-chat-last-waiting = Letzte Nachricht ({ $event }) wartet auf den Versand.
+rules-chat-last-retrying = Letzte Nachricht ({ $event }) nach { $attempts } Versuchen nicht zugestellt: { $error }. Nächster Versuch: { $when }.
+rules-chat-last-failed = Letzte Nachricht ({ $event }) nach { $attempts } Versuchen aufgegeben: { $error }.
 
 # Postfächer.
 rules-mail-title = E-Mail

@@ -189,6 +189,11 @@ rules-chat-channel = Slack channel
 rules-add-channel = Add channel
 rules-chat-added = Destination added. Its URL or token is not shown again.
 rules-chat-removed = Destination removed.
+rules-chat-last-none = No message yet.
+rules-chat-last-delivered = Last message ({ $event }) delivered on { $when }.
+rules-chat-last-waiting = Last message ({ $event }) waiting to be sent.
+rules-chat-last-retrying = Last message ({ $event }) not delivered after { $attempts } tries: { $error }. Next try: { $when }.
+rules-chat-last-failed = Last message ({ $event }) given up after { $attempts } tries: { $error }.
 
 # Mailboxes.
 rules-mail-title = Mail

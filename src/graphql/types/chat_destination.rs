@@ -1,11 +1,14 @@
 //! `ChatDestination`: a Slack or Teams channel that hears of tickets, for administrators. Its webhook URL and
 //! bot token are write-only: either lets anyone post to the channel, so no field returns them.
 use crate::domain::Priority;
+use crate::graphql::context::viewer;
 use crate::graphql::ids;
-use async_graphql::{Enum, Object, ID};
+use crate::graphql::list_connection::{list_connection, page_by};
+use crate::service::chat;
+use async_graphql::{Context, Enum, Object, Result, ID};
 use chrono::{DateTime, Utc};
 use entity::chat_destination;
-use entity::values::ChatKind;
+use entity::values::{ChatKind, JobStatus};
 
 /// How a destination posts. SLACK and TEAMS are older names, taken in input only: SLACK is a webhook or a bot
 /// by the fields given.
@@ -127,5 +130,92 @@ impl ChatDestination {
     /// When it last changed.
     async fn updated_at(&self) -> DateTime<Utc> {
         self.0.updated_at
+    }
+
+    /// Its messages, newest first, and how each delivery went: why a channel hears nothing.
+    async fn deliveries(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<ChatDeliveryConnection> {
+        let (req, actor) = viewer(ctx)?;
+        let db = &req.state.db;
+        let page = page_by(first, after, |offset, limit| {
+            chat::deliveries(db, &actor, self.0.id, offset, limit)
+        })
+        .await?;
+        Ok(ChatDeliveryConnection::from_page(page))
+    }
+}
+
+list_connection!(
+    ChatDeliveryConnection,
+    ChatDeliveryEdge,
+    ChatDelivery,
+    chat::Delivery
+);
+
+/// Where a message to a chat destination stands.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ChatDeliveryStatus {
+    /// Not delivered yet: waiting for its first or its next try.
+    Pending,
+    /// Delivered.
+    Delivered,
+    /// Given up: the destination refused it in a way no retry can mend, or every try failed.
+    Failed,
+}
+
+/// One message to a chat destination and how its delivery went (its text is not shown again).
+#[derive(Clone)]
+pub struct ChatDelivery(pub chat::Delivery);
+
+/// One message to a chat destination and how its delivery went (its text is not shown again).
+#[Object]
+impl ChatDelivery {
+    /// The integer id of the message.
+    async fn database_id(&self) -> i64 {
+        self.0.id
+    }
+
+    /// What it told of (`ticket.created`, …).
+    async fn event(&self) -> &str {
+        &self.0.event
+    }
+
+    /// Where it stands.
+    async fn status(&self) -> ChatDeliveryStatus {
+        match self.0.status {
+            JobStatus::Pending => ChatDeliveryStatus::Pending,
+            JobStatus::Delivered => ChatDeliveryStatus::Delivered,
+            JobStatus::Failed => ChatDeliveryStatus::Failed,
+        }
+    }
+
+    /// Tries made so far.
+    async fn attempts(&self) -> i32 {
+        self.0.attempts
+    }
+
+    /// What the last failed try met: the destination's answer (`channel_not_found`, `endpoint answered 500`), a
+    /// refused address, a time-out.
+    async fn last_error(&self) -> Option<&str> {
+        self.0.last_error.as_deref()
+    }
+
+    /// When the change it tells of happened.
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+
+    /// When it was delivered.
+    async fn delivered_at(&self) -> Option<DateTime<Utc>> {
+        self.0.delivered_at
+    }
+
+    /// When a pending message is tried next.
+    async fn next_attempt_at(&self) -> Option<DateTime<Utc>> {
+        self.0.next_attempt_at
     }
 }

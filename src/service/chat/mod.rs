@@ -10,11 +10,16 @@ use crate::error::{AppError, AppResult};
 use crate::service::audit;
 use crate::service::text;
 use crate::service::webhooks::{clean_events, clean_url};
-use chrono::Utc;
-use entity::chat_destination;
-use entity::values::ChatKind;
-use sea_orm::{ActiveModelTrait, EntityTrait, PaginatorTrait, QueryOrder, Set};
+use chrono::{DateTime, Utc};
+use entity::values::{ChatKind, JobKind, JobStatus};
+use entity::{chat_destination, outbox};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query, SubQueryStatement};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
 use serde_json::json;
+use std::collections::HashMap;
 
 pub mod message;
 pub mod route;
@@ -365,4 +370,97 @@ pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
     .await?;
     txn.commit().await?;
     Ok(())
+}
+
+/// One message to a destination, and how its delivery went (an outbox row, without its body).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    /// The outbox row's id.
+    pub id: i64,
+    /// What it was about (`ticket.created`, …).
+    pub event: String,
+    /// Waiting, delivered, or given up.
+    pub status: JobStatus,
+    /// Tries made so far.
+    pub attempts: i32,
+    /// What the last failed try met (the destination's answer, a refused address, `channel_not_found`).
+    pub last_error: Option<String>,
+    /// When the change it tells of happened.
+    pub created_at: DateTime<Utc>,
+    /// When it was delivered.
+    pub delivered_at: Option<DateTime<Utc>>,
+    /// When a waiting message is tried next.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+impl From<outbox::Model> for Delivery {
+    fn from(row: outbox::Model) -> Self {
+        let next_attempt_at = (row.status == JobStatus::Pending)
+            .then(|| DateTime::<Utc>::from_timestamp_millis(row.due_at_ms))
+            .flatten();
+        Delivery {
+            id: row.id,
+            event: row.event,
+            status: row.status,
+            attempts: row.attempts,
+            last_error: row.last_error,
+            created_at: row.created_at,
+            delivered_at: row.delivered_at,
+            next_attempt_at,
+        }
+    }
+}
+
+/// A destination's messages, newest first, one window of them with how many there are (administrators; 404 for
+/// a destination that does not exist).
+pub async fn deliveries(
+    db: &Db,
+    actor: &Actor,
+    id: i32,
+    offset: u64,
+    limit: u64,
+) -> AppResult<(Vec<Delivery>, u64)> {
+    get(db, actor, id).await?;
+    let of_destination = outbox::Entity::find()
+        .filter(outbox::Column::ChatDestinationId.eq(id))
+        .filter(outbox::Column::Kind.eq(JobKind::Chat));
+    let total = of_destination.clone().count(&db.conn).await?;
+    let rows = of_destination
+        .order_by_desc(outbox::Column::Id)
+        .offset(offset)
+        .limit(limit)
+        .all(&db.conn)
+        .await?;
+    Ok((rows.into_iter().map(Delivery::from).collect(), total))
+}
+
+/// Each destination's latest message, by destination (administrators), in one statement whatever the number of
+/// destinations: the newest row of each is an index seek.
+pub async fn latest_deliveries(db: &Db, actor: &Actor) -> AppResult<HashMap<i32, Delivery>> {
+    require_admin(actor)?;
+    let newest = Alias::new("newest");
+    let newest_of_each = Query::select()
+        .expr(Func::max(Expr::col((newest.clone(), outbox::Column::Id))))
+        .from_as(outbox::Entity, newest.clone())
+        .and_where(
+            Expr::col((newest, outbox::Column::ChatDestinationId))
+                .equals((chat_destination::Entity, chat_destination::Column::Id)),
+        )
+        .to_owned();
+    let ids = Query::select()
+        .expr(Expr::SubQuery(
+            None,
+            Box::new(SubQueryStatement::from(newest_of_each)),
+        ))
+        .from(chat_destination::Entity)
+        .to_owned();
+    let rows = outbox::Entity::find()
+        .filter(outbox::Column::Id.in_subquery(ids))
+        .filter(outbox::Column::Kind.eq(JobKind::Chat))
+        .all(&db.conn)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| Some((row.chat_destination_id?, Delivery::from(row))))
+        .collect())
 }

@@ -642,8 +642,8 @@ async fn a_slack_bot_threads_each_tickets_messages_and_waits_out_a_429(app: &Tes
 
 db_test!(a_revoked_slack_token_is_given_up_not_retried);
 async fn a_revoked_slack_token_is_given_up_not_retried(app: &TestApp) {
-    let revoked = axum::Json(json!({"ok": false, "error": "token_revoked"})).into_response();
-    let (api, base) = SlackApi::start(vec![revoked]).await;
+    let revoked = || axum::Json(json!({"ok": false, "error": "token_revoked"})).into_response();
+    let (api, base) = SlackApi::start(vec![revoked(), revoked()]).await;
     let admin = app.admin("ada").await;
     let rita = app.user("rita").await;
     app.as_user(&admin)
@@ -664,6 +664,77 @@ async fn a_revoked_slack_token_is_given_up_not_retried(app: &TestApp) {
     assert_eq!(
         row.last_error.as_deref(),
         Some("Slack refused: token_revoked")
+    );
+
+    // The administrator sees why the channel hears nothing: in GraphQL's delivery log, newest first, and on
+    // the page. Nobody else reads the log.
+    app.as_user(&rita)
+        .post("/api/tickets/", json!({"title": "Scanner jams"}))
+        .await;
+    deliver_all(&state).await;
+    let listed = app
+        .as_user(&admin)
+        .graphql_data("{ chatDestinations { id databaseId } }", json!({}))
+        .await;
+    let gid = listed["chatDestinations"][0]["id"].clone();
+    let id = listed["chatDestinations"][0]["databaseId"]
+        .as_i64()
+        .unwrap();
+    let log = "query($id: ID!, $first: Int, $after: String) { node(id: $id) { ... on ChatDestination { \
+               deliveries(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } \
+               nodes { event status attempts lastError deliveredAt } } } } }";
+    let data = app
+        .as_user(&admin)
+        .graphql_data(log, json!({"id": gid, "first": 1}))
+        .await;
+    let page = &data["node"]["deliveries"];
+    assert_eq!(page["totalCount"], 2, "{data}");
+    assert_eq!(page["pageInfo"]["hasNextPage"], true, "{data}");
+    assert_eq!(
+        page["nodes"],
+        json!([{"event": "ticket.created", "status": "FAILED", "attempts": 1,
+            "lastError": "Slack refused: token_revoked", "deliveredAt": null}])
+    );
+    let rest = app
+        .as_user(&admin)
+        .graphql_data(
+            log,
+            json!({"id": gid, "first": 5, "after": page["pageInfo"]["endCursor"]}),
+        )
+        .await;
+    assert_eq!(
+        rest["node"]["deliveries"]["nodes"].as_array().map(Vec::len),
+        Some(1),
+        "{rest}"
+    );
+    let agent = app.agent("agnes").await;
+    let refused = app
+        .as_user(&agent)
+        .graphql(log, json!({"id": gid, "first": 1}))
+        .await;
+    assert_ne!(refused["errors"], Value::Null, "{refused}");
+    assert!(
+        refused["data"]["node"].is_null() && !refused.to_string().contains("token_revoked"),
+        "{refused}"
+    );
+    let browser = crate::support::world::login(app, &admin).await;
+    let page = browser.page(app, "/admin/chat/").await;
+    let said = page
+        .text
+        .split(&format!("id=\"chat-last-{id}\">"))
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        said,
+        "Last message (ticket.created) given up after 1 tries: Slack refused: token_revoked."
+    );
+    assert!(
+        page.text
+            .contains(&format!("class=\"field-error\" id=\"chat-last-{id}\"")),
+        "{}",
+        page.text
     );
 }
 
@@ -700,6 +771,7 @@ async fn an_admin_adds_changes_and_removes_a_channel_from_the_page(app: &TestApp
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.text.contains("Network on-call"), "{}", page.text);
     assert!(!page.text.contains("pageSECRET"), "the URL is shown back");
+    assert!(page.text.contains("No message yet."), "{}", page.text);
 
     let listed = app.as_user(&admin).get("/api/chat-destinations/").await;
     let d = &listed.json[0];

@@ -14,7 +14,7 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::response::Response;
 use entity::chat_destination;
-use entity::values::ChatKind;
+use entity::values::{ChatKind, JobStatus};
 
 /// A checkbox: its value, what it says, and whether it is ticked.
 struct Tick {
@@ -36,6 +36,9 @@ struct Row {
     priorities: Vec<Tick>,
     team_only: bool,
     active: bool,
+    /// How its latest message went, in words, and whether it failed.
+    last: String,
+    last_failed: bool,
 }
 
 #[derive(Template)]
@@ -69,29 +72,72 @@ fn priority_names() -> Vec<&'static str> {
     Priority::ALL.iter().map(|p| p.as_str()).collect()
 }
 
+/// How a destination's latest message went, as the page says it.
+fn last_told(user: &PageUser, last: Option<&chat::Delivery>) -> String {
+    let lang = user.lang;
+    let Some(d) = last else {
+        return lang.t("rules-chat-last-none");
+    };
+    let error = d.last_error.as_deref().unwrap_or_default();
+    let attempts = d.attempts.to_string();
+    match d.status {
+        JobStatus::Delivered => lang.texts(
+            "rules-chat-last-delivered",
+            [("event", &d.event), ("when", &user.when(d.delivered_at))],
+        ),
+        JobStatus::Failed => lang.texts(
+            "rules-chat-last-failed",
+            [
+                ("event", &d.event),
+                ("attempts", &attempts),
+                ("error", error),
+            ],
+        ),
+        JobStatus::Pending if d.last_error.is_some() => lang.texts(
+            "rules-chat-last-retrying",
+            [
+                ("event", &d.event),
+                ("attempts", &attempts),
+                ("error", error),
+                ("when", &user.when(d.next_attempt_at)),
+            ],
+        ),
+        JobStatus::Pending => lang.t1("rules-chat-last-waiting", "event", &d.event),
+    }
+}
+
 async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage> {
     let lang = user.lang;
     let list = chat::list(&state.db, &user.actor).await?;
+    let mut latest = chat::latest_deliveries(&state.db, &user.actor).await?;
     let projects = crate::service::projects::list(&state.db.conn).await?;
     let project_opts = |chosen: Option<i32>| project_options(&projects, chosen);
     let destinations = list
         .iter()
-        .map(|d: &chat_destination::Model| Row {
-            id: d.id,
-            name: d.name.clone(),
-            kind: lang.label(d.kind.as_str()),
-            posts_as: if d.token.is_some() {
-                lang.t("rules-chat-posts-as-bot")
-            } else {
-                lang.t("rules-chat-posts-as-webhook")
-            },
-            channel: d.channel.clone().unwrap_or_default(),
-            is_bot: d.token.is_some(),
-            projects: project_opts(d.project_id),
-            events: ticks(lang, &CHAT_EVENTS, &listed(&d.events)),
-            priorities: ticks(lang, &priority_names(), &listed(&d.priorities)),
-            team_only: d.team_only,
-            active: d.active,
+        .map(|d: &chat_destination::Model| {
+            let last = latest.remove(&d.id);
+            Row {
+                id: d.id,
+                last_failed: last.as_ref().is_some_and(|l| {
+                    l.status == JobStatus::Failed
+                        || l.last_error.is_some() && l.status == JobStatus::Pending
+                }),
+                last: last_told(user, last.as_ref()),
+                name: d.name.clone(),
+                kind: lang.label(d.kind.as_str()),
+                posts_as: if d.token.is_some() {
+                    lang.t("rules-chat-posts-as-bot")
+                } else {
+                    lang.t("rules-chat-posts-as-webhook")
+                },
+                channel: d.channel.clone().unwrap_or_default(),
+                is_bot: d.token.is_some(),
+                projects: project_opts(d.project_id),
+                events: ticks(lang, &CHAT_EVENTS, &listed(&d.events)),
+                priorities: ticks(lang, &priority_names(), &listed(&d.priorities)),
+                team_only: d.team_only,
+                active: d.active,
+            }
         })
         .collect();
     Ok(ChatPage {
