@@ -275,8 +275,8 @@ fn id_of(message: &Message<'_>, raw: &[u8]) -> String {
 const MAX_HEADER_BYTES: usize = 256 * 1024;
 
 /// Tell the sender of a message of `size` bytes, too large to take in (fetched from a mailbox, moved to its
-/// failed folder), that it did not arrive and why, in their language when they have an account: true when a
-/// note was queued. A mail server that pipes to `mail-in` bounces such a message itself (exit 65), so this is
+/// failed folder), that it did not arrive and why, in their language: true when a note was queued. Only an
+/// active account's address is answered. A mail server that pipes to `mail-in` bounces such a message itself (exit 65), so this is
 /// for fetched mail.
 ///
 /// Only the header (`head`, at most its first 256 KiB) is read. No note goes to automatic mail (auto-replies, bounces, list mail) or to our
@@ -312,9 +312,16 @@ pub async fn answer_too_large(
     if answered > 0 {
         return Ok(false);
     }
-    let lang = sso::find_by_email(&db.conn, &sender)
+    // Only people the desk knows are answered: answering whatever From a message names would let anyone make
+    // the desk mail strangers (backscatter).
+    let Some(account) = sso::find_by_email(&db.conn, &sender)
         .await?
-        .and_then(|a| a.language)
+        .filter(|a| a.is_active)
+    else {
+        return Ok(false);
+    };
+    let lang = account
+        .language
         .as_deref()
         .and_then(Lang::from_tag)
         .unwrap_or_default();

@@ -206,6 +206,8 @@ async fn what_cannot_be_taken_in_goes_to_the_failed_folder_and_machine_mail_make
     let Some(port) = imap::server() else { return };
     let root = app.admin("root").await;
     let bob = app.agent("bob").await;
+    // The sender of the large message has an account (big@example.com): only those are answered.
+    app.user("big").await;
     let user = fresh_user("failed");
     // No done folder: taken messages are flagged seen where they are.
     let id = mailbox(app, &root, port, &user, json!({})).await;
@@ -327,16 +329,21 @@ async fn what_cannot_be_taken_in_goes_to_the_failed_folder_and_machine_mail_make
     );
     robot.extend(std::iter::repeat_n(b'x', 26 << 20));
     deliver(port, &user, "INBOX", &robot).await;
+    // A stranger's (or a forged From): answering it would mail whoever the sender named.
+    let mut stranger = message("stranger@example.net", "stranger@x", "Scans", "", "");
+    stranger.extend(std::iter::repeat_n(b'x', 26 << 20));
+    deliver(port, &user, "INBOX", &stranger).await;
     assert_eq!(
         fetched(&state, id).await,
         Look {
-            failed: 2,
+            failed: 3,
             ..Look::default()
         }
     );
     deliver_all().await;
     assert_eq!(sent_to("big@example.com").len(), 1);
     assert!(sent_to("robot@example.com").is_empty());
+    assert!(sent_to("stranger@example.net").is_empty());
 }
 
 db_test!(a_message_taken_in_but_not_put_away_makes_nothing_twice);
