@@ -276,13 +276,14 @@ const MAX_HEADER_BYTES: usize = 256 * 1024;
 
 /// Tell the sender of a message of `size` bytes, too large to take in (fetched from a mailbox, moved to its
 /// failed folder), that it did not arrive and why, in their language: true when a note was queued. Only an
-/// active account's address is answered. A mail server that pipes to `mail-in` bounces such a message itself (exit 65), so this is
-/// for fetched mail.
+/// active account's address is answered. A mail server that pipes to `mail-in` bounces such a message itself
+/// (exit 65), so this is for fetched mail.
 ///
-/// Only the header (`head`, at most its first 256 KiB) is read. No note goes to automatic mail (auto-replies, bounces, list mail) or to our
-/// own address; one goes per message (a message fetched again after a crash is not answered twice) and at
-/// most one an hour per sender, so a robot that keeps sending large mail gets one answer, not a loop. The
-/// note says it is an automatic reply (`Auto-Submitted: auto-replied`) and answers the sender's message.
+/// Only the header (`head`, at most its first 256 KiB) is read. No note goes to automatic mail (auto-replies,
+/// bounces, list mail) or to our own address; one goes per message (a message fetched again after a crash is
+/// not answered twice) and at most one an hour per sender, so a robot that keeps sending large mail gets one
+/// answer, not a loop. The note says it is an automatic reply (`Auto-Submitted: auto-replied`) and answers the
+/// sender's message.
 pub async fn answer_too_large(
     db: &Db,
     config: &Config,
@@ -299,6 +300,14 @@ pub async fn answer_too_large(
     if automatic(&message).is_some() || sender.eq_ignore_ascii_case(address_of(&config.mail_from)) {
         return Ok(false);
     }
+    // Only people the desk knows are answered: answering whatever From a message names would let anyone make
+    // the desk mail strangers (backscatter).
+    let Some(account) = sso::find_by_email(&db.conn, &sender)
+        .await?
+        .filter(|a| a.is_active)
+    else {
+        return Ok(false);
+    };
     let message_id = id_of(&message, head);
     if taken_in(&db.conn, &message_id).await? {
         return Ok(false);
@@ -312,20 +321,20 @@ pub async fn answer_too_large(
     if answered > 0 {
         return Ok(false);
     }
-    // Only people the desk knows are answered: answering whatever From a message names would let anyone make
-    // the desk mail strangers (backscatter).
-    let Some(account) = sso::find_by_email(&db.conn, &sender)
-        .await?
-        .filter(|a| a.is_active)
-    else {
-        return Ok(false);
-    };
     let lang = account
         .language
         .as_deref()
         .and_then(Lang::from_tag)
         .unwrap_or_default();
-    let subject = message.subject().unwrap_or_default().trim();
+    // The sender's own subject, cut as a ticket's title would be: the note quotes it, it need not carry all of it.
+    let subject: String = message
+        .subject()
+        .unwrap_or_default()
+        .trim()
+        .chars()
+        .take(200)
+        .collect();
+    let subject = subject.as_str();
     let said = lang.texts(
         "email-too-large",
         [
@@ -343,7 +352,6 @@ pub async fn answer_too_large(
         ticket: None,
         answers: Some(message_id.clone()),
     };
-    let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
     let txn = db.begin_write().await?;
     // A copy answered meanwhile by another instance holds the message id: then this one sends nothing.
     if let Err(err) = receipt_of(&message_id, &sender, TOO_LARGE)
@@ -355,15 +363,9 @@ pub async fn answer_too_large(
             _ => Err(err.into()),
         };
     }
-    outbox::row(
-        outbox::JobKind::Email,
-        &outbox::new_event_id(),
-        "mail.too_large",
-        None,
-        payload,
-    )
-    .insert(&txn)
-    .await?;
+    outbox::email_row(&outbox::new_event_id(), "mail.too_large", &email)?
+        .insert(&txn)
+        .await?;
     txn.commit().await?;
     Ok(true)
 }

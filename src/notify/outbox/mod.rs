@@ -64,6 +64,16 @@ pub fn row(
     }
 }
 
+/// A pending outbox row sending `email` for `event`.
+pub fn email_row(
+    event_id: &str,
+    event: &str,
+    email: &crate::notify::mailer::Email,
+) -> AppResult<outbox::ActiveModel> {
+    let payload = serde_json::to_string(email).map_err(crate::error::AppError::internal)?;
+    Ok(row(JobKind::Email, event_id, event, None, payload))
+}
+
 /// The one insert that writes `rows`, for a change that sends its rows together
 /// (`crate::db::insert_together`); `None` when there are none.
 pub fn insert_of(rows: Vec<outbox::ActiveModel>) -> Option<InsertStatement> {

@@ -287,6 +287,88 @@ pub async fn asked(
         .collect())
 }
 
+/// A rule that names a custom field, as an administrator finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Naming {
+    /// `trigger`, `time_rule` or `macro`.
+    pub kind: &'static str,
+    /// The rule's id.
+    pub id: i32,
+    /// Its name.
+    pub name: String,
+}
+
+/// The keys a rule's `conditions` ask about and its `actions` set.
+fn keys_of(conditions: Option<&Conditions>, actions: &[Action]) -> BTreeSet<String> {
+    let asked = conditions.into_iter().flat_map(Conditions::fields_named);
+    let set = actions.iter().filter_map(|a| match a {
+        Action::SetField { key, .. } => Some(key.as_str()),
+        _ => None,
+    });
+    asked.chain(set).map(str::to_string).collect()
+}
+
+/// For each custom field's key, the rules that ask about it or set it (administrators only): triggers and
+/// time rules, active or not, and the shared macros — not an agent's personal ones, which are theirs. Three
+/// reads, each bounded by its kind's maximum; a stored rule that no longer parses names nothing. The
+/// administrator sees it before archiving a field, which such rules then read as unset and skip.
+pub async fn rules_naming(
+    db: &impl ConnectionTrait,
+    actor: &crate::auth::Actor,
+) -> AppResult<std::collections::BTreeMap<String, Vec<Naming>>> {
+    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder, QuerySelect};
+    if !actor.is_admin() {
+        return Err(AppError::forbidden("only administrators manage rules"));
+    }
+    let mut named: Vec<(BTreeSet<String>, Naming)> = Vec::new();
+    let naming = |kind, id, name: &str| Naming {
+        kind,
+        id,
+        name: name.to_string(),
+    };
+    for t in entity::trigger::Entity::find()
+        .order_by_asc(entity::trigger::Column::Position)
+        .order_by_asc(entity::trigger::Column::Id)
+        .limit(super::triggers::MAX_TRIGGERS)
+        .all(db)
+        .await?
+    {
+        if let Ok(rule) = super::Trigger::from_row(&t) {
+            let keys = keys_of(Some(&rule.conditions), &rule.actions);
+            named.push((keys, naming("trigger", t.id, &t.name)));
+        }
+    }
+    for r in entity::time_rule::Entity::find()
+        .order_by_asc(entity::time_rule::Column::Name)
+        .limit(super::time_rules::MAX_TIME_RULES)
+        .all(db)
+        .await?
+    {
+        if let Ok(rule) = super::time_rules::TimeRule::from_row(&r) {
+            let keys = keys_of(Some(&rule.rule.conditions), &rule.rule.actions);
+            named.push((keys, naming("time_rule", r.id, &r.name)));
+        }
+    }
+    for m in entity::ticket_macro::Entity::find()
+        .filter(entity::ticket_macro::Column::OwnerId.is_null())
+        .order_by_asc(entity::ticket_macro::Column::Name)
+        .limit(super::macros::MAX_VISIBLE)
+        .all(db)
+        .await?
+    {
+        if let Ok(actions) = super::language::parse_actions(&m.actions) {
+            named.push((keys_of(None, &actions), naming("macro", m.id, &m.name)));
+        }
+    }
+    let mut by_key: std::collections::BTreeMap<String, Vec<Naming>> = Default::default();
+    for (keys, rule) in named {
+        for key in keys {
+            by_key.entry(key).or_default().push(rule.clone());
+        }
+    }
+    Ok(by_key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -217,14 +217,7 @@ fn email_rows(
         .filter_map(|r| Some((r.address.as_deref()?, r)))
         .map(|(address, r)| {
             let email: Email = render(occurrence, t, address, &r.name, r.lang);
-            let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
-            Ok(outbox::row(
-                outbox::JobKind::Email,
-                event_id,
-                event,
-                None,
-                payload,
-            ))
+            outbox::email_row(event_id, event, &email)
         })
         .collect()
 }

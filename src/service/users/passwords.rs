@@ -274,7 +274,6 @@ async fn send_reset(
         ticket: None,
         answers: None,
     };
-    let payload = serde_json::to_string(&email).map_err(AppError::internal)?;
     let txn = db.begin_write().await?;
     password_reset::ActiveModel {
         user_id: Set(account.id),
@@ -286,15 +285,9 @@ async fn send_reset(
     }
     .insert(&txn)
     .await?;
-    outbox::row(
-        outbox::JobKind::Email,
-        &outbox::new_event_id(),
-        "account.password_reset",
-        None,
-        payload,
-    )
-    .insert(&txn)
-    .await?;
+    outbox::email_row(&outbox::new_event_id(), "account.password_reset", &email)?
+        .insert(&txn)
+        .await?;
     txn.commit().await?;
     Ok(())
 }

@@ -266,3 +266,97 @@ async fn fields_are_defined_filled_and_read_from_the_pages(app: &TestApp) {
     );
     assert!(!rita_page.text.contains("12.5"), "{}", rita_page.text);
 }
+
+db_test!(an_admin_sees_which_rules_name_a_field_before_archiving_it);
+async fn an_admin_sees_which_rules_name_a_field_before_archiving_it(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let mut ids = Vec::new();
+    for body in [
+        json!({"key": "stage", "label": "Stage", "kind": "choice", "choices": ["triage", "later"]}),
+        json!({"key": "serial", "label": "Serial number", "kind": "text"}),
+        json!({"key": "spare", "label": "Spare", "kind": "text"}),
+    ] {
+        let made = app.as_user(&admin).post("/api/custom-fields/", body).await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+        ids.push(made.json["id"].as_i64().unwrap_or_default());
+    }
+    let trigger = app
+        .as_user(&admin)
+        .post(
+            "/api/automation/triggers/",
+            json!({"name": "Triage <first>", "conditions": {"all": [{"field": "ticket.fields.stage", "operator": "is", "value": "triage"}]},
+                   "actions": [{"add_tags": ["triage"]}]}),
+        )
+        .await;
+    assert_eq!(trigger.status, StatusCode::CREATED, "{}", trigger.text);
+    let trigger_id = trigger.json["id"].as_i64().unwrap();
+    let timed = app
+        .as_user(&admin)
+        .post(
+            "/api/automation/time-rules/",
+            json!({"name": "Park", "wait": {"since": "created", "hours": 1}, "conditions": {},
+                   "actions": [{"set_field": "stage", "value": "later"}]}),
+        )
+        .await;
+    assert_eq!(timed.status, StatusCode::CREATED, "{}", timed.text);
+    for (who, name, scope) in [(&admin, "Stamp", "everyone"), (&agent, "Mine", "personal")] {
+        let made = app
+            .as_user(who)
+            .post(
+                "/api/automation/macros/",
+                json!({"name": name, "scope": scope, "actions": [{"set_field": "serial", "value": "SN-0"}]}),
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    }
+    let (stage, serial, spare) = (ids[0], ids[1], ids[2]);
+
+    let ada = login(app, &admin).await;
+    let page = ada.page(app, "/admin/fields/").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let named = |page: &str, id: i64| -> Option<String> {
+        let from = page.find(&format!("id=\"named-{id}\""))?;
+        let rest = &page[from..];
+        Some(rest[..rest.find("</p>").unwrap_or(rest.len())].to_string())
+    };
+    let of_stage = named(&page.text, stage).unwrap_or_default();
+    assert!(
+        of_stage.contains(&format!(
+            "<a href=\"/admin/triggers/{trigger_id}/\">trigger “Triage &#60;first&#62;”</a>"
+        )) && of_stage.contains("time rule “Park”"),
+        "{of_stage}"
+    );
+    // The shared macro is named; an agent's personal macro is theirs, not the page's.
+    let of_serial = named(&page.text, serial).unwrap_or_default();
+    assert!(
+        of_serial.contains("macro “Stamp”") && !of_serial.contains("Mine"),
+        "{of_serial}"
+    );
+    assert_eq!(named(&page.text, spare), None);
+    // Archiving a named field asks first; an unnamed one is a plain button.
+    assert!(
+        page.text
+            .contains("aria-label=\"Archive stage\">Archive</button>")
+            && page.text.contains("Rules name this field"),
+        "{}",
+        page.text
+    );
+
+    let archived = ada
+        .form(
+            app,
+            "/admin/fields/change/",
+            &[("id", &stage.to_string()), ("archive", "1")],
+        )
+        .await;
+    assert_eq!(location(&archived), "/admin/fields/?done=saved");
+    let page = ada.page(app, "/admin/fields/").await;
+    let of_stage = named(&page.text, stage).unwrap_or_default();
+    assert!(
+        page.text
+            .contains(&format!("class=\"field-error\" id=\"named-{stage}\""))
+            && of_stage.contains("read it as unset while it is archived"),
+        "{of_stage}"
+    );
+}

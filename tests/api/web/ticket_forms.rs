@@ -199,6 +199,24 @@ async fn a_refused_form_of_the_ticket_page_shows_what_was_typed(app: &TestApp) {
         "{form}"
     );
 
+    // Resolving with a note too long for a comment: the ticket is not moved, the note stays typed.
+    let long = "word ".repeat(14_000);
+    let page = refused(
+        app,
+        &browser,
+        id,
+        "status",
+        &[("status", "resolved"), ("note", long.trim())],
+        bad,
+    )
+    .await;
+    assert!(
+        page.contains("<details class=\"resolution-note\" open>")
+            && page.contains("id=\"status-error\"")
+            && page.contains(&format!("{}</textarea>", long.trim())),
+        "{page}"
+    );
+
     // Nothing of it was written.
     let after = detail(app, &agent, id).await;
     for key in [

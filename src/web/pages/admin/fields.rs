@@ -24,6 +24,8 @@ struct FieldRow {
     team_only: bool,
     position: i32,
     archived: bool,
+    /// The rules that ask about it or set it: each with its page (none for a macro) and how it is named.
+    named_by: Vec<(Option<String>, String)>,
 }
 
 #[derive(Template)]
@@ -53,10 +55,25 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
             .map(|p| p.name.clone())
             .unwrap_or_default()
     };
+    let mut naming = crate::service::automation::fields::rules_naming(db, &user.actor).await?;
     let fields = custom_fields::list(db, &user.actor, filter)
         .await?
         .into_iter()
         .map(|f| FieldRow {
+            named_by: naming
+                .remove(&f.key)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| {
+                    let page = match r.kind {
+                        "trigger" => Some(format!("/admin/triggers/{}/", r.id)),
+                        "time_rule" => Some(format!("/admin/time-rules/{}/", r.id)),
+                        _ => None,
+                    };
+                    let said = lang.t1(&format!("rules-named-{}", r.kind), "name", &r.name);
+                    (page, said)
+                })
+                .collect(),
             id: f.id,
             label: f.label.clone(),
             kind: lang.label(f.kind.as_str()),

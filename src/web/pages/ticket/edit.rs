@@ -32,6 +32,12 @@ pub async fn change_status(
     let outcome: PageResult<Response> = async {
         let status = TicketStatus::parse(form.get("status"))?;
         let before = tickets::get(&state.db.conn, &user.actor, id).await?.status;
+        // Resolving may leave a note for the requester, as a public comment. It is checked before the move, so
+        // that a note refused (too long, say) leaves the ticket as it was.
+        let note = form.get("note").trim();
+        let note = (status == TicketStatus::Resolved && !note.is_empty())
+            .then(|| crate::service::comments::clean_body(&crate::sanitize::text_to_html(note)))
+            .transpose()?;
         tickets::change_status(
             state.write_deps(crate::domain::Channel::Web),
             &user.actor,
@@ -39,10 +45,7 @@ pub async fn change_status(
             status,
         )
         .await?;
-        // Resolving may leave a note for the requester, as a public comment.
-        let note = form.get("note").trim();
-        if status == TicketStatus::Resolved && !note.is_empty() {
-            let body = crate::sanitize::text_to_html(note);
+        if let Some(body) = note {
             let input = crate::service::comments::NewComment {
                 body,
                 comment_type: crate::domain::CommentType::Public,
