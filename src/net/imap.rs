@@ -143,15 +143,28 @@ pub struct Connection {
     uidplus: bool,
 }
 
-/// The SASL XOAUTH2 answer: the user and the bearer token.
+/// The SASL XOAUTH2 answer: the user and the bearer token, sent once. A server refusing the token answers
+/// with a challenge holding its reasons (JSON: `{"status":"401","schemes":"bearer",…}`), which the client
+/// must answer with an empty line to be told the refusal; that challenge is kept for the error.
 struct XOAuth2<'a> {
     user: &'a str,
     token: &'a str,
+    sent: bool,
+    refusal: &'a mut Option<String>,
 }
 
 impl async_imap::Authenticator for XOAuth2<'_> {
     type Response = String;
-    fn process(&mut self, _challenge: &[u8]) -> String {
+    fn process(&mut self, challenge: &[u8]) -> String {
+        if std::mem::replace(&mut self.sent, true) {
+            let said: String = String::from_utf8_lossy(challenge)
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(200)
+                .collect();
+            *self.refusal = Some(said);
+            return String::new();
+        }
         format!("user={}\x01auth=Bearer {}\x01\x01", self.user, self.token)
     }
 }
@@ -219,11 +232,19 @@ pub async fn connect(
             tokio::time::timeout(COMMAND_TIMEOUT, client.login(&settings.user, secret)).await
         }
         Auth::XOAuth2 => {
+            let mut refusal = None;
             let answer = XOAuth2 {
                 user: &settings.user,
                 token: secret,
+                sent: false,
+                refusal: &mut refusal,
             };
-            tokio::time::timeout(COMMAND_TIMEOUT, client.authenticate("XOAUTH2", answer)).await
+            let signed_in =
+                tokio::time::timeout(COMMAND_TIMEOUT, client.authenticate("XOAUTH2", answer)).await;
+            if let (Ok(Err(_)), Some(said)) = (&signed_in, refusal) {
+                return Err(format!("sign-in refused: the server said {said}"));
+            }
+            signed_in
         }
     };
     let mut session = match signed_in {

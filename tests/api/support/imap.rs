@@ -30,14 +30,20 @@ fn sh(command: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-fn launch() -> Result<u16, String> {
+/// Start a Dovecot; with `issuer`, one that also takes XOAUTH2 and OAUTHBEARER, checking each bearer token
+/// at that OpenID Connect provider's userinfo endpoint (its `sub` must be the user signing in).
+fn launch(issuer: Option<&str>) -> Result<u16, String> {
     if !std::path::Path::new(DOVECOT).exists() {
         return Err(format!(
             "{DOVECOT} is missing (bash scripts/install-mail.sh)"
         ));
     }
     let port = free_port()?;
-    let dir = format!("/tmp/dg-dovecot-{}", std::process::id());
+    let dir = format!(
+        "/tmp/dg-dovecot-{}{}",
+        std::process::id(),
+        if issuer.is_some() { "-oauth" } else { "" }
+    );
     let _ = std::fs::remove_dir_all(&dir);
     for sub in ["run", "state", "home"] {
         std::fs::create_dir_all(format!("{dir}/{sub}")).map_err(|e| e.to_string())?;
@@ -55,6 +61,22 @@ fn launch() -> Result<u16, String> {
             format!("default_login_user = {me}\ndefault_internal_user = {me}\n"),
         )
     };
+    // Tokens for XOAUTH2 go to the provider; passwords (the helpers below) to the static password.
+    let (mechanisms, oauth) = match issuer {
+        Some(issuer) => {
+            let checks = format!(
+                "introspection_mode = auth\nintrospection_url = {issuer}/userinfo\nusername_attribute = sub\n"
+            );
+            std::fs::write(format!("{dir}/oauth2.conf.ext"), checks).map_err(|e| e.to_string())?;
+            (
+                "plain login xoauth2 oauthbearer",
+                format!(
+                    "passdb {{\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = {dir}/oauth2.conf.ext\n}}\n"
+                ),
+            )
+        }
+        None => ("plain login", String::new()),
+    };
     let config = format!(
         "protocols = imap
 listen = 127.0.0.1
@@ -64,15 +86,16 @@ log_path = {dir}/dovecot.log
 instance_name = dg-dovecot-{port}
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = {mechanisms}
 first_valid_uid = 0
 mail_location = maildir:~/Maildir
 {services}namespace inbox {{
   inbox = yes
   separator = /
 }}
-passdb {{
+{oauth}passdb {{
   driver = static
+  mechanisms = plain login
   args = password={PASSWORD}
 }}
 userdb {{
@@ -123,7 +146,11 @@ service anvil {{
 /// The port of this process's Dovecot, or `None` (after saying why) when it cannot run outside CI.
 pub fn server() -> Option<u16> {
     static PORT: OnceLock<Result<u16, String>> = OnceLock::new();
-    match PORT.get_or_init(launch) {
+    available(PORT.get_or_init(|| launch(None)))
+}
+
+fn available(launched: &Result<u16, String>) -> Option<u16> {
+    match launched {
         Ok(port) => Some(*port),
         Err(why) if std::env::var_os("CI").is_some() => panic!("IMAP server: {why}"),
         Err(why) => {
@@ -131,6 +158,86 @@ pub fn server() -> Option<u16> {
             None
         }
     }
+}
+
+/// The port of this process's Dovecot that also signs in with OAuth2 bearer tokens (XOAUTH2) issued by the
+/// OpenID Connect provider at the issuer returned with it, or `None` when either cannot run outside CI.
+pub fn oauth_server() -> Option<(u16, String)> {
+    static PORT: OnceLock<Result<u16, String>> = OnceLock::new();
+    let issuer = crate::support::oidc::provider(crate::support::oidc::Kind::Main)?;
+    let port = available(PORT.get_or_init(|| launch(Some(&issuer))))?;
+    Some((port, issuer))
+}
+
+/// An access token the provider at `issuer` issues for `user` (its `sub`), as a mail client gets one through
+/// the authorization code flow.
+pub async fn bearer(issuer: &str, user: &str) -> String {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let back = "http://127.0.0.1/mail-client";
+    let encode = |pairs: &[(&str, &str)]| {
+        url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish()
+    };
+    let form = |pairs: &[(&str, &str)]| {
+        client
+            .post(format!("{issuer}/oauth2/token"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(encode(pairs))
+    };
+    let ask = encode(&[
+        ("client_id", "mail-client"),
+        ("redirect_uri", back),
+        ("response_type", "code"),
+        ("scope", "openid email"),
+        ("nonce", "n-0"),
+    ]);
+    let authorized = client
+        .post(format!("{issuer}/oauth2/authorize?{ask}"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(encode(&[("sub", user)]))
+        .send()
+        .await
+        .unwrap();
+    let location = authorized.headers()["location"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let code = url::Url::parse(&location)
+        .unwrap()
+        .query_pairs()
+        .find(|(k, _)| k == "code")
+        .map(|(_, v)| v.to_string())
+        .unwrap_or_else(|| panic!("no code in {location}"));
+    let token: serde_json::Value = form(&[
+        ("grant_type", "authorization_code"),
+        ("code", &code),
+        ("redirect_uri", back),
+        ("client_id", "mail-client"),
+        ("client_secret", "mail-client-secret"),
+    ])
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    token["access_token"].as_str().unwrap().to_string()
+}
+
+/// Withdraw every token the provider at `issuer` issued for `user`, as an administrator revoking access does.
+pub async fn revoke(issuer: &str, user: &str) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let done = reqwest::Client::new()
+        .post(format!("{issuer}/users/{user}/revoke-tokens"))
+        .send()
+        .await
+        .unwrap();
+    assert!(done.status().is_success(), "{}", done.status());
 }
 
 /// A user name no other test in this process uses.
