@@ -287,11 +287,33 @@ pub async fn asked(
         .collect())
 }
 
+/// The kinds of rule that can name a custom field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleKind {
+    /// A trigger (event rule).
+    Trigger,
+    /// A time rule.
+    TimeRule,
+    /// A shared macro.
+    Macro,
+}
+
+impl RuleKind {
+    /// How messages and clients spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Trigger => "trigger",
+            RuleKind::TimeRule => "time_rule",
+            RuleKind::Macro => "macro",
+        }
+    }
+}
+
 /// A rule that names a custom field, as an administrator finds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Naming {
-    /// `trigger`, `time_rule` or `macro`.
-    pub kind: &'static str,
+    /// What kind of rule it is.
+    pub kind: RuleKind,
     /// The rule's id.
     pub id: i32,
     /// Its name.
@@ -320,11 +342,15 @@ pub async fn rules_naming(
     if !actor.is_admin() {
         return Err(AppError::forbidden("only administrators manage rules"));
     }
-    let mut named: Vec<(BTreeSet<String>, Naming)> = Vec::new();
-    let naming = |kind, id, name: &str| Naming {
-        kind,
-        id,
-        name: name.to_string(),
+    let mut by_key: std::collections::BTreeMap<String, Vec<Naming>> = Default::default();
+    let mut name = |keys: BTreeSet<String>, kind, id, name: &str| {
+        for key in keys {
+            by_key.entry(key).or_default().push(Naming {
+                kind,
+                id,
+                name: name.to_string(),
+            });
+        }
     };
     for t in entity::trigger::Entity::find()
         .order_by_asc(entity::trigger::Column::Position)
@@ -335,7 +361,7 @@ pub async fn rules_naming(
     {
         if let Ok(rule) = super::Trigger::from_row(&t) {
             let keys = keys_of(Some(&rule.conditions), &rule.actions);
-            named.push((keys, naming("trigger", t.id, &t.name)));
+            name(keys, RuleKind::Trigger, t.id, &t.name);
         }
     }
     for r in entity::time_rule::Entity::find()
@@ -346,7 +372,7 @@ pub async fn rules_naming(
     {
         if let Ok(rule) = super::time_rules::TimeRule::from_row(&r) {
             let keys = keys_of(Some(&rule.rule.conditions), &rule.rule.actions);
-            named.push((keys, naming("time_rule", r.id, &r.name)));
+            name(keys, RuleKind::TimeRule, r.id, &r.name);
         }
     }
     for m in entity::ticket_macro::Entity::find()
@@ -357,13 +383,7 @@ pub async fn rules_naming(
         .await?
     {
         if let Ok(actions) = super::language::parse_actions(&m.actions) {
-            named.push((keys_of(None, &actions), naming("macro", m.id, &m.name)));
-        }
-    }
-    let mut by_key: std::collections::BTreeMap<String, Vec<Naming>> = Default::default();
-    for (keys, rule) in named {
-        for key in keys {
-            by_key.entry(key).or_default().push(rule.clone());
+            name(keys_of(None, &actions), RuleKind::Macro, m.id, &m.name);
         }
     }
     Ok(by_key)

@@ -55,7 +55,8 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
             .map(|p| p.name.clone())
             .unwrap_or_default()
     };
-    let mut naming = crate::service::automation::fields::rules_naming(db, &user.actor).await?;
+    use crate::service::automation::fields::{rules_naming, RuleKind};
+    let mut naming = rules_naming(db, &user.actor).await?;
     let fields = custom_fields::list(db, &user.actor, filter)
         .await?
         .into_iter()
@@ -65,12 +66,14 @@ async fn fields_of_desk(state: &AppState, user: &PageUser) -> PageResult<FieldsP
                 .unwrap_or_default()
                 .into_iter()
                 .map(|r| {
+                    // Shared macros have no page of their own (they are managed over the API).
                     let page = match r.kind {
-                        "trigger" => Some(format!("/admin/triggers/{}/", r.id)),
-                        "time_rule" => Some(format!("/admin/time-rules/{}/", r.id)),
-                        _ => None,
+                        RuleKind::Trigger => Some(format!("/admin/triggers/{}/", r.id)),
+                        RuleKind::TimeRule => Some(format!("/admin/time-rules/{}/", r.id)),
+                        RuleKind::Macro => None,
                     };
-                    let said = lang.t1(&format!("rules-named-{}", r.kind), "name", &r.name);
+                    let said =
+                        lang.t1(&format!("rules-named-{}", r.kind.as_str()), "name", &r.name);
                     (page, said)
                 })
                 .collect(),
