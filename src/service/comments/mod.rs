@@ -10,6 +10,7 @@ pub use batch::{live_by_ticket, readable_edits, TicketComments};
 pub use counts::{recount, recount_all, visible_count};
 pub(in crate::service) use write::post_by_rule;
 pub(in crate::service) use write::post_notice;
+pub(in crate::service) use write::{add_in, Answering};
 pub use write::{clean_body, create, create_with_files, delete, edit, CommentPatch, NewComment};
 
 use crate::auth::Actor;

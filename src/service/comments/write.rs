@@ -133,50 +133,12 @@ async fn create_and_attach(
     }
     let is_internal = input.comment_type == CommentType::Internal;
     let triggers = state.triggers.active(&state.db.conn).await?;
-    // What a first response is measured against: read before the transaction, from the remembered policies.
-    let answers = !is_internal && actor.is_team();
-    let of_priority = if answers && t.first_responded_at.is_none() {
-        state
-            .policies
-            .for_priority(&state.db.conn, t.priority)
-            .await?
-    } else {
-        Default::default()
-    };
+    let answering = Answering::read(state, actor, &t, input.comment_type).await?;
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
     let t = landing(&txn, t).await?;
     check_internal_allowed(actor, &t, input.comment_type)?;
-    let created = insert(&txn, &t, Some(actor.id()), input.comment_type, body, now).await?;
-    if answers {
-        // Conditional, so a concurrent first response keeps the earlier time.
-        let first = ticket::Entity::update_many()
-            .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
-            .filter(ticket::Column::Id.eq(t.id))
-            .filter(ticket::Column::FirstRespondedAt.is_null())
-            .exec(&txn)
-            .await?;
-        if first.rows_affected > 0 {
-            crate::service::sla::on_first_response(&txn, t.id).await?;
-            let governing =
-                policies::matching(&of_priority, t.priority, t.project_id, t.assigned_group_id);
-            if let Some(policy) = governing {
-                let kept = crate::service::reports::on_first_response(&t, &policy.calendar, now)?;
-                crate::db::run_together(&txn, vec![kept]).await?;
-            }
-        }
-    }
-    audit::record(
-        &txn,
-        audit::Entry::new(Some(actor.id()), "comment", created.id, "create")
-            .ticket(t.id)
-            .internal(is_internal)
-            .changes(json!({
-                "body": [null, created.body],
-                "comment_type": [null, created.comment_type],
-            })),
-    )
-    .await?;
+    let created = record(&txn, actor, &t, input.comment_type, body, &answering, now).await?;
     let mut attached = Vec::with_capacity(staged.len());
     for file in staged {
         attached.push(attachments::insert(&txn, actor, &t, Some(&created), file).await?);
@@ -200,6 +162,96 @@ async fn create_and_attach(
         ran.publish(state, &t).await;
     }
     Ok((created, attached))
+}
+
+/// What a public comment by the team is measured against as a first response: the SLA policies of the ticket's
+/// priority, read before the transaction from the remembered policies. `None` when the comment cannot be one.
+pub(in crate::service) struct Answering(Option<std::sync::Arc<Vec<policies::Policy>>>);
+
+impl Answering {
+    /// What a comment of `kind` by `actor` on `t` would answer.
+    pub(in crate::service) async fn read(
+        state: WriteDeps<'_>,
+        actor: &Actor,
+        t: &ticket::Model,
+        kind: CommentType,
+    ) -> AppResult<Answering> {
+        if kind == CommentType::Internal || !actor.is_team() {
+            return Ok(Answering(None));
+        }
+        if t.first_responded_at.is_some() {
+            return Ok(Answering(Some(Default::default())));
+        }
+        let of_priority = state
+            .policies
+            .for_priority(&state.db.conn, t.priority)
+            .await?;
+        Ok(Answering(Some(of_priority)))
+    }
+}
+
+/// The comment row, the first response it may be (conditional, so that a concurrent first response keeps
+/// the earlier time) and its audit record, in `txn` on `t` (read in it).
+async fn record(
+    txn: &DatabaseTransaction,
+    actor: &Actor,
+    t: &ticket::Model,
+    kind: CommentType,
+    body: String,
+    answering: &Answering,
+    now: chrono::DateTime<Utc>,
+) -> AppResult<comment::Model> {
+    let created = insert(txn, t, Some(actor.id()), kind, body, now).await?;
+    if let Answering(Some(of_priority)) = answering {
+        let first = ticket::Entity::update_many()
+            .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
+            .filter(ticket::Column::Id.eq(t.id))
+            .filter(ticket::Column::FirstRespondedAt.is_null())
+            .exec(txn)
+            .await?;
+        if first.rows_affected > 0 {
+            crate::service::sla::on_first_response(txn, t.id).await?;
+            let governing =
+                policies::matching(of_priority, t.priority, t.project_id, t.assigned_group_id);
+            if let Some(policy) = governing {
+                let kept = crate::service::reports::on_first_response(t, &policy.calendar, now)?;
+                crate::db::run_together(txn, vec![kept]).await?;
+            }
+        }
+    }
+    audit::record(
+        txn,
+        audit::Entry::new(Some(actor.id()), "comment", created.id, "create")
+            .ticket(t.id)
+            .internal(kind == CommentType::Internal)
+            .changes(json!({
+                "body": [null, created.body],
+                "comment_type": [null, created.comment_type],
+            })),
+    )
+    .await?;
+    Ok(created)
+}
+
+/// A public comment `actor` adds to `t` (locked in `txn` by the write it is part of: a status move with a
+/// note), its body already cleaned ([`clean_body`]): recorded, announced and counted as [`create`] does, and
+/// seen by the triggers as a comment added, in the same transaction. The live event is the caller's to
+/// publish once it has committed.
+pub(in crate::service) async fn add_in(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    triggers: &[crate::service::automation::Trigger],
+    t: &ticket::Model,
+    body: String,
+    answering: &Answering,
+) -> AppResult<(comment::Model, Option<triggered::Ran>)> {
+    let kind = CommentType::Public;
+    let created = record(txn, actor, t, kind, body, answering, Utc::now()).await?;
+    events::comment_created(txn, state.config, actor, t, &created).await?;
+    counts::on_created(txn, t.id, kind).await?;
+    let ran = triggered::after_comment(txn, state, actor, triggers, t, false).await?;
+    Ok((created, ran))
 }
 
 /// The ticket a comment meant for `t` lands on, read again inside the comment's transaction: `t` itself, or

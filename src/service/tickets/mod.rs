@@ -11,7 +11,7 @@ pub use read::{
     TicketFilter, TicketOrder, TicketPage, TicketQuery, TicketReads, TicketSort,
 };
 pub use write::{
-    archive, change_status, create, create_along, merge, merge_many, merged_into, preview, restore,
-    split, update, Along, MergeTarget, Merged, MergedInto, MergedMany, NewTicket, SplitOff,
-    TicketPatch, KEY_FIELD,
+    archive, change_status, change_status_noting, create, create_along, merge, merge_many,
+    merged_into, preview, restore, split, update, Along, MergeTarget, Merged, MergedInto,
+    MergedMany, NewTicket, SplitOff, TicketPatch, KEY_FIELD,
 };

@@ -714,18 +714,61 @@ async fn actions_are_confirmed_and_resolving_leaves_a_note(app: &TestApp) {
             .any(|v| v.to_str().unwrap().contains("flash=; Max-Age=0")),
         "shown once"
     );
-    let resolved = browser
-        .form(
-            app,
-            &format!("/tickets/{id}/status/"),
-            &[
-                ("status", "resolved"),
-                (
-                    "note",
-                    "Replaced the <b>cable</b>.\r\nCall if it happens again.",
-                ),
-            ],
+    // The note and the move are one write: refused together (a field required from the done statuses is
+    // unset), and, once taken, the triggers see the move and then the comment on the resolved ticket.
+    let root = app.admin("root").await;
+    let field = app
+        .as_user(&root)
+        .post(
+            "/api/custom-fields/",
+            serde_json::json!({"key": "cause", "label": "Cause", "kind": "text", "required_from": "done"}),
         )
+        .await;
+    assert_eq!(field.status, StatusCode::CREATED, "{}", field.text);
+    let note = [
+        ("status", "resolved"),
+        (
+            "note",
+            "Replaced the <b>cable</b>.\r\nCall if it happens again.",
+        ),
+    ];
+    let refused = browser
+        .form(app, &format!("/tickets/{id}/status/"), &note)
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    let comments = app
+        .as_user(&rita)
+        .get(&format!("/api/tickets/{id}/comments/"))
+        .await;
+    assert_eq!(
+        comments.json.as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        comments.text
+    );
+    let archived = app
+        .as_user(&root)
+        .delete(&format!("/api/custom-fields/{}/", field.json["id"]))
+        .await;
+    assert!(archived.status.is_success(), "{}", archived.text);
+    let rule = app
+        .as_user(&root)
+        .post(
+            "/api/automation/triggers/",
+            serde_json::json!({
+                "name": "Answered on resolving",
+                "conditions": {"all": [
+                    {"field": "event", "operator": "is", "value": "comment_added"},
+                    {"field": "ticket.status", "operator": "is", "value": "resolved"},
+                    {"field": "actor.role", "operator": "is", "value": "agent"}
+                ]},
+                "actions": [{"add_tags": ["answered"]}]
+            }),
+        )
+        .await;
+    assert_eq!(rule.status, StatusCode::CREATED, "{}", rule.text);
+    let resolved = browser
+        .form(app, &format!("/tickets/{id}/status/"), &note)
         .await;
     let shown = page(app, &format!("/tickets/{id}/"), Some(&follow(&resolved))).await;
     assert!(
@@ -733,6 +776,11 @@ async fn actions_are_confirmed_and_resolving_leaves_a_note(app: &TestApp) {
         "{}",
         shown.text
     );
+    let tags = app
+        .as_user(&agent)
+        .get(&format!("/api/tickets/{id}/tags/"))
+        .await;
+    assert!(tags.text.contains("answered"), "{}", tags.text);
     let comments = app
         .as_user(&rita)
         .get(&format!("/api/tickets/{id}/comments/"))

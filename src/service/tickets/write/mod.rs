@@ -15,7 +15,7 @@ pub use merge::{
     merge, merge_many, merged_into, MergeTarget, Merged, MergedInto, MergedMany, MAX_MERGED_AT_ONCE,
 };
 pub use split::{split, SplitOff};
-pub use status::change_status;
+pub use status::{change_status, change_status_noting};
 pub use update::{preview, update};
 
 use crate::domain::{Priority, TicketStatus};

@@ -1,5 +1,5 @@
 //! Status moves: the workflow check and the lifecycle dates a move sets or clears.
-use super::update::update;
+use super::update::{update, update_noting};
 use super::TicketPatch;
 use crate::auth::Actor;
 use crate::domain::{TicketStatus, Workflow};
@@ -60,4 +60,20 @@ pub async fn change_status(
         },
     )
     .await
+}
+
+/// [`change_status`] with a public comment by `actor` (HTML, sanitised; a resolution note for the requester),
+/// written in the same transaction: a note refused (too long, blank) or a move refused leaves both unwritten.
+pub async fn change_status_noting(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    id: i32,
+    status: TicketStatus,
+    note: &str,
+) -> AppResult<ticket::Model> {
+    let patch = TicketPatch {
+        status: Some(status),
+        ..Default::default()
+    };
+    update_noting(state, actor, id, patch, Some(note)).await
 }

@@ -10,7 +10,7 @@ use crate::service::automation::{Event, Via};
 use crate::service::events;
 use crate::service::text;
 use crate::service::tickets::{self, counters, rules};
-use crate::service::{custom_fields, sla, WriteDeps};
+use crate::service::{comments, custom_fields, sla, WriteDeps};
 use chrono::{DateTime, Utc};
 use entity::ticket;
 use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, QuerySelect, Set};
@@ -180,10 +180,33 @@ pub async fn update(
     id: i32,
     patch: TicketPatch,
 ) -> AppResult<ticket::Model> {
+    update_noting(state, actor, id, patch, None).await
+}
+
+/// [`update`], and then, in the same transaction, a public comment by `actor` with the HTML `note` (a
+/// resolution note): both are written or neither is. The comment is checked (as any comment's body) before
+/// anything is written, and the triggers see the change and then the comment, as two writes would show them.
+pub(super) async fn update_noting(
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    id: i32,
+    patch: TicketPatch,
+    note: Option<&str>,
+) -> AppResult<ticket::Model> {
+    let note = note.map(comments::clean_body).transpose()?;
     let fields = state.fields.active(&state.db.conn).await?;
     let checked = check(&state.db.conn, actor, id, &patch, fields).await?;
     // Before the transaction, as every read the write can make early: remembered, mostly.
     let triggers = state.triggers.active(&state.db.conn).await?;
+    let note = match note {
+        Some(body) => {
+            let public = crate::domain::CommentType::Public;
+            let answering =
+                comments::Answering::read(state, actor, &checked.current, public).await?;
+            Some((body, answering))
+        }
+        None => None,
+    };
     let txn = state.db.begin_write().await?;
     // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
     // and the status counters move from the status the row really had.
@@ -217,8 +240,15 @@ pub async fn update(
     let saved = match written {
         Some(saved) => saved,
         None if set.is_empty() => {
+            let noted = match note {
+                Some((body, answering)) => Some(
+                    comments::add_in(&txn, state, actor, &triggers, &before, body, &answering)
+                        .await?,
+                ),
+                None => None,
+            };
             txn.commit().await?;
-            return Ok(before);
+            return Ok(publish_note(state, before, noted).await);
         }
         // Only custom fields changed: a change all the same, which the triggers see (as the row is now).
         None => ticket::Entity::find_by_id(id)
@@ -238,6 +268,12 @@ pub async fn update(
         &set,
     )
     .await?;
+    let noted = match note {
+        Some((body, answering)) => Some(
+            comments::add_in(&txn, state, actor, &triggers, &ran.ticket, body, &answering).await?,
+        ),
+        None => None,
+    };
     txn.commit().await?;
     // A change of custom fields alone is told as an update, once: not again when a rule changed a field too.
     let told = publish_change(state, &before, &ran.ticket).await;
@@ -246,7 +282,28 @@ pub async fn update(
         state.live.publish(state.db, event).await;
     }
     ran.publish_comments(state).await;
-    Ok(ran.ticket)
+    Ok(publish_note(state, ran.ticket, noted).await)
+}
+
+/// The live events of a committed note and of what the triggers it fired did to `t`; the ticket as they
+/// left it.
+async fn publish_note(
+    state: WriteDeps<'_>,
+    t: ticket::Model,
+    noted: Option<(entity::comment::Model, Option<triggered::Ran>)>,
+) -> ticket::Model {
+    let Some((created, ran)) = noted else {
+        return t;
+    };
+    let event = LiveEvent::comment(t.id, created.id);
+    state.live.publish(state.db, event).await;
+    match ran {
+        Some(ran) => {
+            ran.publish(state, &t).await;
+            ran.ticket
+        }
+        None => t,
+    }
 }
 
 /// Write `next` over `current` (locked in `txn`): the row, the counters, the clock and its checks, the audit

@@ -32,31 +32,15 @@ pub async fn change_status(
     let outcome: PageResult<Response> = async {
         let status = TicketStatus::parse(form.get("status"))?;
         let before = tickets::get(&state.db.conn, &user.actor, id).await?.status;
-        // Resolving may leave a note for the requester, as a public comment. It is checked before the move, so
-        // that a note refused (too long, say) leaves the ticket as it was.
+        // Resolving may leave a note for the requester, as a public comment written with the move: a note
+        // refused (too long, say) leaves the ticket as it was.
         let note = form.get("note").trim();
-        let note = (status == TicketStatus::Resolved && !note.is_empty())
-            .then(|| crate::service::comments::clean_body(&crate::sanitize::text_to_html(note)))
-            .transpose()?;
-        tickets::change_status(
-            state.write_deps(crate::domain::Channel::Web),
-            &user.actor,
-            id,
-            status,
-        )
-        .await?;
-        if let Some(body) = note {
-            let input = crate::service::comments::NewComment {
-                body,
-                comment_type: crate::domain::CommentType::Public,
-            };
-            crate::service::comments::create(
-                state.write_deps(crate::domain::Channel::Web),
-                &user.actor,
-                id,
-                input,
-            )
-            .await?;
+        let deps = state.write_deps(crate::domain::Channel::Web);
+        if status == TicketStatus::Resolved && !note.is_empty() {
+            let note = crate::sanitize::text_to_html(note);
+            tickets::change_status_noting(deps, &user.actor, id, status, &note).await?;
+        } else {
+            tickets::change_status(deps, &user.actor, id, status).await?;
         }
         let lang = user.lang;
         let said = match status {
