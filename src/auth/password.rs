@@ -119,6 +119,13 @@ pub fn hash_password(password: &str) -> AppResult<String> {
     made().map_err(|e| AppError::internal(anyhow::anyhow!("password hashing failed: {e}")))
 }
 
+/// What an account without a password stores: no password matches it (it is not a hash), and, unlike a
+/// hash of a random password, it costs nothing to make. Random, as Django's unusable passwords, so that
+/// no two accounts store the same value.
+pub fn unusable() -> String {
+    crate::auth::tokens::new_secret("!")
+}
+
 /// Whether `password` matches the stored hash. An empty or malformed hash never matches, and costs one
 /// verification all the same (against the stand-in hash).
 pub fn verify_password(stored: &str, password: &str) -> bool {

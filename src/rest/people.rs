@@ -293,7 +293,7 @@ pub async fn create_user(
 ) -> AppResult<(StatusCode, axum::Json<User>)> {
     let input = accounts::NewAccount {
         username: required("username", body.username)?,
-        password: required("password", body.password)?,
+        password: Some(required("password", body.password)?),
         full_name: body.full_name.unwrap_or_default(),
         email: body.email,
         is_staff: body.is_staff,

@@ -199,7 +199,7 @@ impl PeopleMutation {
         let (req, actor) = viewer(ctx)?;
         let account = accounts::NewAccount {
             username: input.username,
-            password: input.password,
+            password: Some(input.password),
             full_name: input.full_name.unwrap_or_default(),
             email: input.email,
             is_staff: input.is_staff.unwrap_or(false),

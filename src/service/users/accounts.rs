@@ -22,8 +22,10 @@ const MAX_USERNAME: usize = 150;
 pub struct NewAccount {
     /// Login name, unique whatever its letter case.
     pub username: String,
-    /// Password in clear (hashed before storage).
-    pub password: String,
+    /// Password in clear (hashed before storage). `None` for an account made for someone who has not chosen
+    /// one (a requester who wrote in, an identity provider's user): no password signs in to it until one is
+    /// set by a reset or an administrator, and no hash is computed for it.
+    pub password: Option<String>,
     /// Display name.
     pub full_name: String,
     /// Email, unique whatever its letter case.
@@ -233,12 +235,17 @@ pub async fn create(
     let username = clean_username(&input.username)?;
     let full_name = clean_full_name(&input.full_name)?;
     let email = clean_email(input.email.as_deref())?;
-    passwords::check_strength(deps.min_password_length, &username, &input.password)?;
+    if let Some(password) = &input.password {
+        passwords::check_strength(deps.min_password_length, &username, password)?;
+    }
     check_superuser_change(admin, input.is_superuser, false)?;
     let db = &deps.db.conn;
     let group_ids = groups::existing(db, &input.group_ids).await?;
     check_unique(db, Some(&username), email.as_deref(), None).await?;
-    let password_hash = crate::auth::password::hash_password_async(input.password).await?;
+    let password_hash = match input.password {
+        Some(password) => crate::auth::password::hash_password_async(password).await?,
+        None => crate::auth::password::unusable(),
+    };
     let txn = deps.db.begin_write().await?;
     let created = user::ActiveModel {
         username: Set(username),

@@ -1,5 +1,5 @@
 //! Accounts of people the OpenID Connect provider vouches for (docs/decisions.md, "Single sign-on"): matched
-//! by email whatever its letter case, provisioned on first sign-in with a random password nobody knows, and
+//! by email whatever its letter case, provisioned on first sign-in without a password (none signs in to it), and
 //! their mapped groups, staff and superuser flags following the provider at each sign-in. Every change goes
 //! through the service functions the admin pages use (`accounts::create`, `accounts::update`,
 //! `groups::create`), so it is checked and audited the same way; their audit records have no actor, and one
@@ -195,7 +195,7 @@ async fn follow(
     Ok((updated, true))
 }
 
-/// A new account for `identity`, with a password nobody knows.
+/// A new account for `identity`, with no password (it signs in through the provider).
 async fn provision(
     deps: PeopleDeps<'_>,
     settings: &OidcSettings,
@@ -203,10 +203,6 @@ async fn provision(
     email: &str,
     wanted: &Wanted,
 ) -> AppResult<user::Model> {
-    let mut password = new_secret("");
-    while password.len() < deps.min_password_length {
-        password.push_str(&new_secret(""));
-    }
     let account = NewAccount {
         username: free_username(
             &deps.db.conn,
@@ -215,7 +211,7 @@ async fn provision(
             email,
         )
         .await?,
-        password,
+        password: None,
         full_name: identity
             .name
             .as_deref()
@@ -233,7 +229,7 @@ async fn provision(
 }
 
 /// A requester account for someone who wrote to the help desk from `email` (display name `name`), with a
-/// password nobody knows: they sign in after a password reset. Made as the provider makes accounts.
+/// no password: they sign in after a password reset. Made as the provider makes accounts.
 ///
 /// Two messages from a new sender taken in at once both find no account: the one made first is the
 /// account of both. A user name taken meanwhile by someone else is looked for again.
@@ -244,13 +240,9 @@ pub async fn requester_for_email(
 ) -> AppResult<user::Model> {
     let mut tries = 0;
     loop {
-        let mut password = new_secret("");
-        while password.len() < deps.min_password_length {
-            password.push_str(&new_secret(""));
-        }
         let account = NewAccount {
             username: free_username(&deps.db.conn, None, "", email).await?,
-            password,
+            password: None,
             full_name: name.chars().filter(|c| !c.is_control()).take(150).collect(),
             email: Some(email.to_string()),
             is_staff: false,

@@ -4,6 +4,7 @@
 use crate::db_test;
 use crate::support::events::state_with;
 use crate::support::helpers::{TestApp, TestUser};
+use crate::support::login::{sign_in, Door, Outcome};
 use crate::support::sla::run_at;
 use chrono::Utc;
 use deskgraph::notify::mailer::thread_root;
@@ -130,6 +131,74 @@ async fn a_stranger_writes_gets_a_ticket_and_their_reply_lands_on_it(app: &TestA
     assert_eq!(last["body"], "<p>The Cisco one.</p>");
     assert_eq!(last["commentType"], "PUBLIC");
     assert_eq!(last["author"]["username"], t["requester"]["username"]);
+
+    // Dana's account has no password: none signs in to it, not even what it stores, until Dana sets one
+    // through a reset link.
+    let username = t["requester"]["username"].as_str().unwrap().to_string();
+    let stored = entity::user::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|u| u.username == username)
+        .unwrap()
+        .password_hash;
+    for guess in ["", stored.as_str(), "dana.stone@example.com"] {
+        assert_eq!(
+            sign_in(app, Door::Rest, &username, guess).await,
+            Outcome::Refused,
+            "{guess:?}"
+        );
+    }
+    let asked = app
+        .post(
+            "/api/auth/password-reset/",
+            None,
+            json!({"email": "dana.stone@example.com"}),
+        )
+        .await;
+    assert_eq!(asked.status, axum::http::StatusCode::ACCEPTED);
+    let link = reset_link(app).await;
+    let set = app
+        .post(
+            "/api/auth/password-reset/confirm/",
+            None,
+            json!({"token": link, "new_password": "dana-chose-this"}),
+        )
+        .await;
+    assert_eq!(
+        set.status,
+        axum::http::StatusCode::NO_CONTENT,
+        "{}",
+        set.text
+    );
+    assert_eq!(
+        sign_in(app, Door::Rest, &username, "dana-chose-this").await,
+        Outcome::SignedIn
+    );
+}
+
+/// The token of the password reset link the outbox holds.
+async fn reset_link(app: &TestApp) -> String {
+    for _ in 0..100 {
+        let rows = entity::outbox::Entity::find()
+            .all(&app.state.db.conn)
+            .await
+            .unwrap();
+        let found = rows
+            .iter()
+            .filter(|r| r.event == "account.password_reset")
+            .find_map(|r| {
+                let start = r.payload.find("/accounts/password-reset/dgr_")?;
+                let rest = &r.payload[start + "/accounts/password-reset/".len()..];
+                Some(rest[..rest.find('/')?].to_string())
+            });
+        if let Some(link) = found {
+            return link;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no reset email")
 }
 
 db_test!(subject_tags_thread_only_for_senders_who_may_see_the_ticket);

@@ -237,7 +237,7 @@ pub async fn create_user(
     };
     let input = accounts::NewAccount {
         username: draft.username.clone(),
-        password: form.get("password").to_string(),
+        password: Some(form.get("password").to_string()),
         full_name: draft.full_name.clone(),
         email: Some(draft.email.clone()),
         is_staff: draft.is_staff,
