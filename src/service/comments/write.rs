@@ -138,6 +138,13 @@ async fn create_and_attach(
     let txn = state.db.begin_write().await?;
     let t = landing(&txn, t).await?;
     check_internal_allowed(actor, &t, input.comment_type)?;
+    let reopened = match input.comment_type {
+        CommentType::Public => {
+            crate::service::tickets::write::on_requester_reply(&txn, state, actor, &t).await?
+        }
+        CommentType::Internal => None,
+    };
+    let t = reopened.as_ref().map_or(t, |(_, after)| after.clone());
     let created = record(&txn, actor, &t, input.comment_type, body, &answering, now).await?;
     let mut attached = Vec::with_capacity(staged.len());
     for file in staged {
@@ -154,6 +161,9 @@ async fn create_and_attach(
     counts::on_created(&txn, t.id, created.comment_type).await?;
     let ran = triggered::after_comment(&txn, state, actor, &triggers, &t, is_internal).await?;
     txn.commit().await?;
+    if let Some((before, after)) = &reopened {
+        crate::service::tickets::write::publish_change(state, before, after).await;
+    }
     state
         .live
         .publish(state.db, LiveEvent::comment(t.id, created.id))

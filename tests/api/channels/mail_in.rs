@@ -94,6 +94,12 @@ async fn a_stranger_writes_gets_a_ticket_and_their_reply_lands_on_it(app: &TestA
         )
         .await;
     assert!(posted.status.is_success(), "{}", posted.text);
+    // It waits for Dana meanwhile; Dana's answer by email puts it back in the queue.
+    let held = app
+        .as_user(&bob)
+        .patch(&format!("/api/tickets/{id}/"), json!({"status": "on_hold"}))
+        .await;
+    assert_eq!(held.json["status"], "on_hold", "{}", held.text);
     run_at(&state, Utc::now()).await;
     let to_dana: Vec<_> = mailer
         .sent()
@@ -131,6 +137,8 @@ async fn a_stranger_writes_gets_a_ticket_and_their_reply_lands_on_it(app: &TestA
     assert_eq!(last["body"], "<p>The Cisco one.</p>");
     assert_eq!(last["commentType"], "PUBLIC");
     assert_eq!(last["author"]["username"], t["requester"]["username"]);
+    let now = app.as_user(&bob).get(&format!("/api/tickets/{id}/")).await;
+    assert_eq!(now.json["status"], "open", "{}", now.text);
 
     // Dana's account has no password: none signs in to it, not even what it stores, until Dana sets one
     // through a reset link.

@@ -668,6 +668,74 @@ async fn requesters_see_what_waits_for_them(app: &TestApp) {
     assert!(ours.contains("Monitor flickers"), "{ours}");
     let page = team.page(app, &format!("/tickets/{}/", ids[0])).await.text;
     assert!(!page.contains("id=\"waiting-for-you\""));
+
+    // The team's reply and internal note leave it waiting; the requester's answer puts it back in the queue,
+    // as their change, and it no longer waits for them.
+    let status = |id: i64| {
+        let path = format!("/api/tickets/{id}/");
+        let agent = &agent;
+        async move { app.as_user(agent).get(&path).await.json["status"].clone() }
+    };
+    for (content, kind) in [("Any news?", "public"), ("Chased by phone.", "internal")] {
+        let said = app
+            .as_user(&agent)
+            .post(
+                &format!("/api/tickets/{}/comments/", ids[0]),
+                serde_json::json!({"content": content, "comment_type": kind}),
+            )
+            .await;
+        assert_eq!(said.status, 201, "{}", said.text);
+        assert_eq!(status(ids[0]).await, "on_hold", "{kind}");
+    }
+    let answered = app
+        .as_user(&rita)
+        .post(
+            &format!("/api/tickets/{}/comments/", ids[0]),
+            serde_json::json!({"content": "It still whines after the update."}),
+        )
+        .await;
+    assert_eq!(answered.status, 201, "{}", answered.text);
+    assert_eq!(status(ids[0]).await, "open");
+    assert_eq!(status(ids[2]).await, "on_hold", "another ticket moved");
+    let history = app
+        .as_user(&agent)
+        .graphql_data(
+            "query($n: Int!) { ticket(databaseId: $n) { history(first: 50) { nodes { action changes actor { username } } } } }",
+            serde_json::json!({"n": ids[0]}),
+        )
+        .await;
+    let moves: Vec<_> = history["ticket"]["history"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["action"] == "status_change")
+        .map(|n| {
+            (
+                n["actor"]["username"].clone(),
+                n["changes"]["status"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        moves.last(),
+        Some(&(
+            serde_json::json!("rita"),
+            serde_json::json!(["on_hold", "open"])
+        )),
+        "{history}"
+    );
+    let waiting = requester.page(app, "/tickets/?view=waiting").await.text;
+    assert!(!waiting.contains("Laptop fan loud"), "{waiting}");
+    // Their answer on a ticket that does not wait for them moves nothing.
+    let more = app
+        .as_user(&rita)
+        .post(
+            &format!("/api/tickets/{}/comments/", ids[1]),
+            serde_json::json!({"content": "Also the screen."}),
+        )
+        .await;
+    assert_eq!(more.status, 201, "{}", more.text);
+    assert_eq!(status(ids[1]).await, "new");
 }
 db_test!(requesters_see_what_waits_for_them);
 

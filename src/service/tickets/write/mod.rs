@@ -15,7 +15,9 @@ pub use merge::{
     merge, merge_many, merged_into, MergeTarget, Merged, MergedInto, MergedMany, MAX_MERGED_AT_ONCE,
 };
 pub use split::{split, SplitOff};
+pub(in crate::service) use status::on_requester_reply;
 pub use status::{change_status, change_status_noting};
+pub(in crate::service) use update::publish_change;
 pub use update::{preview, update};
 
 use crate::domain::{Priority, TicketStatus};

@@ -1,5 +1,5 @@
 //! Status moves: the workflow check and the lifecycle dates a move sets or clears.
-use super::update::{update, update_noting};
+use super::update::{update, update_noting, write_change};
 use super::TicketPatch;
 use crate::auth::Actor;
 use crate::domain::{TicketStatus, Workflow};
@@ -76,4 +76,46 @@ pub async fn change_status_noting(
         ..Default::default()
     };
     update_noting(state, actor, id, patch, Some(note)).await
+}
+
+/// A requester's public reply on their own ticket that waits for them (`on_hold`, the status in which the
+/// desk waits for its requester) moves it back to `open`, in the reply's transaction (`txn`, the ticket
+/// `t` read in it) and as their change: the desk sees the answer in its queue, the SLA clock paused for
+/// the wait runs again, and the requester's "Waiting for me" no longer lists it. The ticket before and
+/// after; none when it did not wait for them. The team's replies and internal notes move nothing.
+pub(in crate::service) async fn on_requester_reply(
+    txn: &sea_orm::DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    t: &ticket::Model,
+) -> AppResult<Option<(ticket::Model, ticket::Model)>> {
+    use sea_orm::{EntityTrait, QuerySelect};
+    if actor.is_team() || t.requester_id != actor.id() || t.status != TicketStatus::OnHold {
+        return Ok(None);
+    }
+    let current = ticket::Entity::find_by_id(t.id)
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket"))?;
+    if current.status != TicketStatus::OnHold {
+        return Ok(None);
+    }
+    let now = Utc::now();
+    let mut next = current.clone();
+    next.status = TicketStatus::Open;
+    apply_lifecycle(&mut next, TicketStatus::Open, now);
+    let before = current.clone();
+    let saved = write_change(
+        txn,
+        state,
+        Some(actor),
+        None,
+        "status_change",
+        current,
+        next,
+        now,
+    )
+    .await?;
+    Ok(saved.map(|after| (before, after)))
 }

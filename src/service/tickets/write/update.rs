@@ -379,7 +379,7 @@ pub(super) async fn write_change(
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
 /// other field did (both when both did). Whether it told of an update.
-pub(super) async fn publish_change(
+pub(in crate::service) async fn publish_change(
     state: WriteDeps<'_>,
     before: &ticket::Model,
     after: &ticket::Model,
