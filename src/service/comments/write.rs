@@ -138,13 +138,6 @@ async fn create_and_attach(
     let txn = state.db.begin_write().await?;
     let t = landing(&txn, t).await?;
     check_internal_allowed(actor, &t, input.comment_type)?;
-    let reopened = match input.comment_type {
-        CommentType::Public => {
-            crate::service::tickets::write::on_requester_reply(&txn, state, actor, &t).await?
-        }
-        CommentType::Internal => None,
-    };
-    let t = reopened.as_ref().map_or(t, |(_, after)| after.clone());
     let created = record(&txn, actor, &t, input.comment_type, body, &answering, now).await?;
     let mut attached = Vec::with_capacity(staged.len());
     for file in staged {
@@ -159,6 +152,16 @@ async fn create_and_attach(
     // Last, so that the ticket row it locks is held only until the commit: comments on one ticket
     // then write in parallel up to here.
     counts::on_created(&txn, t.id, created.comment_type).await?;
+    // The requester's answer to a ticket waiting for them moves it, after the counts: as every write of the
+    // comment's transaction takes the ticket row's lock last, no two comments take their locks in opposite
+    // orders and wait for each other.
+    let reopened = match input.comment_type {
+        CommentType::Public => {
+            crate::service::tickets::write::on_requester_reply(&txn, state, actor, &t).await?
+        }
+        CommentType::Internal => None,
+    };
+    let t = reopened.as_ref().map_or(t, |(_, after)| after.clone());
     let ran = triggered::after_comment(&txn, state, actor, &triggers, &t, is_internal).await?;
     txn.commit().await?;
     if let Some((before, after)) = &reopened {

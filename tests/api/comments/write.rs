@@ -216,3 +216,78 @@ async fn bodies_are_sanitised_and_validated(app: &TestApp) {
     assert_eq!(resp.json[1]["edit_count"], 0);
 }
 db_test!(bodies_are_sanitised_and_validated);
+
+/// Replies sent at once on one ticket all land: the requester's answers to a ticket that waits for them
+/// (each may move it back to open) and a team member's comment that a trigger acts on. None is lost to the
+/// row's locks waiting on each other; the ticket is moved once.
+async fn replies_at_once_on_one_ticket_all_land(app: &TestApp) {
+    let rita = app.user("rita").await;
+    let agent = app.agent("agnes").await;
+    let root = app.admin("root").await;
+    let rule = app
+        .as_user(&root)
+        .post(
+            "/api/automation/triggers/",
+            json!({
+                "name": "Answered",
+                "conditions": {"all": [
+                    {"field": "event", "operator": "is", "value": "comment_added"},
+                    {"field": "actor.role", "operator": "one_of", "value": ["agent", "requester"]}
+                ]},
+                "actions": [{"add_tags": ["answered"]}]
+            }),
+        )
+        .await;
+    assert_eq!(rule.status, StatusCode::CREATED, "{}", rule.text);
+    for round in 0..6 {
+        let t = app
+            .as_user(&rita)
+            .create_ticket(json!({"title": format!("Dock {round}")}))
+            .await;
+        let id = t["id"].as_i64().unwrap();
+        let held = app
+            .as_user(&agent)
+            .patch(&format!("/api/tickets/{id}/"), json!({"status": "on_hold"}))
+            .await;
+        assert_eq!(held.status, StatusCode::OK, "{}", held.text);
+        let path = format!("/api/tickets/{id}/comments/");
+        let (a, b, c) = tokio::join!(
+            app.as_user(&rita)
+                .post(&path, json!({"content": "Still broken."})),
+            app.as_user(&rita)
+                .post(&path, json!({"content": "Also the charger."})),
+            app.as_user(&agent)
+                .post(&path, json!({"content": "Looking now."})),
+        );
+        for r in [&a, &b, &c] {
+            assert_eq!(r.status, StatusCode::CREATED, "round {round}: {}", r.text);
+        }
+        let after = app
+            .as_user(&agent)
+            .get(&format!("/api/tickets/{id}/"))
+            .await;
+        assert_eq!(after.json["status"], "open", "{}", after.text);
+        let comments = app.as_user(&agent).get(&path).await;
+        assert_eq!(
+            comments.json.as_array().map(Vec::len),
+            Some(3),
+            "{}",
+            comments.text
+        );
+        let history = app
+            .as_user(&agent)
+            .graphql_data(
+                "query($n: Int!) { ticket(databaseId: $n) { history(first: 50) { nodes { action changes } } } }",
+                json!({"n": id}),
+            )
+            .await;
+        let reopened = history["ticket"]["history"]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["changes"]["status"] == json!(["on_hold", "open"]))
+            .count();
+        assert_eq!(reopened, 1, "{history}");
+    }
+}
+db_test!(replies_at_once_on_one_ticket_all_land);

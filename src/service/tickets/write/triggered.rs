@@ -183,8 +183,11 @@ pub async fn after_comment(
     if !triggers.iter().any(|trigger| trigger.fires(&facts)) {
         return Ok(None);
     }
+    // `FOR NO KEY UPDATE`, not `FOR UPDATE`: the comment's transaction already holds the row's key-share lock
+    // (`comments::landing`), and so may a concurrent comment's; two upgrades to `FOR UPDATE` would wait for each
+    // other's key-share lock, a deadlock. This lock still queues writers of the row one after the other.
     let current = ticket::Entity::find_by_id(t.id)
-        .lock_exclusive()
+        .lock(sea_orm::sea_query::LockType::NoKeyUpdate)
         .one(txn)
         .await?
         .ok_or_else(|| AppError::not_found("ticket"))?;
