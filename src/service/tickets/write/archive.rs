@@ -7,7 +7,7 @@ use crate::service::tickets::{self, counters, rules};
 use crate::service::WriteDeps;
 use chrono::Utc;
 use entity::ticket;
-use sea_orm::{ActiveModelTrait, EntityTrait, QuerySelect, Set};
+use sea_orm::{ActiveModelTrait, Set};
 use serde_json::json;
 
 /// Archive (soft delete) a ticket; team members only.
@@ -18,13 +18,8 @@ pub async fn archive(state: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<
     }
     let now = Utc::now();
     let txn = state.db.begin_write().await?;
-    // Locked re-read: a concurrent archive of the same ticket finds it archived and counts nothing twice.
-    let current = ticket::Entity::find_by_id(current.id)
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .filter(|t| t.archived_at.is_none())
-        .ok_or_else(|| AppError::not_found("ticket"))?;
+    // A concurrent archive of the same ticket finds it archived and counts nothing twice.
+    let current = super::relock(&txn, current.id, super::Lock::Write, false).await?;
     counters::on_archived(&txn, &current).await?;
     let mut active: ticket::ActiveModel = current.into();
     active.archived_at = Set(Some(now));
@@ -56,12 +51,8 @@ pub async fn restore(state: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<
         return Ok(current);
     }
     let txn = state.db.begin_write().await?;
-    // Locked re-read: a concurrent restore of the same ticket finds it live and counts nothing twice.
-    let current = ticket::Entity::find_by_id(id)
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("ticket"))?;
+    // A concurrent restore of the same ticket finds it live and counts nothing twice.
+    let current = super::relock(&txn, id, super::Lock::Write, true).await?;
     if current.archived_at.is_none() {
         txn.commit().await?;
         return Ok(current);

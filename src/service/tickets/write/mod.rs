@@ -143,3 +143,37 @@ async fn check_group(db: &impl ConnectionTrait, id: i32) -> AppResult<()> {
         ))
     }
 }
+
+/// How [`relock`] locks the ticket's row.
+#[derive(Debug, Clone, Copy)]
+enum Lock {
+    /// `FOR UPDATE`: the write that changes the ticket takes its turn before reading it.
+    Write,
+    /// `FOR NO KEY UPDATE`, for a write inside a comment's transaction, which already holds the row's key-share
+    /// lock (`comments::landing`), as a concurrent comment may: two upgrades to `FOR UPDATE` would wait on each
+    /// other's key-share lock, a deadlock. This lock still queues writers of the row one after the other.
+    UnderComment,
+}
+
+/// The ticket's row, read again and locked in the write's transaction, so that concurrent changes are neither
+/// lost nor mis-audited and counters move from what the row really holds; archived rows only when `archived`
+/// (restore). SQLite's write transaction holds the whole database, so the lock is PostgreSQL's only.
+async fn relock(
+    txn: &sea_orm::DatabaseTransaction,
+    id: i32,
+    lock: Lock,
+    archived: bool,
+) -> AppResult<entity::ticket::Model> {
+    use sea_orm::sea_query::LockType;
+    use sea_orm::QuerySelect;
+    let kind = match lock {
+        Lock::Write => LockType::Update,
+        Lock::UnderComment => LockType::NoKeyUpdate,
+    };
+    entity::ticket::Entity::find_by_id(id)
+        .lock(kind)
+        .one(txn)
+        .await?
+        .filter(|t| archived || t.archived_at.is_none())
+        .ok_or_else(|| AppError::not_found("ticket"))
+}

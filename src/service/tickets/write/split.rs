@@ -9,7 +9,7 @@ use crate::service::tickets::{self, rules};
 use crate::service::{audit, comments, links, text, users, WriteDeps};
 use entity::{attachment, comment, ticket, time_entry};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::json;
 
 /// Most comments one split moves.
@@ -97,11 +97,8 @@ pub async fn split(
     .without_required();
     let txn = state.db.begin_write().await?;
     // Comments of the original take turns with the split, so the ones chosen are still there when they move.
-    let source = ticket::Entity::find_by_id(source.id)
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .filter(|t| t.archived_at.is_none() && t.merged_into_id.is_none())
+    let source = Some(super::relock(&txn, source.id, super::Lock::Write, false).await?)
+        .filter(|t| t.merged_into_id.is_none())
         .ok_or_else(|| AppError::not_found("ticket"))?;
     let live = comment::Entity::find()
         .filter(comment::Column::Id.is_in(ids.iter().copied()))

@@ -89,17 +89,10 @@ pub(in crate::service) async fn on_requester_reply(
     actor: &Actor,
     t: &ticket::Model,
 ) -> AppResult<Option<(ticket::Model, ticket::Model)>> {
-    use sea_orm::{EntityTrait, QuerySelect};
     if actor.is_team() || t.requester_id != actor.id() || t.status != TicketStatus::OnHold {
         return Ok(None);
     }
-    // As the comment triggers' re-read (`triggered::after_comment`): `FOR NO KEY UPDATE` over the key-share
-    // lock the comment holds, never `FOR UPDATE`, which two concurrent replies would deadlock on.
-    let current = ticket::Entity::find_by_id(t.id)
-        .lock(sea_orm::sea_query::LockType::NoKeyUpdate)
-        .one(txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("ticket"))?;
+    let current = super::relock(txn, t.id, super::Lock::UnderComment, true).await?;
     if current.status != TicketStatus::OnHold {
         return Ok(None);
     }

@@ -183,14 +183,7 @@ pub async fn after_comment(
     if !triggers.iter().any(|trigger| trigger.fires(&facts)) {
         return Ok(None);
     }
-    // `FOR NO KEY UPDATE`, not `FOR UPDATE`: the comment's transaction already holds the row's key-share lock
-    // (`comments::landing`), and so may a concurrent comment's; two upgrades to `FOR UPDATE` would wait for each
-    // other's key-share lock, a deadlock. This lock still queues writers of the row one after the other.
-    let current = ticket::Entity::find_by_id(t.id)
-        .lock(sea_orm::sea_query::LockType::NoKeyUpdate)
-        .one(txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("ticket"))?;
+    let current = super::relock(txn, t.id, super::Lock::UnderComment, true).await?;
     let before = current.clone();
     let ran = run_on(
         txn,

@@ -13,7 +13,7 @@ use crate::service::tickets::{self, counters, rules};
 use crate::service::{comments, custom_fields, sla, WriteDeps};
 use chrono::{DateTime, Utc};
 use entity::ticket;
-use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, QuerySelect, Set};
+use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, Set};
 
 fn check_patch_permission(
     actor: &Actor,
@@ -208,14 +208,7 @@ pub(super) async fn update_noting(
         None => None,
     };
     let txn = state.db.begin_write().await?;
-    // Re-read and lock inside the write transaction so concurrent changes are not lost or mis-audited,
-    // and the status counters move from the status the row really had.
-    let current = ticket::Entity::find_by_id(id)
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .filter(|t| t.archived_at.is_none())
-        .ok_or_else(|| AppError::not_found("ticket"))?;
+    let current = super::relock(&txn, id, super::Lock::Write, false).await?;
     let now = Utc::now();
     let next = patched(&current, &patch, checked.title, checked.description, now)?;
     let before = current.clone();
