@@ -2,7 +2,7 @@
 //! message ids or the subject tag, only for a sender who may see that ticket; machine mail, duplicates and
 //! refused senders do nothing; and `deskgraph mail-in` answers a mail server with the documented codes.
 use crate::db_test;
-use crate::support::events::state_with;
+use crate::support::events::{password_reset_token, state_with};
 use crate::support::helpers::{TestApp, TestUser};
 use crate::support::login::{sign_in, Door, Outcome};
 use crate::support::sla::run_at;
@@ -166,7 +166,7 @@ async fn a_stranger_writes_gets_a_ticket_and_their_reply_lands_on_it(app: &TestA
         )
         .await;
     assert_eq!(asked.status, axum::http::StatusCode::ACCEPTED);
-    let link = reset_link(app).await;
+    let link = password_reset_token(app).await;
     let set = app
         .post(
             "/api/auth/password-reset/confirm/",
@@ -184,29 +184,6 @@ async fn a_stranger_writes_gets_a_ticket_and_their_reply_lands_on_it(app: &TestA
         sign_in(app, Door::Rest, &username, "dana-chose-this").await,
         Outcome::SignedIn
     );
-}
-
-/// The token of the password reset link the outbox holds.
-async fn reset_link(app: &TestApp) -> String {
-    for _ in 0..100 {
-        let rows = entity::outbox::Entity::find()
-            .all(&app.state.db.conn)
-            .await
-            .unwrap();
-        let found = rows
-            .iter()
-            .filter(|r| r.event == "account.password_reset")
-            .find_map(|r| {
-                let start = r.payload.find("/accounts/password-reset/dgr_")?;
-                let rest = &r.payload[start + "/accounts/password-reset/".len()..];
-                Some(rest[..rest.find('/')?].to_string())
-            });
-        if let Some(link) = found {
-            return link;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("no reset email")
 }
 
 db_test!(subject_tags_thread_only_for_senders_who_may_see_the_ticket);

@@ -565,28 +565,7 @@ async fn passwords_change_and_reset(app: &TestApp) {
         (unknown.status, unknown.text.clone())
     );
     // The link arrives by email (the outbox), once.
-    let link = {
-        let mut found = None;
-        for _ in 0..100 {
-            let rows = entity::outbox::Entity::find()
-                .all(&app.state.db.conn)
-                .await
-                .unwrap();
-            found = rows
-                .iter()
-                .filter(|r| r.event == "account.password_reset")
-                .find_map(|r| {
-                    let start = r.payload.find("/accounts/password-reset/dgr_")?;
-                    let rest = &r.payload[start + "/accounts/password-reset/".len()..];
-                    Some(rest[..rest.find('/')?].to_string())
-                });
-            if found.is_some() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        found.expect("no reset email")
-    };
+    let link = crate::support::events::password_reset_token(app).await;
     let resets = entity::outbox::Entity::find()
         .all(&app.state.db.conn)
         .await

@@ -178,6 +178,31 @@ pub async fn outbox_rows(app: &TestApp) -> Vec<outbox::Model> {
         .unwrap()
 }
 
+/// The token of the password-reset link the service mailed (its outbox row), waiting for the row while the
+/// request that asked for it may still be writing it.
+pub async fn password_reset_token(app: &TestApp) -> String {
+    for _ in 0..100 {
+        let found = outbox_rows(app)
+            .await
+            .into_iter()
+            .filter(|r| r.event == "account.password_reset")
+            .find_map(|r| {
+                let start = r.payload.find("/accounts/password-reset/dgr_")?
+                    + "/accounts/password-reset/".len();
+                let token: String = r.payload[start..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                Some(token)
+            });
+        if let Some(token) = found {
+            return token;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no password reset email")
+}
+
 /// One message an SMTP sink accepted.
 #[derive(Clone, Debug)]
 pub struct SmtpMessage {
