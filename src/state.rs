@@ -131,8 +131,15 @@ const JWT_SECRET_KEY: &str = "jwt_secret";
 impl AppState {
     /// Connect, migrate, and load or create the JWT secret.
     pub async fn init(config: Config) -> anyhow::Result<Self> {
-        Db::migrate_at(&config.database_url).await?;
-        let db = Db::connect(&config.database_url, config.db_pool_size).await?;
+        let mut db = Db::connect(&config.database_url, config.db_pool_size).await?;
+        // Nearly every start of a command finds nothing to apply, and a command run per message (`mail-in`)
+        // pays for each connection it opens: the pool's own checks. Only when something is pending is the pool
+        // closed, the database migrated over a connection of its own ([`Db::migrate_at`]), and opened again.
+        if !db.migrations_applied().await? {
+            db.conn.close().await?;
+            Db::migrate_at(&config.database_url).await?;
+            db = Db::connect(&config.database_url, config.db_pool_size).await?;
+        }
         Self::from_db(db, config).await
     }
 
