@@ -9,6 +9,10 @@ MAIL_PARALLEL=8 (pipes at once, as Postfix's default local delivery runs several
 fourth message carries a 120 KiB file, so that the run takes in about 100 MiB of mail). Appends two rows,
 `mail_in_new` and `mail_in_reply`, to RESULTS in bench/run.sh's shape (req/s is messages per second, errors
 the messages not answered 0).
+
+With MAIL_URL (and DESKGRAPH_MAIL_IN_SECRET) set, each pipe runs `mail-in --url MAIL_URL`, handing its message
+to the service running there; the rows are `mail_in_http_new` and `mail_in_http_reply`, and their CPU adds the
+service's (MAIL_SERVER_PID) to the pipes'.
 """
 import base64
 import concurrent.futures
@@ -27,6 +31,10 @@ PARALLEL = int(os.environ.get("MAIL_PARALLEL", "8"))
 FILE_EVERY = int(os.environ.get("MAIL_FILE_EVERY", "4"))
 # Under the per-sender pace (60 an hour): each sender writes at most 40 messages in the run.
 SENDERS = max(1, COUNT // 40)
+URL_BASE = os.environ.get("MAIL_URL")
+SERVER_PID = os.environ.get("MAIL_SERVER_PID")
+COMMAND = [BIN, "mail-in"] + (["--url", URL_BASE] if URL_BASE else [])
+PREFIX = "mail_in_http" if URL_BASE else "mail_in"
 FILE = base64.encodebytes(b"".join(hashlib.sha256(i.to_bytes(4, "big")).digest() for i in range(3840)))
 
 
@@ -45,13 +53,23 @@ def message(n, who, subject, extra=""):
 
 def pipe(raw):
     started = time.perf_counter()
-    done = subprocess.run([BIN, "mail-in"], input=raw, capture_output=True,
+    done = subprocess.run(COMMAND, input=raw, capture_output=True,
                           env={**os.environ, "DATABASE_URL": URL, "RUST_LOG": "warn"})
     return done.returncode, done.stdout.decode(), time.perf_counter() - started
 
 
+def server_seconds():
+    """CPU seconds the service has used so far (0 without MAIL_SERVER_PID)."""
+    if not SERVER_PID:
+        return 0.0
+    with open(f"/proc/{SERVER_PID}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(name, messages):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = server_seconds()
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
         answers = list(pool.map(pipe, messages))
@@ -59,6 +77,7 @@ def run(name, messages):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     took = sorted(a[2] for a in answers)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    cpu += server_seconds() - server_before
     failed = [a for a in answers if a[0] != 0]
     row = {
         "scenario": name, "system": SYSTEM, "requests": len(messages), "seconds": seconds,
@@ -78,12 +97,12 @@ def run(name, messages):
 
 
 half = COUNT // 2
-opened = run("mail_in_new", [message(n, n, f"Printer error {n}") for n in range(half)])
+opened = run(f"{PREFIX}_new", [message(n, n, f"Printer error {n}") for n in range(half)])
 # Each reply comes from the sender of the ticket it answers (a stranger's reply would open a new ticket).
 replies = [message(half + n, n, f"Re: Printer error {n}",
                    f"In-Reply-To: <ticket-{out.split()[1]}.n{n}@localhost>\r\n"
                    f"References: <ticket-{out.split()[1]}@localhost>\r\n")
            for n, (code, out, _) in enumerate(opened) if code == 0 and out.startswith("ticket ")]
-answered = run("mail_in_reply", replies)
+answered = run(f"{PREFIX}_reply", replies)
 threaded = sum(1 for code, out, _ in answered if code == 0 and out.startswith("comment"))
 print(f"[bench] {threaded} of {len(replies)} replies threaded onto their ticket", file=sys.stderr)

@@ -281,6 +281,17 @@ if [ -z "${ONLY:-}" ] || [[ mail_in =~ $ONLY ]]; then
   rm -f "$OUT/mail.sqlite"*
   DATABASE_URL="sqlite://$OUT/mail.sqlite?mode=rwc" "$BIN" migrate >/dev/null
   python3 "$ROOT/bench/mail.py" "$BIN" "sqlite://$OUT/mail.sqlite?mode=rwc" "$RESULTS"
+  # The same messages handed to the running service (`mail-in --url`), on another fresh database.
+  rm -f "$OUT/mail-http.sqlite"*
+  secret=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  DATABASE_URL="sqlite://$OUT/mail-http.sqlite?mode=rwc" DESKGRAPH_MAIL_IN_SECRET=$secret RUST_LOG=warn \
+    "$BIN" serve --bind "127.0.0.1:$DG_PORT" >"$OUT/server-mail.log" 2>&1 &
+  mail_pid=$!
+  PIDS+=("$mail_pid")
+  wait_up "http://127.0.0.1:$DG_PORT/healthz"
+  MAIL_URL="http://127.0.0.1:$DG_PORT/" MAIL_SERVER_PID=$mail_pid DESKGRAPH_MAIL_IN_SECRET=$secret \
+    python3 "$ROOT/bench/mail.py" "$BIN" "sqlite://$OUT/mail-http.sqlite?mode=rwc" "$RESULTS"
+  kill "$mail_pid"
 fi
 
 python3 "$ROOT/bench/report.py" "$RESULTS" "$OUT" "$TICKETS" "wrk -t$THREADS -c$CONNS -d$DURATION"

@@ -60,11 +60,17 @@ pub enum Command {
     /// Take in one email (RFC 5322) from standard input, as a mail server's pipe delivers it: a new ticket,
     /// or a comment on the ticket it answers. Exits 0 when taken in (or ignored on purpose: an auto-reply,
     /// a duplicate), 65 when the message is unreadable or too large, 67 when the sender is refused, and 75
-    /// when the service cannot take it now (the mail server retries), 78 when `--project` names no project.
+    /// when the service cannot take it now (the mail server retries), 78 when `--project` names no project
+    /// (or, with `--url`, the service does not take mail over HTTP or the secret is wrong).
     MailIn {
         /// Open new tickets in this project (by id), for an address of that project's own.
         #[arg(long)]
         project: Option<i32>,
+        /// Hand the message to the running service at this base URL (`POST /api/mail/in/`, showing
+        /// `DESKGRAPH_MAIL_IN_SECRET`) instead of opening the database: the mail server needs no database
+        /// access, and each message costs a short request rather than a start-up.
+        #[arg(long, env = "DESKGRAPH_MAIL_IN_URL")]
+        url: Option<String>,
     },
     /// Seed demo data on an empty database, print the ways in, then serve.
     Demo {
@@ -236,7 +242,7 @@ impl std::fmt::Display for Exit {
 impl std::error::Error for Exit {}
 
 /// `deskgraph mail-in`: one message from standard input.
-async fn mail_in(config: Config, project: Option<i32>) -> anyhow::Result<()> {
+async fn mail_in(config: Config, project: Option<i32>, url: Option<String>) -> anyhow::Result<()> {
     use crate::service::mail_in::{self, Received, Refused, MAX_BYTES};
     use tokio::io::AsyncReadExt;
     let exit = |code: u8, message: String| anyhow::Error::new(Exit { code, message });
@@ -246,6 +252,9 @@ async fn mail_in(config: Config, project: Option<i32>) -> anyhow::Result<()> {
         .read_to_end(&mut raw)
         .await
         .map_err(|e| exit(75, format!("cannot read the message: {e}")))?;
+    if let Some(url) = url {
+        return mail_over_http(&config, &url, project, raw).await;
+    }
     let state = AppState::init(config)
         .await
         .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e:#}")))?;
@@ -294,6 +303,91 @@ async fn mail_in(config: Config, project: Option<i32>) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `deskgraph mail-in --url`: hand the message to the running service and say what it did, with the exit
+/// codes of the command taking it in itself.
+async fn mail_over_http(
+    config: &Config,
+    url: &str,
+    project: Option<i32>,
+    raw: Vec<u8>,
+) -> anyhow::Result<()> {
+    let exit = |code: u8, message: String| anyhow::Error::new(Exit { code, message });
+    let Some(secret) = &config.mail_in_secret else {
+        return Err(exit(
+            78,
+            "--url needs DESKGRAPH_MAIL_IN_SECRET, the secret the service was given".into(),
+        ));
+    };
+    let mut target = reqwest::Url::parse(url)
+        .and_then(|base| base.join("api/mail/in/"))
+        .map_err(|e| exit(78, format!("--url {url:?}: {e}")))?;
+    if let Some(id) = project {
+        target
+            .query_pairs_mut()
+            .append_pair("project", &id.to_string());
+    }
+    // reqwest is built without a TLS provider of its own; the process uses ring (as for webhooks).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut client = reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .timeout(std::time::Duration::from_secs(120));
+    if target.scheme() == "http" {
+        // Reading the system's trusted certificates was half of what a message cost this process; plain HTTP
+        // (the service on this host or this network) needs none.
+        client = client.tls_certs_only(std::iter::empty());
+    }
+    let client = client
+        .build()
+        .map_err(|e| exit(75, format!("cannot make an HTTP client: {e}")))?;
+    let response = client
+        .post(target)
+        .header(reqwest::header::CONTENT_TYPE, "message/rfc822")
+        .header(crate::http::routes::MAIL_SECRET_HEADER, secret.as_str())
+        .body(raw)
+        .send()
+        .await
+        .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e}")))?;
+    let status = response.status();
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
+    let said = |key: &str| body.get(key).map(|v| v.to_string()).unwrap_or_default();
+    let error = body
+        .get("error")
+        .and_then(|v| v.as_str())
+        .unwrap_or("no answer")
+        .to_string();
+    match status.as_u16() {
+        200 | 201 => {
+            match body.get("outcome").and_then(|v| v.as_str()) {
+                Some("ticket") => println!("ticket {} opened", said("ticket")),
+                Some("comment") => println!(
+                    "comment {} added to ticket {}",
+                    said("comment"),
+                    said("ticket")
+                ),
+                _ => println!(
+                    "ignored: {}",
+                    body.get("reason").and_then(|v| v.as_str()).unwrap_or("")
+                ),
+            }
+            Ok(())
+        }
+        400 if body.pointer("/details/project").is_some() => {
+            Err(exit(78, format!("--project: {error}")))
+        }
+        400 | 413 => Err(exit(65, format!("refused: {error}"))),
+        403 => Err(exit(67, format!("refused: {error}"))),
+        401 | 404 => Err(exit(
+            78,
+            format!("{url} does not take mail with this secret ({status}: {error})"),
+        )),
+        429 => Err(exit(75, format!("deferred: {error}"))),
+        _ => Err(exit(
+            75,
+            format!("the help desk cannot take mail now ({status}: {error})"),
+        )),
+    }
 }
 
 /// Run the parsed command line.
@@ -357,7 +451,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("revoked {count} token(s)");
             Ok(())
         }
-        Command::MailIn { project } => mail_in(config, project).await,
+        Command::MailIn { project, url } => mail_in(config, project, url).await,
         Command::Worker => {
             let state = AppState::init(config).await?;
             tracing::info!("deskgraph outbox worker started");

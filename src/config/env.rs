@@ -30,6 +30,10 @@ impl Config {
                 bail!("DESKGRAPH_JWT_SECRET must be at least 16 characters long");
             }
         }
+        let mail_in_secret = get("DESKGRAPH_MAIL_IN_SECRET");
+        if mail_in_secret.as_ref().is_some_and(|s| s.len() < 32) {
+            bail!("DESKGRAPH_MAIL_IN_SECRET must be at least 32 characters long");
+        }
         let ticket_prefix = get("DESKGRAPH_TICKET_PREFIX").unwrap_or_else(|| "TKT".to_string());
         if ticket_prefix.len() > 10 || !ticket_prefix.chars().all(|c| c.is_ascii_alphanumeric()) {
             bail!("DESKGRAPH_TICKET_PREFIX must be 1-10 ASCII letters or digits (got {ticket_prefix:?})");
@@ -105,6 +109,7 @@ impl Config {
                     "DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS must be create or refuse (got {other:?})"
                 ),
             },
+            mail_in_secret,
             mail_reply_tokens: boolean(&get, "DESKGRAPH_MAIL_REPLY_TOKENS", false)?,
             mail_token_key: String::new(),
             max_custom_fields: number(&get, "DESKGRAPH_MAX_CUSTOM_FIELDS", 50, 1, 500)? as usize,

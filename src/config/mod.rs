@@ -100,6 +100,9 @@ pub struct Config {
     /// `DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS`: `create` (default) gives a stranger who writes to the help desk a
     /// requester account; `refuse` turns them away.
     pub mail_in_open: bool,
+    /// `DESKGRAPH_MAIL_IN_SECRET` (32 characters or more): the secret a mail server's `deskgraph mail-in --url`
+    /// shows to hand messages to the running service (`POST /api/mail/in/`); unset, that door is closed.
+    pub mail_in_secret: Option<String>,
     /// `DESKGRAPH_MAIL_REPLY_TOKENS`: notification emails about a ticket carry a plus-addressed `Reply-To`
     /// (`help+t12-<token>@desk.example.com`) that threads a reply onto its ticket even when the mail client
     /// drops `In-Reply-To` (default false: the mail server must deliver `help+…@` to `help@`).
@@ -196,6 +199,7 @@ impl Config {
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_string(),
             mail_in_open: true,
+            mail_in_secret: None,
             mail_reply_tokens: false,
             mail_token_key: String::new(),
             max_custom_fields: 50,

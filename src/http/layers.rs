@@ -4,7 +4,7 @@ use crate::auth::middleware::resolve_auth;
 use crate::config::Config;
 use crate::error::{AppError, LoggedCause};
 use crate::http::errors::{error_response, Door};
-use crate::http::routes::{RouteKind, RouteTable};
+use crate::http::routes::{BodyKind, RouteKind, RouteTable, MAIL_SECRET_HEADER};
 use crate::http::{admitted, ratelimit, transport};
 use crate::state::AppState;
 use axum::body::Body;
@@ -19,10 +19,13 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 /// not they declare a length.
 async fn limit_body(state: &AppState, kind: RouteKind, req: Request) -> Result<Request, Response> {
     let door = kind.door;
-    if kind.uploads && is_multipart_post(&req) {
-        return limit_upload(state, req).map_err(|err| error_response(door, err));
-    }
-    let max = state.config.max_body_bytes;
+    let max = match kind.body {
+        BodyKind::Uploads if is_multipart_post(&req) => {
+            return limit_upload(state, req).map_err(|err| error_response(door, err));
+        }
+        BodyKind::Mail => crate::service::mail_in::MAX_BYTES,
+        BodyKind::Plain | BodyKind::Uploads => state.config.max_body_bytes,
+    };
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -45,6 +48,28 @@ async fn limit_body(state: &AppState, kind: RouteKind, req: Request) -> Result<R
             door,
             AppError::bad_request("could not read the request body"),
         )),
+    }
+}
+
+/// The gate of the route a mail server hands messages to ([`BodyKind::Mail`]), passed before any of the body
+/// is read: closed (404) unless `DESKGRAPH_MAIL_IN_SECRET` is set; 401 unless the request shows that secret.
+fn mail_gate(config: &Config, req: &Request) -> Result<(), AppError> {
+    let Some(secret) = &config.mail_in_secret else {
+        return Err(AppError::NotFound(
+            "this service takes no mail over HTTP: DESKGRAPH_MAIL_IN_SECRET is not set".into(),
+        ));
+    };
+    let sent = req
+        .headers()
+        .get(MAIL_SECRET_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if crate::auth::tokens::constant_time_eq(sent, secret) {
+        Ok(())
+    } else {
+        Err(AppError::Unauthenticated(format!(
+            "the {MAIL_SECRET_HEADER} header is missing or wrong"
+        )))
     }
 }
 
@@ -126,9 +151,17 @@ pub async fn front(
         {
             return response;
         }
-        let decision = ratelimit::check(&state, ratelimit::budget(&state, &req)).await;
-        let mut response = match &decision {
-            Some(decision) if !decision.allowed => ratelimit::refused(kind.door, decision),
+        // A mail server that shows the secret is paced per sender of mail (`service::mail_in`), not per
+        // request; a guess at the secret counts as any anonymous request.
+        let gate = (kind.body == BodyKind::Mail).then(|| mail_gate(&state.config, &req));
+        let budget = match gate {
+            Some(Ok(())) => None,
+            _ => ratelimit::budget(&state, &req),
+        };
+        let decision = ratelimit::check(&state, budget).await;
+        let mut response = match (&decision, gate) {
+            (Some(decision), _) if !decision.allowed => ratelimit::refused(kind.door, decision),
+            (_, Some(Err(err))) => error_response(kind.door, err),
             _ => match limit_body(&state, kind, req).await {
                 Ok(req) => admitted::run(&state, kind.door, req, next).await,
                 Err(response) => response,

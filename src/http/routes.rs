@@ -16,8 +16,24 @@ use std::sync::Arc;
 pub struct RouteKind {
     /// The door whose error shape the route's refusals (413, 429, timeout, 405) take.
     pub door: Door,
-    /// Whether its multipart posts carry files: exempt from the body limit, bounded by the upload limit.
-    pub uploads: bool,
+    /// What its requests' bodies are.
+    pub body: BodyKind,
+}
+
+/// The header in which a mail server shows `DESKGRAPH_MAIL_IN_SECRET` ([`BodyKind::Mail`]).
+pub const MAIL_SECRET_HEADER: &str = "x-deskgraph-mail-secret";
+
+/// What a route's request bodies are, which sets how much of them the front layer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// Small requests (JSON, forms, queries): the body limit.
+    Plain,
+    /// Its multipart posts carry files: exempt from the body limit, bounded by the upload limit.
+    Uploads,
+    /// A mail message handed in by a mail server (`POST /api/mail/in/`): its sender shows the mail-in secret
+    /// before any of it is read, it is bounded by the largest message taken in, and the per-sender pace of
+    /// mail rather than the per-request budget governs it.
+    Mail,
 }
 
 /// One door's routes, each remembering its kind.
@@ -40,22 +56,35 @@ impl Routes {
 
     /// Add a route of this door.
     pub fn route(self, path: &str, method_router: MethodRouter<AppState>) -> Self {
-        self.add(path, method_router, false)
+        self.add(path, method_router, BodyKind::Plain)
     }
 
     /// Add a route of this door whose multipart posts carry files; their bodies are streamed to the
     /// handler, bounded by the upload limit instead of the body limit.
     pub fn uploads(self, path: &str, method_router: MethodRouter<AppState>) -> Self {
-        self.add(path, method_router.layer(DefaultBodyLimit::disable()), true)
+        self.add(
+            path,
+            method_router.layer(DefaultBodyLimit::disable()),
+            BodyKind::Uploads,
+        )
     }
 
-    fn add(mut self, path: &str, method_router: MethodRouter<AppState>, uploads: bool) -> Self {
+    /// Add the route a mail server hands messages to ([`BodyKind::Mail`]).
+    pub fn mail(self, path: &str, method_router: MethodRouter<AppState>) -> Self {
+        self.add(
+            path,
+            method_router.layer(DefaultBodyLimit::disable()),
+            BodyKind::Mail,
+        )
+    }
+
+    fn add(mut self, path: &str, method_router: MethodRouter<AppState>, body: BodyKind) -> Self {
         self.router = self.router.route(path, method_router);
         self.kinds.insert(
             path.to_string(),
             RouteKind {
                 door: self.door,
-                uploads,
+                body,
             },
         );
         self
@@ -94,7 +123,7 @@ impl RouteTable {
             .copied()
             .unwrap_or_else(|| RouteKind {
                 door: Door::of_unknown_path(req.uri().path()),
-                uploads: false,
+                body: BodyKind::Plain,
             })
     }
 }

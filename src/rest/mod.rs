@@ -13,6 +13,7 @@ pub mod followers;
 pub mod idempotency;
 pub mod json;
 pub mod links;
+pub mod mail_in;
 pub mod mailboxes;
 pub mod merge;
 pub mod openapi;
@@ -61,6 +62,7 @@ pub fn router() -> Routes {
         .merge(custom_fields::router())
         .merge(chat::router())
         .merge(mailboxes::router())
+        .merge(mail_in::router())
         .merge(links::router())
         .merge(merge::router())
         .merge(time_spent::router())

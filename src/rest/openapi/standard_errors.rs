@@ -188,6 +188,13 @@ fn add_security_schemes(components: &mut Components) {
         ))),
     );
     components.add_security_scheme(
+        "mail_secret",
+        SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+            crate::http::routes::MAIL_SECRET_HEADER,
+            "`DESKGRAPH_MAIL_IN_SECRET`, shown by a mail server handing in messages (`deskgraph mail-in --url`).",
+        ))),
+    );
+    components.add_security_scheme(
         "csrf",
         SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
             "X-CSRFToken",

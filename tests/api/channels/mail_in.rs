@@ -6,6 +6,7 @@ use crate::support::events::{password_reset_token, state_with};
 use crate::support::helpers::{TestApp, TestUser};
 use crate::support::login::{sign_in, Door, Outcome};
 use crate::support::sla::run_at;
+use axum::http::StatusCode;
 use chrono::Utc;
 use deskgraph::notify::mailer::thread_root;
 use deskgraph::service::mail_in::{self, Received, Refused};
@@ -458,6 +459,153 @@ async fn mail_in_answers_the_mail_server_with_its_exit_codes(app: &TestApp) {
         .find(|t| t.title == "Second screen dark")
         .unwrap();
     assert_eq!(dark.project_id, Some(project as i32));
+}
+
+db_test!(a_mail_server_hands_messages_to_the_running_service);
+/// `deskgraph mail-in --url`, as a mail server on another host runs it: the message goes to the running
+/// service over HTTP, which takes it in as the command itself does, and the exit codes are the command's.
+async fn a_mail_server_hands_messages_to_the_running_service(app: &TestApp) {
+    use tokio::io::AsyncWriteExt;
+    const SECRET: &str = "a-mail-in-secret-of-forty-characters-xx";
+    let post = |router: axum::Router, secret: Option<&'static str>, raw: String| async move {
+        let mut request =
+            axum::http::Request::post("/api/mail/in/").header("content-type", "message/rfc822");
+        if let Some(secret) = secret {
+            request = request.header("x-deskgraph-mail-secret", secret);
+        }
+        app.send_to(&router, request.body(axum::body::Body::from(raw)).unwrap())
+            .await
+    };
+    let hello = || {
+        message(
+            "gus@example.com",
+            "g1@x",
+            "Badge reader broken",
+            "",
+            "It beeps.",
+        )
+    };
+    // Closed unless the service was given the secret.
+    let closed = post(app.router.clone(), Some(SECRET), hello()).await;
+    assert_eq!(closed.status, StatusCode::NOT_FOUND, "{}", closed.text);
+    assert_eq!(
+        closed.json["error"],
+        "this service takes no mail over HTTP: DESKGRAPH_MAIL_IN_SECRET is not set"
+    );
+
+    let (state, router) = app
+        .serving_instance_with(|c| {
+            c.mail_in_secret = Some(SECRET.into());
+            c.rate_limit_anonymous = 2;
+        })
+        .await;
+    // Without the secret, or with another, nothing is read and nothing is made.
+    for wrong in [None, Some("not-the-mail-in-secret-not-the-mail-in-secret")] {
+        let refused = post(router.clone(), wrong, hello()).await;
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
+        assert_eq!(refused.json["code"], "unauthenticated", "{}", refused.text);
+    }
+    // Guesses count as any anonymous request does (2 an hour here); the mail server's messages do not.
+    let guess = post(router.clone(), Some("guess"), hello()).await;
+    assert_eq!(
+        guess.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        guess.text
+    );
+    let tickets = || async {
+        entity::ticket::Entity::find()
+            .all(&state.db.conn)
+            .await
+            .unwrap()
+    };
+    assert!(tickets().await.is_empty());
+    let opened = post(router.clone(), Some(SECRET), hello()).await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.text);
+    assert_eq!(opened.json["outcome"], "ticket");
+    let id = opened.json["ticket"].as_i64().unwrap() as i32;
+    let again = post(router.clone(), Some(SECRET), hello()).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.text);
+    assert_eq!(
+        again.json,
+        json!({"outcome": "ignored", "reason": "already taken in"})
+    );
+    let huge = format!("{}{}", hello(), "x".repeat(mail_in::MAX_BYTES));
+    let huge = post(router.clone(), Some(SECRET), huge).await;
+    assert_eq!(huge.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", huge.text);
+
+    // The command, over a real socket, with no database of its own to reach.
+    let base = crate::support::subscriptions::serve(state.clone())
+        .await
+        .replace("ws://", "http://")
+        .replace("/graphql/ws", "/");
+    let run = |raw: String, secret: &'static str, args: Vec<String>| {
+        let base = base.clone();
+        async move {
+            let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
+                .arg("mail-in")
+                .arg("--url")
+                .arg(base)
+                .args(args)
+                .env("DATABASE_URL", "sqlite:///nonexistent/deskgraph/nothing.db")
+                .env("DESKGRAPH_MAIL_IN_SECRET", secret)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(raw.as_bytes()).await.unwrap();
+            drop(stdin);
+            let out = child.wait_with_output().await.unwrap();
+            (
+                out.status.code(),
+                format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ),
+            )
+        }
+    };
+    let reply = message(
+        "gus@example.com",
+        "g2@x",
+        "Re: Badge reader broken",
+        &format!("In-Reply-To: {}\r\n", thread_root(id, "localhost")),
+        "Still beeping.",
+    );
+    let (code, out) = run(reply, SECRET, vec![]).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains(&format!("added to ticket {id}")), "{out}");
+    let comments = entity::comment::Entity::find()
+        .all(&state.db.conn)
+        .await
+        .unwrap();
+    assert_eq!(comments.len(), 1);
+    assert_eq!(comments[0].ticket_id, id);
+    let fresh = message("hal@example.com", "h1@x", "Projector dim", "", "Dim.");
+    let (code, out) = run(fresh.clone(), SECRET, vec![]).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("opened"), "{out}");
+    let (code, out) = run(fresh.clone(), SECRET, vec![]).await;
+    assert_eq!((code, out.trim()), (Some(0), "ignored: already taken in"));
+    let (code, out) = run("not a message".into(), SECRET, vec![]).await;
+    assert_eq!(code, Some(65), "{out}");
+    let project = vec!["--project".to_string(), "99999".to_string()];
+    let other = message("hal@example.com", "h2@x", "Projector off", "", "Off.");
+    let (code, out) = run(other.clone(), SECRET, project).await;
+    assert_eq!(code, Some(78), "{out}");
+    let (code, out) = run(
+        other,
+        "not-the-mail-in-secret-not-the-mail-in-secret",
+        vec![],
+    )
+    .await;
+    assert_eq!(code, Some(78), "{out}");
+    let titles: Vec<String> = tickets().await.into_iter().map(|t| t.title).collect();
+    assert_eq!(titles.len(), 2, "{titles:?}");
+    assert!(titles.contains(&"Projector dim".to_string()), "{titles:?}");
 }
 
 /// The value of header `name` in a raw message (first occurrence, unfolded).
