@@ -320,7 +320,8 @@ async fn mail_over_http(
             "--url needs DESKGRAPH_MAIL_IN_SECRET, the secret the service was given".into(),
         ));
     };
-    let mut target = reqwest::Url::parse(url)
+    // The service may be served under a path (`https://example.com/desk`): the route is below it either way.
+    let mut target = reqwest::Url::parse(&format!("{}/", url.trim_end_matches('/')))
         .and_then(|base| base.join("api/mail/in/"))
         .map_err(|e| exit(78, format!("--url {url:?}: {e}")))?;
     if let Some(id) = project {

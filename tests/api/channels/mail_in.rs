@@ -39,6 +39,34 @@ fn ticket_of(received: &Result<Received, Refused>) -> i32 {
     }
 }
 
+/// `deskgraph mail-in` with `args` and `env`, `raw` on its standard input, as a mail server's pipe runs it: its
+/// exit code, standard output and standard error.
+async fn pipe_to_mail_in(
+    args: &[&str],
+    env: &[(&str, &str)],
+    raw: &[u8],
+) -> (Option<i32>, String, String) {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
+        .arg("mail-in")
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(raw).await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
 /// The ticket's requester, title and comments (body, type, author) as `who` reads them.
 async fn seen(app: &TestApp, who: &TestUser, id: i32) -> serde_json::Value {
     app.as_user(who)
@@ -396,28 +424,14 @@ async fn machine_mail_and_refused_senders_make_nothing(app: &TestApp) {
 
 db_test!(mail_in_answers_the_mail_server_with_its_exit_codes);
 async fn mail_in_answers_the_mail_server_with_its_exit_codes(app: &TestApp) {
-    use tokio::io::AsyncWriteExt;
     let root = app.admin("root").await;
     let run_with = |input: String, args: Vec<String>| {
         let url = app.state.config.database_url.clone();
         async move {
-            let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
-                .arg("mail-in")
-                .args(args)
-                .env("DATABASE_URL", url)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(input.as_bytes()).await.unwrap();
-            drop(stdin);
-            let out = child.wait_with_output().await.unwrap();
-            (
-                out.status.code(),
-                String::from_utf8_lossy(&out.stdout).to_string(),
-            )
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, out, _) =
+                pipe_to_mail_in(&args, &[("DATABASE_URL", &url)], input.as_bytes()).await;
+            (code, out)
         }
     };
     let run = |input: String| run_with(input, Vec::new());
@@ -465,7 +479,6 @@ db_test!(a_mail_server_hands_messages_to_the_running_service);
 /// `deskgraph mail-in --url`, as a mail server on another host runs it: the message goes to the running
 /// service over HTTP, which takes it in as the command itself does, and the exit codes are the command's.
 async fn a_mail_server_hands_messages_to_the_running_service(app: &TestApp) {
-    use tokio::io::AsyncWriteExt;
     const SECRET: &str = "a-mail-in-secret-of-forty-characters-xx";
     let post = |router: axum::Router, secret: Option<&'static str>, raw: String| async move {
         let mut request =
@@ -534,38 +547,44 @@ async fn a_mail_server_hands_messages_to_the_running_service(app: &TestApp) {
     let huge = post(router.clone(), Some(SECRET), huge).await;
     assert_eq!(huge.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", huge.text);
 
+    // The administrators' mail page says how to run it, never the secret.
+    let root = app.admin("root").await;
+    let browser = crate::support::world::login(app, &root).await;
+    let page = app
+        .send_to(
+            &router,
+            axum::http::Request::get("/admin/mail/")
+                .header("cookie", browser.cookies())
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.text
+            .contains("deskgraph mail-in --url &#60;this service"),
+        "{}",
+        page.text
+    );
+    assert!(!page.text.contains(SECRET));
+
     // The command, over a real socket, with no database of its own to reach.
+    // Its base URL without the trailing slash, as an administrator may well write it.
     let base = crate::support::subscriptions::serve(state.clone())
         .await
         .replace("ws://", "http://")
-        .replace("/graphql/ws", "/");
+        .replace("/graphql/ws", "");
     let run = |raw: String, secret: &'static str, args: Vec<String>| {
         let base = base.clone();
         async move {
-            let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
-                .arg("mail-in")
-                .arg("--url")
-                .arg(base)
-                .args(args)
-                .env("DATABASE_URL", "sqlite:///nonexistent/deskgraph/nothing.db")
-                .env("DESKGRAPH_MAIL_IN_SECRET", secret)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(raw.as_bytes()).await.unwrap();
-            drop(stdin);
-            let out = child.wait_with_output().await.unwrap();
-            (
-                out.status.code(),
-                format!(
-                    "{}{}",
-                    String::from_utf8_lossy(&out.stdout),
-                    String::from_utf8_lossy(&out.stderr)
-                ),
-            )
+            let mut all = vec!["--url", base.as_str()];
+            all.extend(args.iter().map(String::as_str));
+            let env = [
+                ("DATABASE_URL", "sqlite:///nonexistent/deskgraph/nothing.db"),
+                ("DESKGRAPH_MAIL_IN_SECRET", secret),
+            ];
+            let (code, out, err) = pipe_to_mail_in(&all, &env, raw.as_bytes()).await;
+            (code, format!("{out}{err}"))
         }
     };
     let reply = message(
@@ -875,29 +894,12 @@ const CORPUS: &[(&str, &str, &str, &str, &[&str])] = &[
 
 db_test!(real_world_messages_make_the_tickets_their_senders_meant);
 async fn real_world_messages_make_the_tickets_their_senders_meant(app: &TestApp) {
-    use tokio::io::AsyncWriteExt;
     let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mail-corpus");
     for (file, title, holds, lacks, files) in CORPUS {
         let raw = std::fs::read(corpus.join(file)).unwrap();
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_deskgraph"))
-            .arg("mail-in")
-            .env("DATABASE_URL", &app.state.config.database_url)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(&raw).await.unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().await.unwrap();
-        let said = String::from_utf8_lossy(&out.stdout).to_string();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{file}: {said} {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let env = [("DATABASE_URL", app.state.config.database_url.as_str())];
+        let (code, said, err) = pipe_to_mail_in(&[], &env, &raw).await;
+        assert_eq!(code, Some(0), "{file}: {said} {err}");
         assert!(said.contains("opened"), "{file}: {said}");
         let made = entity::ticket::Entity::find()
             .all(&app.state.db.conn)
