@@ -218,6 +218,10 @@ rules-mail-done-folder = Übernommene E-Mails verschieben nach (leer: als gelese
 rules-mail-failed-folder = Nicht übernehmbare E-Mails verschieben nach
 rules-mail-project = Neue Tickets werden eröffnet in
 rules-mail-default-project = Das Standardprojekt
+rules-mail-server-heading = Von einem Mailserver
+rules-mail-server-open = Ein Mailserver kann jede Nachricht auch an diesen Dienst übergeben, indem er sie an den folgenden Befehl weiterleitet, mit DESKGRAPH_MAIL_IN_SECRET gleich dem des Dienstes. Er braucht keinen Zugriff auf die Datenbank.
+rules-mail-server-closed = Ein Mailserver kann jede Nachricht auch an den folgenden Befehl weiterleiten, auf einem Rechner mit der Konfiguration des Dienstes und Zugriff auf seine Datenbank. Damit er Nachrichten stattdessen über HTTP übergibt (deskgraph mail-in --url), setzen Sie DESKGRAPH_MAIL_IN_SECRET im Dienst.
+rules-mail-server-this-address = <Adresse dieses Dienstes>
 rules-mail-remove-confirm = { $name } entfernen? Seine E-Mails bleiben auf dem Server; es wird nichts mehr davon abgerufen.
 rules-new-mailbox = Neues Postfach
 # Die Hilfe zur Adresse läuft um Codebeispiele herum: <code>imaps://</code> [tls] <code>imap://</code> [starttls]

@@ -217,6 +217,10 @@ rules-mail-done-folder = Move taken mail to (blank: mark it read)
 rules-mail-failed-folder = Move mail that cannot be taken in to
 rules-mail-project = New tickets open in
 rules-mail-default-project = The default project
+rules-mail-server-heading = From a mail server
+rules-mail-server-open = A mail server can also hand each message to this service by piping it to the command below, with DESKGRAPH_MAIL_IN_SECRET set to the service's own. It needs no access to the database.
+rules-mail-server-closed = A mail server can also pipe each message to the command below, on a host with the service's configuration and access to its database. To let it hand messages over HTTP instead (deskgraph mail-in --url), set DESKGRAPH_MAIL_IN_SECRET on the service.
+rules-mail-server-this-address = <this service's address>
 rules-mail-remove-confirm = Remove { $name }? Its mail stays on the server; nothing more is fetched from it.
 rules-new-mailbox = New mailbox
 # The address's help runs around code samples: <code>imaps://</code> [tls] <code>imap://</code> [starttls]

@@ -705,6 +705,16 @@ async fn an_admin_adds_a_mailbox_from_the_page_and_sees_how_it_reads(app: &TestA
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.text.contains("Not read yet"), "{}", page.text);
     assert!(!page.text.contains("not-it"), "the secret is shown back");
+    // How a mail server hands mail in: over HTTP only once the service has the secret.
+    assert!(
+        page.text
+            .contains("<code class=\"command\">deskgraph mail-in</code>")
+            && page
+                .text
+                .contains("set DESKGRAPH_MAIL_IN_SECRET on the service"),
+        "{}",
+        page.text
+    );
 
     // The wrong password: the page says why the mailbox cannot be read.
     let id = app.as_user(&admin).get("/api/mailboxes/").await.json[0]["id"]

@@ -1,6 +1,7 @@
 //! `/admin/mail/`: the mailboxes the help desk fetches mail from, each changed, switched off or removed in
 //! place with how its last reading went, and a form for a new one (administrators only), over the service
-//! calls REST and GraphQL use. The secret is set here and never shown again: a blank box keeps it.
+//! calls REST and GraphQL use. The secret is set here and never shown again: a blank box keeps it. The page also
+//! says how a mail server hands messages in (`deskgraph mail-in`), and whether it may do so over HTTP.
 use super::Done;
 use super::{chosen_project, project_options, typed, Opt};
 use crate::service::mailboxes::{self, MailboxPatch, NewMailbox, DEFAULT_FAILED_FOLDER};
@@ -35,6 +36,10 @@ struct MailPage {
     mailboxes: Vec<Row>,
     projects: Vec<Opt>,
     default_failed: &'static str,
+    /// Whether a mail server may hand messages over HTTP (`DESKGRAPH_MAIL_IN_SECRET` is set); never the secret.
+    mail_server_open: bool,
+    /// The address `deskgraph mail-in --url` is given: the public URL, when one is configured.
+    mail_server_url: String,
 }
 
 async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage> {
@@ -69,6 +74,13 @@ async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage>
         mailboxes: rows,
         projects: project_opts(None),
         default_failed: DEFAULT_FAILED_FOLDER,
+        mail_server_open: state.config.mail_in_secret.is_some(),
+        mail_server_url: state
+            .config
+            .accounts
+            .public_url
+            .clone()
+            .unwrap_or_else(|| lang.t("rules-mail-server-this-address")),
     })
 }
 
