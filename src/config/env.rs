@@ -110,6 +110,7 @@ impl Config {
                 ),
             },
             mail_in_secret,
+            mail_trusted_receivers: super::oidc::list(get("DESKGRAPH_MAIL_TRUSTED_RECEIVERS")),
             mail_reply_tokens: boolean(&get, "DESKGRAPH_MAIL_REPLY_TOKENS", false)?,
             mail_token_key: String::new(),
             max_custom_fields: number(&get, "DESKGRAPH_MAX_CUSTOM_FIELDS", 50, 1, 500)? as usize,

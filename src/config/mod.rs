@@ -103,6 +103,11 @@ pub struct Config {
     /// `DESKGRAPH_MAIL_IN_SECRET` (32 characters or more): the secret a mail server's `deskgraph mail-in --url`
     /// shows to hand messages to the running service (`POST /api/mail/in/`); unset, that door is closed.
     pub mail_in_secret: Option<String>,
+    /// `DESKGRAPH_MAIL_TRUSTED_RECEIVERS`: the receiving mail servers (their `Authentication-Results` authserv-id,
+    /// comma-separated) whose DKIM or DMARC verdict the service believes. When set, mail from a team member's
+    /// address acts as them only with such a pass for the sender's domain; unset, the `From` address is taken
+    /// as it comes (the receiving server's own checks are the defence).
+    pub mail_trusted_receivers: Vec<String>,
     /// `DESKGRAPH_MAIL_REPLY_TOKENS`: notification emails about a ticket carry a plus-addressed `Reply-To`
     /// (`help+t12-<token>@desk.example.com`) that threads a reply onto its ticket even when the mail client
     /// drops `In-Reply-To` (default false: the mail server must deliver `help+…@` to `help@`).
@@ -200,6 +205,7 @@ impl Config {
             mail_from: DEFAULT_MAIL_FROM.to_string(),
             mail_in_open: true,
             mail_in_secret: None,
+            mail_trusted_receivers: Vec::new(),
             mail_reply_tokens: false,
             mail_token_key: String::new(),
             max_custom_fields: 50,

@@ -63,7 +63,7 @@ impl OidcSettings {
 }
 
 /// A comma-separated list, without empty entries.
-fn list(raw: Option<String>) -> Vec<String> {
+pub(super) fn list(raw: Option<String>) -> Vec<String> {
     raw.map(|v| {
         v.split(',')
             .map(|s| s.trim().to_string())

@@ -143,6 +143,13 @@ pub async fn receive(
     let Some(actor) = load_actor(db, account.id).await? else {
         return Ok(Err(Refused::Sender("this account is deactivated".into())));
     };
+    // A team member's address can write internal notes and answer any ticket: a forged `From` must not.
+    if actor.is_team() && !verified_sender(&message, raw, &sender, &config.mail_trusted_receivers) {
+        return Ok(Err(Refused::Sender(
+            "mail from a team member's address needs a DKIM or DMARC pass from a trusted receiving server"
+                .into(),
+        )));
+    }
     let deps = WriteDeps {
         channel: Channel::Email,
         ..deps
@@ -530,6 +537,94 @@ fn automatic(message: &Message<'_>) -> Option<&'static str> {
     None
 }
 
+/// Whether mail from `sender` may act as its account, a team member's: always when no receiving server is
+/// trusted (`DESKGRAPH_MAIL_TRUSTED_RECEIVERS` unset); otherwise an `Authentication-Results` header (RFC 8601)
+/// written by one of those servers must say `dmarc=pass` for the sender's domain, or `dkim=pass` for a signature
+/// by that domain or a parent of it. The receiving server removes such headers that claim its name from the
+/// mail it receives, as RFC 8601 asks; a forged one naming another server counts for nothing.
+fn verified_sender(message: &Message<'_>, raw: &[u8], sender: &str, trusted: &[String]) -> bool {
+    if trusted.is_empty() {
+        return true;
+    }
+    let domain = sender
+        .rsplit_once('@')
+        .map(|(_, d)| d.to_ascii_lowercase())
+        .unwrap_or_default();
+    message
+        .headers()
+        .iter()
+        .filter(|h| {
+            h.name
+                .as_str()
+                .eq_ignore_ascii_case("Authentication-Results")
+        })
+        .filter_map(|h| raw.get(h.offset_start as usize..h.offset_end as usize))
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .any(|value| vouches_for(value, &domain, trusted))
+}
+
+/// Whether one `Authentication-Results` value comes from a trusted server and holds a pass that speaks for mail
+/// from `domain`.
+fn vouches_for(value: &str, domain: &str, trusted: &[String]) -> bool {
+    let text = without_comments(value);
+    let mut parts = text.split(';');
+    let Some(server) = parts.next().and_then(|p| p.split_whitespace().next()) else {
+        return false;
+    };
+    if domain.is_empty() || !trusted.iter().any(|t| t.eq_ignore_ascii_case(server)) {
+        return false;
+    }
+    parts.any(|result| {
+        let Some((method, verdict)) = result
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.split_once('='))
+        else {
+            return false;
+        };
+        if !verdict.eq_ignore_ascii_case("pass") {
+            return false;
+        }
+        let said = |key: &str| {
+            result
+                .split_whitespace()
+                .filter_map(|w| w.split_once('='))
+                .filter(|(k, _)| k.eq_ignore_ascii_case(key))
+                .map(|(_, v)| v.trim_matches('"').to_ascii_lowercase())
+                .collect::<Vec<_>>()
+        };
+        let aligned = |signer: &str| domain == signer || domain.ends_with(&format!(".{signer}"));
+        match method.to_ascii_lowercase().as_str() {
+            "dmarc" => said("header.from").iter().any(|d| d == domain),
+            "dkim" => {
+                said("header.d").iter().any(|d| aligned(d))
+                    || said("header.i")
+                        .iter()
+                        .any(|i| aligned(i.rsplit_once('@').map_or(i.as_str(), |(_, d)| d)))
+            }
+            _ => false,
+        }
+    })
+}
+
+/// `value` without its RFC 5322 comments (`(good signature)`), which may hold anything, `;` and `=` included.
+fn without_comments(value: &str) -> String {
+    let mut depth = 0usize;
+    let mut kept = String::with_capacity(value.len());
+    let mut escaped = false;
+    for c in value.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if depth > 0 => escaped = true,
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => kept.push(c),
+            _ => {}
+        }
+    }
+    kept
+}
+
 /// What a delivery report says of one of our emails that could not be delivered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Bounce {
@@ -804,6 +899,43 @@ mod tests {
         assert_eq!(subject_numbers("[tkt-7] again", "TKT"), vec!["tkt-7"]);
         assert!(subject_numbers("about TKT-7 and (42)", "TKT").is_empty());
         assert_eq!(strip_reply_prefixes("Re: AW: Fwd:  Printer"), "Printer");
+    }
+
+    #[test]
+    fn only_a_trusted_servers_pass_for_the_senders_domain_vouches() {
+        let trusted = vec!["mx.example.com".to_string()];
+        for value in [
+            "mx.example.com; dkim=pass header.d=example.com header.s=s1",
+            "mx.example.com 1; spf=fail smtp.mailfrom=x; dkim=pass (2048-bit key; secure) header.i=@example.com",
+            "MX.EXAMPLE.COM;\r\n\tdmarc=pass (p=reject dis=none) header.from=example.com",
+        ] {
+            assert!(vouches_for(value, "example.com", &trusted), "{value}");
+        }
+        // A signature of the parent domain speaks for a subdomain's mail.
+        assert!(vouches_for(
+            "mx.example.com; dkim=pass header.d=example.com",
+            "eu.example.com",
+            &trusted
+        ));
+        for value in [
+            "mx.evil.example; dkim=pass header.d=example.com",
+            "(mx.example.com) mx.evil.example; dkim=pass header.d=example.com",
+            "mx.example.com; dkim=fail header.d=example.com",
+            "mx.example.com; dkim=pass header.d=evil.example",
+            "mx.example.com; dkim=pass header.d=notexample.com",
+            "mx.example.com; dkim=pass header.d=eu.example.com",
+            "mx.example.com; spf=pass smtp.mailfrom=example.com",
+            "mx.example.com; dmarc=pass header.from=evil.example",
+            "mx.example.com; none (dkim=pass header.d=example.com)",
+            "",
+        ] {
+            assert!(!vouches_for(value, "example.com", &trusted), "{value}");
+        }
+        assert!(!vouches_for(
+            "mx.example.com; dkim=pass header.d=example.com",
+            "",
+            &trusted
+        ));
     }
 
     #[test]

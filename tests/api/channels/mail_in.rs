@@ -8,6 +8,7 @@ use crate::support::login::{sign_in, Door, Outcome};
 use crate::support::sla::run_at;
 use axum::http::StatusCode;
 use chrono::Utc;
+use deskgraph::domain::CommentType;
 use deskgraph::notify::mailer::thread_root;
 use deskgraph::service::mail_in::{self, Received, Refused};
 use deskgraph::state::AppState;
@@ -625,6 +626,78 @@ async fn a_mail_server_hands_messages_to_the_running_service(app: &TestApp) {
     let titles: Vec<String> = tickets().await.into_iter().map(|t| t.title).collect();
     assert_eq!(titles.len(), 2, "{titles:?}");
     assert!(titles.contains(&"Projector dim".to_string()), "{titles:?}");
+}
+
+db_test!(a_team_members_address_needs_a_trusted_pass_once_receivers_are_named);
+/// With `DESKGRAPH_MAIL_TRUSTED_RECEIVERS`, a forged `From` with an agent's address cannot write an internal note:
+/// only a DKIM or DMARC pass for the agent's domain, written by a named receiving server, lets mail act as them.
+async fn a_team_members_address_needs_a_trusted_pass_once_receivers_are_named(app: &TestApp) {
+    app.user("ann").await;
+    app.agent("bob").await;
+    let (state, _) = state_with(app, |c| {
+        c.mail_trusted_receivers = vec!["mx.example.com".into()];
+    });
+    // A requester's mail needs no pass: it can reach only what the address's owner could.
+    let id = ticket_of(
+        &mail(
+            &state,
+            &message("ann@example.com", "a1@x", "Printer", "", "Jammed."),
+        )
+        .await,
+    );
+    let from_bob = |n: &str, results: &str| {
+        let thread = format!("In-Reply-To: {}\r\n", thread_root(id, "localhost"));
+        message(
+            "bob@example.com",
+            &format!("b{n}@x"),
+            "Re: Printer",
+            &format!("{thread}{results}"),
+            "#internal\nThe roller is worn; ordered one.",
+        )
+    };
+    let comments = || async {
+        entity::comment::Entity::find()
+            .all(&state.db.conn)
+            .await
+            .unwrap()
+    };
+    for (n, results) in [
+        ("1", ""),
+        (
+            "2",
+            "Authentication-Results: mx.evil.example; dkim=pass header.d=example.com\r\n",
+        ),
+        (
+            "3",
+            "Authentication-Results: mx.example.com; dkim=pass header.d=evil.example\r\n",
+        ),
+        (
+            "4",
+            "Authentication-Results: mx.example.com; dkim=fail header.d=example.com; spf=pass smtp.mailfrom=example.com\r\n",
+        ),
+    ] {
+        let refused = mail(&state, &from_bob(n, results)).await;
+        assert!(matches!(refused, Err(Refused::Sender(_))), "{n}: {refused:?}");
+    }
+    assert!(comments().await.is_empty());
+    let signed = from_bob(
+        "5",
+        "Authentication-Results: mx.example.com;\r\n\tdkim=pass (2048-bit key) header.d=example.com header.s=s1\r\n",
+    );
+    let taken = mail(&state, &signed).await;
+    assert!(
+        matches!(taken, Ok(Received::Comment { ticket, .. }) if ticket == id),
+        "{taken:?}"
+    );
+    let made = comments().await;
+    assert_eq!(made.len(), 1);
+    assert_eq!(made[0].comment_type, CommentType::Internal);
+    // Without the setting, the address is taken as it comes, as before.
+    let unsigned = mail(&app.state, &from_bob("6", "")).await;
+    assert!(
+        matches!(unsigned, Ok(Received::Comment { .. })),
+        "{unsigned:?}"
+    );
 }
 
 /// The value of header `name` in a raw message (first occurrence, unfolded).
