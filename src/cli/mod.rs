@@ -367,10 +367,18 @@ async fn mail_over_http(
                     said("comment"),
                     said("ticket")
                 ),
-                _ => println!(
+                Some("ignored") => println!(
                     "ignored: {}",
                     body.get("reason").and_then(|v| v.as_str()).unwrap_or("")
                 ),
+                // Not the service's answer (a proxy's or another site's page): the message was not taken
+                // in, so the mail server must keep it rather than count it delivered.
+                _ => {
+                    return Err(exit(
+                        75,
+                        format!("{url} answered {status} but not as the help desk does"),
+                    ))
+                }
             }
             Ok(())
         }

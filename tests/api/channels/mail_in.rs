@@ -623,6 +623,29 @@ async fn a_mail_server_hands_messages_to_the_running_service(app: &TestApp) {
     )
     .await;
     assert_eq!(code, Some(78), "{out}");
+    // A URL that answers 200 but is not the service (a proxy's page): the message is kept, not lost.
+    let elsewhere = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let other_base = format!("http://{}", elsewhere.local_addr().unwrap());
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut socket, _)) = elsewhere.accept().await {
+            let mut request = vec![0; 64 * 1024];
+            let _ = socket.read(&mut request).await;
+            let page = "<html>Welcome</html>";
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+            let _ = socket.write_all(answer.as_bytes()).await;
+        }
+    });
+    let env = [
+        ("DATABASE_URL", "sqlite:///nonexistent/deskgraph/nothing.db"),
+        ("DESKGRAPH_MAIL_IN_SECRET", SECRET),
+    ];
+    let lost = message("hal@example.com", "h3@x", "Projector hums", "", "Hums.");
+    let (code, out, err) = pipe_to_mail_in(&["--url", &other_base], &env, lost.as_bytes()).await;
+    assert_eq!(code, Some(75), "{out}{err}");
     let titles: Vec<String> = tickets().await.into_iter().map(|t| t.title).collect();
     assert_eq!(titles.len(), 2, "{titles:?}");
     assert!(titles.contains(&"Projector dim".to_string()), "{titles:?}");
