@@ -20,6 +20,7 @@ pub mod mailbox;
 pub mod outbox;
 pub mod password_reset;
 pub mod project;
+pub mod project_mail_rule;
 pub mod saved_view;
 pub mod setting;
 pub mod sla_event;

@@ -381,3 +381,26 @@ stored_enum!(
         Teams => "teams",
     }
 );
+
+stored_enum!(
+    /// What a reply by mail to a resolved ticket does (a closed ticket is done for good: a reply to it always
+    /// opens a follow-up).
+    ResolvedReply, "resolved_reply" {
+        /// The reply is a comment, and when it comes from the requester the ticket opens again.
+        Reopen => "reopen",
+        /// The reply opens a new ticket, related to the resolved one, which stays resolved.
+        FollowUp => "follow_up",
+    }
+);
+
+stored_enum!(
+    /// Which senders without an account may write to the help desk (an account is made for them).
+    UnknownSenders, "unknown_senders" {
+        /// Anyone.
+        Create => "create",
+        /// Only addresses at the project's listed domains (or their subdomains).
+        KnownDomains => "known_domains",
+        /// None: only the desk's accounts.
+        Refuse => "refuse",
+    }
+);

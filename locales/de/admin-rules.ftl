@@ -235,6 +235,18 @@ rules-mail-secret = Passwort oder OAuth2-Token
 rules-add-mailbox = Postfach hinzufügen
 rules-mail-added = Postfach hinzugefügt: Es wird innerhalb einer Minute gelesen. Sein Geheimnis wird nicht erneut angezeigt.
 rules-mail-removed = Postfach entfernt; seine E-Mails bleiben auf dem Server.
+rules-mail-projects-heading = E-Mail nach Projekt
+rules-mail-projects-intro = Wie E-Mails an jedes Projekt angenommen werden: die Antwort eines Anfragenden auf ein gelöstes Ticket und E-Mails von Personen ohne Konto. Eine Antwort auf ein geschlossenes Ticket eröffnet immer ein neues, damit verknüpftes Ticket.
+rules-mail-col-project = Projekt
+rules-mail-resolved-reply = Antwort eines Anfragenden auf ein gelöstes Ticket
+rules-mail-resolved-reopen = Öffnet es wieder
+rules-mail-resolved-follow_up = Eröffnet ein damit verknüpftes Folgeticket
+rules-mail-strangers = E-Mail von jemandem ohne Konto
+rules-mail-strangers-service = Wie der Dienst eingestellt ist: { $setting }
+rules-mail-strangers-create = Angenommen: Ein Konto wird angelegt
+rules-mail-strangers-known_domains = Nur von den unten genannten Domains angenommen
+rules-mail-strangers-refuse = Abgelehnt
+rules-mail-domains = Angenommene Domains (eine pro Zeile, Subdomains eingeschlossen)
 
 # Gespeicherte Werte in Worten: Typen benutzerdefinierter Felder, Chat-Dienste.
 value-text = Text

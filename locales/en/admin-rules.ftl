@@ -234,6 +234,18 @@ rules-mail-secret = Password or OAuth2 token
 rules-add-mailbox = Add mailbox
 rules-mail-added = Mailbox added: it is read within a minute. Its secret is not shown again.
 rules-mail-removed = Mailbox removed; its mail stays on the server.
+rules-mail-projects-heading = Mail by project
+rules-mail-projects-intro = How mail to each project is taken in: a requester's reply to a resolved ticket, and mail from people the desk has no account for. A reply to a closed ticket always opens a new ticket related to it.
+rules-mail-col-project = Project
+rules-mail-resolved-reply = A requester's reply to a resolved ticket
+rules-mail-resolved-reopen = Reopens it
+rules-mail-resolved-follow_up = Opens a follow-up ticket related to it
+rules-mail-strangers = Mail from someone without an account
+rules-mail-strangers-service = As the service is set: { $setting }
+rules-mail-strangers-create = Taken: an account is made for them
+rules-mail-strangers-known_domains = Taken only from the domains listed below
+rules-mail-strangers-refuse = Refused
+rules-mail-domains = Domains taken from (one per line, subdomains included)
 
 # Stored values in words: custom field kinds, chat services.
 value-text = Text

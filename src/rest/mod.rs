@@ -46,6 +46,10 @@ pub fn router() -> Routes {
                 .patch(projects::update)
                 .delete(projects::archive),
         )
+        .route(
+            "/api/projects/{id}/mail/",
+            get(projects::mail_rules).patch(projects::update_mail_rules),
+        )
         .route("/api/assets/", get(assets::list).post(assets::create))
         .route(
             "/api/assets/{id}/",

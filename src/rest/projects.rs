@@ -1,15 +1,19 @@
-//! `/api/projects/`: list, read, create, change and archive projects.
+//! `/api/projects/`: list, read, create, change and archive projects, and their rules for mail.
 use crate::auth::middleware::CurrentActor;
 use crate::error::{AppError, AppResult};
 use crate::rest::fields::Fields;
 use crate::rest::json::JsonObject;
 use crate::rest::path::PathId;
-use crate::rest::shapes;
+use crate::rest::shapes::{self, timestamp};
+use crate::service::project_mail::{self, MailRules, MailRulesPatch};
 use crate::service::projects::{self, NewProject, ProjectPatch};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use entity::values::{ResolvedReply, UnknownSenders};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// `GET /api/projects/`: every non-archived project, by name, with ticket counts.
 #[utoipa::path(get, path = "/api/projects/", tag = "projects", operation_id = "listProjects",
@@ -113,4 +117,94 @@ pub async fn archive(
 ) -> AppResult<StatusCode> {
     projects::archive(&state.db, &actor, id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// How mail to a project is taken in (docs/mail.md).
+#[derive(Serialize, ToSchema)]
+pub struct ProjectMailRules {
+    /// The project.
+    project: i32,
+    /// `reopen`: a requester's reply to a resolved ticket reopens it; `follow_up`: it opens a new ticket
+    /// related to the resolved one. A reply to a closed ticket always opens a follow-up.
+    resolved_reply: &'static str,
+    /// `create` (anyone), `known_domains` (only `sender_domains`), `refuse`; null: the service's setting
+    /// (`DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS`).
+    unknown_senders: Option<&'static str>,
+    /// The domains `known_domains` takes mail from (and their subdomains), lowercase.
+    sender_domains: Vec<String>,
+    /// When an administrator last changed them; null: never (the defaults).
+    #[schema(format = DateTime)]
+    updated_at: Option<String>,
+}
+
+impl ProjectMailRules {
+    fn of(rules: MailRules) -> Self {
+        ProjectMailRules {
+            project: rules.project_id,
+            resolved_reply: rules.resolved_reply.as_str(),
+            unknown_senders: rules.unknown_senders.map(UnknownSenders::as_str),
+            sender_domains: rules.sender_domains,
+            updated_at: rules.updated_at.as_ref().map(timestamp),
+        }
+    }
+}
+
+/// The body of a change to a project's mail rules; absent fields stay as they are.
+#[derive(Serialize, ToSchema)]
+pub struct ProjectMailRulesPatch {
+    /// `reopen` or `follow_up`.
+    resolved_reply: Option<String>,
+    /// `create`, `known_domains` or `refuse`; null: the service's setting.
+    unknown_senders: Option<String>,
+    /// Replaces the list (at most 100).
+    sender_domains: Option<Vec<String>>,
+}
+
+/// `GET /api/projects/{id}/mail/` (team members).
+#[utoipa::path(get, path = "/api/projects/{id}/mail/", tag = "projects", operation_id = "getProjectMailRules",
+    summary = "How mail to a project is taken in (team members).",
+    params(("id" = i32, Path, description = "Project id")),
+    responses((status = 200, description = "The rules", body = ProjectMailRules), (status = 403, description = "Not a team member", body = crate::error::bodies::Error), (status = 404, description = "No such project", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn mail_rules(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+) -> AppResult<Json<ProjectMailRules>> {
+    let rules = project_mail::get(&state.db, &actor, id).await?;
+    Ok(Json(ProjectMailRules::of(rules)))
+}
+
+/// `PATCH /api/projects/{id}/mail/` (administrators).
+#[utoipa::path(patch, path = "/api/projects/{id}/mail/", tag = "projects", operation_id = "updateProjectMailRules",
+    summary = "Change how mail to a project is taken in (administrators).",
+    params(("id" = i32, Path, description = "Project id")),
+    request_body = ProjectMailRulesPatch,
+    responses((status = 200, description = "The rules now", body = ProjectMailRules), (status = 400, description = "A bad value", body = crate::error::bodies::Error), (status = 403, description = "Not an administrator", body = crate::error::bodies::Error), (status = 404, description = "No such project", body = crate::error::bodies::Error)),
+    security(("bearer" = [])))]
+pub async fn update_mail_rules(
+    State(state): State<AppState>,
+    CurrentActor(actor): CurrentActor,
+    PathId(id): PathId,
+    JsonObject(body): JsonObject,
+) -> AppResult<Json<ProjectMailRules>> {
+    let f = Fields(&body);
+    let resolved_reply = f
+        .string_not_null("resolved_reply")?
+        .map(|v| ResolvedReply::parse(&v).map_err(|e| AppError::field(e.field, e.message)))
+        .transpose()?;
+    let unknown_senders = f
+        .nullable_string("unknown_senders")?
+        .map(|v| {
+            v.map(|v| UnknownSenders::parse(&v).map_err(|e| AppError::field(e.field, e.message)))
+                .transpose()
+        })
+        .transpose()?;
+    let patch = MailRulesPatch {
+        resolved_reply,
+        unknown_senders,
+        sender_domains: f.strings("sender_domains")?,
+    };
+    let rules = project_mail::update(&state.db, &actor, id, patch).await?;
+    Ok(Json(ProjectMailRules::of(rules)))
 }

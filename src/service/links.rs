@@ -79,15 +79,7 @@ pub async fn add(
         check_tree(&txn, source, target, &other, &t).await?;
     }
     for id in [source, target] {
-        let links = ticket_link::Entity::find()
-            .filter(
-                Condition::any()
-                    .add(ticket_link::Column::SourceId.eq(id))
-                    .add(ticket_link::Column::TargetId.eq(id)),
-            )
-            .count(&txn)
-            .await?;
-        if links >= MAX_PER_TICKET {
+        if held(&txn, id).await? >= MAX_PER_TICKET {
             return Err(AppError::field(
                 "ticket",
                 format!("a ticket has at most {MAX_PER_TICKET} links"),
@@ -167,15 +159,7 @@ pub(crate) async fn carry_over(
         .exec(txn)
         .await?
         .rows_affected;
-    let held = ticket_link::Entity::find()
-        .filter(
-            Condition::any()
-                .add(ticket_link::Column::SourceId.eq(target))
-                .add(ticket_link::Column::TargetId.eq(target)),
-        )
-        .count(txn)
-        .await?;
-    let mut room = MAX_PER_TICKET.saturating_sub(held);
+    let mut room = MAX_PER_TICKET.saturating_sub(held(txn, target).await?);
     let (mut moved, mut removed) = (0, between);
     let links = links
         .into_iter()
@@ -207,8 +191,10 @@ pub(crate) async fn carry_over(
     Ok((moved, removed))
 }
 
-/// Link `t` and `other` as related inside `txn` (a split: the new ticket and the one it came from), recorded
-/// and announced as [`add`] does; both are new, so the link cannot be there already.
+/// Link the new ticket `t` and `other` as related inside `txn` (a split: the new ticket and the one it came
+/// from; a follow-up by mail and the finished ticket it answers), recorded as [`add`] does; `t` is new, so
+/// the link cannot be there already. None is made when `other` has all the links it may have: the new
+/// ticket is still opened (a requester writing to an old ticket again and again must not be refused).
 pub(crate) async fn relate(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -216,6 +202,9 @@ pub(crate) async fn relate(
     t: &ticket::Model,
     other: &ticket::Model,
 ) -> AppResult<()> {
+    if held(txn, other.id).await? >= MAX_PER_TICKET {
+        return Ok(());
+    }
     let (source, target) = (t.id.min(other.id), t.id.max(other.id));
     let made = ticket_link::ActiveModel {
         id: ActiveValue::NotSet,
@@ -232,6 +221,18 @@ pub(crate) async fn relate(
         .await?
         .ok_or_else(|| AppError::internal(anyhow::anyhow!("a new link was not found")))?;
     record(txn, state, actor, "link", &found, t, other).await
+}
+
+/// How many links ticket `id` has, either way round.
+async fn held(db: &impl ConnectionTrait, id: i32) -> AppResult<u64> {
+    Ok(ticket_link::Entity::find()
+        .filter(
+            Condition::any()
+                .add(ticket_link::Column::SourceId.eq(id))
+                .add(ticket_link::Column::TargetId.eq(id)),
+        )
+        .count(db)
+        .await?)
 }
 
 /// Whether `parent` may become the parent of `child` once `target` takes a merged ticket's place: the child

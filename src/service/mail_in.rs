@@ -23,10 +23,11 @@ use crate::service::idempotency::IdempotencyKey;
 use crate::service::tickets::{self, NewTicket};
 use crate::service::users::{sso, PeopleDeps};
 use crate::service::WriteDeps;
+use crate::service::{project_mail, projects};
 use crate::storage::BlobStore;
 use chrono::Utc;
 use entity::mail_message;
-use entity::values::{CommentType, TicketStatus};
+use entity::values::{CommentType, ResolvedReply, TicketStatus};
 use mail_parser::{Message, MessageParser, MimeHeaders};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
@@ -126,7 +127,10 @@ pub async fn receive(
             )))
         }
         Some(a) => a,
-        None if config.mail_in_open => {
+        None if project_mail::of(db, project)
+            .await?
+            .admits_stranger(&sender, config.mail_in_open) =>
+        {
             let name = message
                 .from()
                 .and_then(|f| f.first())
@@ -164,10 +168,25 @@ pub async fn receive(
         body.push_str(&format!("\n\n({})", left_out.join("; ")));
     }
     let subject = message.subject().unwrap_or("").trim().to_string();
-    let answered = match answered_ticket(deps, config, &actor, &message, &subject).await? {
+    let answered = answered_ticket(deps, config, &actor, &message, &subject).await?;
+    let (answered, follows) = match answered {
         // A reply to a merged ticket lands on the one it went into (`comments::create`).
-        Some(t) if t.status == TicketStatus::Closed && t.merged_into_id.is_none() => None,
-        other => other,
+        Some(t) if t.status == TicketStatus::Closed && t.merged_into_id.is_none() => {
+            (None, Some(t))
+        }
+        Some(t) if t.status == TicketStatus::Resolved && !actor.is_team() => {
+            match project_mail::of(db, t.project_id).await?.resolved_reply {
+                ResolvedReply::FollowUp => (None, Some(t)),
+                // The reply reopens it as it is recorded (`tickets::write::on_requester_reply`).
+                ResolvedReply::Reopen => (Some(t), None),
+            }
+        }
+        other => (other, None),
+    };
+    // A follow-up opens where the ticket it follows was, while that project is open.
+    let project = match follows.as_ref().and_then(|t| t.project_id) {
+        Some(id) if projects::get(db, id).await.is_ok() => Some(id),
+        _ => project,
     };
     let received = match answered {
         Some(t) => {
@@ -240,6 +259,7 @@ pub async fn receive(
                 files: spooled(deps.config.max_upload_bytes, files).await?,
                 storage: Some(storage),
                 receipt: Some(receipt("ticket")),
+                related: follows,
             };
             match tickets::create_along(deps, &actor, input, along).await {
                 Ok(made) => Received::Ticket(made.id),

@@ -12,6 +12,7 @@ pub mod idempotency;
 pub mod links;
 pub mod mail_in;
 pub mod mailboxes;
+pub mod project_mail;
 pub mod projects;
 pub mod reports;
 pub mod saved_views;

@@ -1,9 +1,12 @@
 //! Project mutations (team members only; the service decides).
 use crate::graphql::context::viewer;
 use crate::graphql::ids;
-use crate::graphql::types::Project;
+use crate::graphql::mutation::chat::patched;
+use crate::graphql::types::{Project, ProjectMailRules};
+use crate::service::project_mail::{self, MailRulesPatch};
 use crate::service::projects::{self, NewProject, ProjectPatch};
-use async_graphql::{Context, InputObject, Object, Result, SimpleObject, ID};
+use async_graphql::{Context, InputObject, MaybeUndefined, Object, Result, SimpleObject, ID};
+use entity::values::{ResolvedReply, UnknownSenders};
 
 /// Project mutations.
 #[derive(Default)]
@@ -57,6 +60,26 @@ pub struct DeleteProjectPayload {
     deleted_project_id: ID,
 }
 
+/// A change to how mail to a project is taken in; omitted fields stay.
+#[derive(InputObject)]
+pub struct UpdateProjectMailRulesInput {
+    /// The project.
+    project_id: ID,
+    /// What a reply to a resolved ticket does.
+    resolved_reply: Option<ResolvedReply>,
+    /// Which senders without an account may open tickets (null: the service's setting).
+    unknown_senders: MaybeUndefined<UnknownSenders>,
+    /// The domains `KNOWN_DOMAINS` takes mail from (replaces the list; at most 100).
+    sender_domains: Option<Vec<String>>,
+}
+
+/// The project's mail rules after the change.
+#[derive(SimpleObject)]
+pub struct UpdateProjectMailRulesPayload {
+    /// The rules.
+    mail_rules: ProjectMailRules,
+}
+
 fn project_id(id: &ID) -> Result<i32> {
     Ok(ids::decode(id, "Project", "id")?)
 }
@@ -95,6 +118,25 @@ impl ProjectMutation {
         let project = projects::update(&req.state.db, &actor, id, patch).await?;
         Ok(UpdateProjectPayload {
             project: Project(project),
+        })
+    }
+
+    /// Change how mail to a project is taken in (administrators only).
+    async fn update_project_mail_rules(
+        &self,
+        ctx: &Context<'_>,
+        input: UpdateProjectMailRulesInput,
+    ) -> Result<UpdateProjectMailRulesPayload> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ids::decode(&input.project_id, "Project", "projectId")?;
+        let patch = MailRulesPatch {
+            resolved_reply: input.resolved_reply,
+            unknown_senders: patched(input.unknown_senders),
+            sender_domains: input.sender_domains,
+        };
+        let rules = project_mail::update(&req.state.db, &actor, id, patch).await?;
+        Ok(UpdateProjectMailRulesPayload {
+            mail_rules: rules.into(),
         })
     }
 

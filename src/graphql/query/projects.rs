@@ -4,8 +4,8 @@ use crate::graphql::context::viewer;
 use crate::graphql::engine::prefetch;
 use crate::graphql::ids;
 use crate::graphql::list_connection::{list_connection, page_of};
-use crate::graphql::types::Project;
-use crate::service::projects;
+use crate::graphql::types::{Project, ProjectMailRules};
+use crate::service::{project_mail, projects};
 use async_graphql::{Context, Object, Result, ID};
 
 list_connection!(
@@ -39,6 +39,18 @@ impl ProjectQuery {
         Ok(Some(Project(
             projects::get(&req.state.db.conn, db_id).await?,
         )))
+    }
+
+    /// How mail to a project is taken in. Team members only; FORBIDDEN otherwise.
+    async fn project_mail_rules(
+        &self,
+        ctx: &Context<'_>,
+        project_id: ID,
+    ) -> Result<ProjectMailRules> {
+        let (req, actor) = viewer(ctx)?;
+        let id = ids::decode(&project_id, "Project", "projectId")
+            .map_err(|_| AppError::not_found("project"))?;
+        Ok(project_mail::get(&req.state.db, &actor, id).await?.into())
     }
 
     /// Non-archived projects, by name.

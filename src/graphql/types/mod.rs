@@ -32,7 +32,7 @@ pub use comment::{Comment, CommentEdit};
 pub use custom_field::{CustomField, TicketField};
 pub use mailbox::Mailbox;
 pub use node::Node;
-pub use project::Project;
+pub use project::{Project, ProjectMailRules};
 pub use sla::{SlaPolicy, TicketSla};
 pub use tag::Tag;
 pub use ticket::Ticket;

@@ -46,3 +46,32 @@ fields! {
         ticket_connection(ctx, filter, Default::default(), args).await
     }
 }
+
+/// How mail to a project is taken in (team members read it, administrators change it).
+#[derive(async_graphql::SimpleObject)]
+pub struct ProjectMailRules {
+    /// Global id of the project.
+    pub project_id: ID,
+    /// What a reply by mail to one of its resolved tickets does (a reply to a closed ticket always opens a
+    /// follow-up related to it).
+    pub resolved_reply: entity::values::ResolvedReply,
+    /// Which senders without an account may open tickets in it; null: the service's setting
+    /// (`DESKGRAPH_MAIL_IN_UNKNOWN_SENDERS`).
+    pub unknown_senders: Option<entity::values::UnknownSenders>,
+    /// The domains `KNOWN_DOMAINS` takes mail from (and their subdomains), lowercase.
+    pub sender_domains: Vec<String>,
+    /// When an administrator last changed them; null: never (the defaults).
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl From<crate::service::project_mail::MailRules> for ProjectMailRules {
+    fn from(rules: crate::service::project_mail::MailRules) -> Self {
+        ProjectMailRules {
+            project_id: ids::encode("Project", rules.project_id),
+            resolved_reply: rules.resolved_reply,
+            unknown_senders: rules.unknown_senders,
+            sender_domains: rules.sender_domains,
+            updated_at: rules.updated_at,
+        }
+    }
+}

@@ -155,6 +155,7 @@ pub fn router() -> Routes {
             get(admin::mail_page).post(admin::create_mailbox),
         )
         .route("/admin/mail/change/", post(admin::change_mailbox))
+        .route("/admin/mail/project/", post(admin::change_project_mail))
         .route(
             "/admin/assets/",
             get(admin::assets_page).post(admin::create_asset),

@@ -127,6 +127,7 @@ pub async fn submit(
                 files,
                 storage: Some(&*state.storage),
                 receipt: None,
+                related: None,
             };
             tickets::create_along(
                 state.write_deps(crate::domain::Channel::Web),

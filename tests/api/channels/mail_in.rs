@@ -16,12 +16,17 @@ use sea_orm::EntityTrait;
 use serde_json::json;
 
 async fn mail(state: &AppState, raw: &str) -> Result<Received, Refused> {
+    mail_to(state, raw, None).await
+}
+
+/// [`mail`] to a project's address (`mail-in --project`, or a mailbox of the project).
+async fn mail_to(state: &AppState, raw: &str, project: Option<i32>) -> Result<Received, Refused> {
     mail_in::receive(
         state.write_deps(deskgraph::domain::Channel::Email),
         state.people_deps(),
         state.storage.as_ref(),
         raw.as_bytes(),
-        None,
+        project,
     )
     .await
     .unwrap()
@@ -1211,4 +1216,377 @@ Message-ID: <twice-reply@mail.example.com>\r\n\r\nIt is back on its own.\r\n"
         json!([{ "body": "<p>It is back on its own.</p>", "commentType": "PUBLIC",
                  "author": { "username": t["requester"]["username"] } }])
     );
+}
+
+/// The ticket's status and project, and its links as `who` sees them: (type, other ticket's id).
+async fn standing(
+    app: &TestApp,
+    who: &TestUser,
+    id: i32,
+) -> (String, Option<i64>, Vec<(String, i64)>) {
+    let detail = app.as_user(who).get(&format!("/api/tickets/{id}/")).await;
+    assert_eq!(detail.status, StatusCode::OK, "{}", detail.text);
+    let links = app
+        .as_user(who)
+        .get(&format!("/api/tickets/{id}/links/"))
+        .await;
+    assert_eq!(links.status, StatusCode::OK, "{}", links.text);
+    (
+        detail.json["status"].as_str().unwrap().to_string(),
+        detail.json["project"]["id"].as_i64(),
+        links
+            .json
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["type"].as_str().unwrap().to_string(),
+                    l["ticket"]["id"].as_i64().unwrap(),
+                )
+            })
+            .collect(),
+    )
+}
+
+db_test!(a_reply_to_a_finished_ticket_reopens_it_or_follows_it_up_as_its_project_says);
+async fn a_reply_to_a_finished_ticket_reopens_it_or_follows_it_up_as_its_project_says(
+    app: &TestApp,
+) {
+    let root = app.admin("root").await;
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let state = &app.state;
+    let project = app.project("Hardware").await.id;
+    let id = ticket_of(
+        &mail_to(
+            state,
+            &message("ann@example.com", "f1@x", "Printer jams", "", "Jams."),
+            Some(project),
+        )
+        .await,
+    );
+    let tag = format!("TKT-{id:03}");
+    let reply = |n: &str, from: &str, body: &str| {
+        message(from, &format!("{n}@x"), &format!("Re: ({tag})"), "", body)
+    };
+    let set_status = |status: &'static str| {
+        let bob = &bob;
+        async move {
+            let moved = app
+                .as_user(bob)
+                .patch(&format!("/api/tickets/{id}/"), json!({ "status": status }))
+                .await;
+            assert!(moved.status.is_success(), "{}", moved.text);
+        }
+    };
+
+    // By default the requester's reply reopens a resolved ticket; the agent's leaves it resolved.
+    let rules = app
+        .as_user(&bob)
+        .get(&format!("/api/projects/{project}/mail/"))
+        .await;
+    assert_eq!(rules.status, StatusCode::OK, "{}", rules.text);
+    assert_eq!(
+        rules.json,
+        json!({ "project": project, "resolved_reply": "reopen", "unknown_senders": null,
+                "sender_domains": [], "updated_at": null })
+    );
+    set_status("resolved").await;
+    let answer = mail(state, &reply("f2", "bob@example.com", "Fixed, I think.")).await;
+    assert!(
+        matches!(answer, Ok(Received::Comment { ticket, .. }) if ticket == id),
+        "{answer:?}"
+    );
+    assert_eq!(standing(app, &bob, id).await.0, "resolved");
+    let again = mail(state, &reply("f3", "ann@example.com", "Still jams.")).await;
+    assert!(
+        matches!(again, Ok(Received::Comment { ticket, .. }) if ticket == id),
+        "{again:?}"
+    );
+    assert_eq!(standing(app, &ann, id).await.0, "open");
+
+    // Only an administrator changes the rules; a requester does not even read them.
+    let by_agent = app
+        .as_user(&bob)
+        .patch(
+            &format!("/api/projects/{project}/mail/"),
+            json!({ "resolved_reply": "follow_up" }),
+        )
+        .await;
+    assert_eq!(by_agent.status, StatusCode::FORBIDDEN, "{}", by_agent.text);
+    let by_requester = app
+        .as_user(&ann)
+        .get(&format!("/api/projects/{project}/mail/"))
+        .await;
+    assert_eq!(
+        by_requester.status,
+        StatusCode::FORBIDDEN,
+        "{}",
+        by_requester.text
+    );
+    let changed = app
+        .as_user(&root)
+        .patch(
+            &format!("/api/projects/{project}/mail/"),
+            json!({ "resolved_reply": "follow_up" }),
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.text);
+    assert_eq!(changed.json["resolved_reply"], "follow_up");
+    assert!(changed.json["updated_at"].is_string(), "{}", changed.text);
+
+    // Now her reply to the resolved ticket opens a follow-up in its project, related to it; it stays resolved.
+    set_status("resolved").await;
+    let follow_up = ticket_of(&mail(state, &reply("f4", "ann@example.com", "It is back.")).await);
+    assert_ne!(follow_up, id);
+    assert_eq!(
+        standing(app, &ann, follow_up).await,
+        (
+            "new".to_string(),
+            Some(project as i64),
+            vec![("relates_to".to_string(), id as i64)]
+        )
+    );
+    let (status, _, links) = standing(app, &bob, id).await;
+    assert_eq!(status, "resolved");
+    assert_eq!(links, vec![("relates_to".to_string(), follow_up as i64)]);
+    assert_eq!(
+        seen(app, &ann, id).await["comments"]["nodes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // A closed ticket is done for good: a reply always opens a follow-up, whatever the rule.
+    let reopen = app
+        .as_user(&root)
+        .patch(
+            &format!("/api/projects/{project}/mail/"),
+            json!({ "resolved_reply": "reopen" }),
+        )
+        .await;
+    assert_eq!(reopen.status, StatusCode::OK, "{}", reopen.text);
+    set_status("closed").await;
+    let late = ticket_of(&mail(state, &reply("f5", "ann@example.com", "Once more.")).await);
+    assert!(late != id && late != follow_up);
+    let (status, in_project, links) = standing(app, &ann, late).await;
+    assert_eq!((status.as_str(), in_project), ("new", Some(project as i64)));
+    assert_eq!(links, vec![("relates_to".to_string(), id as i64)]);
+    assert_eq!(standing(app, &bob, id).await.0, "closed");
+}
+
+db_test!(a_project_takes_mail_from_strangers_at_its_listed_domains_only);
+async fn a_project_takes_mail_from_strangers_at_its_listed_domains_only(app: &TestApp) {
+    let root = app.admin("root").await;
+    let state = &app.state;
+    let project = app.project("Partners").await.id;
+    let path = format!("/api/projects/{project}/mail/");
+
+    // Known domains need a list; a list holds domains.
+    let empty = app
+        .as_user(&root)
+        .patch(&path, json!({ "unknown_senders": "known_domains" }))
+        .await;
+    assert_eq!(empty.status, StatusCode::BAD_REQUEST, "{}", empty.text);
+    assert!(
+        empty.json["details"]["sender_domains"].is_array(),
+        "{}",
+        empty.text
+    );
+    for bad in [
+        json!({ "sender_domains": ["not a domain"] }),
+        json!({ "unknown_senders": "sometimes" }),
+        json!({ "resolved_reply": null }),
+        json!({ "sender_domains": "partner.org" }),
+    ] {
+        let refused = app.as_user(&root).patch(&path, bad.clone()).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::BAD_REQUEST,
+            "{bad}: {}",
+            refused.text
+        );
+    }
+    let set = app
+        .as_user(&root)
+        .patch(
+            &path,
+            json!({ "unknown_senders": "known_domains", "sender_domains": [" @Partner.ORG ", "partner.org"] }),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(set.json["sender_domains"], json!(["partner.org"]));
+    assert_eq!(set.json["unknown_senders"], "known_domains");
+
+    let from = |who: &str, n: &str| message(who, &format!("{n}@x"), "Access", "", "Please.");
+    let partner = mail_to(state, &from("kim@eu.partner.org", "s1"), Some(project)).await;
+    let made = ticket_of(&partner);
+    let t = app
+        .as_user(&root)
+        .get(&format!("/api/tickets/{made}/"))
+        .await;
+    assert_eq!(t.json["project"]["id"], project, "{}", t.text);
+    let stranger = mail_to(
+        state,
+        &from("eve@partner.org.evil.com", "s2"),
+        Some(project),
+    )
+    .await;
+    assert!(matches!(stranger, Err(Refused::Sender(_))), "{stranger:?}");
+    // Elsewhere the service's own setting (open here) holds.
+    assert!(matches!(
+        mail(state, &from("eve@partner.org.evil.com", "s3")).await,
+        Ok(Received::Ticket(_))
+    ));
+    // Refusing strangers leaves the desk's accounts free to write.
+    let refuse = app
+        .as_user(&root)
+        .patch(&path, json!({ "unknown_senders": "refuse" }))
+        .await;
+    assert_eq!(refuse.status, StatusCode::OK, "{}", refuse.text);
+    let fresh = mail_to(state, &from("lee@partner.org", "s4"), Some(project)).await;
+    assert!(matches!(fresh, Err(Refused::Sender(_))), "{fresh:?}");
+    let known = mail_to(state, &from("kim@eu.partner.org", "s5"), Some(project)).await;
+    assert!(matches!(known, Ok(Received::Ticket(_))), "{known:?}");
+    // Null gives it back to the service's setting.
+    let inherit = app
+        .as_user(&root)
+        .patch(&path, json!({ "unknown_senders": null }))
+        .await;
+    assert_eq!(
+        inherit.json["unknown_senders"],
+        serde_json::Value::Null,
+        "{}",
+        inherit.text
+    );
+    let (closed, _) = state_with(app, |c| c.mail_in_open = false);
+    let shut = mail_to(&closed, &from("max@partner.org", "s6"), Some(project)).await;
+    assert!(matches!(shut, Err(Refused::Sender(_))), "{shut:?}");
+    let open = mail_to(state, &from("max@partner.org", "s7"), Some(project)).await;
+    assert!(matches!(open, Ok(Received::Ticket(_))), "{open:?}");
+
+    // GraphQL reads and changes the same rules.
+    let gid = crate::support::graphql::gid("Project", project);
+    let read = app
+        .as_user(&root)
+        .graphql_data(
+            "query($p: ID!) { projectMailRules(projectId: $p) { resolvedReply unknownSenders senderDomains } }",
+            json!({ "p": gid }),
+        )
+        .await;
+    assert_eq!(
+        read["projectMailRules"],
+        json!({ "resolvedReply": "REOPEN", "unknownSenders": null, "senderDomains": ["partner.org"] })
+    );
+    let changed = app
+        .as_user(&root)
+        .graphql_data(
+            "mutation($p: ID!) { updateProjectMailRules(input: {projectId: $p, resolvedReply: FOLLOW_UP,
+               unknownSenders: REFUSE}) { mailRules { resolvedReply unknownSenders } } }",
+            json!({ "p": gid }),
+        )
+        .await;
+    assert_eq!(
+        changed["updateProjectMailRules"]["mailRules"],
+        json!({ "resolvedReply": "FOLLOW_UP", "unknownSenders": "REFUSE" })
+    );
+    let ann = app.user("ann").await;
+    let denied = app
+        .as_user(&ann)
+        .graphql(
+            "query($p: ID!) { projectMailRules(projectId: $p) { resolvedReply } }",
+            json!({ "p": gid }),
+        )
+        .await;
+    assert_eq!(
+        denied["errors"][0]["extensions"]["code"], "FORBIDDEN",
+        "{denied}"
+    );
+    let missing = app.as_user(&root).get("/api/projects/99999/mail/").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.text);
+}
+
+db_test!(an_admin_sets_a_projects_mail_rules_on_the_mail_page);
+async fn an_admin_sets_a_projects_mail_rules_on_the_mail_page(app: &TestApp) {
+    use crate::support::pages::location;
+    use crate::support::world::login;
+    let admin = app.admin("ada").await;
+    let project = app.project("Facilities").await.id;
+    let ada = login(app, &admin).await;
+    let page = ada.page(app, "/admin/mail/").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text.contains("Mail by project"), "{}", page.text);
+    assert!(
+        page.text
+            .contains(&format!("id=\"project-mail-resolved-{project}\"")),
+        "{}",
+        page.text
+    );
+    let id = project.to_string();
+    let refused = ada
+        .form(
+            app,
+            "/admin/mail/project/",
+            &[
+                ("project_id", id.as_str()),
+                ("resolved_reply", "follow_up"),
+                ("unknown_senders", "known_domains"),
+                ("sender_domains", "facilities example"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(refused.text.contains("role=\"alert\""), "{}", refused.text);
+    // What was typed stays in the box.
+    assert!(
+        refused.text.contains(">facilities example</textarea>"),
+        "{}",
+        refused.text
+    );
+    let saved = ada
+        .form(
+            app,
+            "/admin/mail/project/",
+            &[
+                ("project_id", id.as_str()),
+                ("resolved_reply", "follow_up"),
+                ("unknown_senders", "known_domains"),
+                ("sender_domains", "example.com\r\nexample.org"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&saved), "/admin/mail/?done=saved");
+    let rules = app
+        .as_user(&admin)
+        .get(&format!("/api/projects/{project}/mail/"))
+        .await;
+    assert_eq!(rules.json["resolved_reply"], "follow_up");
+    assert_eq!(
+        rules.json["sender_domains"],
+        json!(["example.com", "example.org"])
+    );
+    let page = ada.page(app, "/admin/mail/").await;
+    assert!(
+        page.text.contains(">example.com\nexample.org</textarea>"),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text.contains("<option value=\"follow_up\" selected>"),
+        "{}",
+        page.text
+    );
+    // An agent is not let in.
+    let agent = app.agent("agnes").await;
+    let agnes = login(app, &agent).await;
+    let denied = agnes
+        .form(
+            app,
+            "/admin/mail/project/",
+            &[("project_id", id.as_str()), ("resolved_reply", "reopen")],
+        )
+        .await;
+    assert_eq!(denied.status, StatusCode::FORBIDDEN);
 }

@@ -15,7 +15,7 @@ use crate::service::idempotency::{self, IdempotencyKey};
 use crate::service::text;
 use crate::service::tickets::counters;
 use crate::service::WriteDeps;
-use crate::service::{attachments, sla, users};
+use crate::service::{attachments, links, sla, users};
 use crate::storage::BlobStore;
 use chrono::{Timelike, Utc};
 use entity::{mail_message, ticket, ticket_sla};
@@ -128,6 +128,8 @@ pub struct Along<'a> {
     pub storage: Option<&'a dyn BlobStore>,
     /// The mail message's record; its ticket is filled in here.
     pub receipt: Option<mail_message::ActiveModel>,
+    /// A ticket the new one follows up (a reply by mail to a finished ticket): the two are related.
+    pub related: Option<ticket::Model>,
 }
 
 /// [`create`] with what commits along with the ticket ([`Along`]). A bad file is a 400 on `file` before
@@ -190,6 +192,9 @@ async fn make(
     let ran = insert(&txn, state, actor, prepared, keyed).await?;
     for file in staged {
         attachments::insert(&txn, actor, &ran.ticket, None, file).await?;
+    }
+    if let Some(other) = &along.related {
+        links::relate(&txn, state, actor, &ran.ticket, other).await?;
     }
     if let Some(mut receipt) = along.receipt {
         receipt.ticket_id = Set(Some(ran.ticket.id));

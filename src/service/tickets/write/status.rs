@@ -2,7 +2,7 @@
 use super::update::{update, update_noting, write_change};
 use super::TicketPatch;
 use crate::auth::Actor;
-use crate::domain::{TicketStatus, Workflow};
+use crate::domain::{Channel, TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
 use crate::service::WriteDeps;
 use chrono::Utc;
@@ -81,19 +81,26 @@ pub async fn change_status_noting(
 /// A requester's public reply on their own ticket that waits for them (`on_hold`, the status in which the
 /// desk waits for its requester) moves it back to `open`, in the reply's transaction (`txn`, the ticket
 /// `t` read in it) and as their change: the desk sees the answer in its queue, the SLA clock paused for
-/// the wait runs again, and the requester's "Waiting for me" no longer lists it. The ticket before and
-/// after; none when it did not wait for them. The team's replies and internal notes move nothing.
+/// the wait runs again, and the requester's "Waiting for me" no longer lists it. So does their reply by
+/// mail to a `resolved` ticket, which mail in lets through only where the project's rule is to reopen
+/// (`service::project_mail`): a mail client has no reopen button, the reply is how they say it is not
+/// fixed. The ticket before and after; none when it did not wait for them. The team's replies and
+/// internal notes move nothing.
 pub(in crate::service) async fn on_requester_reply(
     txn: &sea_orm::DatabaseTransaction,
     state: WriteDeps<'_>,
     actor: &Actor,
     t: &ticket::Model,
 ) -> AppResult<Option<(ticket::Model, ticket::Model)>> {
-    if actor.is_team() || t.requester_id != actor.id() || t.status != TicketStatus::OnHold {
+    let answers = |status: TicketStatus| {
+        status == TicketStatus::OnHold
+            || (status == TicketStatus::Resolved && state.channel == Channel::Email)
+    };
+    if actor.is_team() || t.requester_id != actor.id() || !answers(t.status) {
         return Ok(None);
     }
     let current = super::relock(txn, t.id, super::Lock::UnderComment, true).await?;
-    if current.status != TicketStatus::OnHold {
+    if !answers(current.status) {
         return Ok(None);
     }
     let now = Utc::now();

@@ -1,10 +1,13 @@
 //! `/admin/mail/`: the mailboxes the help desk fetches mail from, each changed, switched off or removed in
 //! place with how its last reading went, and a form for a new one (administrators only), over the service
 //! calls REST and GraphQL use. The secret is set here and never shown again: a blank box keeps it. The page also
-//! says how a mail server hands messages in (`deskgraph mail-in`), and whether it may do so over HTTP.
+//! says how a mail server hands messages in (`deskgraph mail-in`), and whether it may do so over HTTP, and
+//! holds each project's rules for mail: what a reply to a resolved ticket does, and which strangers it takes.
 use super::Done;
 use super::{chosen_project, project_options, typed, Opt};
+use crate::error::AppError;
 use crate::service::mailboxes::{self, MailboxPatch, NewMailbox, DEFAULT_FAILED_FOLDER};
+use crate::service::project_mail::{self, MailRulesPatch};
 use crate::service::users::Admin;
 use crate::state::AppState;
 use crate::web::pages::{Layout, PageResult, PageUser};
@@ -12,6 +15,18 @@ use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::response::Response;
+use entity::values::{ResolvedReply, UnknownSenders};
+
+/// A project's rules for mail, as the page's form shows them.
+struct ProjectRules {
+    id: i32,
+    name: String,
+    resolved_reply: Vec<Opt>,
+    /// The project's own choice; none selected: the service's setting.
+    unknown_senders: Vec<Opt>,
+    /// One per line.
+    sender_domains: String,
+}
 
 /// A mailbox as the page lists it.
 struct Row {
@@ -40,6 +55,10 @@ struct MailPage {
     mail_server_open: bool,
     /// The address `deskgraph mail-in --url` is given: the public URL, when one is configured.
     mail_server_url: String,
+    /// Each project's rules for mail.
+    project_rules: Vec<ProjectRules>,
+    /// What the service does with strangers where a project says nothing, in words.
+    service_strangers: String,
 }
 
 async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage> {
@@ -67,7 +86,41 @@ async fn mail_of_desk(state: &AppState, user: &PageUser) -> PageResult<MailPage>
             failing: m.last_error.is_some(),
         })
         .collect();
+    let ids: Vec<i32> = projects.iter().map(|p| p.id).collect();
+    let mut rules = project_mail::of_projects(&state.db, &user.actor, &ids).await?;
+    let project_rules = projects
+        .iter()
+        .filter_map(|p| rules.remove(&p.id).map(|r| (p, r)))
+        .map(|(p, r)| ProjectRules {
+            id: p.id,
+            name: p.name.clone(),
+            resolved_reply: ResolvedReply::ALL
+                .iter()
+                .map(|v| Opt {
+                    value: v.as_str().to_string(),
+                    label: lang.t(&format!("rules-mail-resolved-{v}")),
+                    selected: *v == r.resolved_reply,
+                })
+                .collect(),
+            unknown_senders: UnknownSenders::ALL
+                .iter()
+                .map(|v| Opt {
+                    value: v.as_str().to_string(),
+                    label: lang.t(&format!("rules-mail-strangers-{v}")),
+                    selected: Some(*v) == r.unknown_senders,
+                })
+                .collect(),
+            sender_domains: r.sender_domains.join("\n"),
+        })
+        .collect();
+    let service_strangers = if state.config.mail_in_open {
+        UnknownSenders::Create
+    } else {
+        UnknownSenders::Refuse
+    };
     Ok(MailPage {
+        project_rules,
+        service_strangers: lang.t(&format!("rules-mail-strangers-{service_strangers}")),
         layout: Layout::for_user(user),
         section: "mail",
         notes: Default::default(),
@@ -173,6 +226,45 @@ pub async fn change_mailbox(
             active: Some(form.opt("active").is_some()),
         };
         mailboxes::update(&state.db, &user.actor, id, patch).await
+    }
+    .await;
+    super::outcome::<MailPage, _>(&state, &user, "saved", &form, changed).await
+}
+
+/// `POST /admin/mail/project/` (form: `project_id`, `resolved_reply`, `unknown_senders` (blank: the
+/// service's setting), `sender_domains` (one per line)): a project's rules for mail.
+#[utoipa::path(post, path = "/admin/mail/project/", tag = "pages", operation_id = "pageAdminProjectMailRules",
+    summary = "Change how mail to a project is taken in (administrators only).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses((status = 303, description = "Back to the mail page"), (status = 400, description = "The page with the message", content_type = "text/html", body = String)),
+    security(("session" = [], "csrf" = [])))]
+pub async fn change_project_mail(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: Bytes,
+) -> PageResult<Response> {
+    Admin::of(&user.actor)?;
+    let form = user.form(&body)?;
+    let id = super::form_key(&form, "project_id", "project")?;
+    let changed = async {
+        let enum_field = |e: entity::values::UnknownValue| AppError::field(e.field, e.message);
+        let resolved_reply = typed(&form, "resolved_reply")
+            .map(|v| ResolvedReply::parse(&v).map_err(enum_field))
+            .transpose()?;
+        let unknown_senders = typed(&form, "unknown_senders")
+            .map(|v| UnknownSenders::parse(&v).map_err(enum_field))
+            .transpose()?;
+        let patch = MailRulesPatch {
+            resolved_reply,
+            unknown_senders: Some(unknown_senders),
+            sender_domains: Some(
+                form.get("sender_domains")
+                    .split([',', '\n'])
+                    .map(str::to_string)
+                    .collect(),
+            ),
+        };
+        project_mail::update(&state.db, &user.actor, id, patch).await
     }
     .await;
     super::outcome::<MailPage, _>(&state, &user, "saved", &form, changed).await

@@ -22,7 +22,7 @@ pub use groups::{
     add_member, create_group, delete_group, groups_page, remove_member, rename_group,
 };
 pub use inventory::{assets_page, change_asset, create_asset};
-pub use mailboxes::{change_mailbox, create_mailbox, mail_page};
+pub use mailboxes::{change_mailbox, change_project_mail, create_mailbox, mail_page};
 pub use projects::{change_project, create_project, projects_page};
 pub use sla::{change_sla_policy, create_sla_policy, sla_page};
 pub use tags::{change_tag, curate_tag, tag_settings, tags_page};
@@ -131,7 +131,13 @@ fn typed(form: &Form, name: &str) -> Option<String> {
 
 /// The record a change form names in its `id` field (404 as `what` when that is not a number).
 fn form_id(form: &Form, what: &str) -> Result<i32, crate::error::AppError> {
-    form.get("id")
+    form_key(form, "id", what)
+}
+
+/// The record a form names in field `key`: `id` for the page's own records, another name for a record of
+/// another kind on the same page (so that a refused form of one is never shown as the other's).
+fn form_key(form: &Form, key: &str, what: &str) -> Result<i32, crate::error::AppError> {
+    form.get(key)
         .parse::<i32>()
         .map_err(|_| crate::error::AppError::not_found(what))
 }
@@ -262,6 +268,43 @@ impl Typed {
         } else {
             *stored.borrow()
         }
+    }
+
+    /// What was typed in box `name` of the refused form whose field `key` names record `id` (a record of
+    /// another kind than the page's own, see [`form_key`]), or `stored`.
+    pub fn keyed_or(
+        &self,
+        key: &str,
+        id: impl FormId,
+        name: &str,
+        stored: impl std::fmt::Display,
+    ) -> String {
+        match self.value(name) {
+            Some(typed) if self.names(key, id) => typed.to_string(),
+            _ => stored.to_string(),
+        }
+    }
+
+    /// [`Typed::picks`] on the form whose field `key` names record `id`.
+    pub fn keyed_picks(
+        &self,
+        key: &str,
+        id: impl FormId,
+        name: &str,
+        value: &str,
+        stored: impl std::borrow::Borrow<bool>,
+    ) -> bool {
+        if self.names(key, id) {
+            self.values.iter().any(|(k, v)| k == name && v == value)
+        } else {
+            *stored.borrow()
+        }
+    }
+
+    /// Whether the refused form's field `key` names record `id`.
+    fn names(&self, key: &str, id: impl FormId) -> bool {
+        let id = id.form_id().map(|id| id.to_string());
+        id.is_some() && self.value(key) == id.as_deref()
     }
 
     /// What was typed in box `name` of the refused new-record form, or `stored` (a default).
