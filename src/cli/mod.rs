@@ -243,7 +243,8 @@ impl std::error::Error for Exit {}
 
 /// `deskgraph mail-in`: one message from standard input.
 async fn mail_in(config: Config, project: Option<i32>, url: Option<String>) -> anyhow::Result<()> {
-    use crate::service::mail_in::{self, Received, Refused, MAX_BYTES};
+    use crate::rest::mail_in::MailTaken;
+    use crate::service::mail_in::{self, MAX_BYTES};
     use tokio::io::AsyncReadExt;
     let exit = |code: u8, message: String| anyhow::Error::new(Exit { code, message });
     let mut raw = Vec::new();
@@ -279,28 +280,8 @@ async fn mail_in(config: Config, project: Option<i32>, url: Option<String>) -> a
     .await
     .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e}")))?;
     match received {
-        Ok(Received::Ticket(id)) => println!("ticket {id} opened"),
-        Ok(Received::Comment { ticket, comment }) => {
-            println!("comment {comment} added to ticket {ticket}")
-        }
-        Ok(Received::Ignored(why)) => println!("ignored: {why}"),
-        Err(Refused::Unreadable(why)) => return Err(exit(65, format!("refused: {why}"))),
-        Err(Refused::TooLarge) => {
-            return Err(exit(
-                65,
-                format!(
-                    "refused: the message is larger than {} MiB",
-                    MAX_BYTES >> 20
-                ),
-            ))
-        }
-        Err(Refused::Sender(why)) => return Err(exit(67, format!("refused: {why}"))),
-        Err(Refused::TooMany) => {
-            return Err(exit(
-                75,
-                "deferred: this sender wrote too many messages in the last hour".to_string(),
-            ))
-        }
+        Ok(received) => println!("{}", MailTaken::from(&received)),
+        Err(refused) => return Err(exit(refused.exit_code(), refused.to_string())),
     }
     Ok(())
 }
@@ -351,47 +332,37 @@ async fn mail_over_http(
         .await
         .map_err(|e| exit(75, format!("the help desk cannot take mail now: {e}")))?;
     let status = response.status();
-    let body: serde_json::Value = response.json().await.unwrap_or_default();
-    let said = |key: &str| body.get(key).map(|v| v.to_string()).unwrap_or_default();
+    let body = response.bytes().await.unwrap_or_default();
+    if status.is_success() {
+        return match serde_json::from_slice::<crate::rest::mail_in::MailTaken>(&body) {
+            Ok(taken) if taken.is_whole() => {
+                println!("{taken}");
+                Ok(())
+            }
+            // Not the service's answer (a proxy's or another site's page): the message was not taken in, so
+            // the mail server must keep it rather than count it delivered.
+            _ => Err(exit(
+                75,
+                format!("{url} answered {status} but not as the help desk does"),
+            )),
+        };
+    }
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     let error = body
         .get("error")
         .and_then(|v| v.as_str())
-        .unwrap_or("no answer")
-        .to_string();
+        .unwrap_or("no answer");
+    if status == reqwest::StatusCode::BAD_REQUEST && body.pointer("/details/project").is_some() {
+        return Err(exit(78, format!("--project: {error}")));
+    }
+    if let Some(refused) = crate::rest::mail_in::refusal_of(status.as_u16(), error) {
+        return Err(exit(refused.exit_code(), refused.to_string()));
+    }
     match status.as_u16() {
-        200 | 201 => {
-            match body.get("outcome").and_then(|v| v.as_str()) {
-                Some("ticket") => println!("ticket {} opened", said("ticket")),
-                Some("comment") => println!(
-                    "comment {} added to ticket {}",
-                    said("comment"),
-                    said("ticket")
-                ),
-                Some("ignored") => println!(
-                    "ignored: {}",
-                    body.get("reason").and_then(|v| v.as_str()).unwrap_or("")
-                ),
-                // Not the service's answer (a proxy's or another site's page): the message was not taken
-                // in, so the mail server must keep it rather than count it delivered.
-                _ => {
-                    return Err(exit(
-                        75,
-                        format!("{url} answered {status} but not as the help desk does"),
-                    ))
-                }
-            }
-            Ok(())
-        }
-        400 if body.pointer("/details/project").is_some() => {
-            Err(exit(78, format!("--project: {error}")))
-        }
-        400 | 413 => Err(exit(65, format!("refused: {error}"))),
-        403 => Err(exit(67, format!("refused: {error}"))),
         401 | 404 => Err(exit(
             78,
             format!("{url} does not take mail with this secret ({status}: {error})"),
         )),
-        429 => Err(exit(75, format!("deferred: {error}"))),
         _ => Err(exit(
             75,
             format!("the help desk cannot take mail now ({status}: {error})"),

@@ -110,7 +110,7 @@ impl Config {
                 ),
             },
             mail_in_secret,
-            mail_trusted_receivers: super::oidc::list(get("DESKGRAPH_MAIL_TRUSTED_RECEIVERS")),
+            mail_trusted_receivers: list(get("DESKGRAPH_MAIL_TRUSTED_RECEIVERS")),
             mail_reply_tokens: boolean(&get, "DESKGRAPH_MAIL_REPLY_TOKENS", false)?,
             mail_token_key: String::new(),
             max_custom_fields: number(&get, "DESKGRAPH_MAX_CUSTOM_FIELDS", 50, 1, 500)? as usize,
@@ -305,6 +305,17 @@ impl Config {
             },
         })
     }
+}
+
+/// A comma-separated list, without empty entries.
+pub(super) fn list(raw: Option<String>) -> Vec<String> {
+    raw.map(|v| {
+        v.split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 fn boolean(

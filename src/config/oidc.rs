@@ -62,20 +62,9 @@ impl OidcSettings {
     }
 }
 
-/// A comma-separated list, without empty entries.
-pub(super) fn list(raw: Option<String>) -> Vec<String> {
-    raw.map(|v| {
-        v.split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
 /// `provider-group:Our group,...`, split at each entry's last colon (provider groups may be URNs).
 fn group_map(raw: Option<String>) -> anyhow::Result<Vec<(String, String)>> {
-    list(raw)
+    super::env::list(raw)
         .into_iter()
         .map(|entry| {
             let Some((theirs, ours)) = entry.rsplit_once(':') else {
@@ -167,8 +156,8 @@ pub(super) fn read(
         redirect_url: format!("{public_url}{CALLBACK_PATH}"),
         groups_claim: get("DESKGRAPH_OIDC_GROUPS_CLAIM").unwrap_or_else(|| "groups".into()),
         group_map: group_map(get("DESKGRAPH_OIDC_GROUP_MAP"))?,
-        staff_groups: list(get("DESKGRAPH_OIDC_STAFF_GROUPS")),
-        admin_groups: list(get("DESKGRAPH_OIDC_ADMIN_GROUPS")),
+        staff_groups: super::env::list(get("DESKGRAPH_OIDC_STAFF_GROUPS")),
+        admin_groups: super::env::list(get("DESKGRAPH_OIDC_ADMIN_GROUPS")),
         sso_only,
         break_glass_user,
     }))

@@ -7,14 +7,14 @@ use crate::domain::Channel;
 use crate::error::{AppError, AppResult};
 use crate::http::errors::Door;
 use crate::http::routes::Routes;
-use crate::service::mail_in::{self, Received, Refused, MAX_BYTES};
+use crate::service::mail_in::{self, Received, Refused};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Json;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// The routes of this module.
@@ -41,12 +41,13 @@ fn project_of(query: Option<&str>) -> AppResult<Option<i32>> {
     Ok(project)
 }
 
-/// What became of a message the service took.
-#[derive(Serialize, ToSchema)]
+/// What became of a message the service took: the answer of this route, read back by `deskgraph mail-in
+/// --url`, and (as [`std::fmt::Display`]) the line the command prints either way.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct MailTaken {
     /// `ticket` (a new ticket), `comment` (a reply on its ticket) or `ignored` (an auto-reply, a bounce, a
     /// duplicate, the service's own mail: nothing to do, and the mail server must not retry).
-    outcome: &'static str,
+    outcome: Outcome,
     /// The ticket opened or answered (its id).
     #[serde(skip_serializing_if = "Option::is_none")]
     ticket: Option<i32>,
@@ -55,10 +56,92 @@ pub struct MailTaken {
     comment: Option<i32>,
     /// Why nothing was done.
     #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'static str>,
+    reason: Option<String>,
 }
 
-/// Take in one message.
+/// What a message became, in a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// A new ticket.
+    Ticket,
+    /// A comment on the ticket it answers.
+    Comment,
+    /// Nothing, on purpose.
+    Ignored,
+}
+
+impl From<&Received> for MailTaken {
+    fn from(received: &Received) -> Self {
+        let (outcome, ticket, comment, reason) = match received {
+            Received::Ticket(id) => (Outcome::Ticket, Some(*id), None, None),
+            Received::Comment { ticket, comment } => {
+                (Outcome::Comment, Some(*ticket), Some(*comment), None)
+            }
+            Received::Ignored(why) => (Outcome::Ignored, None, None, Some(why.to_string())),
+        };
+        MailTaken {
+            outcome,
+            ticket,
+            comment,
+            reason,
+        }
+    }
+}
+
+impl MailTaken {
+    /// Whether it says all its outcome needs (an answer missing its ticket is not the service's).
+    pub fn is_whole(&self) -> bool {
+        match self.outcome {
+            Outcome::Ticket => self.ticket.is_some(),
+            Outcome::Comment => self.ticket.is_some() && self.comment.is_some(),
+            Outcome::Ignored => true,
+        }
+    }
+}
+
+impl std::fmt::Display for MailTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let id = |v: Option<i32>| v.map(|v| v.to_string()).unwrap_or_default();
+        match self.outcome {
+            Outcome::Ticket => write!(f, "ticket {} opened", id(self.ticket)),
+            Outcome::Comment => write!(
+                f,
+                "comment {} added to ticket {}",
+                id(self.comment),
+                id(self.ticket)
+            ),
+            Outcome::Ignored => write!(f, "ignored: {}", self.reason.as_deref().unwrap_or("")),
+        }
+    }
+}
+
+/// How this route answers a message it refused: the REST error of each [`Refused`].
+impl From<Refused> for AppError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Unreadable(why) => AppError::bad_request(why),
+            Refused::Sender(why) => AppError::forbidden(why),
+            Refused::TooLarge => AppError::PayloadTooLarge(Refused::TooLarge.reason()),
+            Refused::TooMany => AppError::RateLimited {
+                retry_after: RETRY_AFTER_SECONDS,
+            },
+        }
+    }
+}
+
+/// The [`Refused`] an answer of this route stands for, read back from its status and error message (the
+/// inverse of `From<Refused> for AppError`); none for an answer that is not a refusal.
+pub fn refusal_of(status: u16, error: &str) -> Option<Refused> {
+    match status {
+        400 => Some(Refused::Unreadable(error.to_string())),
+        403 => Some(Refused::Sender(error.to_string())),
+        413 => Some(Refused::TooLarge),
+        429 => Some(Refused::TooMany),
+        _ => None,
+    }
+}
+
 #[utoipa::path(post, path = "/api/mail/in/", tag = "mail", operation_id = "takeInMail",
     summary = "Take in one RFC 5322 message, as `deskgraph mail-in` does: a new ticket, a reply on the ticket it answers, or nothing for an auto-reply or a duplicate. Closed (404) unless `DESKGRAPH_MAIL_IN_SECRET` is set.",
     params(("project" = Option<i32>, Query, description = "Open new tickets in this project.")),
@@ -90,33 +173,58 @@ pub async fn take_in(
         project,
     )
     .await?;
-    let taken = |outcome, ticket, comment, reason| MailTaken {
-        outcome,
-        ticket,
-        comment,
-        reason,
-    };
     match received {
-        Ok(Received::Ticket(id)) => Ok((
-            StatusCode::CREATED,
-            Json(taken("ticket", Some(id), None, None)),
-        )),
-        Ok(Received::Comment { ticket, comment }) => Ok((
-            StatusCode::CREATED,
-            Json(taken("comment", Some(ticket), Some(comment), None)),
-        )),
-        Ok(Received::Ignored(why)) => Ok((
-            StatusCode::OK,
-            Json(taken("ignored", None, None, Some(why))),
-        )),
-        Err(Refused::Unreadable(why)) => Err(AppError::bad_request(why)),
-        Err(Refused::Sender(why)) => Err(AppError::forbidden(why)),
-        Err(Refused::TooLarge) => Err(AppError::PayloadTooLarge(format!(
-            "the message is larger than {} MiB",
-            MAX_BYTES >> 20
-        ))),
-        Err(Refused::TooMany) => Err(AppError::RateLimited {
-            retry_after: RETRY_AFTER_SECONDS,
-        }),
+        Ok(received) => {
+            let status = match received {
+                Received::Ignored(_) => StatusCode::OK,
+                _ => StatusCode::CREATED,
+            };
+            Ok((status, Json(MailTaken::from(&received))))
+        }
+        Err(refused) => Err(refused.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_refusal_reads_back_as_itself_from_its_answer() {
+        for refused in [
+            Refused::Unreadable("not an RFC 5322 message".into()),
+            Refused::Sender("this account is deactivated".into()),
+            Refused::TooLarge,
+            Refused::TooMany,
+        ] {
+            let error = AppError::from(refused.clone());
+            let back = refusal_of(error.status().as_u16(), &refused.reason());
+            assert_eq!(back.as_ref(), Some(&refused), "{error:?}");
+        }
+        assert_eq!(refusal_of(500, "boom"), None);
+    }
+
+    #[test]
+    fn an_answer_reads_back_to_the_line_the_command_prints() {
+        for received in [
+            Received::Ticket(12),
+            Received::Comment {
+                ticket: 12,
+                comment: 40,
+            },
+            Received::Ignored("already taken in"),
+        ] {
+            let taken = MailTaken::from(&received);
+            let json = serde_json::to_string(&taken).unwrap_or_default();
+            let back: Option<MailTaken> = serde_json::from_str(&json).ok();
+            assert_eq!(
+                back.map(|b| b.to_string()),
+                Some(taken.to_string()),
+                "{json}"
+            );
+        }
+        let half: Option<MailTaken> = serde_json::from_str(r#"{"outcome":"ticket"}"#).ok();
+        assert!(half.is_some_and(|t| !t.is_whole()));
+        assert!(serde_json::from_str::<MailTaken>("<html>").is_err());
     }
 }

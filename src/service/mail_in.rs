@@ -73,6 +73,39 @@ pub enum Refused {
     TooMany,
 }
 
+impl Refused {
+    /// The `sysexits.h` status `deskgraph mail-in` exits with, which the mail server acts on: 65 (bounce it:
+    /// unreadable or too large), 67 (bounce it: the sender is refused), 75 (keep it and try again later).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Refused::Unreadable(_) | Refused::TooLarge => 65,
+            Refused::Sender(_) => 67,
+            Refused::TooMany => 75,
+        }
+    }
+
+    /// Why, in words.
+    pub fn reason(&self) -> String {
+        match self {
+            Refused::Unreadable(why) | Refused::Sender(why) => why.clone(),
+            Refused::TooLarge => format!("the message is larger than {} MiB", MAX_BYTES >> 20),
+            Refused::TooMany => "this sender wrote too many messages in the last hour".to_string(),
+        }
+    }
+}
+
+/// What `deskgraph mail-in` says on standard error: `refused: …`, or `deferred: …` for a message to be tried
+/// again.
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = match self {
+            Refused::TooMany => "deferred",
+            _ => "refused",
+        };
+        write!(f, "{verb}: {}", self.reason())
+    }
+}
+
 /// Take in one RFC 5322 message; a new ticket opens in `project` (none: the default project).
 /// `Err(AppError)` is a failure of the service (retry later); a message it will not take is
 /// `Ok(Err(Refused))`.
