@@ -195,8 +195,8 @@ pub async fn receive(
     // was sent to two help-desk addresses, or the mail server retried) is refused by the unique id and
     // makes nothing, and a crash leaves either both or neither.
     let receipt = |outcome: &str| receipt_of(&message_id, &sender, outcome);
-    let (files, left_out) = files_of(&message, config.max_upload_bytes);
-    let mut body = body_of(&message);
+    let (mut files, left_out) = files_of(&message, config.max_upload_bytes);
+    let (mut body, whole) = body_of(&message);
     if !left_out.is_empty() {
         body.push_str(&format!("\n\n({})", left_out.join("; ")));
     }
@@ -227,8 +227,14 @@ pub async fn receive(
                 Some(rest) if comments::can_read_internal(&actor, &t) => (rest.trim_start(), true),
                 _ => (body.as_str(), false),
             };
+            let (text, cut) = stored_text(text);
+            // The original goes with a comment that left part of it out, unless that comment is a team
+            // member's public reply: their mail may quote a notification of an internal note.
+            if (!whole || cut) && (internal || !actor.is_team()) {
+                files.extend(original(raw, config.max_upload_bytes));
+            }
             let input = NewComment {
-                body: stored_text(text),
+                body: text,
                 comment_type: if internal {
                     CommentType::Internal
                 } else {
@@ -277,9 +283,13 @@ pub async fn receive(
                     .take(MAX_TITLE)
                     .collect(),
             };
+            let (description, cut) = stored_text(&body);
+            if !whole || cut {
+                files.extend(original(raw, config.max_upload_bytes));
+            }
             let input = NewTicket {
                 title,
-                description: Some(stored_text(&body)),
+                description: Some(description),
                 // A copy racing this one under the same key is answered with the first's ticket.
                 idempotency_key: Some(IdempotencyKey::parse(
                     &format!("mail:{}", crate::auth::tokens::hash_secret(&message_id)),
@@ -519,9 +529,23 @@ async fn spooled(max: u64, files: Vec<MailFile>) -> AppResult<Vec<(String, attac
 /// Largest stored text of a message, in bytes of its HTML: what a description or a comment holds.
 const MAX_TEXT_BYTES: usize = 64 * 1024;
 
+/// The name of the whole message kept with a ticket or comment that leaves part of it out.
+pub const ORIGINAL_NAME: &str = "original-message.eml";
+
+/// The whole message as a file, when it fits an upload (`max` bytes): kept with a ticket or comment whose
+/// text leaves part of it out (quoted history, a signature, a cut), so that nothing the sender wrote is lost.
+/// It comes after the message's own files and is not counted against [`MAX_FILES`].
+fn original(raw: &[u8], max: u64) -> Option<MailFile> {
+    (raw.len() as u64 <= max).then(|| MailFile {
+        name: ORIGINAL_NAME.to_string(),
+        bytes: raw.to_vec(),
+    })
+}
+
 /// The message's text as stored: without the control characters no field takes (tab and line breaks
-/// kept), and cut, with a note saying so, where its HTML would not fit a description or a comment.
-fn stored_text(text: &str) -> String {
+/// kept), and cut, with a note saying so, where its HTML would not fit a description or a comment; and
+/// whether it was cut.
+fn stored_text(text: &str) -> (String, bool) {
     let clean: String = text
         .chars()
         .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
@@ -543,7 +567,7 @@ fn stored_text(text: &str) -> String {
             crate::sanitize::text_to_html(clean)
         };
         if html.len() <= MAX_TEXT_BYTES || cut == 0 {
-            return html;
+            return (html, cut < clean.len());
         }
         // Escaping grows the text; cut by at least what is over, and by a tenth, until it fits.
         keep = cut
@@ -780,24 +804,35 @@ async fn record_bounce(
 
 /// The text of the message: its plain text (or its HTML as text), without the quoted history and the
 /// signature, with its line breaks.
-fn body_of(message: &Message<'_>) -> String {
+fn body_of(message: &Message<'_>) -> (String, bool) {
     let text = message
         .body_text(0)
         .map(|t| t.replace("\r\n", "\n"))
         .unwrap_or_default();
-    let mut kept = Vec::new();
-    for line in text.lines() {
+    // Where quoted or forwarded history starts: everything from it on is left out.
+    let history = |line: &str, kept: &[&str]| {
         let trimmed = line.trim();
-        if trimmed == "--"
-            || line == "-- "
-            || trimmed.starts_with("-----Original Message-----")
+        trimmed.starts_with("-----Original Message-----")
             || (trimmed.starts_with("On ") && trimmed.ends_with("wrote:"))
             || (trimmed.starts_with("Am ") && trimmed.ends_with("schrieb:"))
             || trimmed.starts_with("From: ") && !kept.is_empty() && kept.last() == Some(&"")
-        {
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    let mut whole = true;
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim();
+        if trimmed == "--" || line == "-- " {
+            // A signature alone is no loss; history quoted below it is.
+            whole = !lines.any(|rest| rest.trim_start().starts_with('>') || history(rest, &[]));
+            break;
+        }
+        if history(line, &kept) {
+            whole = false;
             break;
         }
         if trimmed.starts_with('>') {
+            whole = false;
             continue;
         }
         kept.push(line);
@@ -805,7 +840,7 @@ fn body_of(message: &Message<'_>) -> String {
     while kept.last().is_some_and(|l| l.trim().is_empty()) {
         kept.pop();
     }
-    kept.join("\n").trim_start_matches('\n').to_string()
+    (kept.join("\n").trim_start_matches('\n').to_string(), whole)
 }
 
 /// `Re: Fwd: AW: title` → `title`.
@@ -918,20 +953,31 @@ mod tests {
     fn quoted_history_and_signatures_are_left_out() -> Result<(), String> {
         let raw = b"From: Ann <ann@example.com>\r\nSubject: Re: x\r\n\r\nStill broken.\r\nSecond line.\r\n\r\nOn Mon, 1 Dec 2026, Help <help@example.com> wrote:\r\n> old text\r\n";
         let message = parsed(&raw[..])?;
-        assert_eq!(body_of(&message), "Still broken.\nSecond line.");
+        assert_eq!(
+            body_of(&message),
+            ("Still broken.\nSecond line.".to_string(), false)
+        );
         let raw = b"From: a@example.com\r\n\r\nHi\r\n-- \r\nAnn, Accounting\r\n";
         let message = parsed(&raw[..])?;
-        assert_eq!(body_of(&message), "Hi");
+        assert_eq!(body_of(&message), ("Hi".to_string(), true));
+        let raw =
+            b"From: a@example.com\r\n\r\nHi\r\n-- \r\nAnn\r\n\r\nOn Mon, Help wrote:\r\n> old\r\n";
+        let message = parsed(&raw[..])?;
+        assert_eq!(body_of(&message), ("Hi".to_string(), false));
+        let raw = b"From: a@example.com\r\n\r\nHi,\r\nno quote here.\r\n";
+        let message = parsed(&raw[..])?;
+        assert_eq!(body_of(&message), ("Hi,\nno quote here.".to_string(), true));
         Ok(())
     }
 
     #[test]
     fn long_and_odd_text_is_stored_cut_to_fit() {
         let html = stored_text("a\u{0}b\u{c}c\td\n");
-        assert_eq!(html, "<p>abc\td</p>");
+        assert_eq!(html, ("<p>abc\td</p>".to_string(), false));
         // Escaping makes `<` four times longer: the cut leaves room for it.
         let long = "<".repeat(100_000);
-        let html = stored_text(&long);
+        let (html, cut) = stored_text(&long);
+        assert!(cut);
         assert!(html.len() <= MAX_TEXT_BYTES, "{}", html.len());
         assert!(
             html.contains("The message was cut here"),
@@ -939,8 +985,8 @@ mod tests {
             &html[html.len() - 120..]
         );
         let fits = "x".repeat(60_000);
-        assert!(!stored_text(&fits).contains("cut here"));
-        assert_eq!(stored_text(" \n "), "<p>(no text)</p>");
+        assert!(!stored_text(&fits).0.contains("cut here"));
+        assert_eq!(stored_text(" \n "), ("<p>(no text)</p>".to_string(), false));
     }
 
     #[test]

@@ -947,7 +947,8 @@ const CORPUS: &[(&str, &str, &str, &str, &[&str])] = &[
         "Monitor flickers (TKT-900)",
         "It starts again as soon as I plug it back in.",
         "Does it flicker without the dock?",
-        &[],
+        // The quoted history is left out of the text, so the whole message is kept beside it.
+        &["original-message.eml"],
     ),
     (
         "thunderbird-iso-8859-1.eml",
@@ -975,7 +976,7 @@ const CORPUS: &[(&str, &str, &str, &str, &[&str])] = &[
         "Laptop docking station",
         "Die Dockingstation lädt den Laptop nicht mehr.",
         "Welche Dockingstation?",
-        &["dock.png", "dmesg.txt"],
+        &["dock.png", "dmesg.txt", "original-message.eml"],
     ),
     (
         "outlook-winmail-dat.eml",
@@ -1589,4 +1590,115 @@ async fn an_admin_sets_a_projects_mail_rules_on_the_mail_page(app: &TestApp) {
         )
         .await;
     assert_eq!(denied.status, StatusCode::FORBIDDEN);
+}
+
+db_test!(a_reply_that_quotes_history_keeps_the_whole_message_where_its_comment_may_be_read);
+async fn a_reply_that_quotes_history_keeps_the_whole_message_where_its_comment_may_be_read(
+    app: &TestApp,
+) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let state = &app.state;
+    let id = ticket_of(
+        &mail(
+            state,
+            &message("ann@example.com", "q1@x", "Dock", "", "The dock is dead."),
+        )
+        .await,
+    );
+    let tag = format!("TKT-{id:03}");
+    let quoting = |from: &str, n: &str, text: &str| {
+        message(
+            from,
+            &format!("{n}@x"),
+            &format!("Re: ({tag})"),
+            "",
+            &format!("{text}\r\n\r\nOn Mon, 7 Dec 2026, Help Desk <help@example.com> wrote:\r\n> Agent only: the dock vendor owes us.\r\n"),
+        )
+    };
+    let files_of_comment = |comment: i32| async move {
+        entity::attachment::Entity::find()
+            .all(&app.state.db.conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|a| a.comment_id == Some(comment))
+            .map(|a| a.filename)
+            .collect::<Vec<_>>()
+    };
+    let comment_of = |r: &Result<Received, Refused>| match r {
+        Ok(Received::Comment { comment, .. }) => *comment,
+        other => panic!("not a comment: {other:?}"),
+    };
+
+    // A requester's reply: the quote is left out of the comment, the whole message goes with it.
+    let raw = quoting("ann@example.com", "q2", "Still dead.");
+    let theirs = comment_of(&mail(state, &raw).await);
+    assert_eq!(files_of_comment(theirs).await, vec!["original-message.eml"]);
+    let listed = app
+        .as_user(&ann)
+        .get(&format!("/api/tickets/{id}/attachments/"))
+        .await;
+    let original = listed
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["filename"] == "original-message.eml")
+        .cloned()
+        .unwrap_or_else(|| panic!("{}", listed.text));
+    let download = app
+        .as_user(&ann)
+        .get(original["url"].as_str().unwrap())
+        .await;
+    assert_eq!(download.status, StatusCode::OK);
+    assert_eq!(download.text, raw);
+    // A reply that quotes nothing keeps no copy.
+    let plain = comment_of(
+        &mail(
+            state,
+            &message(
+                "ann@example.com",
+                "q3@x",
+                &format!("Re: ({tag})"),
+                "",
+                "Thanks.",
+            ),
+        )
+        .await,
+    );
+    assert!(files_of_comment(plain).await.is_empty());
+
+    // An agent's public reply may quote an internal note's notification: no copy goes to the requester.
+    let public = comment_of(
+        &mail(
+            state,
+            &quoting("bob@example.com", "q4", "Ordered a new one."),
+        )
+        .await,
+    );
+    assert!(files_of_comment(public).await.is_empty());
+    // Their internal note keeps it, for the team only.
+    let internal = comment_of(
+        &mail(
+            state,
+            &quoting("bob@example.com", "q5", "#internal\r\nVendor chased."),
+        )
+        .await,
+    );
+    assert_eq!(
+        files_of_comment(internal).await,
+        vec!["original-message.eml"]
+    );
+    let by_ann = app
+        .as_user(&ann)
+        .get(&format!("/api/tickets/{id}/attachments/"))
+        .await;
+    assert_eq!(by_ann.json.as_array().unwrap().len(), 1, "{}", by_ann.text);
+    assert!(!by_ann.text.contains("vendor owes"), "{}", by_ann.text);
+    let by_bob = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{id}/attachments/"))
+        .await;
+    assert_eq!(by_bob.json.as_array().unwrap().len(), 2, "{}", by_bob.text);
 }
