@@ -275,6 +275,25 @@ pub async fn receive(
             }
         }
         None => {
+            // A follow-up's title does not carry the finished ticket's tag: a reply quoting it by subject alone
+            // would land there again rather than on the follow-up.
+            let subject = match &follows {
+                Some(t) => {
+                    let untagged = [
+                        format!("({})", t.ticket_number),
+                        format!("[{}]", t.ticket_number),
+                    ]
+                    .iter()
+                    .fold(strip_reply_prefixes(&subject).to_string(), |s, tag| {
+                        s.replace(tag, "")
+                    });
+                    match untagged.trim() {
+                        "" => format!("Follow-up to {}", t.ticket_number),
+                        rest => rest.to_string(),
+                    }
+                }
+                None => subject.clone(),
+            };
             let title: String = match strip_reply_prefixes(&subject) {
                 "" => "(no subject)".to_string(),
                 s => s

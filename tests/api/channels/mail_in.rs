@@ -1341,6 +1341,11 @@ async fn a_reply_to_a_finished_ticket_reopens_it_or_follows_it_up_as_its_project
     set_status("resolved").await;
     let follow_up = ticket_of(&mail(state, &reply("f4", "ann@example.com", "It is back.")).await);
     assert_ne!(follow_up, id);
+    // Its title does not carry the finished ticket's tag, which would thread a reply back there.
+    assert_eq!(
+        seen(app, &ann, follow_up).await["title"],
+        format!("Follow-up to {tag}")
+    );
     assert_eq!(
         standing(app, &ann, follow_up).await,
         (
@@ -1370,7 +1375,20 @@ async fn a_reply_to_a_finished_ticket_reopens_it_or_follows_it_up_as_its_project
         .await;
     assert_eq!(reopen.status, StatusCode::OK, "{}", reopen.text);
     set_status("closed").await;
-    let late = ticket_of(&mail(state, &reply("f5", "ann@example.com", "Once more.")).await);
+    let late = ticket_of(
+        &mail(
+            state,
+            &message(
+                "ann@example.com",
+                "f5@x",
+                &format!("Re: Printer jams [{tag}]"),
+                "",
+                "Once more.",
+            ),
+        )
+        .await,
+    );
+    assert_eq!(seen(app, &ann, late).await["title"], "Printer jams");
     assert!(late != id && late != follow_up);
     let (status, in_project, links) = standing(app, &ann, late).await;
     assert_eq!((status.as_str(), in_project), ("new", Some(project as i64)));
