@@ -7,6 +7,7 @@ pub mod audit_event;
 pub mod blob;
 pub mod blob_chunk;
 pub mod bulk_job;
+pub mod chat_delivery;
 pub mod chat_destination;
 pub mod chat_thread;
 pub mod comment;

@@ -202,6 +202,9 @@ rules-chat-last-delivered = Letzte Nachricht ({ $event }) zugestellt am { $when 
 rules-chat-last-waiting = Letzte Nachricht ({ $event }) wartet auf den Versand.
 rules-chat-last-retrying = Letzte Nachricht ({ $event }) nach { $attempts } Versuchen nicht zugestellt: { $error }. Nächster Versuch: { $when }.
 rules-chat-last-failed = Letzte Nachricht ({ $event }) nach { $attempts } Versuchen aufgegeben: { $error }.
+rules-chat-last-try-answered = Letzter Versuch { $when }: Antwort { $status } nach { $ms } ms.
+rules-chat-last-try-refused = Letzter Versuch { $when }: Antwort { $status } nach { $ms } ms: { $error }.
+rules-chat-last-try-unanswered = Letzter Versuch { $when }: keine Antwort nach { $ms } ms: { $error }.
 
 # Postfächer.
 rules-mail-title = E-Mail

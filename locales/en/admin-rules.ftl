@@ -201,6 +201,9 @@ rules-chat-last-delivered = Last message ({ $event }) delivered on { $when }.
 rules-chat-last-waiting = Last message ({ $event }) waiting to be sent.
 rules-chat-last-retrying = Last message ({ $event }) not delivered after { $attempts } tries: { $error }. Next try: { $when }.
 rules-chat-last-failed = Last message ({ $event }) given up after { $attempts } tries: { $error }.
+rules-chat-last-try-answered = Last try { $when }: answered { $status } in { $ms } ms.
+rules-chat-last-try-refused = Last try { $when }: answered { $status } in { $ms } ms: { $error }.
+rules-chat-last-try-unanswered = Last try { $when }: no answer after { $ms } ms: { $error }.
 
 # Mailboxes.
 rules-mail-title = Mail

@@ -44,6 +44,7 @@ mod m20261130_000047_user_language;
 mod m20261130_000048_first_response_business;
 mod m20261206_000049_chat_delivery_index;
 mod m20261207_000050_project_mail_rules;
+mod m20261207_000051_chat_deliveries;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -93,6 +94,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000048_first_response_business::Migration),
             Box::new(m20261206_000049_chat_delivery_index::Migration),
             Box::new(m20261207_000050_project_mail_rules::Migration),
+            Box::new(m20261207_000051_chat_deliveries::Migration),
         ]
     }
 }

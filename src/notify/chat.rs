@@ -8,9 +8,10 @@ use crate::db::Db;
 use crate::error::AppResult;
 use crate::net::targets;
 use chrono::Utc;
-use entity::{chat_destination, chat_thread, outbox};
+use entity::{chat_delivery, chat_destination, chat_thread, outbox};
 use reqwest::header::RETRY_AFTER;
-use sea_orm::{EntityTrait, Set};
+use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+use std::time::Instant;
 
 /// A chat row's payload, as the services write it: the ticket it is about (a Slack bot threads by it) and the
 /// rendered message.
@@ -49,7 +50,33 @@ fn wait_of(response: &reqwest::Response) -> i64 {
         .clamp(0, MAX_WAIT_MS)
 }
 
-/// Post `row` to its destination.
+/// One try's end: the destination's HTTP status when an answer came, and what it means for the row.
+struct Tried {
+    status: Option<u16>,
+    outcome: Outcome,
+}
+
+impl From<Outcome> for Tried {
+    /// A try that got no answer: refused before sending, or the request failed.
+    fn from(outcome: Outcome) -> Self {
+        Tried {
+            status: None,
+            outcome,
+        }
+    }
+}
+
+impl Tried {
+    fn answered(response: &reqwest::Response, outcome: Outcome) -> Self {
+        Tried {
+            status: Some(response.status().as_u16()),
+            outcome,
+        }
+    }
+}
+
+/// Post `row` to its destination, and log the try in `chat_deliveries`. A row whose destination is gone,
+/// inactive or unreadable is given up without a try.
 pub async fn deliver(
     db: &Db,
     config: &Config,
@@ -79,15 +106,32 @@ pub async fn deliver(
         Ok(p) => p,
         Err(e) => return Ok(Outcome::GiveUp(format!("unreadable chat message: {e}"))),
     };
-    match (&destination.url, &destination.token, &destination.channel) {
-        (Some(url), _, _) => post_webhook(config, notifier, url, &payload.message).await,
+    let started = Instant::now();
+    let tried = match (&destination.url, &destination.token, &destination.channel) {
+        (Some(url), _, _) => post_webhook(config, notifier, url, &payload.message).await?,
         (None, Some(token), Some(channel)) => {
-            post_as_bot(db, config, notifier, &destination, token, channel, payload).await
+            post_as_bot(db, config, notifier, &destination, token, channel, payload).await?
         }
-        _ => Ok(Outcome::GiveUp(format!(
-            "chat destination {id} has nowhere to post"
-        ))),
+        _ => {
+            return Ok(Outcome::GiveUp(format!(
+                "chat destination {id} has nowhere to post"
+            )))
+        }
+    };
+    chat_delivery::ActiveModel {
+        outbox_id: Set(row.id),
+        destination_id: Set(id),
+        event: Set(row.event.clone()),
+        attempt: Set(row.attempts.saturating_add(1)),
+        status_code: Set(tried.status.map(i32::from)),
+        error: Set(tried.outcome.error().map(str::to_string)),
+        duration_ms: Set(i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX)),
+        created_at: Set(Utc::now()),
+        ..Default::default()
     }
+    .insert(&db.conn)
+    .await?;
+    Ok(tried.outcome)
 }
 
 /// How a request that got no answer ended. The error is told without its URL: a Slack or Teams webhook URL
@@ -108,27 +152,33 @@ async fn post_webhook(
     notifier: &Notifier,
     url: &str,
     message: &serde_json::Value,
-) -> AppResult<Outcome> {
+) -> AppResult<Tried> {
     if let Err(why) = url::Url::parse(url)
         .map_err(|_| "the stored webhook URL is not a valid URL".to_string())
         .and_then(|u| targets::check_url(&u, config.webhook_allow_private))
     {
-        return Ok(Outcome::GiveUp(why));
+        return Ok(Outcome::GiveUp(why).into());
     }
-    let answer = notifier.http()?.post(url).json(message).send().await;
-    Ok(match answer {
-        Ok(r) if r.status().is_success() => Outcome::Delivered,
-        Ok(r) if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => Outcome::Wait {
+    let r = match notifier.http()?.post(url).json(message).send().await {
+        Ok(r) => r,
+        Err(e) => return Ok(failed(e).into()),
+    };
+    let outcome = if r.status().is_success() {
+        Outcome::Delivered
+    } else if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+        Outcome::Wait {
             after_ms: wait_of(&r),
             reason: "the destination answered 429".to_string(),
-        },
-        Ok(r) if r.status().is_redirection() => Outcome::GiveUp(format!(
+        }
+    } else if r.status().is_redirection() {
+        Outcome::GiveUp(format!(
             "the destination answered {}; redirects are not followed",
             r.status().as_u16()
-        )),
-        Ok(r) => Outcome::Retry(format!("the destination answered {}", r.status().as_u16())),
-        Err(e) => failed(e),
-    })
+        ))
+    } else {
+        Outcome::Retry(format!("the destination answered {}", r.status().as_u16()))
+    };
+    Ok(Tried::answered(&r, outcome))
 }
 
 /// What `chat.postMessage` answers with a 200.
@@ -151,7 +201,7 @@ async fn post_as_bot(
     token: &str,
     channel: &str,
     payload: Payload,
-) -> AppResult<Outcome> {
+) -> AppResult<Tried> {
     let thread = chat_thread::Entity::find_by_id((destination.id, payload.ticket_id))
         .one(&db.conn)
         .await?;
@@ -170,35 +220,37 @@ async fn post_as_bot(
         .await;
     let response = match answer {
         Ok(r) => r,
-        Err(e) => return Ok(failed(e)),
+        Err(e) => return Ok(failed(e).into()),
     };
+    let status = Some(response.status().as_u16());
+    let answered = |outcome| Tried { status, outcome };
     if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
-        return Ok(Outcome::Wait {
+        return Ok(answered(Outcome::Wait {
             after_ms: wait_of(&response),
             reason: "Slack answered 429".to_string(),
-        });
+        }));
     }
     if !response.status().is_success() {
-        return Ok(Outcome::Retry(format!(
+        return Ok(answered(Outcome::Retry(format!(
             "Slack answered {}",
             response.status().as_u16()
-        )));
+        ))));
     }
     let answer: SlackAnswer = match response.json().await {
         Ok(a) => a,
         Err(e) => {
-            return Ok(Outcome::Retry(format!(
+            return Ok(answered(Outcome::Retry(format!(
                 "Slack's answer was unreadable: {e}"
-            )))
+            ))))
         }
     };
     if !answer.ok {
         let error = answer.error.unwrap_or_else(|| "unknown".to_string());
-        return Ok(if FATAL_SLACK_ERRORS.contains(&error.as_str()) {
+        return Ok(answered(if FATAL_SLACK_ERRORS.contains(&error.as_str()) {
             Outcome::GiveUp(format!("Slack refused: {error}"))
         } else {
             Outcome::Retry(format!("Slack refused: {error}"))
-        });
+        }));
     }
     if let (None, Some(ts)) = (thread, answer.ts) {
         // The first message's `ts` names the thread; should two instances start one at once, the first
@@ -213,5 +265,5 @@ async fn post_as_bot(
         .exec_without_returning(&db.conn)
         .await?;
     }
-    Ok(Outcome::Delivered)
+    Ok(answered(Outcome::Delivered))
 }

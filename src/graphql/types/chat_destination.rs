@@ -7,8 +7,8 @@ use crate::graphql::list_connection::{list_connection, page_by};
 use crate::service::chat;
 use async_graphql::{Context, Enum, Object, Result, ID};
 use chrono::{DateTime, Utc};
-use entity::chat_destination;
 use entity::values::{ChatKind, JobStatus};
+use entity::{chat_delivery, chat_destination};
 
 /// How a destination posts. SLACK and TEAMS are older names, taken in input only: SLACK is a webhook or a bot
 /// by the fields given.
@@ -146,6 +146,74 @@ impl ChatDestination {
         })
         .await?;
         Ok(ChatDeliveryConnection::from_page(page))
+    }
+
+    /// Every try to post its messages, newest first: the answer each met and how long it took. A message that
+    /// was retried has one try per attempt.
+    async fn attempts(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<ChatAttemptConnection> {
+        let (req, actor) = viewer(ctx)?;
+        let db = &req.state.db;
+        let page = page_by(first, after, |offset, limit| {
+            chat::attempts(db, &actor, self.0.id, offset, limit)
+        })
+        .await?;
+        Ok(ChatAttemptConnection::from_page(page))
+    }
+}
+
+list_connection!(
+    ChatAttemptConnection,
+    ChatAttemptEdge,
+    ChatAttempt,
+    chat_delivery::Model
+);
+
+/// One try to post a message to a chat destination.
+#[derive(Clone)]
+pub struct ChatAttempt(pub chat_delivery::Model);
+
+/// One try to post a message to a chat destination.
+#[Object]
+impl ChatAttempt {
+    /// The message it tried to post (`ChatDelivery.databaseId`).
+    async fn delivery_id(&self) -> i64 {
+        self.0.outbox_id
+    }
+
+    /// What the message told of (`ticket.created`, …).
+    async fn event(&self) -> &str {
+        &self.0.event
+    }
+
+    /// Which try of that message it was, from 1.
+    async fn attempt(&self) -> i32 {
+        self.0.attempt
+    }
+
+    /// The HTTP status the destination answered, when it answered.
+    async fn status_code(&self) -> Option<i32> {
+        self.0.status_code
+    }
+
+    /// What went wrong (`Slack answered 429`, `Slack refused: channel_not_found`, a time-out); none when the
+    /// message was delivered.
+    async fn error(&self) -> Option<&str> {
+        self.0.error.as_deref()
+    }
+
+    /// How long the try took, in milliseconds.
+    async fn duration_ms(&self) -> i64 {
+        self.0.duration_ms
+    }
+
+    /// When it was made.
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
     }
 }
 

@@ -12,8 +12,8 @@ use crate::service::text;
 use crate::service::webhooks::{clean_events, clean_url};
 use chrono::{DateTime, Utc};
 use entity::values::{ChatKind, JobKind, JobStatus};
-use entity::{chat_destination, outbox};
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query, SubQueryStatement};
+use entity::{chat_delivery, chat_destination, outbox};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Func, Query, SelectStatement, SubQueryStatement};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
@@ -434,26 +434,33 @@ pub async fn deliveries(
     Ok((rows.into_iter().map(Delivery::from).collect(), total))
 }
 
-/// Each destination's latest message, by destination (administrators), in one statement whatever the number of
-/// destinations: the newest row of each is an index seek.
-pub async fn latest_deliveries(db: &Db, actor: &Actor) -> AppResult<HashMap<i32, Delivery>> {
-    require_admin(actor)?;
+/// The id of each destination's newest row in `E` (one per destination, none for a destination without
+/// rows), as a subquery: an index seek per destination on `(destination, id)`.
+fn newest_of_each<E: EntityTrait>(id: E::Column, destination: E::Column) -> SelectStatement {
     let newest = Alias::new("newest");
-    let newest_of_each = Query::select()
-        .expr(Func::max(Expr::col((newest.clone(), outbox::Column::Id))))
-        .from_as(outbox::Entity, newest.clone())
+    let newest_of_one = Query::select()
+        .expr(Func::max(Expr::col((newest.clone(), id))))
+        .from_as(E::default(), newest.clone())
         .and_where(
-            Expr::col((newest, outbox::Column::ChatDestinationId))
+            Expr::col((newest, destination))
                 .equals((chat_destination::Entity, chat_destination::Column::Id)),
         )
         .to_owned();
-    let ids = Query::select()
+    Query::select()
         .expr(Expr::SubQuery(
             None,
-            Box::new(SubQueryStatement::from(newest_of_each)),
+            Box::new(SubQueryStatement::from(newest_of_one)),
         ))
         .from(chat_destination::Entity)
-        .to_owned();
+        .to_owned()
+}
+
+/// Each destination's latest message, by destination (administrators), in one statement whatever the number of
+/// destinations.
+pub async fn latest_deliveries(db: &Db, actor: &Actor) -> AppResult<HashMap<i32, Delivery>> {
+    require_admin(actor)?;
+    let ids =
+        newest_of_each::<outbox::Entity>(outbox::Column::Id, outbox::Column::ChatDestinationId);
     let rows = outbox::Entity::find()
         .filter(outbox::Column::Id.in_subquery(ids))
         .filter(outbox::Column::Kind.eq(JobKind::Chat))
@@ -462,5 +469,47 @@ pub async fn latest_deliveries(db: &Db, actor: &Actor) -> AppResult<HashMap<i32,
     Ok(rows
         .into_iter()
         .filter_map(|row| Some((row.chat_destination_id?, Delivery::from(row))))
+        .collect())
+}
+
+/// A destination's tries, newest first: every post of every message with the answer it met, one window of them
+/// with how many there are (administrators; 404 for a destination that does not exist).
+pub async fn attempts(
+    db: &Db,
+    actor: &Actor,
+    id: i32,
+    offset: u64,
+    limit: u64,
+) -> AppResult<(Vec<chat_delivery::Model>, u64)> {
+    get(db, actor, id).await?;
+    let of_destination =
+        chat_delivery::Entity::find().filter(chat_delivery::Column::DestinationId.eq(id));
+    let total = of_destination.clone().count(&db.conn).await?;
+    let rows = of_destination
+        .order_by_desc(chat_delivery::Column::Id)
+        .offset(offset)
+        .limit(limit)
+        .all(&db.conn)
+        .await?;
+    Ok((rows, total))
+}
+
+/// Each destination's latest try, by destination (administrators), in one statement.
+pub async fn latest_attempts(
+    db: &Db,
+    actor: &Actor,
+) -> AppResult<HashMap<i32, chat_delivery::Model>> {
+    require_admin(actor)?;
+    let ids = newest_of_each::<chat_delivery::Entity>(
+        chat_delivery::Column::Id,
+        chat_delivery::Column::DestinationId,
+    );
+    let rows = chat_delivery::Entity::find()
+        .filter(chat_delivery::Column::Id.in_subquery(ids))
+        .all(&db.conn)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| (row.destination_id, row))
         .collect())
 }

@@ -638,6 +638,97 @@ async fn a_slack_bot_threads_each_tickets_messages_and_waits_out_a_429(app: &Tes
         .iter()
         .filter(|r| r.kind == "chat")
         .all(|r| r.status == "delivered"));
+
+    // Every try is in the administrator's log, newest first: the 429, then the same message's second try.
+    let listed = app
+        .as_user(&admin)
+        .graphql_data("{ chatDestinations { id } }", json!({}))
+        .await;
+    let admin_says = app
+        .as_user(&admin)
+        .graphql_data(
+            "query($id: ID!) { node(id: $id) { ... on ChatDestination { \
+               deliveries(first: 10) { nodes { databaseId attempts } } \
+               attempts(first: 10) { totalCount nodes { deliveryId event attempt statusCode error durationMs } } } } }",
+            json!({"id": listed["chatDestinations"][0]["id"]}),
+        )
+        .await;
+    let destination = &admin_says["node"];
+    let tries = destination["attempts"]["nodes"].as_array().unwrap();
+    assert_eq!(destination["attempts"]["totalCount"], 4, "{admin_says}");
+    let throttled = &tries[3];
+    assert_eq!(
+        (
+            &throttled["event"],
+            &throttled["attempt"],
+            &throttled["statusCode"],
+            &throttled["error"]
+        ),
+        (
+            &json!("ticket.created"),
+            &json!(1),
+            &json!(429),
+            &json!("Slack answered 429")
+        ),
+        "{admin_says}"
+    );
+    let retried: Vec<_> = tries
+        .iter()
+        .filter(|t| t["deliveryId"] == throttled["deliveryId"])
+        .map(|t| {
+            (
+                t["attempt"].clone(),
+                t["statusCode"].clone(),
+                t["error"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        retried,
+        vec![
+            (json!(2), json!(200), Value::Null),
+            (json!(1), json!(429), json!("Slack answered 429"))
+        ]
+    );
+    assert!(tries
+        .iter()
+        .all(|t| t["durationMs"].as_i64().is_some_and(|ms| ms >= 0)));
+    let messages = destination["deliveries"]["nodes"].as_array().unwrap();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["databaseId"] == throttled["deliveryId"] && m["attempts"] == 2),
+        "{admin_says}"
+    );
+    let page = crate::support::world::login(app, &admin)
+        .await
+        .page(app, "/admin/chat/")
+        .await;
+    let last_try = page
+        .text
+        .split("id=\"chat-try-1\">")
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        last_try.starts_with("Last try ")
+            && last_try.contains(": answered 200 in ")
+            && last_try.ends_with(" ms."),
+        "{last_try}"
+    );
+    let agent_asks = app
+        .as_user(&agent)
+        .graphql(
+            "query($id: ID!) { node(id: $id) { ... on ChatDestination { attempts(first: 10) { totalCount } } } }",
+            json!({"id": listed["chatDestinations"][0]["id"]}),
+        )
+        .await;
+    assert_ne!(agent_asks["errors"], Value::Null, "{agent_asks}");
+    assert!(
+        agent_asks["data"]["node"].is_null() && !agent_asks.to_string().contains("429"),
+        "{agent_asks}"
+    );
 }
 
 db_test!(a_revoked_slack_token_is_given_up_not_retried);
@@ -735,6 +826,19 @@ async fn a_revoked_slack_token_is_given_up_not_retried(app: &TestApp) {
             .contains(&format!("class=\"field-error\" id=\"chat-last-{id}\"")),
         "{}",
         page.text
+    );
+    // Slack answered 200 with `ok: false`: the latest try names both.
+    let tried = page
+        .text
+        .split(&format!("id=\"chat-try-{id}\">"))
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        tried.contains(": answered 200 in ")
+            && tried.ends_with(" ms: Slack refused: token_revoked."),
+        "{tried}"
     );
 }
 
@@ -1050,6 +1154,36 @@ async fn a_failed_post_never_writes_the_secret_url_down(app: &TestApp) {
     let error = row.last_error.as_deref().unwrap_or_default();
     assert!(error.starts_with("request failed"), "{error}");
     assert!(!error.contains("SECRETPATH"), "{error}");
+    // The try is logged with no answer, and without the URL either.
+    let tries = entity::chat_delivery::Entity::find()
+        .all(&app.state.db.conn)
+        .await
+        .unwrap();
+    assert_eq!(tries.len(), 1);
+    assert_eq!(
+        (
+            tries[0].attempt,
+            tries[0].status_code,
+            tries[0].error.as_deref()
+        ),
+        (1, None, Some(error))
+    );
+    let page = crate::support::world::login(app, &admin)
+        .await
+        .page(app, "/admin/chat/")
+        .await;
+    assert!(!page.text.contains("SECRETPATH"), "{}", page.text);
+    let tried = page
+        .text
+        .split(&format!("id=\"chat-try-{}\">", tries[0].destination_id))
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        tried.contains(": no answer after ") && tried.ends_with(&format!(" ms: {error}.")),
+        "{tried}"
+    );
 }
 
 db_test!(the_trigger_page_names_a_webhook_endpoint_by_its_url);

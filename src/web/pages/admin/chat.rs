@@ -13,8 +13,8 @@ use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::response::Response;
-use entity::chat_destination;
 use entity::values::{ChatKind, JobStatus};
+use entity::{chat_delivery, chat_destination};
 
 /// A checkbox: its value, what it says, and whether it is ticked.
 struct Tick {
@@ -39,6 +39,8 @@ struct Row {
     /// How its latest message went, in words, and whether it failed.
     last: String,
     last_failed: bool,
+    /// How its latest try went (the answer and its time), once one was made.
+    last_try: Option<String>,
 }
 
 #[derive(Template)]
@@ -106,10 +108,42 @@ fn last_told(user: &PageUser, last: Option<&chat::Delivery>) -> String {
     }
 }
 
+/// How a destination's latest try went: the answer it met and how long it took.
+fn last_tried(user: &PageUser, last: Option<&chat_delivery::Model>) -> Option<String> {
+    let t = last?;
+    let when = user.when(Some(t.created_at));
+    let ms = t.duration_ms.to_string();
+    let error = t.error.as_deref().unwrap_or_default();
+    Some(match (t.status_code, &t.error) {
+        (Some(status), None) => user.lang.texts(
+            "rules-chat-last-try-answered",
+            [
+                ("when", &when),
+                ("status", &status.to_string()),
+                ("ms", &ms),
+            ],
+        ),
+        (Some(status), Some(_)) => user.lang.texts(
+            "rules-chat-last-try-refused",
+            [
+                ("when", &when),
+                ("status", &status.to_string()),
+                ("ms", &ms),
+                ("error", error),
+            ],
+        ),
+        (None, _) => user.lang.texts(
+            "rules-chat-last-try-unanswered",
+            [("when", &when), ("ms", &ms), ("error", error)],
+        ),
+    })
+}
+
 async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage> {
     let lang = user.lang;
     let list = chat::list(&state.db, &user.actor).await?;
     let mut latest = chat::latest_deliveries(&state.db, &user.actor).await?;
+    let mut tries = chat::latest_attempts(&state.db, &user.actor).await?;
     let projects = crate::service::projects::list(&state.db.conn).await?;
     let project_opts = |chosen: Option<i32>| project_options(&projects, chosen);
     let destinations = list
@@ -123,6 +157,7 @@ async fn chat_of_desk(state: &AppState, user: &PageUser) -> PageResult<ChatPage>
                         || l.last_error.is_some() && l.status == JobStatus::Pending
                 }),
                 last: last_told(user, last.as_ref()),
+                last_try: last_tried(user, tries.remove(&d.id).as_ref()),
                 name: d.name.clone(),
                 kind: lang.label(d.kind.as_str()),
                 posts_as: if d.token.is_some() {
