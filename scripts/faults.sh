@@ -4,10 +4,12 @@
 #   scripts/faults.sh documents               one scenario
 #   FAULTS_LONG=1 scripts/faults.sh           full sizes (3,000 crawlers, 200,000 documents)
 #   FAULTS_SOAK_SECONDS=1800 scripts/faults.sh soak    the 30-minute soak
+#   FAULTS_PROFILE=ci-faults scripts/faults.sh  built with another Cargo profile (CI's: no cross-crate LTO)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z "${FAULTS_BIN:-}" ]]; then
-  cargo build --release --quiet --bin deskgraph
-  export FAULTS_BIN="$PWD/target/release/deskgraph"
+  profile="${FAULTS_PROFILE:-release}"
+  cargo build --profile "$profile" --quiet --bin deskgraph
+  export FAULTS_BIN="$PWD/target/$profile/deskgraph"
 fi
 exec python3 scripts/faults/run.py "$@"
