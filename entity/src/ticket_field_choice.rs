@@ -11,6 +11,8 @@ pub struct Model {
     pub field_id: i32,
     #[sea_orm(primary_key, auto_increment = false)]
     pub choice: String,
+    /// The ticket's creation time (it never changes), so that a filtered list walks these rows in its order.
+    pub ticket_created_at: DateTimeUtc,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

@@ -20,6 +20,8 @@ pub struct Model {
     pub bool_value: Option<bool>,
     /// User and asset ids.
     pub ref_id: Option<i32>,
+    /// The ticket's creation time (it never changes), so that a filtered list walks these rows in its order.
+    pub ticket_created_at: DateTimeUtc,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

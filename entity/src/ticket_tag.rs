@@ -10,6 +10,8 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub tag_id: i32,
     pub created_at: DateTimeUtc,
+    /// The ticket's creation time (it never changes), so that a filtered list walks these rows in its order.
+    pub ticket_created_at: DateTimeUtc,
 }
 
 /// Relations are resolved by the service's batched loaders, not through SeaORM joins.

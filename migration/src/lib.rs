@@ -45,6 +45,7 @@ mod m20261130_000048_first_response_business;
 mod m20261206_000049_chat_delivery_index;
 mod m20261207_000050_project_mail_rules;
 mod m20261207_000051_chat_deliveries;
+mod m20261207_000052_filter_rows_carry_created;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -95,6 +96,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000049_chat_delivery_index::Migration),
             Box::new(m20261207_000050_project_mail_rules::Migration),
             Box::new(m20261207_000051_chat_deliveries::Migration),
+            Box::new(m20261207_000052_filter_rows_carry_created::Migration),
         ]
     }
 }

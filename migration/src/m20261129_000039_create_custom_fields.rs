@@ -8,7 +8,7 @@ use sea_orm_migration::{prelude::*, schema::*};
 pub struct Migration;
 
 /// The typed value columns; each row sets at most one, so each index holds only its own kind's rows.
-const VALUE_COLUMNS: [&str; 6] = [
+pub(crate) const VALUE_COLUMNS: [&str; 6] = [
     "text_value",
     "number_value",
     "date_value",

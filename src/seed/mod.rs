@@ -164,8 +164,8 @@ async fn tag_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> anyho
     db.execute_raw(Statement::from_string(
         backend,
         format!(
-            "INSERT INTO ticket_tags (ticket_id, tag_id, created_at) \
-             SELECT t.id, g.id, t.created_at FROM tickets t \
+            "INSERT INTO ticket_tags (ticket_id, tag_id, created_at, ticket_created_at) \
+             SELECT t.id, g.id, t.created_at, t.created_at FROM tickets t \
              JOIN ({turns}) m ON m.k = t.number % {n} JOIN tags g ON g.name = m.name \
              WHERE t.number BETWEEN {first} AND {last} ON CONFLICT DO NOTHING"
         ),
@@ -224,8 +224,8 @@ async fn field_tickets(db: &impl ConnectionTrait, first: i64, count: u64) -> any
     db.execute_raw(Statement::from_string(
         backend,
         format!(
-            "INSERT INTO ticket_field_values (ticket_id, field_id, text_value) \
-             SELECT t.id, f.id, m.name FROM tickets t \
+            "INSERT INTO ticket_field_values (ticket_id, field_id, text_value, ticket_created_at) \
+             SELECT t.id, f.id, m.name, t.created_at FROM tickets t \
              JOIN ({turns}) m ON m.k = t.number % {n} JOIN custom_fields f ON f.key = 'site' \
              WHERE t.number BETWEEN {first} AND {last} ON CONFLICT DO NOTHING"
         ),

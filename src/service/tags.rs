@@ -15,7 +15,9 @@ use crate::service::tickets::{self, counters, rules};
 use crate::service::{audit, events, WriteDeps};
 use chrono::Utc;
 use entity::{setting, tag, ticket, ticket_tag};
-use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query, SelectStatement};
+use sea_orm::sea_query::{
+    DynIden, Expr, ExprTrait, IntoIden, IntoTableRef, OnConflict, Query, SelectStatement, TableRef,
+};
 use sea_orm::{
     ActiveValue, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, FromQueryResult,
     PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait, Set,
@@ -101,6 +103,18 @@ pub(crate) fn tickets_tagged_any(names: &[String]) -> SelectStatement {
         )
         .and_where(Expr::col((tag::Entity, tag::Column::Name)).is_in(names.iter().cloned()))
         .to_owned()
+}
+
+/// The rows a list in creation order can walk for a filter naming tag `name` (`tickets::read::filter::Walk`):
+/// `ticket_tags`, one row per ticket carrying it, and its tag, on `alias`.
+pub(crate) fn walk(name: &str, alias: &DynIden) -> (TableRef, Expr) {
+    let id = Query::select()
+        .column(tag::Column::Id)
+        .from(tag::Entity)
+        .and_where(Expr::col((tag::Entity, tag::Column::Name)).eq(name))
+        .to_owned();
+    let held = Expr::col((alias.clone(), ticket_tag::Column::TagId.into_iden())).eq(Expr::from(id));
+    (ticket_tag::Entity.into_table_ref(), held)
 }
 
 /// How a ticket's tags change.
@@ -243,6 +257,7 @@ pub(crate) async fn write(
             ticket_id: Set(ticket_id),
             tag_id: Set(tag_id),
             created_at: Set(now),
+            ticket_created_at: Set(t.created_at),
         });
         ticket_tag::Entity::insert_many(rows)
             .on_conflict_do_nothing()
@@ -740,8 +755,8 @@ pub async fn update(
 
 /// The statement giving every ticket tagged `from` the tag `to` too (kept once where it had both).
 fn merge_statement(backend: sea_orm::DbBackend, from: i32, to: i32) -> sea_orm::Statement {
-    let sql = "INSERT INTO ticket_tags (ticket_id, tag_id, created_at) \
-               SELECT ticket_id, $1, created_at FROM ticket_tags WHERE tag_id = $2 \
+    let sql = "INSERT INTO ticket_tags (ticket_id, tag_id, created_at, ticket_created_at) \
+               SELECT ticket_id, $1, created_at, ticket_created_at FROM ticket_tags WHERE tag_id = $2 \
                ON CONFLICT (ticket_id, tag_id) DO NOTHING";
     let sql = match backend {
         sea_orm::DbBackend::Postgres => sql.to_string(),

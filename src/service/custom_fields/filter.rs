@@ -7,7 +7,9 @@ use crate::auth::Actor;
 use crate::error::{AppError, AppResult};
 use entity::values::FieldKind;
 use entity::{ticket, ticket_field_choice, ticket_field_value};
-use sea_orm::sea_query::{Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
+use sea_orm::sea_query::{
+    DynIden, Expr, ExprTrait, IntoIden, IntoTableRef, Query, SelectStatement, SimpleExpr, TableRef,
+};
 use serde_json::Value;
 
 /// Most field conditions in one list.
@@ -220,6 +222,34 @@ pub(crate) fn condition(c: &FieldCondition) -> SimpleExpr {
             id.in_subquery(holders)
         }
     }
+}
+
+/// The rows a list in creation order can walk for condition `c` (`tickets::read::filter::Walk`): the table
+/// that holds one row for each ticket matching an equality on a single value or on a multiple choice's first
+/// pick, what that row holds, on `alias`, and whether holding it is all of `c` (not when more picks are
+/// named: `c` then still filters the page). None for other tests.
+pub(crate) fn walk(c: &FieldCondition, alias: &DynIden) -> Option<(TableRef, SimpleExpr, bool)> {
+    let Test::Compare(FieldOp::Is, value) = &c.test else {
+        return None;
+    };
+    let on = |column: DynIden| Expr::col((alias.clone(), column));
+    Some(match value {
+        FieldValue::MultiChoice(picked) => {
+            let choice = picked.first()?;
+            let held = on(ticket_field_choice::Column::FieldId.into_iden())
+                .eq(c.field_id)
+                .and(on(ticket_field_choice::Column::Choice.into_iden()).eq(choice.clone()));
+            let whole = picked.len() == 1;
+            (ticket_field_choice::Entity.into_table_ref(), held, whole)
+        }
+        value => {
+            let (column, v) = column_value(value)?;
+            let held = on(ticket_field_value::Column::FieldId.into_iden())
+                .eq(c.field_id)
+                .and(on(column.into_iden()).eq(v));
+            (ticket_field_value::Entity.into_table_ref(), held, true)
+        }
+    })
 }
 
 /// The column a single value is stored in, and the value (none for multiple choices: rows of their own).

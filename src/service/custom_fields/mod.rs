@@ -13,7 +13,7 @@ mod value;
 mod values;
 
 pub use defs::{create, get, list, update, FieldListFilter, FieldPatch, NewField};
-pub(crate) use filter::{condition, sort_value};
+pub(crate) use filter::{condition, sort_value, walk};
 pub use filter::{
     query_input, resolve_filters, sort_by, FieldCondition, FieldFilterInput, FieldOp, FieldSort,
     MAX_FILTERS,

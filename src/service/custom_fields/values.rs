@@ -213,11 +213,12 @@ fn from_row(kind: FieldKind, row: &ticket_field_value::Model) -> Option<FieldVal
     }
 }
 
-/// The row storing `value` of `field_id` on `ticket_id` (multiple choices are stored as choice rows).
-fn to_row(ticket_id: i32, field_id: i32, value: &FieldValue) -> ticket_field_value::ActiveModel {
+/// The row storing `value` of `field_id` on ticket `t` (multiple choices are stored as choice rows).
+fn to_row(t: &ticket::Model, field_id: i32, value: &FieldValue) -> ticket_field_value::ActiveModel {
     let mut row = ticket_field_value::ActiveModel {
-        ticket_id: Set(ticket_id),
+        ticket_id: Set(t.id),
         field_id: Set(field_id),
+        ticket_created_at: Set(t.created_at),
         text_value: Set(None),
         long_value: Set(None),
         number_value: Set(None),
@@ -418,9 +419,10 @@ pub(crate) async fn write(
                     ticket_id: Set(t.id),
                     field_id: Set(e.field.id),
                     choice: Set(c.clone()),
+                    ticket_created_at: Set(t.created_at),
                 }))
             }
-            Some(v) => rows.push(to_row(t.id, e.field.id, v)),
+            Some(v) => rows.push(to_row(t, e.field.id, v)),
             None => {}
         }
     }

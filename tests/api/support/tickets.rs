@@ -17,3 +17,13 @@ pub async fn create_ticket(app: &TestApp, user: &TestUser, body: Value) -> Value
 pub fn path_of(ticket: &Value) -> String {
     format!("/api/tickets/{}/", ticket["id"])
 }
+
+/// The ids of a REST list page's results, in order.
+pub fn result_ids(list: &Value) -> Vec<i64> {
+    list["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_i64().unwrap())
+        .collect()
+}

@@ -1,7 +1,7 @@
 //! The `/api/tickets/` contract: exact shapes, errors, visibility, archive and concurrent numbering.
 use crate::db_test;
 use crate::support::helpers::{assert_error, TestApp};
-use crate::support::tickets::{create_ticket, keys, path_of};
+use crate::support::tickets::{create_ticket, keys, path_of, result_ids as ids};
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use serde_json::{json, Value};
@@ -10,15 +10,6 @@ fn sorted(list: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = list.iter().map(|s| s.to_string()).collect();
     out.sort();
     out
-}
-
-fn ids(list: &Value) -> Vec<i64> {
-    list["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_i64().unwrap())
-        .collect()
 }
 
 async fn create_and_read_shapes(app: &TestApp) {

@@ -215,10 +215,7 @@ impl TicketReads {
             Some(statement) => statement,
             None => {
                 let q = &shape.query;
-                let select = filter::ordered(
-                    filter::visible_query(&q.viewer, &q.filter, &caches.prefix),
-                    q.order,
-                );
+                let select = filter::page_query(&q.viewer, &q.filter, q.order, &caches.prefix);
                 let built =
                     statement::statement(select, Some(page), joined, total.as_ref(), backend);
                 caches.statements.insert(shape, built.clone());
