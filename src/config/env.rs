@@ -123,6 +123,8 @@ impl Config {
                 100,
                 300_000,
             )?,
+            delivery_history_days: number(&get, "DESKGRAPH_DELIVERY_HISTORY_DAYS", 30, 0, 3650)?
+                as u32,
             database_url,
             jwt_secret,
             jwt_ttl_seconds: number(&get, "DESKGRAPH_JWT_TTL_SECONDS", 3600, 1, 31 * 24 * 3600)?,

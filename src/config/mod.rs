@@ -123,6 +123,9 @@ pub struct Config {
     pub outbox_backoff_ms: i64,
     /// `DESKGRAPH_DELIVERY_TIMEOUT_MS`: limit of one webhook call or email send (default 10000).
     pub delivery_timeout_ms: i64,
+    /// `DESKGRAPH_DELIVERY_HISTORY_DAYS`: days delivered and failed outbox rows are kept, with the webhook and
+    /// chat tries they logged (default 30; 0 keeps them forever).
+    pub delivery_history_days: u32,
     /// Failed sign-ins allowed per account and per client address (`DESKGRAPH_LOGIN_*`).
     pub login_throttle: LoginThrottle,
     /// Passwords and reset links (`DESKGRAPH_PASSWORD_*`, `DESKGRAPH_PUBLIC_URL`).
@@ -212,6 +215,7 @@ impl Config {
             outbox_max_attempts: 8,
             outbox_backoff_ms: 0,
             delivery_timeout_ms: 2000,
+            delivery_history_days: 30,
             login_throttle: LoginThrottle::default(),
             accounts: AccountSettings::default(),
             oidc: None,

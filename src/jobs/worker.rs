@@ -232,9 +232,23 @@ pub async fn run_once_at(deps: &DeliveryDeps, now: i64) -> AppResult<usize> {
     Ok(attempted)
 }
 
+/// How often the worker removes delivery history older than its configured days.
+const SWEEP_HISTORY_EVERY: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
+/// Deliver forever, and keep the delivery history to its configured days
+/// (`notify::outbox::history`), in one task: stopping the worker stops both.
+pub async fn run(deps: DeliveryDeps) {
+    let history = crate::notify::outbox::history::sweep_forever(
+        deps.db.clone(),
+        deps.config.delivery_history_days,
+        SWEEP_HISTORY_EVERY,
+    );
+    tokio::join!(deliver_forever(deps), history);
+}
+
 /// Deliver forever. A lane runs until its rows are done; meanwhile new rows of the other destinations
 /// are claimed and delivered in lanes of their own.
-pub async fn run(deps: DeliveryDeps) {
+async fn deliver_forever(deps: DeliveryDeps) {
     let mut running: JoinSet<AppResult<usize>> = JoinSet::new();
     let mut busy: HashMap<tokio::task::Id, Destination> = HashMap::new();
     loop {

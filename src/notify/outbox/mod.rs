@@ -11,6 +11,7 @@ use sea_orm::{
     QueryTrait, Set,
 };
 
+pub mod history;
 mod queue;
 pub use queue::{
     backlog, backoff_ms, claim, claim_except, finish, finish_delivered, release, scheduled,

@@ -444,3 +444,68 @@ async fn a_trigger_calls_the_webhook_endpoint_it_names(app: &TestApp) {
     assert_eq!(body["via"]["name"], "Tell the NOC");
     assert!(header(&hits[0], "x-webhook-signature").starts_with("sha256="));
 }
+
+db_test!(delivery_history_is_kept_its_days_and_pending_rows_always);
+/// Done rows (delivered or failed) raised longer ago than the kept days go with their logged tries, however
+/// many (the sweep works in batches); recent ones and pending ones (scheduled work) stay.
+async fn delivery_history_is_kept_its_days_and_pending_rows_always(app: &TestApp) {
+    use deskgraph::notify::outbox::history;
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ActiveValue, ColumnTrait, IntoActiveModel, QueryFilter};
+    let receiver = Receiver::start(Mode::Ok).await;
+    let state = hooked(app, &receiver);
+    let ann = app.user("ann").await;
+    let actor = actor(app, &ann).await;
+    for title in ["old delivered", "old failed", "recent delivered"] {
+        create_ticket(&state, &actor, titled(title)).await;
+    }
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 3);
+    create_ticket(&state, &actor, titled("old pending")).await;
+    let rows = outbox_rows(app).await;
+    let [old_delivered, old_failed, recent, pending] = [0, 1, 2, 3].map(|i| rows[i].id);
+    let conn = &app.state.db.conn;
+    outbox::Entity::update_many()
+        .col_expr(outbox::Column::Status, Expr::value("failed"))
+        .filter(outbox::Column::Id.eq(old_failed))
+        .exec(conn)
+        .await
+        .unwrap();
+    let now = chrono::Utc::now();
+    let long_ago = now - chrono::Duration::days(31);
+    outbox::Entity::update_many()
+        .col_expr(outbox::Column::CreatedAt, Expr::value(long_ago))
+        .filter(outbox::Column::Id.is_in([old_delivered, old_failed, pending]))
+        .exec(conn)
+        .await
+        .unwrap();
+    // A long history of delivered rows, more than one statement removes.
+    let mut copy = rows[0].clone().into_active_model();
+    copy.id = ActiveValue::NotSet;
+    copy.created_at = ActiveValue::Set(long_ago);
+    outbox::Entity::insert_many(vec![copy; 1_005])
+        .exec_without_returning(conn)
+        .await
+        .unwrap();
+    let logged = || async {
+        let mut of: Vec<i64> = webhook_delivery::Entity::find()
+            .all(&app.state.db.conn)
+            .await
+            .unwrap()
+            .iter()
+            .map(|d| d.outbox_id)
+            .collect();
+        of.sort();
+        of
+    };
+    assert_eq!(logged().await, [old_delivered, old_failed, recent]);
+
+    let keep = std::time::Duration::from_secs(30 * 24 * 3600);
+    assert_eq!(history::sweep(conn, now, keep).await.unwrap(), 1_007);
+    let left: Vec<i64> = outbox_rows(app).await.iter().map(|r| r.id).collect();
+    assert_eq!(left, [recent, pending]);
+    assert_eq!(logged().await, [recent], "the tries went with their rows");
+    assert_eq!(history::sweep(conn, now, keep).await.unwrap(), 0);
+    // The pending row is still delivered.
+    assert_eq!(worker::run_once(&state.delivery_deps()).await.unwrap(), 1);
+    assert_eq!(receiver.hits().len(), 4);
+}
