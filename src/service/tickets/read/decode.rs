@@ -140,7 +140,7 @@ pub(super) fn decode(
             }
         }
         if let (Some(total), None) = (total, out.total) {
-            out.total = Some(total.read(&row.total)?);
+            out.total = total.read(&row.total);
         }
         if let Some(project) = row.project {
             out.projects.insert(project.id, project);

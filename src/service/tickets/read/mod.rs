@@ -197,7 +197,8 @@ impl TicketReads {
     }
 
     /// One page of what `query` names, as `actor` (the query's viewer) may see it, in one statement
-    /// (two when the total is wanted for a page past the end).
+    /// (two when the total is wanted for a page past the end, or is a remembered count that tickets written
+    /// since made stale).
     pub async fn page(&self, db: &Db, actor: &Actor, query: TicketQuery) -> AppResult<TicketPage> {
         query.filter.check(&query.viewer)?;
         let backend = db.backend();
@@ -227,9 +228,11 @@ impl TicketReads {
         found.total = match (total, found.total) {
             (None, _) => None,
             (Some(_), Some(n)) => Some(n),
-            // No row came back to carry it: an empty first page means there is nothing at all,
-            // a page past the end has to ask.
-            (Some(_), None) if page.offset == 0 && page.limit > 0 => Some(0),
+            // No row came back to carry it: an empty first page means there is nothing at all; a page
+            // past the end, or a remembered count whose generation moved, has to ask.
+            (Some(_), None) if found.tickets.is_empty() && page.offset == 0 && page.limit > 0 => {
+                Some(0)
+            }
             (Some(total), None) => Some(total.fetch(&db.conn).await?),
         };
         Ok(found)

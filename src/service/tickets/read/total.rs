@@ -6,9 +6,9 @@
 //! write to a ticket moves forward in its own transaction. A statement reading the generation and a count
 //! reads both from one snapshot, and generations are taken one at a time under the row's lock, so one
 //! generation number names one set of committed ticket writes: a count remembered at generation `g` is
-//! exact for any later statement that reads `g`. The page's statement reads the generation and counts
-//! again only when it moved, so a remembered count costs no extra statement and is never stale, on one
-//! instance or many.
+//! exact for any later statement that reads `g`. The page's statement reads the generation beside its rows;
+//! only when it moved is the count taken again, in a statement of its own, so a remembered count costs no
+//! extra statement while tickets stay as they were and is never stale, on one instance or many.
 use super::filter::{visible_query, TicketFilter};
 use crate::domain::{TicketStatus, Workflow};
 use crate::error::{AppError, AppResult};
@@ -209,9 +209,26 @@ impl Total {
         Total { count, recall }
     }
 
-    /// The columns to select: the count; or the generation and the count, which is NULL (and not taken)
-    /// while the generation is the remembered one.
+    /// The columns a page selects: the count; or the generation and the count, which is NULL while a count
+    /// is remembered. A page statement never carries a count it does not take: PostgreSQL estimates a
+    /// statement's cost with all of it, and a count's estimate for the values given differs from the generic
+    /// one by a hair either way, so a page that carried it was planned again on every request whenever the
+    /// hair fell against the generic plan (`BENCHMARKS.md`). When the generation moved, [`Total::read`] says
+    /// so and the count is taken by [`Total::fetch`], one more statement.
     pub fn columns(&self) -> Vec<Expr> {
+        let Some(recall) = &self.recall else {
+            return vec![self.count.clone()];
+        };
+        let count = match recall.known {
+            None => self.count.clone(),
+            Some(_) => Expr::cust("NULL").cast_as(Alias::new("BIGINT")),
+        };
+        vec![generation(), count]
+    }
+
+    /// The columns [`Total::fetch`] selects on their own: the count, or the generation and the count taken
+    /// only when the generation moved from the remembered one.
+    fn fetched_columns(&self) -> Vec<Expr> {
         let Some(recall) = &self.recall else {
             return vec![self.count.clone()];
         };
@@ -227,11 +244,11 @@ impl Total {
         vec![generation(), count]
     }
 
-    /// The total from the values [`Total::columns`] read, in order (`None` for SQL NULL); a fresh count
-    /// is remembered.
-    pub fn read(&self, values: &[Option<i64>]) -> AppResult<u64> {
+    /// The total from the values the columns read, in order (`None` for SQL NULL), or `None` when the
+    /// count was not taken and the remembered one is stale; a fresh count is remembered.
+    pub fn read(&self, values: &[Option<i64>]) -> Option<u64> {
         let n = |v: i64| u64::try_from(v).unwrap_or(0);
-        let found = match &self.recall {
+        match &self.recall {
             None => values.first().copied().flatten().map(n),
             Some(recall) => match (
                 values.first().copied().flatten(),
@@ -243,30 +260,31 @@ impl Total {
                     }
                     Some(n(count))
                 }
-                // NULL count: the generation is still the remembered one.
+                // NULL count: remembered, and good while the generation is the remembered one.
                 (Some(at), None) => recall
                     .known
                     .filter(|(known_at, _)| *known_at == at)
                     .map(|(_, count)| count),
                 (None, None) => None,
             },
-        };
-        found.ok_or_else(|| AppError::internal(anyhow::anyhow!("a list total read as NULL")))
+        }
     }
 
-    /// Select the columns on their own and read the total.
+    /// Select the total on its own, in one statement, and read it.
     pub async fn fetch(&self, db: &impl ConnectionTrait) -> AppResult<u64> {
+        let columns = self.fetched_columns();
         let mut select = Query::select();
-        for column in self.columns() {
-            select.expr(column);
+        for column in &columns {
+            select.expr(column.clone());
         }
         let Some(row) = db.query_one(&select).await? else {
             return Ok(0);
         };
-        let values = (0..self.columns_len())
+        let values = (0..columns.len())
             .map(|i| row.try_get_by_index::<Option<i64>>(i))
             .collect::<Result<Vec<_>, _>>()?;
         self.read(&values)
+            .ok_or_else(|| AppError::internal(anyhow::anyhow!("a list total read as NULL")))
     }
 
     /// What, besides the viewer and filter it was made for, decides [`Total::columns`]: whether the count is
