@@ -230,8 +230,9 @@ PY
       AND status IN ('new', 'open', 'in_progress') ORDER BY md5(id::text || 'merge')" merge_ids merge_into
     merge_into=$(psql -X -At "$url" -c "SELECT string_agg('{\"into\":' || id || '}', '||') FROM ($pool LIMIT 50) s")
     merge_ids=$(psql -X -At "$url" -c "SELECT string_agg(id::text, ',') FROM ($pool OFFSET 50 LIMIT 20000) s")
+    echo "$merge_ids" >"$OUT/merge-ids.txt"
     scenario merge_ticket "$sys" "$pid" "$base/api/tickets/${merge_ids%%,*}/merge/" "$team_token" POST \
-      "$merge_into" "$merge_ids"
+      "$merge_into" "@$OUT/merge-ids.txt"
   fi
   if [ "$backend" = postgres ]; then
     log "EXPLAIN of the list page"

@@ -2,7 +2,7 @@
 -- Sends the bearer token (the floor ignores it; `cookie:NAME=VALUE` sends that cookie instead, for the web
 -- pages), an optional body (JSON unless CONTENT_TYPE says otherwise;
 -- `@path` sends the file at path), and prints one JSON line.
--- BODY may hold alternatives separated by `||`, and IDS a comma-separated list of ids: each request then
+-- BODY may hold alternatives separated by `||`, and IDS a comma-separated list of ids (`@path`: in that file): each request then
 -- takes a random alternative and puts a random id in place of the URL's first numeric path segment (so
 -- writes spread over many rows instead of queueing on one row's lock).
 local token, method, bodies, ids, content_type = "", "GET", {}, {}, "application/json"
@@ -18,7 +18,14 @@ function init(args)
   else
     for b in string.gmatch(body, "([^|]+)") do table.insert(bodies, b) end
   end
-  for id in string.gmatch(args[4] or "", "([^,]+)") do table.insert(ids, id) end
+  local list = args[4] or ""
+  -- `@path`: the ids are in that file (twenty thousand seven-digit ids are over one argument's limit).
+  if string.sub(list, 1, 1) == "@" then
+    local file = assert(io.open(string.sub(list, 2), "rb"))
+    list = file:read("*a")
+    file:close()
+  end
+  for id in string.gmatch(list, "([^,%s]+)") do table.insert(ids, id) end
   if args[5] and args[5] ~= "" then content_type = args[5] end
   math.randomseed(os.time() + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 100000)
 end
