@@ -216,30 +216,29 @@ impl Total {
     /// hair fell against the generic plan (`BENCHMARKS.md`). When the generation moved, [`Total::read`] says
     /// so and the count is taken by [`Total::fetch`], one more statement.
     pub fn columns(&self) -> Vec<Expr> {
-        let Some(recall) = &self.recall else {
-            return vec![self.count.clone()];
-        };
-        let count = match recall.known {
-            None => self.count.clone(),
-            Some(_) => Expr::cust("NULL").cast_as(Alias::new("BIGINT")),
-        };
-        vec![generation(), count]
+        self.columns_with(|_| Expr::cust("NULL").cast_as(Alias::new("BIGINT")))
     }
 
     /// The columns [`Total::fetch`] selects on their own: the count, or the generation and the count taken
     /// only when the generation moved from the remembered one.
     fn fetched_columns(&self) -> Vec<Expr> {
+        self.columns_with(|at| {
+            let unless_moved: Expr = Expr::case(generation().eq(at), Expr::cust("NULL"))
+                .finally(self.count.clone())
+                .into();
+            unless_moved.cast_as(Alias::new("BIGINT"))
+        })
+    }
+
+    /// The count alone; or the generation and the count, which `remembered` (given the generation the count
+    /// was remembered at) replaces while a count is remembered.
+    fn columns_with(&self, remembered: impl FnOnce(i64) -> Expr) -> Vec<Expr> {
         let Some(recall) = &self.recall else {
             return vec![self.count.clone()];
         };
         let count = match recall.known {
             None => self.count.clone(),
-            Some((at, _)) => {
-                let unless_moved: Expr = Expr::case(generation().eq(at), Expr::cust("NULL"))
-                    .finally(self.count.clone())
-                    .into();
-                unless_moved.cast_as(Alias::new("BIGINT"))
-            }
+            Some((at, _)) => remembered(at),
         };
         vec![generation(), count]
     }
