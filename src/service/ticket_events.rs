@@ -28,6 +28,28 @@ pub enum SignedInWith {
     Session(Arc<str>),
 }
 
+impl SignedInWith {
+    /// Who this credential is now: UNAUTHENTICATED once the token is revoked or expired, the session
+    /// has ended, or the account is deactivated.
+    pub async fn resolve(
+        &self,
+        db: &Db,
+        auth_cache: &AuthCache,
+        jwt: &JwtKeys,
+    ) -> AppResult<Arc<Actor>> {
+        match self {
+            SignedInWith::Bearer(token) => authenticate_bearer(db, auth_cache, jwt, token).await,
+            SignedInWith::Session(secret) => {
+                let ended = || AppError::Unauthenticated("the session has ended".into());
+                let (_, actor) = session::signed_in(&db.conn, auth_cache, secret)
+                    .await?
+                    .ok_or_else(ended)?;
+                Ok(actor)
+            }
+        }
+    }
+}
+
 /// An event the subscriber may see, with the records as they are now.
 #[derive(Debug, Clone)]
 pub struct VisibleEvent {
@@ -155,18 +177,9 @@ struct Follower {
 impl Follower {
     /// The subscriber as their credential resolves now.
     async fn resolve(&self) -> AppResult<Arc<Actor>> {
-        match &self.credential {
-            SignedInWith::Bearer(token) => {
-                authenticate_bearer(&self.db, &self.auth_cache, &self.jwt, token).await
-            }
-            SignedInWith::Session(secret) => {
-                let ended = || AppError::Unauthenticated("the session has ended".into());
-                let (_, actor) = session::signed_in(&self.db.conn, &self.auth_cache, secret)
-                    .await?
-                    .ok_or_else(ended)?;
-                Ok(actor)
-            }
-        }
+        self.credential
+            .resolve(&self.db, &self.auth_cache, &self.jwt)
+            .await
     }
 
     /// The next event the subscriber may see, or the error that ends the subscription; `None` once

@@ -8,21 +8,27 @@
 //! position. A ticket tried again after a crash gets the same change again, which changes nothing the
 //! second time, so no ticket is changed twice.
 use super::{update, TicketFilter, TicketPatch, TicketReads};
+use crate::auth::cache::AuthCache;
+use crate::auth::jwt::JwtKeys;
 use crate::auth::{load_actor, Actor};
 use crate::db::Db;
 use crate::domain::Channel;
 use crate::error::{AppError, AppResult};
+use crate::notify::live::{Held, Lasting, LiveBus};
 use crate::notify::outbox::{self, JobKind};
+use crate::service::ticket_events::SignedInWith;
 use crate::service::{tags, WriteDeps};
 use chrono::{DateTime, NaiveDate, Utc};
 use entity::bulk_job;
 use entity::values::{BulkStatus, Priority, TicketStatus};
+use futures_util::Stream;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value as Json};
+use std::time::Duration;
 
 /// Tickets one bulk change may name or find.
 pub const MAX_TICKETS: usize = 10_000;
@@ -361,6 +367,100 @@ pub async fn get(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult
         .await?
         .filter(|job| job.owner_id == actor.id() || actor.is_admin())
         .ok_or_else(|| AppError::not_found("job"))
+}
+
+/// How often a followed bulk change is read again: the job may be worked on by any instance, so its progress
+/// is read from the database rather than heard.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
+/// Follow bulk change `id` as `actor`, signed in with `credential` (the `bulkJob` subscription): the job as it
+/// is now, then again each time its status or counts move (read every second), ending after it is done.
+/// NOT_FOUND for a job `actor` may not read ([`get`]); it takes one of the user's subscription places until
+/// dropped, and ends with UNAUTHENTICATED once the credential no longer resolves.
+pub async fn follow(
+    db: &Db,
+    live: &LiveBus,
+    auth_cache: &AuthCache,
+    jwt: &JwtKeys,
+    actor: &Actor,
+    credential: SignedInWith,
+    id: i32,
+) -> AppResult<impl Stream<Item = AppResult<bulk_job::Model>> + Send + 'static> {
+    let first = get(&db.conn, actor, id).await?;
+    let place = live.hold(actor.id(), Lasting::Subscription)?;
+    let progress = Progress {
+        db: db.clone(),
+        auth_cache: auth_cache.clone(),
+        jwt: jwt.clone(),
+        credential,
+        id,
+        first: Some(first),
+        last: None,
+        ended: false,
+        _place: place,
+    };
+    Ok(futures_util::stream::unfold(progress, |mut p| async move {
+        let next = p.next().await?;
+        Some((next, p))
+    }))
+}
+
+/// A followed bulk change: what was last told, and the subscriber's place.
+struct Progress {
+    db: Db,
+    auth_cache: AuthCache,
+    jwt: JwtKeys,
+    credential: SignedInWith,
+    id: i32,
+    /// The job as read when the subscription started, told first.
+    first: Option<bulk_job::Model>,
+    /// Status, processed and failed as last told.
+    last: Option<(BulkStatus, i32, i32)>,
+    ended: bool,
+    _place: Held,
+}
+
+impl Progress {
+    /// The job once it moved since it was last told, or the error that ends the subscription; `None` after the
+    /// job was told done.
+    async fn next(&mut self) -> Option<AppResult<bulk_job::Model>> {
+        if self.ended {
+            return None;
+        }
+        loop {
+            let read = match self.first.take() {
+                Some(job) => Ok(job),
+                None => {
+                    tokio::time::sleep(FOLLOW_EVERY).await;
+                    match self
+                        .credential
+                        .resolve(&self.db, &self.auth_cache, &self.jwt)
+                        .await
+                    {
+                        Ok(actor) => get(&self.db.conn, &actor, self.id).await,
+                        Err(err) => Err(err),
+                    }
+                }
+            };
+            match read {
+                Ok(job) => {
+                    let seen = (job.status, job.processed, job.failed);
+                    if self.last == Some(seen) {
+                        continue;
+                    }
+                    self.last = Some(seen);
+                    self.ended = job.status == BulkStatus::Done;
+                    return Some(Ok(job));
+                }
+                Err(err @ (AppError::Unauthenticated(_) | AppError::NotFound(_))) => {
+                    self.ended = true;
+                    return Some(Err(err));
+                }
+                // The database briefly away: read again at the next tick.
+                Err(err) => tracing::warn!(error = %err, job = self.id, "bulk change not read"),
+            }
+        }
+    }
 }
 
 /// Run the next chunk of a bulk change at `now` (the worker): each ticket changed as its owner would change

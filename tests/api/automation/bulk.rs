@@ -317,3 +317,75 @@ async fn a_bulk_change_tags_tickets_found_by_a_tag_filter(app: &TestApp) {
         .await;
     assert_eq!(untouched.json["tags"], json!([]));
 }
+
+db_test!(a_bulk_change_is_followed_over_a_subscription_until_it_is_done);
+async fn a_bulk_change_is_followed_over_a_subscription_until_it_is_done(app: &TestApp) {
+    use crate::support::subscriptions::{serve, WsClient, ARRIVES};
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let carl = app.agent("carl").await;
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        ids.push(ticket(app, &ann, &format!("Printer {i}")).await);
+    }
+    let started = app
+        .as_user(&bob)
+        .graphql_data(
+            "mutation($i: BulkUpdateTicketsInput!) { bulkUpdateTickets(input: $i) { job { id } } }",
+            json!({"i": {"ticketIds": ids.iter().map(|id| global_id(*id)).collect::<Vec<_>>(), "changes": {"priority": "HIGH"}}}),
+        )
+        .await["bulkUpdateTickets"]["job"]["id"]
+        .clone();
+    let url = serve(app.state.clone()).await;
+    let follow = "subscription($id: ID!) { bulkJob(id: $id) { id status processed failed total } }";
+
+    // Only its owner (or an administrator) may follow it; anyone else is told it does not exist.
+    for other in [&carl, &ann] {
+        let mut client = WsClient::connect(&url, &other.token).await;
+        client
+            .subscribe_to("1", follow, json!({"id": started}))
+            .await;
+        let end = client.expect_end("1").await;
+        assert_eq!(end["errors"][0]["extensions"]["code"], "NOT_FOUND", "{end}");
+    }
+
+    let mut client = WsClient::connect(&url, &bob.token).await;
+    client
+        .subscribe_to("1", follow, json!({"id": started}))
+        .await;
+    let first = client.next_event(ARRIVES).await.expect("the job as it is");
+    assert_eq!(
+        first["data"]["bulkJob"],
+        json!({"id": started, "status": "QUEUED", "processed": 0, "failed": 0, "total": 3}),
+        "{first}"
+    );
+
+    // The worker works it through; the subscriber is told as it moves, and last that it is done.
+    run_at(&app.state, Utc::now()).await;
+    let mut told = Vec::new();
+    loop {
+        let msg = client.receive(ARRIVES).await.expect("progress or the end");
+        let msg = msg.expect("the socket stays open");
+        if msg["type"] == "complete" {
+            break;
+        }
+        assert_eq!(msg["type"], "next", "{msg}");
+        assert!(msg["payload"]["errors"].is_null(), "{msg}");
+        told.push(msg["payload"]["data"]["bulkJob"].clone());
+    }
+    let counts: Vec<i64> = told
+        .iter()
+        .map(|j| j["processed"].as_i64().unwrap())
+        .collect();
+    assert!(counts.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+    assert_eq!(
+        told.last(),
+        Some(&json!({"id": started, "status": "DONE", "processed": 3, "failed": 0, "total": 3})),
+        "{told:?}"
+    );
+}
+
+fn global_id(id: i64) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(format!("Ticket:{id}"))
+}
