@@ -202,6 +202,20 @@ run_system() { # BACKEND DATABASE_URL
   fi
   scenario update_ticket "$sys" "$pid" "$base/api/tickets/${open_ids%%,*}/" "$team_token" PATCH \
     '{"priority":"low"}||{"priority":"medium"}||{"priority":"high"}||{"priority":"critical"}' "$open_ids"
+  # The same creates and priority changes with 200 active triggers of three conditions each, five of which
+  # match every one of those writes (bench/triggers.py); the triggers are removed again afterwards.
+  if [ -z "${ONLY:-}" ] || [[ create_ticket_triggers =~ $ONLY ]] || [[ update_ticket_triggers =~ $ONLY ]]; then
+    local admin_token
+    DATABASE_URL=$url "$BIN" user create bench-admin --password bench-password-1 --staff --superuser \
+      >/dev/null 2>&1 || true
+    admin_token=$(DATABASE_URL=$url "$BIN" token create bench-admin --name bench | tail -1)
+    python3 "$ROOT/bench/triggers.py" install "$base" "$admin_token" "$OUT/trigger-ids.txt"
+    scenario create_ticket_triggers "$sys" "$pid" "$base/api/tickets/" "$team_token" POST \
+      "{\"title\":\"Bench printer ticket\",\"description\":\"Created by bench/run.sh\",\"priority\":\"high\",\"requester\":$req_id}"
+    scenario update_ticket_triggers "$sys" "$pid" "$base/api/tickets/${open_ids%%,*}/" "$team_token" PATCH \
+      '{"priority":"low"}||{"priority":"medium"}||{"priority":"high"}||{"priority":"critical"}' "$open_ids"
+    python3 "$ROOT/bench/triggers.py" remove "$base" "$admin_token" "$OUT/trigger-ids.txt"
+  fi
   # Attachments, 1 MiB each (so req/s is MiB/s): uploads of one file (content-addressed, so after the first
   # its bytes are received, hashed and typed, and the row written), and downloads of it.
   local file_body="$OUT/upload-1mib.multipart" boundary=deskgraphbench
@@ -221,6 +235,14 @@ PY
       --data-binary "@$file_body" "$base/api/tickets/$id/attachments/" |
       python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
     scenario download_1mib "$sys" "$pid" "$base/api/attachments/$attachment/download/" "$team_token"
+  fi
+  # One bulk change of 10,000 open tickets picked at random (PostgreSQL), asked for over REST and made by this
+  # instance's worker ticket by ticket: timed from asking to done (bench/bulk.py).
+  if [ "$backend" = postgres ] && { [ -z "${ONLY:-}" ] || [[ bulk_10000 =~ $ONLY ]]; }; then
+    psql -X -At "$url" -c "SELECT string_agg(id::text, ',') FROM (SELECT id FROM tickets WHERE archived_at IS NULL
+      AND status IN ('new', 'open', 'in_progress') ORDER BY md5(id::text || 'bulk') LIMIT 10000) s" \
+      >"$OUT/bulk-ids.txt"
+    python3 "$ROOT/bench/bulk.py" "$base" "$team_token" "$OUT/bulk-ids.txt" "$pid" "$RESULTS" "$sys"
   fi
   # Merges of open tickets picked at random among 20,000 into one of 50 others (PostgreSQL): each moves the
   # source's comments, files and time, adds its tags and followers, closes it and posts two notices. A source
