@@ -211,6 +211,9 @@ admin-wait-since-created = der Eröffnung
 admin-wait-since-updated = der letzten Aktualisierung
 admin-wait-since-resolved = der Lösung
 admin-wait-since-changed = der letzten Statusänderung
+admin-wait-before = { $span } vor { $target }
+admin-wait-before-first-response = Fälligkeit der ersten Antwort
+admin-wait-before-resolution = Fälligkeit der Lösung
 
 # Die SLA-Richtlinien (src/web/pages/admin/sla.rs): Ziele in Geschäftsminuten und der Kalender, in dem sie zählen.
 admin-sla-title = SLA-Richtlinien

@@ -208,6 +208,10 @@ admin-wait-since-created = it was opened
 admin-wait-since-updated = it was last updated
 admin-wait-since-resolved = it was resolved
 admin-wait-since-changed = its status last changed
+# A wait counted back from an SLA target: "2 hours" "before" "the first response is due".
+admin-wait-before = { $span } before { $target }
+admin-wait-before-first-response = the first response is due
+admin-wait-before-resolution = the resolution is due
 
 # The SLA policies (src/web/pages/admin/sla.rs): targets in business minutes, and the calendar they count in.
 admin-sla-title = SLA policies

@@ -46,6 +46,7 @@ mod m20261206_000049_chat_delivery_index;
 mod m20261207_000050_project_mail_rules;
 mod m20261207_000051_chat_deliveries;
 mod m20261207_000052_filter_rows_carry_created;
+mod m20261207_000053_sla_target_waits;
 
 /// The ordered list of migrations the service applies on start.
 pub struct Migrator;
@@ -97,6 +98,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000050_project_mail_rules::Migration),
             Box::new(m20261207_000051_chat_deliveries::Migration),
             Box::new(m20261207_000052_filter_rows_carry_created::Migration),
+            Box::new(m20261207_000053_sla_target_waits::Migration),
         ]
     }
 }

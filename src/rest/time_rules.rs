@@ -51,7 +51,8 @@ pub struct TimeRule {
     project: Option<i32>,
     /// Whether it runs.
     active: bool,
-    /// `{"since": "created" | "updated" | "status_changed" | "resolved", "hours": n, "business_hours": bool}`.
+    /// `{"since": "created" | "updated" | "status_changed" | "resolved", "hours": n, "business_hours": bool}`, or
+    /// `{"before": "first_response_due" | "resolution_due", "hours": n}` (that long before a pending SLA target).
     wait: Value,
     /// `{"all": [condition…], "any": [condition…]}` on the ticket's fields.
     conditions: Value,

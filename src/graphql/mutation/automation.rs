@@ -102,7 +102,8 @@ pub struct CreateTimeRuleInput {
     /// Whether it runs (default true).
     active: Option<bool>,
     /// `{"since": "created" | "updated" | "status_changed" | "resolved", "hours": 1-8784,
-    /// "business_hours": bool}`.
+    /// "business_hours": bool}`, or `{"before": "first_response_due" | "resolution_due", "hours": 1-8784}`:
+    /// that long before a pending SLA target is due.
     wait: Json<serde_json::Value>,
     /// `{"all": [condition…], "any": [condition…]}` on the ticket's fields (`ticket.*`).
     conditions: Json<serde_json::Value>,

@@ -11,7 +11,7 @@ use entity::time_rule;
 pub struct TimeRule(pub time_rule::Model);
 
 /// A rule that acts on each ticket, once, when a wait has passed since one of its moments (created, updated,
-/// status changed, resolved) and its conditions hold.
+/// status changed, resolved) or is left before a pending SLA target, and its conditions hold.
 #[Object]
 impl TimeRule {
     /// Global id.
@@ -44,7 +44,7 @@ impl TimeRule {
     }
 
     /// `{"since": "created" | "updated" | "status_changed" | "resolved", "hours": n, "business_hours":
-    /// bool}`.
+    /// bool}`, or `{"before": "first_response_due" | "resolution_due", "hours": n, "business_hours": false}`.
     async fn wait(&self) -> Json<serde_json::Value> {
         Json(self.0.wait.clone())
     }

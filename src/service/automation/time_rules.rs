@@ -22,7 +22,7 @@ use crate::service::tickets::write::triggered;
 use crate::service::{audit, sla, text, WriteDeps};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use entity::values::TicketStatus;
-use entity::{ticket, time_rule, time_rule_fire};
+use entity::{ticket, ticket_sla, time_rule, time_rule_fire};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
@@ -46,7 +46,8 @@ const CONTINUE: Duration = Duration::seconds(1);
 /// Tickets a dry run counts at most.
 pub const MAX_DRY_RUN: u64 = 10_000;
 
-/// The moment of a ticket a wait counts from.
+/// The moment of a ticket a wait counts from: after one of the ticket's own moments, or back from an SLA
+/// target still pending.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Since {
     /// It was opened.
@@ -57,15 +58,22 @@ pub enum Since {
     StatusChanged,
     /// It was resolved (only resolved and closed tickets have one).
     Resolved,
+    /// Its first response is due (while it is pending under an SLA policy): the wait counts back from it.
+    FirstResponseDue,
+    /// Its resolution is due (while it is pending under an SLA policy): the wait counts back from it.
+    ResolutionDue,
 }
 
 impl Since {
-    const ALL: [Since; 4] = [
+    /// The ticket's own moments, spelled `since`.
+    const AFTER: [Since; 4] = [
         Since::Created,
         Since::Updated,
         Since::StatusChanged,
         Since::Resolved,
     ];
+    /// The SLA targets, spelled `before`.
+    const BEFORE: [Since; 2] = [Since::FirstResponseDue, Since::ResolutionDue];
 
     /// The rules' spelling.
     pub fn as_str(self) -> &'static str {
@@ -74,27 +82,72 @@ impl Since {
             Since::Updated => "updated",
             Since::StatusChanged => "status_changed",
             Since::Resolved => "resolved",
+            Since::FirstResponseDue => "first_response_due",
+            Since::ResolutionDue => "resolution_due",
         }
     }
 
-    fn column(self) -> ticket::Column {
+    /// Whether the wait ends before this moment rather than after it.
+    pub fn is_before(self) -> bool {
+        Since::BEFORE.contains(&self)
+    }
+
+    /// Where the moment is kept: a column of the ticket, or of its SLA clock.
+    fn column(self) -> Result<ticket::Column, ticket_sla::Column> {
         match self {
-            Since::Created => ticket::Column::CreatedAt,
-            Since::Updated => ticket::Column::UpdatedAt,
-            Since::StatusChanged => ticket::Column::StatusChangedAt,
-            Since::Resolved => ticket::Column::ResolvedAt,
+            Since::Created => Ok(ticket::Column::CreatedAt),
+            Since::Updated => Ok(ticket::Column::UpdatedAt),
+            Since::StatusChanged => Ok(ticket::Column::StatusChangedAt),
+            Since::Resolved => Ok(ticket::Column::ResolvedAt),
+            Since::FirstResponseDue => Err(ticket_sla::Column::FirstResponseDueAt),
+            Since::ResolutionDue => Err(ticket_sla::Column::ResolutionDueAt),
         }
     }
 
-    /// The moment on `t`, when it has one.
-    pub fn of(self, t: &ticket::Model) -> Option<DateTime<Utc>> {
+    /// The moment on `t` (read from its SLA clock for a target), when it has one.
+    async fn of(
+        self,
+        db: &impl ConnectionTrait,
+        t: &ticket::Model,
+    ) -> AppResult<Option<DateTime<Utc>>> {
+        if self.column().is_ok() {
+            return Ok(self.on_ticket(t));
+        }
+        Ok(ticket_sla::Entity::find_by_id(t.id)
+            .one(db)
+            .await?
+            .and_then(|clock| self.on_clock(&clock)))
+    }
+
+    /// The moment a ticket's own row holds (`None` for an SLA target).
+    fn on_ticket(self, t: &ticket::Model) -> Option<DateTime<Utc>> {
         match self {
             Since::Created => Some(t.created_at),
             Since::Updated => Some(t.updated_at),
             Since::StatusChanged => t.status_changed_at,
             Since::Resolved => t.resolved_at,
+            Since::FirstResponseDue | Since::ResolutionDue => None,
         }
     }
+
+    /// The target an SLA clock holds (`None` for a ticket's own moment, or a target met or paused).
+    fn on_clock(self, clock: &ticket_sla::Model) -> Option<DateTime<Utc>> {
+        match self {
+            Since::FirstResponseDue => clock.first_response_due_at,
+            Since::ResolutionDue => clock.resolution_due_at,
+            _ => None,
+        }
+    }
+}
+
+/// A page of tickets a run looks at, in the order of their moment: each with its moment, and where the page
+/// ended (the keyset cursor of the next page) and whether more may follow.
+struct Page {
+    tickets: Vec<(DateTime<Utc>, ticket::Model)>,
+    /// Rows the page read (clocks of tickets out of the rule's scope among them).
+    read: usize,
+    last: Option<(i64, i32)>,
+    full: bool,
 }
 
 /// How long after which moment a rule acts: `{"since": "status_changed", "hours": 72, "business_hours":
@@ -120,23 +173,38 @@ impl Wait {
         };
         if let Some(key) = map
             .keys()
-            .find(|k| !["since", "hours", "business_hours"].contains(&k.as_str()))
+            .find(|k| !["since", "before", "hours", "business_hours"].contains(&k.as_str()))
         {
             return Err(AppError::field(
                 &format!("wait.{key}"),
                 "is not a field of a wait",
             ));
         }
-        let since = map
-            .get("since")
-            .and_then(Json::as_str)
-            .and_then(|s| Since::ALL.into_iter().find(|v| v.as_str() == s))
-            .ok_or_else(|| {
+        let named = |key: &str, of: &[Since]| {
+            map.get(key)
+                .and_then(Json::as_str)
+                .and_then(|s| of.iter().copied().find(|v| v.as_str() == s))
+        };
+        let since = match (map.contains_key("since"), map.contains_key("before")) {
+            (true, true) => {
+                return Err(AppError::field(
+                    "wait.before",
+                    "give since or before, not both",
+                ))
+            }
+            (false, true) => named("before", &Since::BEFORE).ok_or_else(|| {
+                AppError::field(
+                    "wait.before",
+                    "must be one of: first_response_due, resolution_due",
+                )
+            })?,
+            _ => named("since", &Since::AFTER).ok_or_else(|| {
                 AppError::field(
                     "wait.since",
                     "must be one of: created, updated, status_changed, resolved",
                 )
-            })?;
+            })?,
+        };
         let hours = map
             .get("hours")
             .and_then(Json::as_i64)
@@ -157,6 +225,12 @@ impl Wait {
                 ))
             }
         };
+        if business_hours && since.is_before() {
+            return Err(AppError::field(
+                "wait.business_hours",
+                "a wait before an SLA target counts in hours of the clock (the target itself is in business hours)",
+            ));
+        }
         Ok(Wait {
             since,
             hours,
@@ -166,7 +240,12 @@ impl Wait {
 
     /// The canonical JSON, as stored.
     pub fn to_json(&self) -> Json {
-        json!({"since": self.since.as_str(), "hours": self.hours, "business_hours": self.business_hours})
+        let key = if self.since.is_before() {
+            "before"
+        } else {
+            "since"
+        };
+        json!({key: self.since.as_str(), "hours": self.hours, "business_hours": self.business_hours})
     }
 
     fn length(&self) -> Duration {
@@ -217,18 +296,136 @@ impl TimeRule {
             .collect()
     }
 
-    /// The tickets that may match now, in the order of their moment: live, in the scope and statuses, and
-    /// whose moment is at least the wait ago (business hours only lengthen it).
-    fn candidates(&self, now: DateTime<Utc>) -> sea_orm::Select<ticket::Entity> {
-        let column = self.wait.since.column();
-        let mut query = ticket::Entity::find()
-            .filter(ticket::Column::ArchivedAt.is_null())
-            .filter(ticket::Column::Status.is_in(self.statuses()))
-            .filter(column.lte(now - self.wait.length()));
-        if let Some(p) = self.rule.project_id {
-            query = query.filter(ticket::Column::ProjectId.eq(p));
+    /// The tickets whose wait may have ended at `now`, in the order of their moment after the keyset
+    /// cursor `after`, at most `limit`: live, in the scope and statuses (business hours only lengthen a wait).
+    /// A ticket's own moment is walked by its index on the ticket; an SLA target by the pending clocks' index,
+    /// the tickets then read by id.
+    async fn page(
+        &self,
+        db: &impl ConnectionTrait,
+        now: DateTime<Utc>,
+        after: Option<(i64, i32)>,
+        limit: u64,
+    ) -> AppResult<Page> {
+        let live = |query: sea_orm::Select<ticket::Entity>| {
+            let query = query
+                .filter(ticket::Column::ArchivedAt.is_null())
+                .filter(ticket::Column::Status.is_in(self.statuses()));
+            match self.rule.project_id {
+                Some(p) => query.filter(ticket::Column::ProjectId.eq(p)),
+                None => query,
+            }
+        };
+        let since = self.wait.since;
+        // The tickets with their moments, how many rows were read, and the last row's place.
+        let (tickets, read, last) = match since.column() {
+            Ok(column) => {
+                let mut query = live(ticket::Entity::find())
+                    .filter(column.lte(self.latest_moment(now)))
+                    .order_by_asc(column)
+                    .order_by_asc(ticket::Column::Id);
+                if let Some((ms, id)) = after {
+                    query = query.filter(keyset(column, ticket::Column::Id, ms, id));
+                }
+                let rows = query.limit(limit).all(db).await?;
+                let last = rows
+                    .last()
+                    .and_then(|t| since.on_ticket(t).map(|m| (m.timestamp_millis(), t.id)));
+                let read = rows.len();
+                let tickets: Vec<_> = rows
+                    .into_iter()
+                    .filter_map(|t| since.on_ticket(&t).map(|m| (m, t)))
+                    .collect();
+                (tickets, read, last)
+            }
+            Err(column) => {
+                let mut query = ticket_sla::Entity::find()
+                    .filter(column.lte(self.latest_moment(now)))
+                    .order_by_asc(column)
+                    .order_by_asc(ticket_sla::Column::TicketId);
+                if let Some((ms, id)) = after {
+                    query = query.filter(keyset(column, ticket_sla::Column::TicketId, ms, id));
+                }
+                let clocks = query.limit(limit).all(db).await?;
+                let ids: Vec<i32> = clocks.iter().map(|c| c.ticket_id).collect();
+                let mut found: std::collections::HashMap<i32, ticket::Model> =
+                    live(ticket::Entity::find())
+                        .filter(ticket::Column::Id.is_in(ids))
+                        .all(db)
+                        .await?
+                        .into_iter()
+                        .map(|t| (t.id, t))
+                        .collect();
+                let last = clocks.last().and_then(|c| {
+                    since
+                        .on_clock(c)
+                        .map(|m| (m.timestamp_millis(), c.ticket_id))
+                });
+                let tickets: Vec<_> = clocks
+                    .iter()
+                    .filter_map(|c| Some((since.on_clock(c)?, found.remove(&c.ticket_id)?)))
+                    .collect();
+                (tickets, clocks.len(), last)
+            }
+        };
+        Ok(Page {
+            tickets,
+            read,
+            last: last.or(after),
+            full: read as u64 == limit,
+        })
+    }
+
+    /// The latest moment whose wait has ended by `now` (business hours aside, which only lengthen it).
+    fn latest_moment(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        if self.wait.since.is_before() {
+            now + self.wait.length()
+        } else {
+            now - self.wait.length()
         }
-        query.order_by_asc(column).order_by_asc(ticket::Column::Id)
+    }
+
+    /// When the wait from `moment` ends, in wall-clock hours.
+    fn ends(&self, moment: DateTime<Utc>) -> DateTime<Utc> {
+        if self.wait.since.is_before() {
+            moment - self.wait.length()
+        } else {
+            moment + self.wait.length()
+        }
+    }
+
+    /// The first moment whose wait has not ended at `now`, among the live tickets in the scope and statuses
+    /// (for an SLA target, among the pending clocks: the ticket is judged when the run comes).
+    async fn next_moment(
+        &self,
+        db: &impl ConnectionTrait,
+        now: DateTime<Utc>,
+    ) -> AppResult<Option<DateTime<Utc>>> {
+        let latest = self.latest_moment(now);
+        let next = match self.wait.since.column() {
+            Ok(column) => {
+                let mut next = ticket::Entity::find()
+                    .select_only()
+                    .column_as(column.min(), "next")
+                    .filter(ticket::Column::ArchivedAt.is_null())
+                    .filter(ticket::Column::Status.is_in(self.statuses()))
+                    .filter(column.gt(latest));
+                if let Some(p) = self.rule.project_id {
+                    next = next.filter(ticket::Column::ProjectId.eq(p));
+                }
+                next.into_tuple::<Option<DateTime<Utc>>>().one(db).await?
+            }
+            Err(column) => {
+                ticket_sla::Entity::find()
+                    .select_only()
+                    .column_as(column.min(), "next")
+                    .filter(column.gt(latest))
+                    .into_tuple::<Option<DateTime<Utc>>>()
+                    .one(db)
+                    .await?
+            }
+        };
+        Ok(next.flatten())
     }
 
     /// Whether the rule holds for `t` at `now`: its wait has passed (in business hours when asked) and its
@@ -239,10 +436,13 @@ impl TimeRule {
         t: &ticket::Model,
         now: DateTime<Utc>,
     ) -> AppResult<Option<DateTime<Utc>>> {
-        let Some(moment) = self.wait.since.of(t) else {
+        let Some(moment) = self.wait.since.of(&deps.db.conn, t).await? else {
             return Ok(None);
         };
-        if t.archived_at.is_some() || t.status == TicketStatus::Closed || moment > now {
+        if t.archived_at.is_some()
+            || t.status == TicketStatus::Closed
+            || (moment > now && !self.wait.since.is_before())
+        {
             return Ok(None);
         }
         let tags = if self.rule.conditions.uses_tags() {
@@ -277,10 +477,10 @@ impl TimeRule {
             match sla::policies::matching(&policies, t.priority, t.project_id, t.assigned_group_id)
             {
                 Some(policy) => policy.calendar.add(moment, self.wait.length()),
-                None => Some(moment + self.wait.length()),
+                None => Some(self.ends(moment)),
             }
         } else {
-            Some(moment + self.wait.length())
+            Some(self.ends(moment))
         };
         Ok(ends.filter(|end| *end <= now).map(|_| moment))
     }
@@ -323,6 +523,14 @@ fn ms_to_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
+/// Rows after the keyset cursor (`ms`, `id`) in the order of (`moment`, `key`).
+fn keyset(moment: impl ColumnTrait, key: impl ColumnTrait, ms: i64, id: i32) -> Condition {
+    let at = ms_to_time(ms);
+    Condition::any()
+        .add(moment.gt(at))
+        .add(Condition::all().add(moment.eq(at)).add(key.gt(id)))
+}
+
 /// Run a scheduled run at `now` (the worker's clock): fire the rule on every ticket whose wait has passed
 /// and that it has not fired on from the same moment, then queue the next run. A run of a rule deleted,
 /// switched off or changed since does nothing and queues nothing (the change queued its own).
@@ -348,24 +556,12 @@ pub async fn run(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppR
             return Ok(());
         }
     };
-    let column = rule.wait.since.column();
     let mut after = run.after;
     let mut examined = 0usize;
     let mut capped = false;
     loop {
-        let mut page = rule.candidates(now);
-        if let Some((ms, id)) = after {
-            let at = ms_to_time(ms);
-            page = page.filter(
-                Condition::any().add(column.gt(at)).add(
-                    Condition::all()
-                        .add(column.eq(at))
-                        .add(ticket::Column::Id.gt(id)),
-                ),
-            );
-        }
-        let tickets = page.limit(PAGE).all(&deps.db.conn).await?;
-        let ids: Vec<i32> = tickets.iter().map(|t| t.id).collect();
+        let page = rule.page(&deps.db.conn, now, after, PAGE).await?;
+        let ids: Vec<i32> = page.tickets.iter().map(|(_, t)| t.id).collect();
         let fired: std::collections::HashMap<i32, i64> = time_rule_fire::Entity::find()
             .filter(time_rule_fire::Column::RuleId.eq(rule.rule.id))
             .filter(time_rule_fire::Column::TicketId.is_in(ids))
@@ -374,13 +570,8 @@ pub async fn run(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppR
             .into_iter()
             .map(|f| (f.ticket_id, f.anchor_ms))
             .collect();
-        let full = tickets.len() as u64 == PAGE;
-        for t in &tickets {
-            examined += 1;
-            let Some(moment) = rule.wait.since.of(t) else {
-                continue;
-            };
-            after = Some((moment.timestamp_millis(), t.id));
+        examined += page.read;
+        for (moment, t) in &page.tickets {
             if fired.get(&t.id) == Some(&moment.timestamp_millis()) {
                 continue;
             }
@@ -393,7 +584,8 @@ pub async fn run(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppR
                 }
             }
         }
-        if !full {
+        after = page.last;
+        if !page.full {
             after = None;
             break;
         }
@@ -408,23 +600,10 @@ pub async fn run(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppR
     } else {
         // The oldest moment not yet old enough: its wait ends first (business hours end it later, found by
         // the run then or at the next rescan).
-        let mut next = ticket::Entity::find()
-            .select_only()
-            .column_as(column.min(), "next")
-            .filter(ticket::Column::ArchivedAt.is_null())
-            .filter(ticket::Column::Status.is_in(rule.statuses()))
-            .filter(column.gt(now - rule.wait.length()));
-        if let Some(p) = rule.rule.project_id {
-            next = next.filter(ticket::Column::ProjectId.eq(p));
-        }
-        let oldest: Option<DateTime<Utc>> = next
-            .into_tuple::<Option<DateTime<Utc>>>()
-            .one(&deps.db.conn)
-            .await?
-            .flatten();
         let rescan = now + RESCAN;
-        oldest
-            .map_or(rescan, |m| (m + rule.wait.length()).min(rescan))
+        rule.next_moment(&deps.db.conn, now)
+            .await?
+            .map_or(rescan, |m| rule.ends(m).min(rescan))
             .max(now + CONTINUE)
     };
     let next = RunRow {
@@ -495,13 +674,9 @@ pub async fn dry_run(deps: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<D
     let row = get(deps.db, actor, id).await?;
     let rule = TimeRule::from_row(&row)?;
     let now = Utc::now();
-    let tickets = rule
-        .candidates(now)
-        .limit(MAX_DRY_RUN + 1)
-        .all(&deps.db.conn)
-        .await?;
-    let capped = tickets.len() as u64 > MAX_DRY_RUN;
-    let ids: Vec<i32> = tickets.iter().map(|t| t.id).collect();
+    let page = rule.page(&deps.db.conn, now, None, MAX_DRY_RUN + 1).await?;
+    let capped = page.read as u64 > MAX_DRY_RUN;
+    let ids: Vec<i32> = page.tickets.iter().map(|(_, t)| t.id).collect();
     let fired: std::collections::HashMap<i32, i64> = time_rule_fire::Entity::find()
         .filter(time_rule_fire::Column::RuleId.eq(id))
         .filter(time_rule_fire::Column::TicketId.is_in(ids))
@@ -512,7 +687,7 @@ pub async fn dry_run(deps: WriteDeps<'_>, actor: &Actor, id: i32) -> AppResult<D
         .collect();
     let mut matching = 0;
     let mut examined = 0;
-    for t in tickets.iter().take(MAX_DRY_RUN as usize) {
+    for (_, t) in page.tickets.iter().take(MAX_DRY_RUN as usize) {
         examined += 1;
         if let Some(moment) = rule.holds(deps, t, now).await? {
             if fired.get(&t.id) != Some(&moment.timestamp_millis()) {

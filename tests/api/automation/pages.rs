@@ -284,6 +284,57 @@ async fn admins_build_time_rules_on_the_pages_and_count_what_they_would_do(app: 
         "{}",
         listed.text
     );
+    // A wait before an SLA target is picked among the moments; it counts clock hours back from the target.
+    let mut before = rows("2");
+    before.retain(|(k, _)| *k != "since" && *k != "name");
+    before.extend([("since", "first_response_due"), ("name", "Answer soon")]);
+    let refused = admin.form(app, "/admin/time-rules/", &before).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert!(
+        refused.text.contains("wait.business_hours"),
+        "{}",
+        refused.text
+    );
+    before.retain(|(k, _)| *k != "business_hours");
+    let made = admin.form(app, "/admin/time-rules/", &before).await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.text);
+    let listed = admin.page(app, "/admin/time-rules/").await;
+    assert!(
+        listed
+            .text
+            .contains("2 hours before the first response is due"),
+        "{}",
+        listed.text
+    );
+    let edited = admin
+        .page(app, location(&made).split('?').next().unwrap())
+        .await;
+    assert!(
+        edited
+            .text
+            .contains("<option value=\"first_response_due\" selected>"),
+        "{}",
+        edited.text
+    );
+    let stored = app.as_user(&root).get("/api/automation/time-rules/").await;
+    let answer_soon = stored
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "Answer soon");
+    assert_eq!(
+        answer_soon.unwrap()["wait"],
+        json!({"before": "first_response_due", "hours": 2, "business_hours": false})
+    );
+    let removed = admin
+        .form(
+            app,
+            &format!("/admin/time-rules/{}/delete/", answer_soon.unwrap()["id"]),
+            &[],
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::SEE_OTHER);
     let stored = app.as_user(&root).get("/api/automation/time-rules/").await;
     assert_eq!(
         stored.json[0]["wait"],

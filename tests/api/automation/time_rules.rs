@@ -388,3 +388,109 @@ async fn two_instances_racing_fire_a_time_rule_once(app: &TestApp) {
         assert_eq!(reminders(&seen(app, &ann, id).await.1), 1, "ticket {id}");
     }
 }
+
+db_test!(a_time_rule_acts_a_while_before_an_sla_target_is_due);
+async fn a_time_rule_acts_a_while_before_an_sla_target_is_due(app: &TestApp) {
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let root = app.admin("root").await;
+    let made = create_policy(
+        app,
+        &root.token,
+        json!({"name": "Medium", "priority": "MEDIUM", "firstResponseMinutes": 240,
+            "resolutionMinutes": 2880}),
+    )
+    .await;
+    assert!(made["errors"].is_null(), "{made}");
+    let quiet = ticket(app, &ann, "Printer jams").await;
+    let answered = ticket(app, &ann, "Scanner").await;
+    let reply = app
+        .as_user(&bob)
+        .post(
+            &format!("/api/tickets/{answered}/comments/"),
+            json!({"content": "On it", "comment_type": "public"}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+
+    // Counted back from a target: no business hours, and not together with a moment of the ticket.
+    for (wait, path) in [
+        (json!({"before": "created", "hours": 2}), "wait.before"),
+        (
+            json!({"before": "first_response_due", "since": "created", "hours": 2}),
+            "wait.before",
+        ),
+        (
+            json!({"before": "first_response_due", "hours": 2, "business_hours": true}),
+            "wait.business_hours",
+        ),
+    ] {
+        let refused = app
+            .as_user(&root)
+            .post(
+                RULES,
+                json!({"name": "Bad", "wait": wait, "conditions": {}, "actions": [{"add_tags": ["x"]}]}),
+            )
+            .await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+        assert!(
+            refused.json["details"].get(path).is_some(),
+            "{}",
+            refused.text
+        );
+    }
+    let made = rule(
+        app,
+        &root,
+        json!({
+            "name": "Answer soon",
+            "wait": {"before": "first_response_due", "hours": 2},
+            "conditions": {},
+            "actions": [{"comment": "Still waiting for a first answer", "internal": true}]
+        }),
+    )
+    .await;
+    assert_eq!(
+        made["wait"],
+        json!({"before": "first_response_due", "hours": 2, "business_hours": false})
+    );
+    let admin = &root;
+    let dry = |id: i64| async move {
+        app.as_user(admin)
+            .graphql_data(
+                "query($id: ID!) { dryRunTimeRule(id: $id) { matching } }",
+                json!({"id": deskgraph::graphql::ids::encode("TimeRule", id as i32)}),
+            )
+            .await["dryRunTimeRule"]["matching"]
+            .clone()
+    };
+    // Four hours are left now: two hours before the target is still ahead.
+    assert_eq!(dry(made["id"].as_i64().unwrap()).await, 0);
+    let now = Utc::now();
+    run_at(&app.state, now + Duration::hours(1)).await;
+    assert_eq!(reminders(&seen(app, &bob, quiet).await.1), 0);
+
+    // Less than two hours left: it acts, once, and not on the ticket already answered (no target pending).
+    run_at(&app.state, now + Duration::minutes(130)).await;
+    assert_eq!(reminders(&seen(app, &bob, quiet).await.1), 1);
+    assert_eq!(reminders(&seen(app, &bob, answered).await.1), 0);
+    run_at(&app.state, now + Duration::hours(3)).await;
+    run_at(&app.state, now + Duration::hours(6)).await;
+    assert_eq!(reminders(&seen(app, &bob, quiet).await.1), 1);
+    // The internal note is the team's: the requester does not see it.
+    assert_eq!(reminders(&seen(app, &ann, quiet).await.1), 0);
+
+    // A wider wait: the dry run counts the one ticket whose target is pending.
+    let wide = rule(
+        app,
+        &root,
+        json!({
+            "name": "Answer today",
+            "wait": {"before": "first_response_due", "hours": 5},
+            "conditions": {},
+            "actions": [{"add_tags": ["due-today"]}]
+        }),
+    )
+    .await;
+    assert_eq!(dry(wide["id"].as_i64().unwrap()).await, 1);
+}

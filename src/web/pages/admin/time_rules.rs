@@ -49,28 +49,41 @@ fn saved(t: &time_rule::Model) -> Saved {
     }
 }
 
-/// "72 business hours after its status last changed".
+/// "72 business hours after its status last changed", "2 hours before the first response is due".
 fn wait_text(lang: Lang, wait: &Value) -> String {
     let hours = wait["hours"].as_i64().unwrap_or_default();
+    let span = if wait["business_hours"] == true {
+        lang.tn("admin-wait-business-hours", "n", hours)
+    } else {
+        lang.tn("admin-wait-hours", "n", hours)
+    };
+    if let Some(target) = wait["before"].as_str() {
+        let target = lang.t(match target {
+            "resolution_due" => "admin-wait-before-resolution",
+            _ => "admin-wait-before-first-response",
+        });
+        return lang.t2("admin-wait-before", "span", span, "target", target);
+    }
     let since = lang.t(match wait["since"].as_str().unwrap_or_default() {
         "created" => "admin-wait-since-created",
         "updated" => "admin-wait-since-updated",
         "resolved" => "admin-wait-since-resolved",
         _ => "admin-wait-since-changed",
     });
-    let span = if wait["business_hours"] == true {
-        lang.tn("admin-wait-business-hours", "n", hours)
-    } else {
-        lang.tn("admin-wait-hours", "n", hours)
-    };
     lang.t2("admin-wait", "span", span, "since", since)
 }
 
-/// The posted wait: its hours as a number when they read as one, so the service names what is wrong.
+/// The posted wait: its hours as a number when they read as one, so the service names what is wrong. The
+/// form offers the SLA targets among the moments; a wait counts back from those (`before`).
 fn wait_of(form: &Form) -> Value {
     let hours = form.get("hours").trim();
+    let moment = form.get("since");
+    let key = match moment {
+        "first_response_due" | "resolution_due" => "before",
+        _ => "since",
+    };
     json!({
-        "since": form.get("since"),
+        key: moment,
         "hours": hours.parse::<i64>().map_or_else(|_| json!(hours), |h| json!(h)),
         "business_hours": form.get("business_hours") == "true",
     })

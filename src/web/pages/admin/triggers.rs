@@ -333,8 +333,16 @@ pub(super) struct WaitBox {
     business_hours: bool,
 }
 
-/// The moments a wait counts from.
-const SINCE: [&str; 4] = ["status_changed", "updated", "created", "resolved"];
+/// The moments a wait counts from: the ticket's own, after which it ends, then the SLA targets, before which
+/// it ends (stored as `before`).
+const SINCE: [&str; 6] = [
+    "status_changed",
+    "updated",
+    "created",
+    "resolved",
+    "first_response_due",
+    "resolution_due",
+];
 
 /// A moment a wait counts from, in words.
 fn since_name(lang: Lang, since: &str) -> String {
@@ -343,6 +351,8 @@ fn since_name(lang: Lang, since: &str) -> String {
         "updated" => lang.t("rules-since-updated"),
         "created" => lang.t("rules-since-created"),
         "resolved" => lang.t("rules-since-resolved"),
+        "first_response_due" => lang.t("rules-before-first-response-due"),
+        "resolution_due" => lang.t("rules-before-resolution-due"),
         other => other.to_string(),
     }
 }
@@ -355,7 +365,10 @@ impl WaitBox {
                 lang,
                 &SINCE,
                 since_name,
-                wait["since"].as_str().unwrap_or("status_changed"),
+                wait["since"]
+                    .as_str()
+                    .or_else(|| wait["before"].as_str())
+                    .unwrap_or("status_changed"),
             ),
             hours: wait["hours"]
                 .as_i64()
