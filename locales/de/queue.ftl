@@ -82,6 +82,17 @@ queue-macro-applied-failed = Makro auf { $changed ->
        *[other] { $failed } Tickets konnten
     } nicht geändert werden (öffnen Sie sie, um den Grund zu sehen).
 
+# Die angehakten Tickets im Hintergrund ändern
+queue-bulk-change-label = Die ausgewählten Tickets ändern
+queue-bulk-keep = (beibehalten)
+queue-bulk-assign-me = Mir
+queue-bulk-assign-nobody = Niemandem
+queue-bulk-change = Ändern
+queue-bulk-started = { $n ->
+    [one] { $n } Ticket wird im Hintergrund geändert; die Liste zeigt es, sobald es sich ändert.
+   *[other] { $n } Tickets werden im Hintergrund geändert; die Liste zeigt sie, sobald sie sich ändern.
+}
+
 # Seiten
 queue-pages-label = Seiten
 queue-previous-page = Vorherige Seite

@@ -73,6 +73,17 @@ queue-bulk-apply = Apply macro
 queue-macro-applied = Macro applied to { $changed } tickets.
 queue-macro-applied-failed = Macro applied to { $changed } tickets; { $failed } could not be changed (open them to see why).
 
+# Changing the ticked tickets in the background
+queue-bulk-change-label = Change the selected tickets
+queue-bulk-keep = (keep)
+queue-bulk-assign-me = Me
+queue-bulk-assign-nobody = Nobody
+queue-bulk-change = Change
+queue-bulk-started = { $n ->
+    [one] { $n } ticket is being changed in the background; the list shows it as it changes.
+   *[other] { $n } tickets are being changed in the background; the list shows them as they change.
+}
+
 # Pages
 queue-pages-label = Pages
 queue-previous-page = Previous page

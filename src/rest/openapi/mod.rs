@@ -74,7 +74,7 @@ use web::pages;
         web::comments::edit, web::comments::delete,
         http::health::healthz, http::health::readyz, http::health::metrics,
         graphql::http::graphql_get, graphql::http::graphql_post, graphql::ws::graphql_ws,
-        pages::login::page, pages::queue::page, pages::queue::bulk_macro, pages::queue::save_view, pages::queue::remove_view, pages::live::feed, pages::new_ticket::page, pages::new_ticket::submit,
+        pages::login::page, pages::queue::page, pages::queue::bulk_macro, pages::queue::bulk_change, pages::queue::save_view, pages::queue::remove_view, pages::live::feed, pages::new_ticket::page, pages::new_ticket::submit,
         pages::ticket::page, pages::ticket::edit::change_status, pages::ticket::edit::apply_macro, pages::ticket::edit::edit, pages::ticket::edit::tag, pages::ticket::edit::link,
         pages::ticket::edit::resolve_children, pages::ticket::edit::follow, pages::ticket::edit::merge, pages::ticket::edit::split,
         pages::ticket::fields::set_fields,

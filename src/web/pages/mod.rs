@@ -43,6 +43,7 @@ pub fn router() -> Routes {
         .route("/", get(home))
         .route("/tickets/", get(queue::page))
         .route("/tickets/bulk/", post(queue::bulk_macro))
+        .route("/tickets/bulk/change/", post(queue::bulk_change))
         .route("/tickets/views/", post(queue::save_view))
         .route("/tickets/views/{id}/remove/", post(queue::remove_view))
         .route("/tickets/live/", get(live::feed))

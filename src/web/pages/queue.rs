@@ -392,7 +392,10 @@ async fn render(
             "failed",
             failed,
         )),
-        _ => None,
+        _ => wanted("changing")
+            .parse::<u32>()
+            .ok()
+            .map(|n| lang.tn("queue-bulk-started", "n", n)),
     };
     let macros = if team {
         crate::service::automation::macros::list(&state.db.conn, &state.macros, &user.actor)
@@ -617,19 +620,79 @@ pub async fn bulk_macro(
     use crate::service::automation::macros;
     let form = user.form(&body)?;
     let macro_id = crate::rest::comments::path_id(form.get("macro"), "macro")?;
+    let tickets = ticked(&form)?;
+    let deps = state.write_deps(crate::domain::Channel::Web);
+    let outcomes = macros::apply(deps, &user.actor, macro_id, &tickets).await?;
+    let failed = outcomes.iter().filter(|(_, o)| o.is_err()).count();
+    let changed = outcomes.len() - failed;
+    let back = format!("/tickets/?changed={changed}&failed={failed}");
+    Ok(axum::response::IntoResponse::into_response(
+        axum::response::Redirect::to(&back),
+    ))
+}
+
+/// The tickets ticked in the queue's form (`ticket=<id>`…): at least one.
+fn ticked(form: &super::Form) -> Result<Vec<i32>, crate::error::AppError> {
     let tickets: Vec<i32> = form
         .all("ticket")
         .iter()
         .filter_map(|v| v.parse::<i32>().ok())
         .collect();
     if tickets.is_empty() {
-        return Err(crate::error::AppError::field("ticket", "tick the tickets to change").into());
+        return Err(crate::error::AppError::field(
+            "ticket",
+            "tick the tickets to change",
+        ));
     }
-    let deps = state.write_deps(crate::domain::Channel::Web);
-    let outcomes = macros::apply(deps, &user.actor, macro_id, &tickets).await?;
-    let failed = outcomes.iter().filter(|(_, o)| o.is_err()).count();
-    let changed = outcomes.len() - failed;
-    let back = format!("/tickets/?changed={changed}&failed={failed}");
+    Ok(tickets)
+}
+
+/// `POST /tickets/bulk/change/` (form: `ticket=<id>`…, and any of `status`, `priority`, `assign` = `me` |
+/// `nobody`): start a bulk change of the tickets ticked in the queue, made in the background ticket by ticket
+/// as the signed-in team member (the job REST and GraphQL start); then back to the queue, which says so.
+#[utoipa::path(post, path = "/tickets/bulk/change/", tag = "pages", operation_id = "pageBulkChange",
+    summary = "Change the status, priority or assignee of the tickets ticked in the queue, in the background (team members).",
+    request_body(content_type = "application/x-www-form-urlencoded", content = String),
+    responses(
+        (status = 303, description = "Started: back to the queue, which says how many tickets are being changed"),
+        (status = 400, description = "No ticket ticked, or nothing to change", content_type = "text/html", body = String),
+        (status = 403, description = "Not a team member", content_type = "text/html", body = String),
+    ),
+    security(("session" = [], "csrf" = [])))]
+pub async fn bulk_change(
+    State(state): State<AppState>,
+    user: PageUser,
+    body: axum::body::Bytes,
+) -> PageResult<Response> {
+    use crate::service::tickets::bulk;
+    let form = user.form(&body)?;
+    let tickets = ticked(&form)?;
+    let mut changes = serde_json::Map::new();
+    for key in ["status", "priority"] {
+        let value = form.get(key).trim();
+        if !value.is_empty() {
+            changes.insert(key.to_string(), serde_json::Value::from(value));
+        }
+    }
+    match form.get("assign") {
+        "me" => {
+            changes.insert("assigned_to".into(), user.actor.id().into());
+        }
+        "nobody" => {
+            changes.insert("assigned_to".into(), serde_json::Value::Null);
+        }
+        _ => {}
+    }
+    let job = bulk::start(
+        &state.db,
+        &state.ticket_reads,
+        crate::domain::Channel::Web,
+        &user.actor,
+        bulk::Target::Ids(tickets),
+        &serde_json::Value::Object(changes),
+    )
+    .await?;
+    let back = format!("/tickets/?changing={}", bulk::total(&job));
     Ok(axum::response::IntoResponse::into_response(
         axum::response::Redirect::to(&back),
     ))

@@ -389,3 +389,88 @@ fn global_id(id: i64) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(format!("Ticket:{id}"))
 }
+
+db_test!(an_agent_changes_the_ticked_tickets_from_the_queue_in_the_background);
+async fn an_agent_changes_the_ticked_tickets_from_the_queue_in_the_background(app: &TestApp) {
+    use crate::support::pages::location;
+    use crate::support::world::login;
+    let ann = app.user("ann").await;
+    let bob = app.agent("bob").await;
+    let one = ticket(app, &ann, "One").await.to_string();
+    let two = ticket(app, &ann, "Two").await.to_string();
+    let three = ticket(app, &ann, "Three").await.to_string();
+
+    // A team member ticks tickets without any macro; a requester gets no selection.
+    let agent = login(app, &bob).await;
+    let queue = agent.page(app, "/tickets/").await;
+    assert!(queue.text.contains("name=\"ticket\""), "{}", queue.text);
+    assert!(queue.text.contains("id=\"bulk-change\""), "{}", queue.text);
+    let requester = login(app, &ann).await;
+    assert!(!requester
+        .page(app, "/tickets/")
+        .await
+        .text
+        .contains("bulk-change"));
+    let refused = requester
+        .form(
+            app,
+            "/tickets/bulk/change/",
+            &[("ticket", &one), ("priority", "low")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
+
+    // Nothing ticked, or nothing to change: said, nothing started.
+    let none = agent
+        .form(app, "/tickets/bulk/change/", &[("priority", "low")])
+        .await;
+    assert_eq!(none.status, StatusCode::BAD_REQUEST, "{}", none.text);
+    let nothing = agent
+        .form(
+            app,
+            "/tickets/bulk/change/",
+            &[
+                ("ticket", &one),
+                ("status", ""),
+                ("priority", ""),
+                ("assign", ""),
+            ],
+        )
+        .await;
+    assert_eq!(nothing.status, StatusCode::BAD_REQUEST, "{}", nothing.text);
+
+    let started = agent
+        .form(
+            app,
+            "/tickets/bulk/change/",
+            &[
+                ("ticket", &one),
+                ("ticket", &three),
+                ("status", "in_progress"),
+                ("priority", ""),
+                ("assign", "me"),
+            ],
+        )
+        .await;
+    assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.text);
+    let back = location(&started);
+    let shown = agent.page(app, &back).await;
+    assert!(
+        shown
+            .text
+            .contains("2 tickets are being changed in the background"),
+        "{}",
+        shown.text
+    );
+    run_at(&app.state, Utc::now()).await;
+    for (id, status, assignee) in [
+        (&one, "in_progress", json!(bob.id)),
+        (&two, "new", Value::Null),
+        (&three, "in_progress", json!(bob.id)),
+    ] {
+        let t = app.as_user(&bob).get(&format!("/api/tickets/{id}/")).await;
+        assert_eq!(t.json["status"], status, "{}", t.text);
+        assert_eq!(t.json["assigned_to"]["id"], assignee, "{}", t.text);
+        assert_eq!(t.json["priority"], "medium", "{}", t.text);
+    }
+}
