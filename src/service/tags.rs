@@ -326,7 +326,10 @@ async fn ensure(
         ));
     }
     let new: Vec<&String> = names.iter().filter(|n| !known.contains_key(*n)).collect();
-    if !new.is_empty() {
+    if new.is_empty() {
+        return Ok(known.values().map(|t| t.id).collect());
+    }
+    {
         let now = Utc::now();
         let rows = new.iter().map(|name| tag::ActiveModel {
             id: ActiveValue::NotSet,

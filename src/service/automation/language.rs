@@ -960,6 +960,16 @@ impl Conditions {
 }
 
 impl Action {
+    /// Whether it puts tags on or takes them off.
+    pub fn is_tagging(&self) -> bool {
+        matches!(self, Action::AddTags(_) | Action::RemoveTags(_))
+    }
+
+    /// Whether it sets a custom field.
+    pub fn is_set_field(&self) -> bool {
+        matches!(self, Action::SetField { .. })
+    }
+
     fn parse(path: &str, raw: &Json) -> AppResult<Action> {
         let map = object(path, raw)?;
         if let Some(how) = map.get("assign") {

@@ -64,7 +64,7 @@ async fn macro_actions(db: &impl ConnectionTrait, raw: &Json) -> AppResult<Json>
             "a macro changes tickets and replies; notify is for triggers",
         ));
     }
-    if actions.iter().any(|a| matches!(a, Action::SetField { .. })) {
+    if actions.iter().any(Action::is_set_field) {
         let defined = crate::service::custom_fields::Defined::load(db).await?;
         super::fields::type_actions(&mut actions, &defined)?;
         super::fields::check_named(db, &actions, &defined).await?;
@@ -404,7 +404,7 @@ async fn field_changes(
     actions: &[Action],
     t: &ticket::Model,
 ) -> AppResult<Vec<(String, Json)>> {
-    if !actions.iter().any(|a| matches!(a, Action::SetField { .. })) {
+    if !actions.iter().any(Action::is_set_field) {
         return Ok(Vec::new());
     }
     let defined = crate::service::custom_fields::Defined::load(db).await?;

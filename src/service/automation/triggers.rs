@@ -207,7 +207,7 @@ pub(super) async fn type_fields(
     let conditions_name = conditions
         .as_ref()
         .is_some_and(|c| c.fields_named().next().is_some());
-    let actions_name = actions.iter().any(|a| matches!(a, Action::SetField { .. }));
+    let actions_name = actions.iter().any(Action::is_set_field);
     if !conditions_name && !actions_name {
         return Ok(());
     }

@@ -250,12 +250,17 @@ async fn run_on(
         if !trigger.fires(&facts) {
             continue;
         }
+        let project = current.project_id;
         let (saved, comments) = apply(txn, state, actor, trigger, current).await?;
         current = saved;
-        // Later rules see the tags this one put on or took off.
-        tags = tags_asked(txn, triggers, &current).await?;
-        // And the custom field values it set (or the fields a new project brought).
-        fields = fields_asked(txn, state, triggers, &current).await?;
+        // Later rules see the tags this one put on or took off,
+        if trigger.actions.iter().any(Action::is_tagging) {
+            tags = tags_asked(txn, triggers, &current).await?;
+        }
+        // and the custom field values it set (or the fields a new project brought).
+        if trigger.actions.iter().any(Action::is_set_field) || current.project_id != project {
+            fields = fields_asked(txn, state, triggers, &current).await?;
+        }
         posted.extend(comments);
     }
     Ok(Ran {
