@@ -808,3 +808,65 @@ async fn a_ticket_read_brings_the_tags_the_tag_read_gives(app: &TestApp) {
     assert_eq!(of("grouper"), all, "the assigned group sees them");
     assert_eq!(of("agent"), all);
 }
+
+db_test!(a_later_rule_sees_the_tags_an_earlier_one_left);
+async fn a_later_rule_sees_the_tags_an_earlier_one_left(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let created = json!({"field": "event", "operator": "is", "value": "created"});
+    let has = |tag: &str| json!({"field": "ticket.tags", "operator": "contains", "value": tag});
+    for (name, when, actions) in [
+        (
+            "VPN is network",
+            json!({"field": "ticket.title", "operator": "contains", "value": "vpn"}),
+            json!([{"add_tags": ["network"]}]),
+        ),
+        (
+            "Network is urgent",
+            has("network"),
+            json!([{"set": "priority", "value": "high"}, {"add_tags": ["seen-network"]}, {"remove_tags": ["nothing-here"]}]),
+        ),
+        (
+            "Others can wait",
+            json!({"field": "ticket.tags", "operator": "is_not", "value": "network"}),
+            json!([{"set": "priority", "value": "low"}]),
+        ),
+        (
+            "Chained",
+            has("seen-network"),
+            json!([{"add_tags": ["chained"]}]),
+        ),
+    ] {
+        let made = app
+            .as_user(&admin)
+            .post(
+                "/api/automation/triggers/",
+                json!({"name": name, "conditions": {"all": [created.clone(), when]}, "actions": actions}),
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    }
+    for (title, priority, tags) in [
+        (
+            "VPN drops",
+            "high",
+            vec!["chained", "network", "seen-network"],
+        ),
+        ("Printer jams", "low", vec![]),
+    ] {
+        let id = app.as_user(&rita).ticket_titled(title).await["id"]
+            .as_i64()
+            .unwrap();
+        let t = app
+            .as_user(&agent)
+            .get(&format!("/api/tickets/{id}/"))
+            .await;
+        assert_eq!(t.json["priority"], priority, "{}", t.text);
+        let shown = app
+            .as_user(&agent)
+            .get(&format!("/api/tickets/{id}/tags/"))
+            .await;
+        assert_eq!(tags_of(&shown.json), tags, "{}", shown.text);
+    }
+}

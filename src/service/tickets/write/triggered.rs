@@ -251,11 +251,15 @@ async fn run_on(
             continue;
         }
         let project = current.project_id;
-        let (saved, comments) = apply(txn, state, actor, trigger, current).await?;
-        current = saved;
+        let applied = apply(txn, state, actor, trigger, current).await?;
+        current = applied.ticket;
+        let comments = applied.comments;
         // Later rules see the tags this one put on or took off,
         if trigger.actions.iter().any(Action::is_tagging) {
-            tags = tags_asked(txn, triggers, &current).await?;
+            tags = match applied.tags {
+                Some(after) => after,
+                None => tags_asked(txn, triggers, &current).await?,
+            };
         }
         // and the custom field values it set (or the fields a new project brought).
         if trigger.actions.iter().any(Action::is_set_field) || current.project_id != project {
@@ -315,19 +319,22 @@ pub async fn by_time_rule(
     rule: &Trigger,
     current: ticket::Model,
 ) -> AppResult<Ran> {
-    let (ticket, comments) = apply(txn, state, None, rule, current).await?;
-    Ok(Ran { ticket, comments })
+    let applied = apply(txn, state, None, rule, current).await?;
+    Ok(Ran {
+        ticket: applied.ticket,
+        comments: applied.comments,
+    })
 }
 
 /// Apply one rule's actions to `current`, made by `actor` (none: the service): the fields at once, then
-/// its comments and notices. Returns the ticket as it is after, and the comments posted.
+/// its comments and notices.
 async fn apply(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
     actor: Option<&Actor>,
     trigger: &Trigger,
     mut current: ticket::Model,
-) -> AppResult<(ticket::Model, Vec<i32>)> {
+) -> AppResult<Applied> {
     let now = Utc::now();
     let next = plan(txn, trigger, &current, now).await?;
     let only_status = trigger
@@ -355,7 +362,7 @@ async fn apply(
         current = saved;
     }
     set_fields(txn, state, trigger, &via, &current).await?;
-    tag(txn, state, actor, trigger, &via, &current).await?;
+    let tagged = tag(txn, state, actor, trigger, &via, &current).await?;
     let comments = post_comments(txn, state, trigger, &via, &current).await?;
     if !comments.is_empty() {
         // The comment counts moved on the row: answer the ticket as it is.
@@ -365,7 +372,18 @@ async fn apply(
             .ok_or_else(|| AppError::not_found("ticket"))?;
     }
     send_notices(txn, state.config, trigger, &current).await?;
-    Ok((current, comments))
+    Ok(Applied {
+        ticket: current,
+        comments,
+        tags: tagged,
+    })
+}
+
+/// What one rule's actions left: the ticket, the comments posted, and the tags when its tag actions wrote them.
+struct Applied {
+    ticket: ticket::Model,
+    comments: Vec<i32>,
+    tags: Option<Vec<String>>,
 }
 
 /// The `set_field` actions of `trigger` on `t`, in one write through the code a person's values go through
@@ -399,7 +417,8 @@ async fn set_fields(
 }
 
 /// The tag actions of `trigger` on `t`, in their order. A rule is not held to the curated list; one that would
-/// put more tags on a ticket than it may hold does nothing of it, logged, and the change goes on.
+/// put more tags on a ticket than it may hold does nothing of it, logged, and the change goes on. Returns the
+/// ticket's tags after the last tag action when it was written, `None` otherwise (none, or left off).
 async fn tag(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -407,27 +426,29 @@ async fn tag(
     trigger: &Trigger,
     via: &Via,
     t: &ticket::Model,
-) -> AppResult<()> {
+) -> AppResult<Option<Vec<String>>> {
     let tagger = tags::Tagger {
         author: actor.map(Actor::id),
         via: Some(via),
         curated_only: false,
     };
+    let mut after = None;
     for action in &trigger.actions {
         let edit = match action {
             Action::AddTags(names) => tags::Edit::Add(names.clone()),
             Action::RemoveTags(names) => tags::Edit::Remove(names.clone()),
             _ => continue,
         };
-        match tags::write(txn, state, &tagger, t, &edit).await {
-            Ok(_) => {}
+        after = match tags::write(txn, state, &tagger, t, &edit).await {
+            Ok(tags::Written::Changed(now) | tags::Written::Unchanged(now)) => Some(now),
             Err(AppError::Validation { message, .. }) => {
                 tracing::warn!(rule = trigger.id, ticket = t.id, %message, "a rule's tags were left off");
+                None
             }
             Err(err) => return Err(err),
-        }
+        };
     }
-    Ok(())
+    Ok(after)
 }
 
 /// The member of `group` an `assign` action hands a ticket to: the least loaded (fewest open tickets, then
