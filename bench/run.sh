@@ -18,6 +18,7 @@
 #                   takes long to seed; the writes of earlier runs stay in it
 #   ONLY=regex      run only the scenarios whose name matches (e.g. ONLY='create|update|rest_detail'); the floor always runs
 #   MAIL_MESSAGES=5000  MAIL_PARALLEL=8   the mail-in scenario (bench/mail.py)
+#   TRIGGERS_MATCHING=5   how many of the 200 triggers of the *_triggers scenarios match each write (bench/triggers.py)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
