@@ -177,9 +177,16 @@ async fn create_and_attach(
     Ok((created, attached))
 }
 
-/// What a public comment by the team is measured against as a first response: the SLA policies of the ticket's
-/// priority, read before the transaction from the remembered policies. `None` when the comment cannot be one.
-pub(in crate::service) struct Answering(Option<std::sync::Arc<Vec<policies::Policy>>>);
+/// Whether a comment may be the ticket's first response, decided before the transaction.
+pub(in crate::service) enum Answering {
+    /// It cannot be one: an internal note, or not the team's.
+    NotAResponse,
+    /// The team's public reply on a ticket answered before: nothing to record.
+    AnsweredBefore,
+    /// It may be the first, measured against the SLA policies of the ticket's priority (from the remembered
+    /// policies).
+    First(std::sync::Arc<Vec<policies::Policy>>),
+}
 
 impl Answering {
     /// What a comment of `kind` by `actor` on `t` would answer.
@@ -190,16 +197,17 @@ impl Answering {
         kind: CommentType,
     ) -> AppResult<Answering> {
         if kind == CommentType::Internal || !actor.is_team() {
-            return Ok(Answering(None));
+            return Ok(Answering::NotAResponse);
         }
+        // A first response is never taken back, so a ticket answered when read stays answered.
         if t.first_responded_at.is_some() {
-            return Ok(Answering(Some(Default::default())));
+            return Ok(Answering::AnsweredBefore);
         }
         let of_priority = state
             .policies
             .for_priority(&state.db.conn, t.priority)
             .await?;
-        Ok(Answering(Some(of_priority)))
+        Ok(Answering::First(of_priority))
     }
 }
 
@@ -215,7 +223,7 @@ async fn record(
     now: chrono::DateTime<Utc>,
 ) -> AppResult<comment::Model> {
     let created = insert(txn, t, Some(actor.id()), kind, body, now).await?;
-    if let Answering(Some(of_priority)) = answering {
+    if let Answering::First(of_priority) = answering {
         let first = ticket::Entity::update_many()
             .col_expr(ticket::Column::FirstRespondedAt, Expr::value(now))
             .filter(ticket::Column::Id.eq(t.id))
