@@ -7,7 +7,10 @@ pub mod viewer_gate;
 
 use crate::error::{AppError, AppResult};
 use migration::{Migrator, MigratorTrait};
-use sea_orm::sea_query::{Alias, CommonTableExpression, InsertStatement, WithClause};
+use sea_orm::sea_query::{
+    Alias, CommonTableExpression, DeleteStatement, InsertStatement, SubQueryStatement,
+    UpdateStatement, WithClause,
+};
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
     DbErr, FromQueryResult, QueryResult, RuntimeErr, SqliteTransactionMode, Statement,
@@ -257,33 +260,82 @@ pub async fn insert_together<M: FromQueryResult>(
     Ok(inserted)
 }
 
-/// Run one change's `inserts` (upserts included), in one statement on PostgreSQL (all but the last riding
-/// along as data-modifying CTEs, as in [`insert_together`]), one after the other on SQLite.
-pub async fn run_together(
+/// One write of a change that [`run_together`] can carry: an insert (upserts included), an update or a delete.
+pub enum Write {
+    /// An insert or upsert.
+    Insert(InsertStatement),
+    /// An update.
+    Update(UpdateStatement),
+    /// A delete.
+    Delete(DeleteStatement),
+}
+
+impl From<InsertStatement> for Write {
+    fn from(s: InsertStatement) -> Self {
+        Write::Insert(s)
+    }
+}
+
+impl From<UpdateStatement> for Write {
+    fn from(s: UpdateStatement) -> Self {
+        Write::Update(s)
+    }
+}
+
+impl From<DeleteStatement> for Write {
+    fn from(s: DeleteStatement) -> Self {
+        Write::Delete(s)
+    }
+}
+
+impl From<Write> for SubQueryStatement {
+    fn from(w: Write) -> Self {
+        match w {
+            Write::Insert(s) => s.into(),
+            Write::Update(s) => s.into(),
+            Write::Delete(s) => s.into(),
+        }
+    }
+}
+
+/// Run one change's `writes`, in one statement on PostgreSQL (all but the last riding along as data-modifying
+/// CTEs, as in [`insert_together`]), one after the other on SQLite. No two of them may change the same row: the
+/// CTEs of one statement see the same snapshot, and which change of a row twice wins is not defined.
+pub async fn run_together<W: Into<Write>>(
     db: &impl ConnectionTrait,
-    mut inserts: Vec<InsertStatement>,
+    writes: Vec<W>,
 ) -> AppResult<()> {
+    let mut writes: Vec<Write> = writes.into_iter().map(Into::into).collect();
     let backend = db.get_database_backend();
-    if backend == DbBackend::Postgres && inserts.len() > 1 {
-        if let Some(main) = inserts.pop() {
-            db.execute_raw(backend.build(&main.with(ctes(inserts))))
-                .await?;
+    if backend == DbBackend::Postgres && writes.len() > 1 {
+        if let Some(main) = writes.pop() {
+            let with = ctes(writes);
+            let statement = match main {
+                Write::Insert(s) => backend.build(&s.with(with)),
+                Write::Update(s) => backend.build(&s.with(with)),
+                Write::Delete(s) => backend.build(&s.with(with)),
+            };
+            db.execute_raw(statement).await?;
         }
         return Ok(());
     }
-    for insert in inserts {
-        db.execute(&insert).await?;
+    for write in writes {
+        match write {
+            Write::Insert(s) => db.execute(&s).await?,
+            Write::Update(s) => db.execute(&s).await?,
+            Write::Delete(s) => db.execute(&s).await?,
+        };
     }
     Ok(())
 }
 
-/// `inserts` as the CTEs `w0`, `w1`, … of one statement.
-fn ctes(inserts: Vec<InsertStatement>) -> WithClause {
+/// `writes` as the CTEs `w0`, `w1`, … of one statement.
+fn ctes<W: Into<SubQueryStatement>>(writes: Vec<W>) -> WithClause {
     let mut with = WithClause::new();
-    for (i, insert) in inserts.into_iter().enumerate() {
+    for (i, write) in writes.into_iter().enumerate() {
         with.cte(
             CommonTableExpression::new()
-                .query(insert)
+                .query(write)
                 .table_name(Alias::new(format!("w{i}")))
                 .to_owned(),
         );

@@ -7,6 +7,7 @@
 //! `ticket.tagged` webhook rows and a move of the tickets generation, so remembered list totals filtered
 //! by tag are taken again.
 use crate::auth::Actor;
+use crate::db::{run_together, Write};
 use crate::error::{AppError, AppResult, OnConstraint};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::automation::Via;
@@ -228,70 +229,132 @@ pub(crate) async fn write(
     t: &ticket::Model,
     edit: &Edit,
 ) -> AppResult<Written> {
-    let ticket_id = t.id;
-    let current = names_of(txn, ticket_id).await?;
-    let before: BTreeSet<String> = current.iter().cloned().collect();
-    let mut after = before.clone();
-    match edit {
-        Edit::Add(names) => after.extend(names.iter().cloned()),
-        Edit::Remove(names) => names.iter().for_each(|n| {
-            after.remove(n);
-        }),
-        Edit::Replace(names) => after = names.iter().cloned().collect(),
-    }
-    let added: Vec<String> = after.difference(&before).cloned().collect();
-    let removed: Vec<String> = before.difference(&after).cloned().collect();
-    if added.is_empty() && removed.is_empty() {
+    let current = names_of(txn, t.id).await?;
+    let Some(change) = TagChange::of(&current, edit)? else {
         return Ok(Written::Unchanged(current));
+    };
+    let mut writes = relink(txn, t, &change.before, &change.after, tagger.curated_only).await?;
+    writes.push(audit::insert_of(change.record(tagger, t.id)?).into());
+    writes.extend(counters::on_updated(t.status, t.status)?.map(Into::into));
+    run_together(txn, writes).await?;
+    let (added, removed, after) = (&change.added, &change.removed, &change.after);
+    events::ticket_tagged(txn, state.config, t, added, removed, after, tagger.via).await?;
+    Ok(Written::Changed(change.after))
+}
+
+/// One change of a ticket's tags, worked out in memory: the names before and after (sorted), and those it
+/// puts on and takes off.
+pub(crate) struct TagChange {
+    /// The tags before.
+    pub before: Vec<String>,
+    /// The tags after.
+    pub after: Vec<String>,
+    /// Put on.
+    pub added: Vec<String>,
+    /// Taken off.
+    pub removed: Vec<String>,
+}
+
+impl TagChange {
+    /// `edit` applied to the tags `current`: `None` when nothing differs, 400 when the ticket would hold more
+    /// than [`MAX_PER_TICKET`].
+    pub(crate) fn of(current: &[String], edit: &Edit) -> AppResult<Option<TagChange>> {
+        let before: BTreeSet<String> = current.iter().cloned().collect();
+        let mut after = before.clone();
+        match edit {
+            Edit::Add(names) => after.extend(names.iter().cloned()),
+            Edit::Remove(names) => names.iter().for_each(|n| {
+                after.remove(n);
+            }),
+            Edit::Replace(names) => after = names.iter().cloned().collect(),
+        }
+        let added: Vec<String> = after.difference(&before).cloned().collect();
+        let removed: Vec<String> = before.difference(&after).cloned().collect();
+        if added.is_empty() && removed.is_empty() {
+            return Ok(None);
+        }
+        if after.len() > MAX_PER_TICKET {
+            return Err(AppError::field(
+                "tags",
+                format!("a ticket holds at most {MAX_PER_TICKET} tags"),
+            ));
+        }
+        Ok(Some(TagChange {
+            before: before.into_iter().collect(),
+            after: after.into_iter().collect(),
+            added,
+            removed,
+        }))
     }
-    if after.len() > MAX_PER_TICKET {
-        return Err(AppError::field(
-            "tags",
-            format!("a ticket holds at most {MAX_PER_TICKET} tags"),
-        ));
+
+    /// The audit record of this change of ticket `ticket_id`'s tags by `tagger` (internal: tags are the
+    /// team's).
+    pub(crate) fn record(&self, tagger: &Tagger<'_>, ticket_id: i32) -> AppResult<audit::Entry> {
+        let mut changes = json!({ "tags": [self.before, self.after] });
+        if let Some(via) = tagger.via {
+            changes["via"] = serde_json::to_value(via).map_err(AppError::internal)?;
+        }
+        // A rule's record is nobody's, as its changes are.
+        let author = tagger.author.filter(|_| tagger.via.is_none());
+        Ok(audit::Entry::new(author, "ticket", ticket_id, "tag")
+            .ticket(ticket_id)
+            .internal(true)
+            .changes(changes))
     }
+}
+
+/// The writes that take `t`'s tags from `stored` (as the database holds them) to `wanted`: the links put on,
+/// the ids of their names read (and made where missing) now, and the links taken off. A name off the curated
+/// list is refused when `curated_only`.
+pub(crate) async fn relink(
+    txn: &DatabaseTransaction,
+    t: &ticket::Model,
+    stored: &[String],
+    wanted: &[String],
+    curated_only: bool,
+) -> AppResult<Vec<Write>> {
+    let added: Vec<String> = wanted
+        .iter()
+        .filter(|n| !stored.contains(n))
+        .cloned()
+        .collect();
+    let removed: Vec<String> = stored
+        .iter()
+        .filter(|n| !wanted.contains(n))
+        .cloned()
+        .collect();
+    let mut writes: Vec<Write> = Vec::new();
     if !added.is_empty() {
-        let ids = ensure(txn, &added, tagger.curated_only).await?;
+        let ids = ensure(txn, &added, curated_only).await?;
         let now = Utc::now();
         let rows = ids.into_iter().map(|tag_id| ticket_tag::ActiveModel {
-            ticket_id: Set(ticket_id),
+            ticket_id: Set(t.id),
             tag_id: Set(tag_id),
             created_at: Set(now),
             ticket_created_at: Set(t.created_at),
         });
-        ticket_tag::Entity::insert_many(rows)
-            .on_conflict_do_nothing()
-            .exec_without_returning(txn)
-            .await?;
+        writes.push(
+            ticket_tag::Entity::insert_many(rows)
+                .on_conflict_do_nothing()
+                .into_query()
+                .into(),
+        );
     }
     if !removed.is_empty() {
         let gone = tag::Entity::find()
             .select_only()
             .column(tag::Column::Id)
-            .filter(tag::Column::Name.is_in(removed.iter().cloned()))
+            .filter(tag::Column::Name.is_in(removed))
             .into_query();
-        ticket_tag::Entity::delete_many()
-            .filter(ticket_tag::Column::TicketId.eq(ticket_id))
-            .filter(ticket_tag::Column::TagId.in_subquery(gone))
-            .exec(txn)
-            .await?;
+        writes.push(
+            ticket_tag::Entity::delete_many()
+                .filter(ticket_tag::Column::TicketId.eq(t.id))
+                .filter(ticket_tag::Column::TagId.in_subquery(gone))
+                .into_query()
+                .into(),
+        );
     }
-    let after: Vec<String> = after.into_iter().collect();
-    let mut changes = json!({ "tags": [current, after] });
-    if let Some(via) = tagger.via {
-        changes["via"] = serde_json::to_value(via).map_err(AppError::internal)?;
-    }
-    audit::record(
-        txn,
-        audit::Entry::new(tagger.author, "ticket", ticket_id, "tag")
-            .ticket(ticket_id)
-            .internal(true)
-            .changes(changes),
-    )
-    .await?;
-    events::ticket_tagged(txn, state.config, t, &added, &removed, &after, tagger.via).await?;
-    counters::on_clock_moved(txn).await?;
-    Ok(Written::Changed(after))
+    Ok(writes)
 }
 
 /// The ids of tags `names`, made where missing. While free tags are off, a name that is not curated is

@@ -84,17 +84,29 @@ pub fn insert_of(rows: Vec<outbox::ActiveModel>) -> Option<InsertStatement> {
     Some(outbox::Entity::insert_many(rows).into_query())
 }
 
-async fn insert(
-    db: &impl ConnectionTrait,
-    kind: JobKind,
-    event_id: &str,
-    event: &str,
-    webhook_id: Option<i32>,
-    payload: String,
-) -> AppResult<outbox::Model> {
-    Ok(row(kind, event_id, event, webhook_id, payload)
-        .insert(db)
+/// The active webhook endpoints, by id: read once per write that may send webhooks.
+pub async fn endpoints(db: &impl ConnectionTrait) -> AppResult<Vec<webhook::Model>> {
+    Ok(webhook::Entity::find()
+        .filter(webhook::Column::Active.eq(true))
+        .order_by_asc(webhook::Column::Id)
+        .all(db)
         .await?)
+}
+
+/// Of `endpoints` (the active ones), those `event` goes to: `None` for the configured URL, then every one
+/// that wants it, by id.
+pub fn targets(config: &Config, endpoints: &[webhook::Model], event: &str) -> Vec<Option<i32>> {
+    let mut targets = Vec::new();
+    if config.webhook_url.is_some() {
+        targets.push(None);
+    }
+    targets.extend(
+        endpoints
+            .iter()
+            .filter(|w| wants(&w.events, event))
+            .map(|w| Some(w.id)),
+    );
+    targets
 }
 
 /// The endpoints `event` goes to: `None` for the configured URL, then every active endpoint that wants
@@ -104,22 +116,20 @@ pub async fn webhook_targets(
     config: &Config,
     event: &str,
 ) -> AppResult<Vec<Option<i32>>> {
-    let mut targets = Vec::new();
-    if config.webhook_url.is_some() {
-        targets.push(None);
-    }
-    let endpoints = webhook::Entity::find()
-        .filter(webhook::Column::Active.eq(true))
-        .order_by_asc(webhook::Column::Id)
-        .all(db)
-        .await?;
-    targets.extend(
-        endpoints
-            .iter()
-            .filter(|w| wants(&w.events, event))
-            .map(|w| Some(w.id)),
-    );
-    Ok(targets)
+    Ok(targets(config, &endpoints(db).await?, event))
+}
+
+/// The pending rows of webhook `body` of `event` for each of `targets`.
+pub fn webhook_rows(
+    targets: &[Option<i32>],
+    event_id: &str,
+    event: &str,
+    body: &str,
+) -> Vec<outbox::ActiveModel> {
+    targets
+        .iter()
+        .map(|target| row(JobKind::Webhook, event_id, event, *target, body.to_string()))
+        .collect()
 }
 
 /// Queue `body` for the configured endpoint and every active endpoint that wants `event`.
@@ -131,16 +141,8 @@ pub async fn enqueue_webhooks(
     body: &str,
 ) -> AppResult<usize> {
     let targets = webhook_targets(db, config, event).await?;
-    for target in &targets {
-        insert(
-            db,
-            JobKind::Webhook,
-            event_id,
-            event,
-            *target,
-            body.to_string(),
-        )
-        .await?;
+    if let Some(insert) = insert_of(webhook_rows(&targets, event_id, event, body)) {
+        db.execute(&insert).await?;
     }
     Ok(targets.len())
 }

@@ -126,3 +126,13 @@ pub async fn record(db: &impl ConnectionTrait, entry: Entry) -> AppResult<audit_
 pub fn insert_of(entry: Entry) -> InsertStatement {
     audit_event::Entity::insert(audit_event::ActiveModel::from(entry)).into_query()
 }
+
+/// The one insert that writes `entries` in their order (none when there are none), so that their ids follow
+/// it as their history reads.
+pub fn insert_all_of(entries: Vec<Entry>) -> Option<InsertStatement> {
+    if entries.is_empty() {
+        return None;
+    }
+    let rows = entries.into_iter().map(audit_event::ActiveModel::from);
+    Some(audit_event::Entity::insert_many(rows).into_query())
+}

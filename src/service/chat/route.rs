@@ -112,6 +112,18 @@ pub async fn rows(
     about: &About<'_>,
 ) -> AppResult<Vec<outbox_row::ActiveModel>> {
     let all = destinations(db).await?;
+    rows_to(db, config, &all, event_id, t, about).await
+}
+
+/// [`rows`] among the destinations `all` (the active ones, read already).
+pub async fn rows_to(
+    db: &impl ConnectionTrait,
+    config: &Config,
+    all: &[chat_destination::Model],
+    event_id: &str,
+    t: &ticket::Model,
+    about: &About<'_>,
+) -> AppResult<Vec<outbox_row::ActiveModel>> {
     let to: Vec<&chat_destination::Model> = all.iter().filter(|d| takes(d, about, t)).collect();
     if to.is_empty() {
         return Ok(Vec::new());

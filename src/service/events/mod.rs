@@ -31,8 +31,8 @@ pub use activity::{
     rule_comment_created, rule_notice, rule_webhook, sla_event, RULE_AUTHOR,
 };
 pub use tickets::{
-    fields_changed, ticket_changed, ticket_deleted, ticket_linked, ticket_merged, ticket_tagged,
-    TicketCreated,
+    fields_changed, ticket_changed, ticket_changed_rows, ticket_deleted, ticket_linked,
+    ticket_merged, ticket_tagged, ticket_tagged_rows, TicketCreated,
 };
 
 /// Every event name an endpoint may subscribe to.
@@ -148,15 +148,84 @@ async fn followers(db: &impl ConnectionTrait, ticket_id: i32) -> AppResult<Vec<i
         .await?)
 }
 
+/// The webhook endpoints and chat destinations one write's events go to, each read at most once for the
+/// write however many events it makes (or handed over by a read made before its transaction).
+#[derive(Debug, Default)]
+pub struct Hooks {
+    endpoints: Option<Vec<entity::webhook::Model>>,
+    chats: Option<Vec<entity::chat_destination::Model>>,
+}
+
+impl Hooks {
+    /// Hooks already read: the active webhook `endpoints` and chat destinations `chats`.
+    pub fn known(
+        endpoints: Vec<entity::webhook::Model>,
+        chats: Vec<entity::chat_destination::Model>,
+    ) -> Self {
+        Hooks {
+            endpoints: Some(endpoints),
+            chats: Some(chats),
+        }
+    }
+
+    /// The active webhook endpoints, read on first use.
+    async fn endpoints(
+        &mut self,
+        db: &impl ConnectionTrait,
+    ) -> AppResult<&[entity::webhook::Model]> {
+        if self.endpoints.is_none() {
+            self.endpoints = Some(outbox::endpoints(db).await?);
+        }
+        Ok(self.endpoints.as_deref().unwrap_or_default())
+    }
+
+    /// The active chat destinations, read on first use.
+    async fn chats(
+        &mut self,
+        db: &impl ConnectionTrait,
+    ) -> AppResult<&[entity::chat_destination::Model]> {
+        if self.chats.is_none() {
+            self.chats = Some(chat::destinations(db).await?);
+        }
+        Ok(self.chats.as_deref().unwrap_or_default())
+    }
+
+    /// Whether any active chat destination is known to exist (`None`: not read yet).
+    pub fn any_chat(&self) -> Option<bool> {
+        self.chats.as_ref().map(|c| !c.is_empty())
+    }
+}
+
+/// The event id and webhook rows of `body`, for the endpoints that want it.
+async fn webhook_rows(
+    db: &impl ConnectionTrait,
+    hooks: &mut Hooks,
+    config: &Config,
+    body: &Body<'_>,
+) -> AppResult<(String, Vec<outbox_entity::ActiveModel>)> {
+    let event_id = outbox::new_event_id();
+    let json = serde_json::to_string(body).map_err(AppError::internal)?;
+    let targets = outbox::targets(config, hooks.endpoints(db).await?, body.event);
+    let rows = outbox::webhook_rows(&targets, &event_id, body.event, &json);
+    Ok((event_id, rows))
+}
+
 async fn webhooks(
     db: &impl ConnectionTrait,
     config: &Config,
     body: &Body<'_>,
 ) -> AppResult<String> {
-    let event_id = outbox::new_event_id();
-    let json = serde_json::to_string(body).map_err(AppError::internal)?;
-    outbox::enqueue_webhooks(db, config, &event_id, body.event, &json).await?;
+    let (event_id, rows) = webhook_rows(db, &mut Hooks::default(), config, body).await?;
+    queue(db, rows).await?;
     Ok(event_id)
+}
+
+/// Write `rows` to the outbox, in one statement.
+async fn queue(db: &impl ConnectionTrait, rows: Vec<outbox_entity::ActiveModel>) -> AppResult<()> {
+    if let Some(insert) = outbox::insert_of(rows) {
+        db.execute(&insert).await?;
+    }
+    Ok(())
 }
 
 /// Of `ids`, the people in `known` who have an email address, minus `skip` (who caused the occurrence) and
@@ -191,6 +260,19 @@ async fn recipients(
     Ok(mailable(&known, skip, ids))
 }
 
+/// The chat rows of `about` on `t` (event `event_id`) for the destinations that take it.
+async fn chat_rows(
+    db: &impl ConnectionTrait,
+    hooks: &mut Hooks,
+    config: &Config,
+    event_id: &str,
+    t: &ticket::Model,
+    about: &chat::About<'_>,
+) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+    let all = hooks.chats(db).await?;
+    chat::rows_to(db, config, all, event_id, t, about).await
+}
+
 /// Queue the chat messages of `about` on `t` (event `event_id`) for the destinations that take it.
 async fn chat(
     db: &impl ConnectionTrait,
@@ -199,10 +281,8 @@ async fn chat(
     t: &ticket::Model,
     about: &chat::About<'_>,
 ) -> AppResult<()> {
-    if let Some(insert) = outbox::insert_of(chat::rows(db, config, event_id, t, about).await?) {
-        db.execute(&insert).await?;
-    }
-    Ok(())
+    let rows = chat_rows(db, &mut Hooks::default(), config, event_id, t, about).await?;
+    queue(db, rows).await
 }
 
 /// One outbox row per recipient, each with its rendered email.
@@ -222,8 +302,22 @@ fn email_rows(
         .collect()
 }
 
-/// Queue the emails of `occurrence` to `recipients`, minus `skip` (who caused it: nobody is mailed what they
-/// did themselves), users without email and repeats.
+/// The emails of `occurrence` to `recipients`, minus `skip` (who caused it: nobody is mailed what they did
+/// themselves), users without email and repeats.
+async fn mail_rows(
+    db: &impl ConnectionTrait,
+    event_id: &str,
+    event: &str,
+    skip: Option<i32>,
+    t: &ticket::Model,
+    occurrence: &Occurrence<'_>,
+    recipients: &[Option<i32>],
+) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+    let to = self::recipients(db, skip, recipients).await?;
+    email_rows(event_id, event, t, occurrence, &to)
+}
+
+/// Queue the emails of [`mail_rows`].
 async fn emails(
     db: &impl ConnectionTrait,
     event_id: &str,
@@ -233,9 +327,6 @@ async fn emails(
     occurrence: &Occurrence<'_>,
     recipients: &[Option<i32>],
 ) -> AppResult<()> {
-    let to = self::recipients(db, skip, recipients).await?;
-    for row in email_rows(event_id, event, t, occurrence, &to)? {
-        row.insert(db).await?;
-    }
-    Ok(())
+    let rows = mail_rows(db, event_id, event, skip, t, occurrence, recipients).await?;
+    queue(db, rows).await
 }

@@ -6,6 +6,7 @@ use super::*;
 /// ticket-number lock, only writes ([`TicketCreated::rows`]).
 pub struct TicketCreated {
     targets: Vec<Option<i32>>,
+    endpoints: Vec<entity::webhook::Model>,
     to: Vec<Recipient>,
     chats: Vec<entity::chat_destination::Model>,
     named: HashMap<i32, Recipient>,
@@ -27,13 +28,21 @@ impl TicketCreated {
         named
             .entry(actor.id())
             .or_insert_with(|| Recipient::from(actor.user.clone()));
+        let endpoints = outbox::endpoints(db).await?;
         Ok(TicketCreated {
-            targets: outbox::webhook_targets(db, config, "ticket.created").await?,
+            targets: outbox::targets(config, &endpoints, "ticket.created"),
+            endpoints,
             to: mailable(active, Some(actor.id()), &[Some(requester_id), assignee_id]),
             chats: chat::destinations(db).await?,
             named,
             public_url: config.accounts.public_url.clone(),
         })
+    }
+
+    /// The webhook endpoints and chat destinations read for the announcement, for the rest of the write's
+    /// events (those of the rules its creation sets off).
+    pub fn hooks(&self) -> Hooks {
+        Hooks::known(self.endpoints.clone(), self.chats.clone())
     }
 
     /// The outbox rows announcing `t`, whose SLA clock starts as `clock` when a policy applies.
@@ -91,13 +100,29 @@ pub async fn ticket_tagged(
     tags: &[String],
     via: Option<&Via>,
 ) -> AppResult<()> {
+    let mut hooks = Hooks::default();
+    let rows = ticket_tagged_rows(db, &mut hooks, config, t, added, removed, tags, via).await?;
+    queue(db, rows).await
+}
+
+/// The outbox rows of [`ticket_tagged`], to the endpoints in `hooks`.
+#[allow(clippy::too_many_arguments)]
+pub async fn ticket_tagged_rows(
+    db: &impl ConnectionTrait,
+    hooks: &mut Hooks,
+    config: &Config,
+    t: &ticket::Model,
+    added: &[String],
+    removed: &[String],
+    tags: &[String],
+    via: Option<&Via>,
+) -> AppResult<Vec<outbox_entity::ActiveModel>> {
     let mut body = Body::new("ticket.tagged", t);
     body.via = via;
     body.added = Some(added);
     body.removed = Some(removed);
     body.tags = Some(tags);
-    webhooks(db, config, &body).await?;
-    Ok(())
+    Ok(webhook_rows(db, hooks, config, &body).await?.1)
 }
 
 /// `ticket.linked` or `ticket.unlinked` (`event`): a webhook naming how `t` stands to ticket `other` (no
@@ -184,6 +209,22 @@ pub async fn ticket_changed(
     before: &ticket::Model,
     after: &ticket::Model,
 ) -> AppResult<()> {
+    let mut hooks = Hooks::default();
+    let rows = ticket_changed_rows(db, &mut hooks, config, skip, via, before, after).await?;
+    queue(db, rows).await
+}
+
+/// The outbox rows of [`ticket_changed`], to the endpoints and chat destinations in `hooks`.
+pub async fn ticket_changed_rows(
+    db: &impl ConnectionTrait,
+    hooks: &mut Hooks,
+    config: &Config,
+    skip: Option<i32>,
+    via: Option<&Via>,
+    before: &ticket::Model,
+    after: &ticket::Model,
+) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+    let mut rows = Vec::new();
     let fields = updated_fields(before, after);
     let new_body = |event| {
         let mut body = Body::new(event, after);
@@ -193,36 +234,39 @@ pub async fn ticket_changed(
     if !fields.is_empty() {
         let mut body = new_body("ticket.updated");
         body.changes = Some(fields);
-        webhooks(db, config, &body).await?;
+        rows.extend(webhook_rows(db, hooks, config, &body).await?.1);
     }
     if before.status != after.status {
         let mut body = new_body("ticket.status_changed");
         body.from = Some(before.status.as_str());
         body.to = Some(after.status.as_str());
-        let event_id = webhooks(db, config, &body).await?;
+        let (event_id, hooked) = webhook_rows(db, hooks, config, &body).await?;
+        rows.extend(hooked);
         let about = chat::About {
             event: body.event,
             headline: format!("Status: {} → {}", before.status, after.status),
             text: None,
             internal: false,
         };
-        chat(db, config, &event_id, after, &about).await?;
+        rows.extend(chat_rows(db, hooks, config, &event_id, after, &about).await?);
         let occurrence = Occurrence::StatusChanged {
             from: before.status.as_str(),
             to: after.status.as_str(),
         };
         let mut recipients = vec![Some(after.requester_id), after.assignee_id];
         recipients.extend(followers(db, after.id).await?.into_iter().map(Some));
-        emails(
-            db,
-            &event_id,
-            body.event,
-            skip,
-            after,
-            &occurrence,
-            &recipients,
-        )
-        .await?;
+        rows.extend(
+            mail_rows(
+                db,
+                &event_id,
+                body.event,
+                skip,
+                after,
+                &occurrence,
+                &recipients,
+            )
+            .await?,
+        );
     }
     if let Some(assignee_id) = after
         .assignee_id
@@ -237,7 +281,8 @@ pub async fn ticket_changed(
             .unwrap_or_default();
         let mut body = new_body("ticket.assigned");
         body.assignee = Some(&username);
-        let event_id = webhooks(db, config, &body).await?;
+        let (event_id, hooked) = webhook_rows(db, hooks, config, &body).await?;
+        rows.extend(hooked);
         let about = chat::About {
             event: body.event,
             headline: format!(
@@ -247,20 +292,22 @@ pub async fn ticket_changed(
             text: None,
             internal: false,
         };
-        chat(db, config, &event_id, after, &about).await?;
+        rows.extend(chat_rows(db, hooks, config, &event_id, after, &about).await?);
         let recipients = [Some(assignee_id)];
-        emails(
-            db,
-            &event_id,
-            body.event,
-            skip,
-            after,
-            &Occurrence::Assigned,
-            &recipients,
-        )
-        .await?;
+        rows.extend(
+            mail_rows(
+                db,
+                &event_id,
+                body.event,
+                skip,
+                after,
+                &Occurrence::Assigned,
+                &recipients,
+            )
+            .await?,
+        );
     }
-    Ok(())
+    Ok(rows)
 }
 
 /// `ticket.deleted` (archived): webhook only.

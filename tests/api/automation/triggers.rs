@@ -36,6 +36,26 @@ async fn ticket(app: &TestApp, as_user: &TestUser, id: i64) -> Value {
         .clone()
 }
 
+/// A ticket titled `title` created by `actor` through `state`, and the statements the create took.
+async fn counted_create(
+    state: &deskgraph::state::AppState,
+    actor: &deskgraph::auth::Actor,
+    title: &str,
+) -> (u64, entity::ticket::Model) {
+    let before = state.db.statement_count();
+    let t = deskgraph::service::tickets::create(
+        state.write_deps(deskgraph::domain::Channel::Rest),
+        actor,
+        deskgraph::service::tickets::NewTicket {
+            title: title.into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    (state.db.statement_count() - before, t)
+}
+
 /// The history entries a rule made (their `via`).
 fn by_rules(t: &Value) -> Vec<Value> {
     t["history"]["nodes"]
@@ -450,23 +470,7 @@ async fn a_trigger_change_reaches_every_instance_at_once(app: &TestApp) {
     let root = app.admin("root").await;
     let bob_a = app.actor(&bob).await;
     let state = &app.state;
-    let create = |title: &'static str| {
-        let bob_a = bob_a.clone();
-        async move {
-            let before = state.db.statement_count();
-            let t = deskgraph::service::tickets::create(
-                state.write_deps(deskgraph::domain::Channel::Rest),
-                &bob_a,
-                deskgraph::service::tickets::NewTicket {
-                    title: title.into(),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
-            (state.db.statement_count() - before, t)
-        }
-    };
+    let create = |title: &'static str| counted_create(state, &bob_a, title);
     let (plain, _) = create("Warm the caches").await;
     // A statement of a background task (the outbox worker, a cache's notice) can land in a window: the
     // fewest of three is what a write costs.
@@ -762,4 +766,129 @@ async fn a_trigger_tells_a_write_within_business_hours_from_one_outside(app: &Te
     assert_eq!(notes(&ticket(app, &root, medium).await), 0);
     // The requester never sees the internal note.
     assert_eq!(notes(&ticket(app, &ann, high).await), 0);
+}
+
+db_test!(the_rules_of_one_write_are_written_together);
+/// However many rules act on a write, the write costs the same statements: their changes are held in memory
+/// and written together at the end, each still its own audit record and webhook, marked with its rule, in the
+/// rules' order.
+async fn the_rules_of_one_write_are_written_together(app: &TestApp) {
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let bob_a = app.actor(&bob).await;
+    let (state, _) = crate::support::events::state_with(app, |c| {
+        c.webhook_url = Some("http://127.0.0.1:9/hook".to_string());
+    });
+    let create = |title: &'static str| counted_create(&state, &bob_a, title);
+    // A statement of a background task can land in a window: the fewest of three is what a create costs.
+    let cost = || async {
+        create("Warm the caches").await;
+        let mut fewest = u64::MAX;
+        for _ in 0..3 {
+            fewest = fewest.min(create("Counted").await.0);
+        }
+        fewest
+    };
+    let rule = |name: &str, actions: Value| {
+        json!({"name": name, "conditions": {"all": [{"field": "event", "operator": "is", "value": "created"}]},
+               "actions": actions})
+    };
+    trigger(
+        app,
+        &root,
+        rule(
+            "First",
+            json!([{"set": "due_date", "value": "2030-01-01"}, {"add_tags": ["first"]}]),
+        ),
+    )
+    .await;
+    let one = cost().await;
+    for (name, actions) in [
+        ("Second", json!([{"add_tags": ["second"]}])),
+        (
+            "Third",
+            json!([{"remove_tags": ["absent"]}, {"set": "due_date", "value": "2030-02-01"}]),
+        ),
+        (
+            "Fourth",
+            json!([{"add_tags": ["fourth"]}, {"remove_tags": ["first"]}]),
+        ),
+        ("Fifth", json!([{"set": "due_date", "value": "2030-03-01"}])),
+    ] {
+        trigger(app, &root, rule(name, actions)).await;
+    }
+    let five = cost().await;
+    assert_eq!(five, one, "five acting rules cost what one does");
+    let (_, t) = create("Look at it").await;
+    assert_eq!(
+        t.due_date.map(|d| d.to_string()).as_deref(),
+        Some("2030-03-01")
+    );
+    let tags = app
+        .as_user(&bob)
+        .get(&format!("/api/tickets/{}/tags/", t.id))
+        .await;
+    assert_eq!(tags.status, StatusCode::OK, "{}", tags.text);
+    let names: Vec<&str> = tags.json["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(names, ["fourth", "second"], "{}", tags.text);
+    // Each rule's own records, in order.
+    let seen = ticket(app, &bob, i64::from(t.id)).await;
+    let records: Vec<(String, String)> = seen["history"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| {
+            let via = n["changes"].get("via")?;
+            Some((
+                n["action"].as_str()?.to_string(),
+                via["name"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    let expected = [
+        ("update", "First"),
+        ("tag", "First"),
+        ("tag", "Second"),
+        ("update", "Third"),
+        ("tag", "Fourth"),
+        ("tag", "Fourth"),
+        ("update", "Fifth"),
+    ]
+    .map(|(a, n)| (a.to_string(), n.to_string()));
+    assert_eq!(records, expected, "{seen}");
+    // A rule's records are nobody's, as its changes are.
+    let nodes = seen["history"]["nodes"].as_array().unwrap();
+    assert!(nodes
+        .iter()
+        .filter(|n| n["changes"].get("via").is_some())
+        .all(|n| n["actor"].is_null()));
+    // And each its webhook, after the ticket's own.
+    let hooks: Vec<(String, Option<String>)> = crate::support::events::outbox_rows(app)
+        .await
+        .into_iter()
+        .filter_map(|r| {
+            let body: Value = serde_json::from_str(&r.payload).ok()?;
+            (body["ticket_id"] == t.id && r.event.starts_with("ticket.")).then(|| {
+                let via = body["via"]["name"].as_str().map(str::to_string);
+                (r.event, via)
+            })
+        })
+        .collect();
+    let expected = [
+        ("ticket.created", None),
+        ("ticket.updated", Some("First")),
+        ("ticket.tagged", Some("First")),
+        ("ticket.tagged", Some("Second")),
+        ("ticket.updated", Some("Third")),
+        ("ticket.tagged", Some("Fourth")),
+        ("ticket.tagged", Some("Fourth")),
+        ("ticket.updated", Some("Fifth")),
+    ]
+    .map(|(e, n)| (e.to_string(), n.map(str::to_string)));
+    assert_eq!(hooks, expected);
 }

@@ -17,7 +17,7 @@ use crate::service::tickets::counters;
 use crate::service::WriteDeps;
 use crate::service::{attachments, links, sla, users};
 use crate::storage::BlobStore;
-use chrono::{Timelike, Utc};
+use chrono::Utc;
 use entity::{mail_message, ticket, ticket_sla};
 use sea_orm::{
     ActiveModelTrait, ConnectionTrait, DatabaseTransaction, DbBackend, EntityTrait,
@@ -55,9 +55,7 @@ async fn reserve(db: &impl ConnectionTrait) -> AppResult<(i64, i32)> {
 
 /// Now, to the microsecond both databases keep, so a row built here equals the row read back.
 fn now_stored() -> chrono::DateTime<Utc> {
-    let now = Utc::now();
-    now.with_nanosecond(now.nanosecond() / 1_000 * 1_000)
-        .unwrap_or(now)
+    super::to_micros(Utc::now())
 }
 
 /// Only the team assigns: a requester naming an assignee or a group is refused before anything about them is
@@ -388,6 +386,7 @@ pub(super) async fn insert(
         ),
     ]);
     let clock = clock.map(|c| c.rows(id));
+    let hooks = announce.hooks();
     let mut rows = announce.rows(&new, clock.as_ref().map(|(c, _)| c))?;
     if let Some((clock, checks)) = clock {
         rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());
@@ -410,6 +409,7 @@ pub(super) async fn insert(
         None,
         created,
         &set,
+        hooks,
     )
     .await
 }

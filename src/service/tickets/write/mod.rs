@@ -29,6 +29,22 @@ use chrono::NaiveDate;
 use entity::{group, project};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
+/// `at` as the database keeps it: to the microsecond.
+fn to_micros(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+    use chrono::Timelike;
+    at.with_nanosecond(at.nanosecond() / 1_000 * 1_000)
+        .unwrap_or(at)
+}
+
+/// `t`'s times as the database keeps them, so that a ticket written and then answered from memory reads as it
+/// will be read back.
+fn as_stored(t: &mut entity::ticket::Model) {
+    t.updated_at = to_micros(t.updated_at);
+    t.resolved_at = t.resolved_at.map(to_micros);
+    t.closed_at = t.closed_at.map(to_micros);
+    t.status_changed_at = t.status_changed_at.map(to_micros);
+}
+
 /// Fields of a new ticket.
 #[derive(Debug, Clone, Default)]
 pub struct NewTicket {

@@ -1,13 +1,16 @@
 //! Running the triggers on a ticket write, inside its transaction (docs/automation.md).
 //!
 //! Each active trigger, in position order, is matched against the write as the person and the triggers
-//! before it left the ticket; it fires at most once. Its changes are written by the same code as a person's
-//! (`update::write_change`: workflow, counters, clock, audit record, events), with the record and the
-//! webhooks marked `via` the rule. A rule's change starts no new round, so rules cannot loop.
+//! before it left the ticket; it fires at most once. Its changes are made with the same definitions as a
+//! person's (`update`: the workflow, the row, counters, clock, audit record and events; `tags`: the links and
+//! their record), each rule's record and webhooks marked `via` the rule. They are held in memory ([`Staged`])
+//! and written together once the rules have run, or before an action that needs the row as they left it (a
+//! custom field value, a comment, a notice). A rule's change starts no new round, so rules cannot loop.
 use super::status::apply_lifecycle;
-use super::update::write_change;
+use super::update::{diff, record, row_update, side_writes};
 use super::{check_group, check_project, check_user};
 use crate::auth::Actor;
+use crate::db::{run_together, Write};
 use crate::domain::CommentType;
 use crate::domain::Workflow;
 use crate::domain::{StatusCategory, TicketStatus};
@@ -22,6 +25,7 @@ use crate::service::comments;
 use crate::service::custom_fields;
 use crate::service::events;
 use crate::service::tags;
+use crate::service::tickets::counters;
 use crate::service::users;
 use crate::service::WriteDeps;
 use chrono::{DateTime, Utc};
@@ -96,9 +100,13 @@ pub(super) async fn run(
     before: Option<&ticket::Model>,
     current: ticket::Model,
     fields_changed: &custom_fields::Changed,
+    hooks: events::Hooks,
 ) -> AppResult<Ran> {
     let happened = Happened::of(event);
     let by = Some(actor);
+    // A ticket just made has no tags yet.
+    let tags = matches!(event, Event::Created).then(Vec::new);
+    let staged = Staged::new(&current, tags, hooks);
     run_on(
         txn,
         state,
@@ -108,6 +116,7 @@ pub(super) async fn run(
         before,
         current,
         fields_changed,
+        staged,
     )
     .await
 }
@@ -133,6 +142,7 @@ pub async fn after_sla_event(
         sla_target: Some(target),
     };
     let before = t.clone();
+    let staged = Staged::new(&t, None, events::Hooks::default());
     run_on(
         txn,
         state,
@@ -142,6 +152,7 @@ pub async fn after_sla_event(
         Some(&before),
         t,
         &Vec::new(),
+        staged,
     )
     .await
 }
@@ -164,7 +175,12 @@ pub async fn after_comment(
         sla_target: None,
     };
     let business_hours = business_hours(txn, state, triggers, t).await?;
-    let tags = tags_asked(txn, triggers, t).await?;
+    let mut staged = Staged::new(t, None, events::Hooks::default());
+    let tags = if triggers.iter().any(|r| r.conditions.uses_tags()) {
+        staged.tags(txn, t.id).await?.to_vec()
+    } else {
+        Vec::new()
+    };
     let fields = fields_asked(txn, state, triggers, t).await?;
     let facts = Facts {
         event: happened.event,
@@ -185,6 +201,7 @@ pub async fn after_comment(
     }
     let current = super::relock(txn, t.id, super::Lock::UnderComment, true).await?;
     let before = current.clone();
+    staged.stored = current.clone();
     let ran = run_on(
         txn,
         state,
@@ -194,13 +211,14 @@ pub async fn after_comment(
         Some(&before),
         current,
         &Vec::new(),
+        staged,
     )
     .await?;
     Ok(Some(ran))
 }
 
 /// The triggers in order on what `actor` (none: the service) made happen, which changed the custom fields
-/// `fields_changed`.
+/// `fields_changed`; what they change is held in `staged` and written at the end.
 #[allow(clippy::too_many_arguments)]
 async fn run_on(
     txn: &DatabaseTransaction,
@@ -211,6 +229,7 @@ async fn run_on(
     before: Option<&ticket::Model>,
     mut current: ticket::Model,
     fields_changed: &custom_fields::Changed,
+    mut staged: Staged,
 ) -> AppResult<Ran> {
     if triggers.is_empty() {
         return Ok(Ran {
@@ -222,7 +241,12 @@ async fn run_on(
     let groups = actor.map(Actor::group_ids).unwrap_or_default();
     let role = actor.map_or(Role::System, role_of);
     let business_hours = business_hours(txn, state, triggers, &current).await?;
-    let mut tags = tags_asked(txn, triggers, &current).await?;
+    let asks_tags = triggers.iter().any(|r| r.conditions.uses_tags());
+    let mut tags = if asks_tags {
+        staged.tags(txn, current.id).await?.to_vec()
+    } else {
+        Vec::new()
+    };
     let mut fields = fields_asked(txn, state, triggers, &current).await?;
     // The values before the write: as they are now, but for what the write changed.
     let mut fields_before = fields.clone();
@@ -251,26 +275,162 @@ async fn run_on(
             continue;
         }
         let project = current.project_id;
-        let applied = apply(txn, state, actor, trigger, current).await?;
+        let applied = apply(txn, state, actor, trigger, current, &mut staged).await?;
         current = applied.ticket;
-        let comments = applied.comments;
         // Later rules see the tags this one put on or took off,
-        if trigger.actions.iter().any(Action::is_tagging) {
-            tags = match applied.tags {
-                Some(after) => after,
-                None => tags_asked(txn, triggers, &current).await?,
-            };
+        if asks_tags && trigger.actions.iter().any(Action::is_tagging) {
+            tags = staged.tags(txn, current.id).await?.to_vec();
         }
         // and the custom field values it set (or the fields a new project brought).
         if trigger.actions.iter().any(Action::is_set_field) || current.project_id != project {
             fields = fields_asked(txn, state, triggers, &current).await?;
         }
-        posted.extend(comments);
+        posted.extend(applied.comments);
     }
+    staged.write(txn, state, &current).await?;
     Ok(Ran {
         ticket: current,
         comments: posted,
     })
+}
+
+/// What the fired rules of one write changed and the database does not hold yet: the ticket's row as stored,
+/// its tags as stored and as the rules left them (once read, or known), each change's audit record and outbox
+/// rows in the order the rules made them, and the hooks those rows go to, read once for all.
+pub(super) struct Staged {
+    stored: ticket::Model,
+    tags_stored: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    records: Vec<crate::service::audit::Entry>,
+    rows: Vec<entity::outbox::ActiveModel>,
+    hooks: events::Hooks,
+    now: DateTime<Utc>,
+}
+
+impl Staged {
+    /// Nothing staged yet over `stored`, whose tags are `tags` when known (a ticket just made has none).
+    pub(super) fn new(
+        stored: &ticket::Model,
+        tags: Option<Vec<String>>,
+        hooks: events::Hooks,
+    ) -> Self {
+        Staged {
+            stored: stored.clone(),
+            tags_stored: tags.clone(),
+            tags,
+            records: Vec::new(),
+            rows: Vec::new(),
+            hooks,
+            now: Utc::now(),
+        }
+    }
+
+    /// The ticket's tags as the rules left them, read the first time they are asked for.
+    async fn tags(&mut self, txn: &DatabaseTransaction, ticket_id: i32) -> AppResult<&[String]> {
+        if self.tags.is_none() {
+            let stored = tags::names_of(txn, ticket_id).await?;
+            self.tags_stored = Some(stored.clone());
+            self.tags = Some(stored);
+        }
+        Ok(self.tags.as_deref().unwrap_or_default())
+    }
+
+    /// Stage the change of `current` to `next` made by `via` for `actor`'s write (`action`: `update`, or
+    /// `status_change` for a move alone): its record and events. The ticket as it now is.
+    #[allow(clippy::too_many_arguments)]
+    async fn change(
+        &mut self,
+        txn: &DatabaseTransaction,
+        state: WriteDeps<'_>,
+        actor: Option<&Actor>,
+        via: &Via,
+        action: &'static str,
+        current: ticket::Model,
+        mut next: ticket::Model,
+    ) -> AppResult<ticket::Model> {
+        let changes = diff(&current, &next);
+        if changes.is_empty() {
+            return Ok(current);
+        }
+        next.updated_at = self.now;
+        super::as_stored(&mut next);
+        self.records
+            .push(record(actor, Some(via), action, next.id, changes)?);
+        let skip = actor.map(Actor::id);
+        let (hooks, config) = (&mut self.hooks, state.config);
+        let rows =
+            events::ticket_changed_rows(txn, hooks, config, skip, Some(via), &current, &next)
+                .await?;
+        self.rows.extend(rows);
+        Ok(next)
+    }
+
+    /// Stage `edit` of `t`'s tags by `tagger`: its record and webhook. A rule is not held to the curated list;
+    /// an edit that would put more tags on the ticket than it may hold does nothing, logged.
+    async fn tag(
+        &mut self,
+        txn: &DatabaseTransaction,
+        state: WriteDeps<'_>,
+        tagger: &tags::Tagger<'_>,
+        t: &ticket::Model,
+        edit: &tags::Edit,
+    ) -> AppResult<()> {
+        let current = self.tags(txn, t.id).await?;
+        let change = match tags::TagChange::of(current, edit) {
+            Ok(Some(change)) => change,
+            Ok(None) => return Ok(()),
+            Err(AppError::Validation { message, .. }) => {
+                tracing::warn!(ticket = t.id, %message, "a rule's tags were left off");
+                return Ok(());
+            }
+            Err(err) => return Err(err),
+        };
+        self.records.push(change.record(tagger, t.id)?);
+        let (added, removed, after) = (&change.added, &change.removed, &change.after);
+        let (hooks, config, via) = (&mut self.hooks, state.config, tagger.via);
+        let rows =
+            events::ticket_tagged_rows(txn, hooks, config, t, added, removed, after, via).await?;
+        self.rows.extend(rows);
+        self.tags = Some(change.after);
+        Ok(())
+    }
+
+    /// Write what is staged, `current` being the ticket as the rules left it: the row and what moves with it
+    /// (counters and generation, clock, kept metrics), the tags' links, the records in their order and the
+    /// outbox rows, in one statement on PostgreSQL.
+    async fn write(
+        &mut self,
+        txn: &DatabaseTransaction,
+        state: WriteDeps<'_>,
+        current: &ticket::Model,
+    ) -> AppResult<()> {
+        let mut writes: Vec<Write> = Vec::new();
+        let moved = !diff(&self.stored, current).is_empty();
+        if moved {
+            writes.push(row_update(current).into());
+            writes.extend(side_writes(txn, state, &self.stored, current, self.now).await?);
+        }
+        if let (Some(stored), Some(wanted)) = (&self.tags_stored, &self.tags) {
+            if stored != wanted {
+                writes.extend(tags::relink(txn, current, stored, wanted, false).await?);
+                if !moved {
+                    // Lists filtered by tag count again.
+                    let status = current.status;
+                    writes.extend(counters::on_updated(status, status)?.map(Write::from));
+                }
+            }
+        }
+        let records = std::mem::take(&mut self.records);
+        writes.extend(crate::service::audit::insert_all_of(records).map(Write::from));
+        let rows = std::mem::take(&mut self.rows);
+        writes.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
+        if !writes.is_empty() {
+            run_together(txn, writes).await?;
+        }
+        self.stored = current.clone();
+        self.tags_stored = self.tags.clone();
+        Ok(())
+    }
 }
 
 /// Whether the write comes within the ticket's business hours, worked out only when a trigger asks.
@@ -284,19 +444,6 @@ async fn business_hours(
         within_business_hours(state.policies, txn, t, Utc::now()).await
     } else {
         Ok(true)
-    }
-}
-
-/// The ticket's tags when a trigger asks about them (none read otherwise).
-async fn tags_asked(
-    txn: &DatabaseTransaction,
-    triggers: &[Trigger],
-    t: &ticket::Model,
-) -> AppResult<Vec<String>> {
-    if triggers.iter().any(|r| r.conditions.uses_tags()) {
-        tags::names_of(txn, t.id).await
-    } else {
-        Ok(Vec::new())
     }
 }
 
@@ -319,24 +466,27 @@ pub async fn by_time_rule(
     rule: &Trigger,
     current: ticket::Model,
 ) -> AppResult<Ran> {
-    let applied = apply(txn, state, None, rule, current).await?;
+    let mut staged = Staged::new(&current, None, events::Hooks::default());
+    let applied = apply(txn, state, None, rule, current, &mut staged).await?;
+    staged.write(txn, state, &applied.ticket).await?;
     Ok(Ran {
         ticket: applied.ticket,
         comments: applied.comments,
     })
 }
 
-/// Apply one rule's actions to `current`, made by `actor` (none: the service): the fields at once, then
-/// its comments and notices.
+/// Apply one rule's actions to `current`, made by `actor` (none: the service): its field changes and tags are
+/// staged; what needs the row as the rules left it (custom field values, comments, notices) writes what is
+/// staged first.
 async fn apply(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
     actor: Option<&Actor>,
     trigger: &Trigger,
-    mut current: ticket::Model,
+    current: ticket::Model,
+    staged: &mut Staged,
 ) -> AppResult<Applied> {
-    let now = Utc::now();
-    let next = plan(txn, trigger, &current, now).await?;
+    let next = plan(txn, trigger, &current, staged.now).await?;
     let only_status = trigger
         .actions
         .iter()
@@ -347,22 +497,37 @@ async fn apply(
         "update"
     };
     let via = Via::rule(trigger);
-    let written = write_change(
-        txn,
-        state,
-        actor,
-        Some(&via),
-        action,
-        current.clone(),
-        next,
-        now,
-    )
-    .await?;
-    if let Some(saved) = written {
-        current = saved;
+    let mut current = staged
+        .change(txn, state, actor, &via, action, current, next)
+        .await?;
+    if trigger.actions.iter().any(Action::is_set_field) {
+        staged.write(txn, state, &current).await?;
+        set_fields(txn, state, trigger, &via, &current).await?;
     }
-    set_fields(txn, state, trigger, &via, &current).await?;
-    let tagged = tag(txn, state, actor, trigger, &via, &current).await?;
+    let tagger = tags::Tagger {
+        author: actor.map(Actor::id),
+        via: Some(&via),
+        curated_only: false,
+    };
+    for action in &trigger.actions {
+        let edit = match action {
+            Action::AddTags(names) => tags::Edit::Add(names.clone()),
+            Action::RemoveTags(names) => tags::Edit::Remove(names.clone()),
+            _ => continue,
+        };
+        staged.tag(txn, state, &tagger, &current, &edit).await?;
+    }
+    let speaks = trigger
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::Comment { .. } | Action::Notify { .. }));
+    if !speaks {
+        return Ok(Applied {
+            ticket: current,
+            comments: Vec::new(),
+        });
+    }
+    staged.write(txn, state, &current).await?;
     let comments = post_comments(txn, state, trigger, &via, &current).await?;
     if !comments.is_empty() {
         // The comment counts moved on the row: answer the ticket as it is.
@@ -370,20 +535,19 @@ async fn apply(
             .one(txn)
             .await?
             .ok_or_else(|| AppError::not_found("ticket"))?;
+        staged.stored = current.clone();
     }
     send_notices(txn, state.config, trigger, &current).await?;
     Ok(Applied {
         ticket: current,
         comments,
-        tags: tagged,
     })
 }
 
-/// What one rule's actions left: the ticket, the comments posted, and the tags when its tag actions wrote them.
+/// What one rule's actions left: the ticket and the comments posted.
 struct Applied {
     ticket: ticket::Model,
     comments: Vec<i32>,
-    tags: Option<Vec<String>>,
 }
 
 /// The `set_field` actions of `trigger` on `t`, in one write through the code a person's values go through
@@ -414,41 +578,6 @@ async fn set_fields(
     }
     custom_fields::write(txn, state, None, Some(via), t, &edits).await?;
     Ok(())
-}
-
-/// The tag actions of `trigger` on `t`, in their order. A rule is not held to the curated list; one that would
-/// put more tags on a ticket than it may hold does nothing of it, logged, and the change goes on. Returns the
-/// ticket's tags after the last tag action when it was written, `None` otherwise (none, or left off).
-async fn tag(
-    txn: &DatabaseTransaction,
-    state: WriteDeps<'_>,
-    actor: Option<&Actor>,
-    trigger: &Trigger,
-    via: &Via,
-    t: &ticket::Model,
-) -> AppResult<Option<Vec<String>>> {
-    let tagger = tags::Tagger {
-        author: actor.map(Actor::id),
-        via: Some(via),
-        curated_only: false,
-    };
-    let mut after = None;
-    for action in &trigger.actions {
-        let edit = match action {
-            Action::AddTags(names) => tags::Edit::Add(names.clone()),
-            Action::RemoveTags(names) => tags::Edit::Remove(names.clone()),
-            _ => continue,
-        };
-        after = match tags::write(txn, state, &tagger, t, &edit).await {
-            Ok(tags::Written::Changed(now) | tags::Written::Unchanged(now)) => Some(now),
-            Err(AppError::Validation { message, .. }) => {
-                tracing::warn!(rule = trigger.id, ticket = t.id, %message, "a rule's tags were left off");
-                None
-            }
-            Err(err) => return Err(err),
-        };
-    }
-    Ok(after)
 }
 
 /// The member of `group` an `assign` action hands a ticket to: the least loaded (fewest open tickets, then

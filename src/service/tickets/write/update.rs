@@ -2,7 +2,7 @@
 use super::status::{apply_lifecycle, check_transition};
 use super::{check_group, check_project, check_user, clean_description, triggered, TicketPatch};
 use crate::auth::Actor;
-use crate::db::run_together;
+use crate::db::{run_together, Write};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::audit::{self, Changes};
@@ -13,7 +13,7 @@ use crate::service::tickets::{self, counters, rules};
 use crate::service::{comments, custom_fields, sla, WriteDeps};
 use chrono::{DateTime, Utc};
 use entity::ticket;
-use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, Set};
+use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryTrait, Set};
 
 fn check_patch_permission(
     actor: &Actor,
@@ -259,6 +259,7 @@ pub(super) async fn update_noting(
         Some(&before),
         saved,
         &set,
+        events::Hooks::default(),
     )
     .await?;
     let noted = match note {
@@ -314,6 +315,24 @@ pub(super) async fn write_change(
     mut next: ticket::Model,
     now: DateTime<Utc>,
 ) -> AppResult<Option<ticket::Model>> {
+    let changes = diff(&current, &next);
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    next.updated_at = now;
+    super::as_stored(&mut next);
+    // The row, the counters, the clock and its checks, and the audit record: one statement on PostgreSQL.
+    let mut writes = vec![Write::from(row_update(&next))];
+    writes.extend(side_writes(txn, state, &current, &next, now).await?);
+    writes.push(audit::insert_of(record(actor, via, action, next.id, changes)?).into());
+    run_together(txn, writes).await?;
+    let skip = actor.map(Actor::id);
+    events::ticket_changed(txn, state.config, skip, via, &current, &next).await?;
+    Ok(Some(next))
+}
+
+/// What differs between `current` and `next` in the fields a change sets, as its audit record tells it.
+pub(super) fn diff(current: &ticket::Model, next: &ticket::Model) -> Changes {
     let mut changes = Changes::new();
     changes.diff("title", &current.title, &next.title);
     changes.diff("description", &current.description, &next.description);
@@ -327,12 +346,12 @@ pub(super) async fn write_change(
         &next.assigned_group_id,
     );
     changes.diff("due_date", &current.due_date, &next.due_date);
-    if changes.is_empty() {
-        return Ok(None);
-    }
-    next.updated_at = now;
-    let before = current.clone();
-    let mut active: ticket::ActiveModel = current.into();
+    changes
+}
+
+/// The statement that writes what a change sets of `next` (and its lifecycle times) over its row.
+pub(super) fn row_update(next: &ticket::Model) -> sea_orm::sea_query::UpdateStatement {
+    let mut active = <ticket::ActiveModel as sea_orm::ActiveModelTrait>::default();
     active.title = Set(next.title.clone());
     active.description = Set(next.description.clone());
     active.priority = Set(next.priority);
@@ -344,30 +363,50 @@ pub(super) async fn write_change(
     active.resolved_at = Set(next.resolved_at);
     active.closed_at = Set(next.closed_at);
     active.status_changed_at = Set(next.status_changed_at);
-    active.updated_at = Set(now);
-    let saved = active.update(txn).await?;
+    active.updated_at = Set(next.updated_at);
+    ticket::Entity::update_many()
+        .set(active)
+        .filter(ticket::Column::Id.eq(next.id))
+        .into_query()
+}
+
+/// What a change of the ticket from `before` to `after` writes besides its row: the counters (and the tickets
+/// generation, which every write moves), the clock and its checks, the kept metrics of a status move.
+pub(super) async fn side_writes(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    before: &ticket::Model,
+    after: &ticket::Model,
+    now: DateTime<Utc>,
+) -> AppResult<Vec<Write>> {
+    let mut writes: Vec<Write> = counters::on_updated(before.status, after.status)?
+        .into_iter()
+        .map(Write::from)
+        .collect();
+    let clock = sla::on_updated(txn, state.policies, before, after, now).await?;
+    writes.extend(clock.into_iter().map(Write::from));
+    let kept = crate::service::reports::on_status_moved(before, after, now)?;
+    writes.extend(kept.into_iter().map(Write::from));
+    Ok(writes)
+}
+
+/// The audit record of a change `changes` of ticket `id` (`action`: `update` or `status_change`), by `actor`,
+/// or marked `via` the rule that made it (then nobody's).
+pub(super) fn record(
+    actor: Option<&Actor>,
+    via: Option<&Via>,
+    action: &'static str,
+    id: i32,
+    changes: Changes,
+) -> AppResult<audit::Entry> {
     let mut changes = changes.into_value();
     if let Some(via) = via {
         changes["via"] = serde_json::to_value(via).map_err(AppError::internal)?;
     }
-    // The counters, the clock and its checks, and the audit record: one statement on PostgreSQL.
-    let mut writes: Vec<_> = counters::on_updated(before.status, saved.status)?
-        .into_iter()
-        .collect();
-    writes.extend(sla::on_updated(txn, state.policies, &before, &saved, now).await?);
-    writes.extend(crate::service::reports::on_status_moved(
-        &before, &saved, now,
-    )?);
     let author = actor.filter(|_| via.is_none()).map(Actor::id);
-    writes.push(audit::insert_of(
-        audit::Entry::new(author, "ticket", saved.id, action)
-            .ticket(saved.id)
-            .changes(changes),
-    ));
-    run_together(txn, writes).await?;
-    let skip = actor.map(Actor::id);
-    events::ticket_changed(txn, state.config, skip, via, &before, &saved).await?;
-    Ok(Some(saved))
+    Ok(audit::Entry::new(author, "ticket", id, action)
+        .ticket(id)
+        .changes(changes))
 }
 
 /// Live events of a committed change: `StatusChanged` when the status moved, `Updated` when any
