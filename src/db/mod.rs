@@ -237,11 +237,12 @@ fn connection_lost(err: &sea_orm::sqlx::Error) -> bool {
 /// transaction holding hot row locks spends one round trip on all its rows (foreign keys are checked
 /// at the end of the statement, so `rest` may refer to `main`'s row). SQLite, in process and with one
 /// writer, runs `main` first and then each of `rest`.
-pub async fn insert_together<M: FromQueryResult>(
+pub async fn insert_together<M: FromQueryResult, W: Into<Write>>(
     db: &impl ConnectionTrait,
     main: InsertStatement,
-    rest: Vec<InsertStatement>,
+    rest: Vec<W>,
 ) -> AppResult<M> {
+    let rest: Vec<Write> = rest.into_iter().map(Into::into).collect();
     let backend = db.get_database_backend();
     if backend == DbBackend::Postgres && !rest.is_empty() {
         let statement = backend.build(&main.with(ctes(rest)));
@@ -254,9 +255,7 @@ pub async fn insert_together<M: FromQueryResult>(
         .one(db)
         .await?
         .ok_or_else(|| AppError::internal(anyhow::anyhow!("insert returned no row")))?;
-    for insert in rest {
-        db.execute(&insert).await?;
-    }
+    execute_each(db, rest).await?;
     Ok(inserted)
 }
 
@@ -319,6 +318,11 @@ pub async fn run_together<W: Into<Write>>(
         }
         return Ok(());
     }
+    execute_each(db, writes).await
+}
+
+/// Run `writes` one after the other.
+async fn execute_each(db: &impl ConnectionTrait, writes: Vec<Write>) -> AppResult<()> {
     for write in writes {
         match write {
             Write::Insert(s) => db.execute(&s).await?,

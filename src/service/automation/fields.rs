@@ -258,13 +258,15 @@ pub fn named<'a>(rules: impl IntoIterator<Item = &'a Conditions>) -> BTreeSet<St
 }
 
 /// `t`'s values of the fields named `keys` (those it carries: every ticket's, or its project's), in one read
-/// (two with a multiple choice field); nothing is read when `keys` is empty. Rules act as the service, so
-/// team-only fields are read too.
+/// (two with a multiple choice field); nothing is read when `keys` is empty, or when `t` is not written yet
+/// and `new` holds the values it is being made with. Rules act as the service, so team-only fields are read
+/// too.
 pub async fn asked(
     db: &impl ConnectionTrait,
     known: &KnownFields,
     keys: &BTreeSet<String>,
     t: &ticket::Model,
+    new: Option<&[custom_fields::FieldEdit]>,
 ) -> AppResult<FieldValues> {
     if keys.is_empty() {
         return Ok(FieldValues::new());
@@ -278,10 +280,14 @@ pub async fn asked(
         project_id: t.project_id,
         internal: true,
     };
-    let mut shown = custom_fields::of_scopes(db, &defined, &[scope]).await?;
+    let shown = match new {
+        Some(edits) => custom_fields::of_new(&defined, &scope, edits),
+        None => custom_fields::of_scopes(db, &defined, &[scope])
+            .await?
+            .remove(&t.id)
+            .unwrap_or_default(),
+    };
     Ok(shown
-        .remove(&t.id)
-        .unwrap_or_default()
         .into_iter()
         .filter_map(|(f, v)| Some((f.key.clone(), v?)))
         .collect())

@@ -451,7 +451,7 @@ impl TimeRule {
             Vec::new()
         };
         let keys = super::fields::named([&self.rule.conditions]);
-        let fields = super::fields::asked(&deps.db.conn, deps.fields, &keys, t).await?;
+        let fields = super::fields::asked(&deps.db.conn, deps.fields, &keys, t, None).await?;
         let facts = Facts {
             event: Event::Updated,
             channel: Channel::Rule,

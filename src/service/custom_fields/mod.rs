@@ -22,8 +22,8 @@ pub use known::KnownFields;
 pub use value::{from_query_text, parse, FieldValue, MAX_LONG_TEXT_CHARS, MAX_TEXT_CHARS};
 pub(crate) use values::{check_required, prepare_for_rule, write};
 pub use values::{
-    of_scopes, of_ticket, of_tickets, prepare, Changed, Defined, FieldEdit, RawEdits, Shown,
-    TicketScope,
+    of_new, of_scopes, of_ticket, of_tickets, prepare, set_on_new, Changed, Defined, FieldEdit,
+    RawEdits, Shown, TicketScope,
 };
 
 use crate::auth::Actor;

@@ -111,16 +111,11 @@ pub async fn of_scopes(
     fields: &Defined,
     scopes: &[TicketScope],
 ) -> AppResult<HashMap<i32, Shown>> {
-    let fields = &fields.0;
     let mut out: HashMap<i32, Shown> = HashMap::new();
     for t in scopes {
-        let shown: Shown = fields
-            .iter()
-            .filter(|f| f.applies_to(t.project_id) && (!f.team_only || t.internal))
-            .map(|f| (f.clone(), None))
-            .collect();
-        out.insert(t.id, shown);
+        out.insert(t.id, unfilled(fields, t));
     }
+    let fields = &fields.0;
     let ticket_ids: Vec<i32> = out
         .iter()
         .filter(|(_, shown)| !shown.is_empty())
@@ -136,6 +131,39 @@ pub async fn of_scopes(
         }
     }
     Ok(out)
+}
+
+/// The fields of `fields` a ticket of scope `t` carries, without their values yet.
+fn unfilled(fields: &Defined, t: &TicketScope) -> Shown {
+    fields
+        .0
+        .iter()
+        .filter(|f| f.applies_to(t.project_id) && (!f.team_only || t.internal))
+        .map(|f| (f.clone(), None))
+        .collect()
+}
+
+/// [`of_scopes`] for a ticket not written yet, whose only values are the `edits` it is being made with:
+/// nothing is read.
+pub fn of_new(fields: &Defined, t: &TicketScope, edits: &[FieldEdit]) -> Shown {
+    let mut shown = unfilled(fields, t);
+    for (field, value) in shown.iter_mut() {
+        *value = edits
+            .iter()
+            .find(|e| e.field.id == field.id)
+            .and_then(|e| e.value.clone());
+    }
+    shown
+}
+
+/// What [`write`] returns for a ticket not written yet, made with `edits`: each field given a value, with
+/// none before.
+pub fn set_on_new(edits: &[FieldEdit]) -> Changed {
+    edits
+        .iter()
+        .filter(|e| e.value.is_some())
+        .map(|e| (e.field.key.clone(), None))
+        .collect()
 }
 
 /// The fields of one ticket the actor may see, as [`of_tickets`].

@@ -3,12 +3,9 @@
 use super::triggered::{self, Ran};
 use super::{check_group, check_project, clean_description, NewTicket};
 use crate::auth::Actor;
-use crate::db::insert_together;
 use crate::domain::{format_ticket_number, Channel, Priority, TicketStatus};
 use crate::error::{AppError, AppResult};
-use crate::notify::outbox;
 use crate::service::audit;
-use crate::service::automation::Event;
 use crate::service::custom_fields;
 use crate::service::events;
 use crate::service::idempotency::{self, IdempotencyKey};
@@ -334,7 +331,8 @@ pub(super) async fn prepare(
 }
 
 /// Write the prepared ticket in `txn`: its number, row, counters, clock, audit record, outbox rows and
-/// idempotency key, then the triggers of its creation. The caller commits, then publishes.
+/// idempotency key, with what the triggers of its creation change (`triggered::on_create`). The caller commits,
+/// then publishes.
 pub(super) async fn insert(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
@@ -377,14 +375,10 @@ pub(super) async fn insert(
             now,
         )?);
     }
-    rest.extend([
-        counters::on_created(&new)?,
-        audit::insert_of(
-            audit::Entry::new(Some(actor.id()), "ticket", id, "create")
-                .ticket(id)
-                .changes(changes),
-        ),
-    ]);
+    rest.push(counters::on_created(&new)?);
+    let record = audit::Entry::new(Some(actor.id()), "ticket", id, "create")
+        .ticket(id)
+        .changes(changes);
     let clock = clock.map(|c| c.rows(id));
     let hooks = announce.hooks();
     let mut rows = announce.rows(&new, clock.as_ref().map(|(c, _)| c))?;
@@ -392,24 +386,14 @@ pub(super) async fn insert(
         rest.push(ticket_sla::Entity::insert(clock.into_active_model()).into_query());
         rows.extend(checks);
     }
-    rest.extend(outbox::insert_of(rows));
-    let mut insert = ticket::Entity::insert(ticket::ActiveModel::from(new)).into_query();
-    insert.returning_all();
-    let created: ticket::Model = insert_together(txn, insert, rest).await?;
-    let set = custom_fields::write(txn, state, Some(actor.id()), None, &created, &edits).await?;
-    if hold_required {
-        custom_fields::check_required(txn, actor, &fields, &created, None, &edits).await?;
-    }
-    triggered::run(
-        txn,
-        state,
+    let creating = triggered::Creating {
+        rest,
+        record,
+        rows,
+        edits,
+        fields,
+        hold_required,
         actor,
-        &triggers,
-        Event::Created,
-        None,
-        created,
-        &set,
-        hooks,
-    )
-    .await
+    };
+    triggered::on_create(txn, state, actor, &triggers, new, creating, hooks).await
 }

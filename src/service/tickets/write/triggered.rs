@@ -10,7 +10,7 @@ use super::status::apply_lifecycle;
 use super::update::{diff, record, row_update, side_writes};
 use super::{check_group, check_project, check_user};
 use crate::auth::Actor;
-use crate::db::{run_together, Write};
+use crate::db::{insert_together, run_together, Write};
 use crate::domain::CommentType;
 use crate::domain::Workflow;
 use crate::domain::{StatusCategory, TicketStatus};
@@ -33,7 +33,7 @@ use entity::counter;
 use entity::ticket;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, QueryFilter, Set};
-use sea_orm::{DatabaseTransaction, EntityTrait, QuerySelect};
+use sea_orm::{DatabaseTransaction, EntityTrait, QuerySelect, QueryTrait};
 
 /// What the rules did to a write: the ticket as the last one left it, and the comments they posted (for
 /// the live events sent after the commit).
@@ -104,10 +104,8 @@ pub(super) async fn run(
 ) -> AppResult<Ran> {
     let happened = Happened::of(event);
     let by = Some(actor);
-    // A ticket just made has no tags yet.
-    let tags = matches!(event, Event::Created).then(Vec::new);
-    let staged = Staged::new(&current, tags, hooks);
-    run_on(
+    let staged = Staged::new(&current, None, hooks);
+    Box::pin(run_on(
         txn,
         state,
         by,
@@ -117,7 +115,59 @@ pub(super) async fn run(
         current,
         fields_changed,
         staged,
-    )
+    ))
+    .await
+}
+
+/// A ticket being made whose row is not written yet: the create's own writes that go with the row (the
+/// idempotency key, the counters, the clock), its audit record and outbox rows (first among the write's), and
+/// the person's custom field values, written right after the row and held to the fields required from the start
+/// when `hold_required`.
+pub(super) struct Creating<'a> {
+    /// The create's writes besides the row, its record and its outbox rows.
+    pub rest: Vec<sea_orm::sea_query::InsertStatement>,
+    /// The create's audit record.
+    pub record: crate::service::audit::Entry,
+    /// The create's outbox rows (`ticket.created`, the clock's checks).
+    pub rows: Vec<entity::outbox::ActiveModel>,
+    /// The person's custom field values.
+    pub edits: Vec<custom_fields::FieldEdit>,
+    /// The active field definitions.
+    pub fields: std::sync::Arc<custom_fields::Defined>,
+    /// Whether the fields required from the start are checked.
+    pub hold_required: bool,
+    /// Who makes it.
+    pub actor: &'a Actor,
+}
+
+/// The triggers of the creation of `draft` by `actor` (its id and number taken, its row not written). What
+/// they change that moves neither the ticket's counters nor its clock (its tags, its due date, its assignee
+/// when no chat destination hears of assignments) is written with the row, in its statement; before a change
+/// that does, the row is written as it stands.
+pub(super) async fn on_create(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    actor: &Actor,
+    triggers: &[Trigger],
+    draft: ticket::Model,
+    creating: Creating<'_>,
+    hooks: events::Hooks,
+) -> AppResult<Ran> {
+    let set = custom_fields::set_on_new(&creating.edits);
+    let mut staged = Staged::new(&draft, Some(Vec::new()), hooks);
+    staged.creating = Some(creating);
+    let happened = Happened::of(Event::Created);
+    Box::pin(run_on(
+        txn,
+        state,
+        Some(actor),
+        triggers,
+        happened,
+        None,
+        draft,
+        &set,
+        staged,
+    ))
     .await
 }
 
@@ -143,7 +193,7 @@ pub async fn after_sla_event(
     };
     let before = t.clone();
     let staged = Staged::new(&t, None, events::Hooks::default());
-    run_on(
+    Box::pin(run_on(
         txn,
         state,
         None,
@@ -153,7 +203,7 @@ pub async fn after_sla_event(
         t,
         &Vec::new(),
         staged,
-    )
+    ))
     .await
 }
 
@@ -181,7 +231,7 @@ pub async fn after_comment(
     } else {
         Vec::new()
     };
-    let fields = fields_asked(txn, state, triggers, t).await?;
+    let fields = fields_asked(txn, state, triggers, t, None).await?;
     let facts = Facts {
         event: happened.event,
         channel: state.channel,
@@ -202,7 +252,7 @@ pub async fn after_comment(
     let current = super::relock(txn, t.id, super::Lock::UnderComment, true).await?;
     let before = current.clone();
     staged.stored = current.clone();
-    let ran = run_on(
+    let ran = Box::pin(run_on(
         txn,
         state,
         Some(actor),
@@ -212,7 +262,7 @@ pub async fn after_comment(
         current,
         &Vec::new(),
         staged,
-    )
+    ))
     .await?;
     Ok(Some(ran))
 }
@@ -229,11 +279,12 @@ async fn run_on(
     before: Option<&ticket::Model>,
     mut current: ticket::Model,
     fields_changed: &custom_fields::Changed,
-    mut staged: Staged,
+    mut staged: Staged<'_>,
 ) -> AppResult<Ran> {
     if triggers.is_empty() {
+        staged.write(txn, state, &current).await?;
         return Ok(Ran {
-            ticket: current,
+            ticket: staged.stored,
             comments: Vec::new(),
         });
     }
@@ -247,7 +298,7 @@ async fn run_on(
     } else {
         Vec::new()
     };
-    let mut fields = fields_asked(txn, state, triggers, &current).await?;
+    let mut fields = fields_asked(txn, state, triggers, &current, staged.new_values()).await?;
     // The values before the write: as they are now, but for what the write changed.
     let mut fields_before = fields.clone();
     for (key, was) in fields_changed {
@@ -283,13 +334,13 @@ async fn run_on(
         }
         // and the custom field values it set (or the fields a new project brought).
         if trigger.actions.iter().any(Action::is_set_field) || current.project_id != project {
-            fields = fields_asked(txn, state, triggers, &current).await?;
+            fields = fields_asked(txn, state, triggers, &current, staged.new_values()).await?;
         }
         posted.extend(applied.comments);
     }
     staged.write(txn, state, &current).await?;
     Ok(Ran {
-        ticket: current,
+        ticket: staged.stored,
         comments: posted,
     })
 }
@@ -297,8 +348,11 @@ async fn run_on(
 /// What the fired rules of one write changed and the database does not hold yet: the ticket's row as stored,
 /// its tags as stored and as the rules left them (once read, or known), each change's audit record and outbox
 /// rows in the order the rules made them, and the hooks those rows go to, read once for all.
-pub(super) struct Staged {
+pub(super) struct Staged<'a> {
+    /// The ticket's row as stored, or as it will be once `creating` writes it.
     stored: ticket::Model,
+    /// The ticket being made, while its row is not written.
+    creating: Option<Creating<'a>>,
     tags_stored: Option<Vec<String>>,
     tags: Option<Vec<String>>,
     records: Vec<crate::service::audit::Entry>,
@@ -307,7 +361,7 @@ pub(super) struct Staged {
     now: DateTime<Utc>,
 }
 
-impl Staged {
+impl<'a> Staged<'a> {
     /// Nothing staged yet over `stored`, whose tags are `tags` when known (a ticket just made has none).
     pub(super) fn new(
         stored: &ticket::Model,
@@ -316,6 +370,7 @@ impl Staged {
     ) -> Self {
         Staged {
             stored: stored.clone(),
+            creating: None,
             tags_stored: tags.clone(),
             tags,
             records: Vec::new(),
@@ -323,6 +378,22 @@ impl Staged {
             hooks,
             now: Utc::now(),
         }
+    }
+
+    /// The custom field values of a ticket whose row is not written yet (none: read them).
+    fn new_values(&self) -> Option<&[custom_fields::FieldEdit]> {
+        self.creating.as_ref().map(|c| c.edits.as_slice())
+    }
+
+    /// Whether a change from `current` to `next` of a ticket not written yet can be written with its row: it
+    /// moves neither its counters nor its clock, and no chat destination would be told of it with the clock
+    /// the row does not have yet.
+    fn goes_with_the_row(&self, current: &ticket::Model, next: &ticket::Model) -> bool {
+        current.status == next.status
+            && current.priority == next.priority
+            && current.project_id == next.project_id
+            && current.assigned_group_id == next.assigned_group_id
+            && (current.assignee_id == next.assignee_id || self.hooks.any_chat() == Some(false))
     }
 
     /// The ticket's tags as the rules left them, read the first time they are asked for.
@@ -351,6 +422,9 @@ impl Staged {
         let changes = diff(&current, &next);
         if changes.is_empty() {
             return Ok(current);
+        }
+        if self.creating.is_some() && !self.goes_with_the_row(&current, &next) {
+            Box::pin(self.write(txn, state, &current)).await?;
         }
         next.updated_at = self.now;
         super::as_stored(&mut next);
@@ -404,6 +478,9 @@ impl Staged {
         state: WriteDeps<'_>,
         current: &ticket::Model,
     ) -> AppResult<()> {
+        if let Some(creating) = self.creating.take() {
+            return Box::pin(self.create(txn, state, current, creating)).await;
+        }
         let mut writes: Vec<Write> = Vec::new();
         let moved = !diff(&self.stored, current).is_empty();
         if moved {
@@ -431,6 +508,41 @@ impl Staged {
         self.tags_stored = self.tags.clone();
         Ok(())
     }
+
+    /// Write the row of the ticket being made as `current` (what the rules changed so far goes with the row),
+    /// the create's own writes, the tags' links, its record then the rules' and its outbox rows then the
+    /// rules', in one statement on PostgreSQL; then the person's custom field values.
+    async fn create(
+        &mut self,
+        txn: &DatabaseTransaction,
+        state: WriteDeps<'_>,
+        current: &ticket::Model,
+        creating: Creating<'_>,
+    ) -> AppResult<()> {
+        let mut rest: Vec<Write> = creating.rest.into_iter().map(Write::from).collect();
+        if let (Some(stored), Some(wanted)) = (&self.tags_stored, &self.tags) {
+            rest.extend(tags::relink(txn, current, stored, wanted, false).await?);
+        }
+        let mut records = vec![creating.record];
+        records.append(&mut self.records);
+        rest.extend(crate::service::audit::insert_all_of(records).map(Write::from));
+        let mut rows = creating.rows;
+        rows.append(&mut self.rows);
+        rest.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
+        let mut insert =
+            ticket::Entity::insert(ticket::ActiveModel::from(current.clone())).into_query();
+        insert.returning_all();
+        let created: ticket::Model = insert_together(txn, insert, rest).await?;
+        let (actor, edits) = (creating.actor, &creating.edits);
+        custom_fields::write(txn, state, Some(actor.id()), None, &created, edits).await?;
+        if creating.hold_required {
+            custom_fields::check_required(txn, actor, &creating.fields, &created, None, edits)
+                .await?;
+        }
+        self.stored = created;
+        self.tags_stored = self.tags.clone();
+        Ok(())
+    }
 }
 
 /// Whether the write comes within the ticket's business hours, worked out only when a trigger asks.
@@ -453,9 +565,10 @@ async fn fields_asked(
     state: WriteDeps<'_>,
     triggers: &[Trigger],
     t: &ticket::Model,
+    new: Option<&[custom_fields::FieldEdit]>,
 ) -> AppResult<FieldValues> {
     let keys = fields::named(triggers.iter().map(|r| &r.conditions));
-    fields::asked(txn, state.fields, &keys, t).await
+    fields::asked(txn, state.fields, &keys, t, new).await
 }
 
 /// What a time rule does to `current` (locked in `txn`), as the service: its changes, comments and notices,
@@ -484,7 +597,7 @@ async fn apply(
     actor: Option<&Actor>,
     trigger: &Trigger,
     current: ticket::Model,
-    staged: &mut Staged,
+    staged: &mut Staged<'_>,
 ) -> AppResult<Applied> {
     let next = plan(txn, trigger, &current, staged.now).await?;
     let only_status = trigger
