@@ -257,7 +257,7 @@ async fn merge_one(
         txn,
         state,
         Some(actor),
-        None,
+        &mut events::Hooks::default(),
         "status_change",
         source,
         next,

@@ -112,7 +112,7 @@ pub(in crate::service) async fn on_requester_reply(
         txn,
         state,
         Some(actor),
-        None,
+        &mut crate::service::events::Hooks::default(),
         "status_change",
         current,
         next,

@@ -228,7 +228,18 @@ pub(super) async fn update_noting(
         &checked.edits,
     )
     .await?;
-    let written = write_change(&txn, state, Some(actor), None, action, current, next, now).await?;
+    let mut hooks = events::Hooks::default();
+    let written = write_change(
+        &txn,
+        state,
+        Some(actor),
+        &mut hooks,
+        action,
+        current,
+        next,
+        now,
+    )
+    .await?;
     let only_fields = written.is_none();
     let saved = match written {
         Some(saved) => saved,
@@ -259,7 +270,7 @@ pub(super) async fn update_noting(
         Some(&before),
         saved,
         &set,
-        events::Hooks::default(),
+        hooks,
     )
     .await?;
     let noted = match note {
@@ -301,15 +312,15 @@ async fn publish_note(
 }
 
 /// Write `next` over `current` (locked in `txn`): the row, the counters, the clock and its checks, the audit
-/// record (`action`: `update`, or `status_change` for a move and nothing else) and the events. `via` names the
-/// rule when a rule made the change; `actor` is whoever's write it is (none: the service's), left out of the
-/// emails. `None` when nothing differs.
+/// record (`action`: `update`, or `status_change` for a move and nothing else) and the events, to `hooks`.
+/// `actor` is whoever's write it is (none: the service's), left out of the emails. `None` when nothing differs.
+/// (The rules' changes are staged and written together: `triggered`.)
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn write_change(
     txn: &DatabaseTransaction,
     state: WriteDeps<'_>,
     actor: Option<&Actor>,
-    via: Option<&Via>,
+    hooks: &mut events::Hooks,
     action: &'static str,
     current: ticket::Model,
     mut next: ticket::Model,
@@ -324,10 +335,12 @@ pub(super) async fn write_change(
     // The row, the counters, the clock and its checks, and the audit record: one statement on PostgreSQL.
     let mut writes = vec![Write::from(row_update(&next))];
     writes.extend(side_writes(txn, state, &current, &next, now).await?);
-    writes.push(audit::insert_of(record(actor, via, action, next.id, changes)?).into());
-    run_together(txn, writes).await?;
+    writes.push(audit::insert_of(record(actor, None, action, next.id, changes)?).into());
     let skip = actor.map(Actor::id);
-    events::ticket_changed(txn, state.config, skip, via, &current, &next).await?;
+    let config = state.config;
+    let rows = events::ticket_changed_rows(txn, hooks, config, skip, None, &current, &next).await?;
+    writes.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
+    run_together(txn, writes).await?;
     Ok(Some(next))
 }
 
