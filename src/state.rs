@@ -38,6 +38,8 @@ pub struct StateInner {
     pub triggers: crate::service::automation::KnownTriggers,
     /// The active custom field definitions (cleared across instances when they change).
     pub custom_fields: crate::service::custom_fields::KnownFields,
+    /// The names of tags known to exist (cleared across instances on a rename, merge or delete).
+    pub tags: crate::service::tags::KnownTags,
     /// The macros each team member may use (cleared across instances when they change).
     pub macros: crate::service::automation::KnownMacros,
     /// Each user's saved views of the queue (cleared across instances when they change).
@@ -94,6 +96,7 @@ impl AppState {
             policies: &self.sla_policies,
             triggers: &self.triggers,
             fields: &self.custom_fields,
+            tags: &self.tags,
             channel,
         }
     }
@@ -107,6 +110,7 @@ impl AppState {
             policies: self.sla_policies.clone(),
             triggers: self.triggers.clone(),
             fields: self.custom_fields.clone(),
+            tags: self.tags.clone(),
             auth_cache: self.auth_cache.clone(),
             storage: self.storage.clone(),
         }
@@ -122,6 +126,7 @@ impl AppState {
             policies: self.sla_policies.clone(),
             triggers: self.triggers.clone(),
             fields: self.custom_fields.clone(),
+            tags: self.tags.clone(),
         }
     }
 }
@@ -181,6 +186,7 @@ impl AppState {
         let custom_fields = crate::service::custom_fields::KnownFields::default();
         let macros = crate::service::automation::KnownMacros::default();
         let saved_views = crate::service::saved_views::KnownViews::default();
+        let tags = crate::service::tags::KnownTags::default();
         let listeners = vec![
             auth_cache.listener(),
             sla_policies.listener(),
@@ -188,6 +194,7 @@ impl AppState {
             custom_fields.listener(),
             macros.listener(),
             saved_views.listener(),
+            tags.listener(),
         ];
         let live = LiveBus::start(&db, &config.database_url, listeners).await?;
         let ticket_reads = crate::service::tickets::TicketReads::new(&config.ticket_prefix);
@@ -210,6 +217,7 @@ impl AppState {
             custom_fields,
             macros,
             saved_views,
+            tags,
             auth_cache,
             plain_objects: Arc::default(),
             storage,

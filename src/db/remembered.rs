@@ -84,6 +84,23 @@ impl<K: Kind> Remembered<K> {
         Ok(value)
     }
 
+    /// The value of `key` if it is remembered; nothing is read.
+    pub fn known(&self, key: &K::Key) -> Option<Arc<K::Value>> {
+        self.entries.get(key)
+    }
+
+    /// The generation to take before a read whose findings go to [`Remembered::remember`].
+    pub fn seen(&self) -> u64 {
+        self.generation.now()
+    }
+
+    /// Remember `value` under `key`, as read after [`Remembered::seen`] gave `seen`: nothing when a change
+    /// came since.
+    pub fn remember(&self, seen: u64, key: K::Key, value: K::Value) {
+        self.generation
+            .put(&self.entries, seen, key, Arc::new(value));
+    }
+
     /// Forget every entry on this instance.
     pub fn clear(&self) {
         self.generation.advance();

@@ -47,6 +47,8 @@ pub struct DeliveryDeps {
     pub triggers: crate::service::automation::KnownTriggers,
     /// The active custom field definitions.
     pub fields: crate::service::custom_fields::KnownFields,
+    /// The names of tags known to exist.
+    pub tags: crate::service::tags::KnownTags,
 }
 
 impl DeliveryDeps {
@@ -58,6 +60,7 @@ impl DeliveryDeps {
             policies: &self.policies,
             triggers: &self.triggers,
             fields: &self.fields,
+            tags: &self.tags,
             channel: crate::domain::Channel::System,
         }
     }

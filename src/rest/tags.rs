@@ -288,7 +288,7 @@ pub async fn update_tag(
         name: fields.string_not_null("name")?,
         curated: fields.boolean("curated")?,
     };
-    let tag = tags::update(&state.db, &actor, &name, change).await?;
+    let tag = tags::update(&state.db, &state.tags, &actor, &name, change).await?;
     Ok(axum::Json(Tag::of(tag)))
 }
 
@@ -303,7 +303,7 @@ pub async fn delete_tag(
     CurrentActor(actor): CurrentActor,
     Path(name): Path<String>,
 ) -> AppResult<StatusCode> {
-    tags::delete(&state.db, &actor, &name).await?;
+    tags::delete(&state.db, &state.tags, &actor, &name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

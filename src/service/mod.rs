@@ -52,6 +52,8 @@ pub struct WriteDeps<'a> {
     pub triggers: &'a automation::KnownTriggers,
     /// The active custom field definitions, remembered.
     pub fields: &'a custom_fields::KnownFields,
+    /// The names of tags known to exist, remembered.
+    pub tags: &'a tags::KnownTags,
     /// The door the write came through, as rules see it.
     pub channel: crate::domain::Channel,
 }

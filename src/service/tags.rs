@@ -7,6 +7,7 @@
 //! `ticket.tagged` webhook rows and a move of the tickets generation, so remembered list totals filtered
 //! by tag are taken again.
 use crate::auth::Actor;
+use crate::db::remembered::{Kind, Remembered};
 use crate::db::{run_together, Write};
 use crate::error::{AppError, AppResult, OnConstraint};
 use crate::notify::live::{LiveEvent, LiveKind};
@@ -17,7 +18,8 @@ use crate::service::{audit, events, WriteDeps};
 use chrono::Utc;
 use entity::{setting, tag, ticket, ticket_tag};
 use sea_orm::sea_query::{
-    DynIden, Expr, ExprTrait, IntoIden, IntoTableRef, OnConflict, Query, SelectStatement, TableRef,
+    DynIden, Expr, ExprTrait, InsertStatement, IntoIden, IntoTableRef, OnConflict, Query,
+    SelectStatement, TableRef,
 };
 use sea_orm::{
     ActiveValue, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, FromQueryResult,
@@ -34,6 +36,21 @@ pub const MAX_PER_TICKET: usize = 50;
 pub const MAX_LISTED: u64 = 500;
 /// The setting that turns free tags off (`false`): then only curated names may be put on tickets.
 const FREE_TAGS_KEY: &str = "tags.free";
+
+/// The names of tags known to exist, as remembered: a ticket tagged only with such names reads no tag ids, its
+/// links are inserted by name. A rename, merge or delete forgets them on every instance (`db::remembered`).
+pub struct Names;
+
+impl Kind for Names {
+    type Key = String;
+    type Value = ();
+    const CHANNEL: &'static str = "deskgraph_tags";
+    const CAPACITY: u64 = 10_000;
+    const CHANGE: &'static str = "tag change";
+}
+
+/// The names of tags known to exist, remembered per instance.
+pub type KnownTags = Remembered<Names>;
 
 /// A tag name as stored: trimmed, lowercase, inner runs of white space made one space. Empty names,
 /// names over [`MAX_LEN`] characters, commas (they separate tags in REST filters) and control characters
@@ -233,12 +250,32 @@ pub(crate) async fn write(
     let Some(change) = TagChange::of(&current, edit)? else {
         return Ok(Written::Unchanged(current));
     };
-    let mut writes = relink(txn, t, &change.before, &change.after, tagger.curated_only).await?;
+    let mut writes = relink(
+        txn,
+        state.tags,
+        t,
+        &change.before,
+        &change.after,
+        tagger.curated_only,
+    )
+    .await?;
     writes.push(audit::insert_of(change.record(tagger, t.id)?).into());
     writes.extend(counters::on_updated(t.status, t.status)?.map(Into::into));
-    run_together(txn, writes).await?;
     let (added, removed, after) = (&change.added, &change.removed, &change.after);
-    events::ticket_tagged(txn, state.config, t, added, removed, after, tagger.via).await?;
+    let mut hooks = events::Hooks::default();
+    let rows = events::ticket_tagged_rows(
+        txn,
+        &mut hooks,
+        state.config,
+        t,
+        added,
+        removed,
+        after,
+        tagger.via,
+    )
+    .await?;
+    writes.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
+    run_together(txn, writes).await?;
     Ok(Written::Changed(change.after))
 }
 
@@ -303,11 +340,14 @@ impl TagChange {
     }
 }
 
-/// The writes that take `t`'s tags from `stored` (as the database holds them) to `wanted`: the links put on,
-/// the ids of their names read (and made where missing) now, and the links taken off. A name off the curated
-/// list is refused when `curated_only`.
+/// The writes that take `t`'s tags from `stored` (as the database holds them) to `wanted`: the links put on
+/// and the links taken off. A name off the curated list is refused when `curated_only`.
+///
+/// Links to names `known` to exist are inserted by name, reading nothing: a tag deleted meanwhile then gets
+/// no link, as if the delete had come after. Otherwise the names' ids are read (and made where missing) now.
 pub(crate) async fn relink(
     txn: &DatabaseTransaction,
+    known: &KnownTags,
     t: &ticket::Model,
     stored: &[String],
     wanted: &[String],
@@ -325,20 +365,25 @@ pub(crate) async fn relink(
         .collect();
     let mut writes: Vec<Write> = Vec::new();
     if !added.is_empty() {
-        let ids = ensure(txn, &added, curated_only).await?;
         let now = Utc::now();
-        let rows = ids.into_iter().map(|tag_id| ticket_tag::ActiveModel {
-            ticket_id: Set(t.id),
-            tag_id: Set(tag_id),
-            created_at: Set(now),
-            ticket_created_at: Set(t.created_at),
-        });
-        writes.push(
-            ticket_tag::Entity::insert_many(rows)
-                .on_conflict_do_nothing()
-                .into_query()
-                .into(),
-        );
+        let by_name = !curated_only && added.iter().all(|n| known.known(n).is_some());
+        if by_name {
+            writes.push(links_by_name(t, added, now)?.into());
+        } else {
+            let ids = ensure(txn, known, &added, curated_only).await?;
+            let rows = ids.into_iter().map(|tag_id| ticket_tag::ActiveModel {
+                ticket_id: Set(t.id),
+                tag_id: Set(tag_id),
+                created_at: Set(now),
+                ticket_created_at: Set(t.created_at),
+            });
+            writes.push(
+                ticket_tag::Entity::insert_many(rows)
+                    .on_conflict_do_nothing()
+                    .into_query()
+                    .into(),
+            );
+        }
     }
     if !removed.is_empty() {
         let gone = tag::Entity::find()
@@ -357,13 +402,49 @@ pub(crate) async fn relink(
     Ok(writes)
 }
 
+/// The insert linking `t` to the tags named `names`, their ids taken by the statement itself.
+fn links_by_name(
+    t: &ticket::Model,
+    names: Vec<String>,
+    now: chrono::DateTime<Utc>,
+) -> AppResult<InsertStatement> {
+    use ticket_tag::Column as Link;
+    let ids = Query::select()
+        .expr(Expr::val(t.id))
+        .column(tag::Column::Id)
+        .expr(Expr::val(now))
+        .expr(Expr::val(t.created_at))
+        .from(tag::Entity)
+        .and_where(tag::Column::Name.is_in(names))
+        .to_owned();
+    let mut insert = Query::insert();
+    insert
+        .into_table(ticket_tag::Entity)
+        .columns([
+            Link::TicketId,
+            Link::TagId,
+            Link::CreatedAt,
+            Link::TicketCreatedAt,
+        ])
+        .select_from(ids)
+        .map_err(AppError::internal)?
+        .on_conflict(
+            OnConflict::columns([Link::TicketId, Link::TagId])
+                .do_nothing()
+                .to_owned(),
+        );
+    Ok(insert)
+}
+
 /// The ids of tags `names`, made where missing. While free tags are off, a name that is not curated is
 /// refused when `curated_only` (400 naming it).
 async fn ensure(
     db: &impl ConnectionTrait,
+    remembered: &KnownTags,
     names: &[String],
     curated_only: bool,
 ) -> AppResult<Vec<i32>> {
+    let seen = remembered.seen();
     let known: HashMap<String, tag::Model> = tag::Entity::find()
         .filter(tag::Column::Name.is_in(names.iter().cloned()))
         .all(db)
@@ -371,6 +452,10 @@ async fn ensure(
         .into_iter()
         .map(|t| (t.name.clone(), t))
         .collect();
+    // Only names that existed before this transaction: one it makes may yet be rolled back.
+    for name in known.keys() {
+        remembered.remember(seen, name.clone(), ());
+    }
     let missing: Vec<&String> = names
         .iter()
         .filter(|n| !known.get(*n).is_some_and(|t| t.curated))
@@ -750,6 +835,7 @@ async fn one(db: &impl ConnectionTrait, name: &str) -> AppResult<TagCount> {
 /// list (admins; 404 for an unknown tag).
 pub async fn update(
     db: &crate::db::Db,
+    known: &KnownTags,
     actor: &Actor,
     name: &str,
     change: TagUpdate,
@@ -812,10 +898,14 @@ pub async fn update(
         name = to;
         counters::on_clock_moved(&txn).await?;
     }
+    let renamed = name != source.name;
     if let Some(c) = change.curated.filter(|c| *c != curated) {
         set_curated(&txn, actor, &name, Some(curated), c).await?;
     }
     txn.commit().await?;
+    if renamed {
+        known.changed(db).await;
+    }
     one(&db.conn, &name).await
 }
 
@@ -832,7 +922,12 @@ fn merge_statement(backend: sea_orm::DbBackend, from: i32, to: i32) -> sea_orm::
 }
 
 /// Take a tag off every ticket and out of the list (admins; 404 for an unknown tag).
-pub async fn delete(db: &crate::db::Db, actor: &Actor, name: &str) -> AppResult<()> {
+pub async fn delete(
+    db: &crate::db::Db,
+    known: &KnownTags,
+    actor: &Actor,
+    name: &str,
+) -> AppResult<()> {
     require_admin(actor)?;
     let name = normalise("name", name).map_err(|_| AppError::not_found("tag"))?;
     let txn = db.begin_write().await?;
@@ -846,6 +941,7 @@ pub async fn delete(db: &crate::db::Db, actor: &Actor, name: &str) -> AppResult<
     audit_tag(&txn, actor, "delete", json!({ "name": [name, null] })).await?;
     counters::on_clock_moved(&txn).await?;
     txn.commit().await?;
+    known.changed(db).await;
     Ok(())
 }
 

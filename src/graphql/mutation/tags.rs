@@ -114,9 +114,11 @@ impl TagMutation {
             name: input.new_name,
             curated: input.curated,
         };
-        Ok(tags::update(&req.state.db, &actor, &input.name, change)
-            .await?
-            .into())
+        Ok(
+            tags::update(&req.state.db, &req.state.tags, &actor, &input.name, change)
+                .await?
+                .into(),
+        )
     }
 
     /// Take a tag off every ticket and out of the list (administrators).
@@ -126,7 +128,7 @@ impl TagMutation {
         input: DeleteTagInput,
     ) -> Result<DeleteTagPayload> {
         let (req, actor) = viewer(ctx)?;
-        tags::delete(&req.state.db, &actor, &input.name).await?;
+        tags::delete(&req.state.db, &req.state.tags, &actor, &input.name).await?;
         Ok(DeleteTagPayload {
             deleted_name: input.name,
         })

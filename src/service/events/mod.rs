@@ -32,7 +32,7 @@ pub use activity::{
 };
 pub use tickets::{
     fields_changed, ticket_changed, ticket_changed_rows, ticket_deleted, ticket_linked,
-    ticket_merged, ticket_tagged, ticket_tagged_rows, TicketCreated,
+    ticket_merged, ticket_tagged_rows, TicketCreated,
 };
 
 /// Every event name an endpoint may subscribe to.
@@ -173,10 +173,7 @@ impl Hooks {
         &mut self,
         db: &impl ConnectionTrait,
     ) -> AppResult<&[entity::webhook::Model]> {
-        if self.endpoints.is_none() {
-            self.endpoints = Some(outbox::endpoints(db).await?);
-        }
-        Ok(self.endpoints.as_deref().unwrap_or_default())
+        read_once(&mut self.endpoints, outbox::endpoints(db)).await
     }
 
     /// The active chat destinations, read on first use.
@@ -184,16 +181,24 @@ impl Hooks {
         &mut self,
         db: &impl ConnectionTrait,
     ) -> AppResult<&[entity::chat_destination::Model]> {
-        if self.chats.is_none() {
-            self.chats = Some(chat::destinations(db).await?);
-        }
-        Ok(self.chats.as_deref().unwrap_or_default())
+        read_once(&mut self.chats, chat::destinations(db)).await
     }
 
     /// Whether any active chat destination is known to exist (`None`: not read yet).
     pub fn any_chat(&self) -> Option<bool> {
         self.chats.as_ref().map(|c| !c.is_empty())
     }
+}
+
+/// What `slot` holds, `read` into it first when it holds nothing yet (`read` runs only then).
+async fn read_once<T>(
+    slot: &mut Option<Vec<T>>,
+    read: impl std::future::Future<Output = AppResult<Vec<T>>>,
+) -> AppResult<&[T]> {
+    if slot.is_none() {
+        *slot = Some(read.await?);
+    }
+    Ok(slot.as_deref().unwrap_or_default())
 }
 
 /// The event id and webhook rows of `body`, for the endpoints that want it.

@@ -89,23 +89,8 @@ impl TicketCreated {
     }
 }
 
-/// `ticket.tagged`: a webhook naming the tags `added` to and `removed` from `t`, and the ticket's `tags` after
-/// (no email: tags are the team's).
-pub async fn ticket_tagged(
-    db: &impl ConnectionTrait,
-    config: &Config,
-    t: &ticket::Model,
-    added: &[String],
-    removed: &[String],
-    tags: &[String],
-    via: Option<&Via>,
-) -> AppResult<()> {
-    let mut hooks = Hooks::default();
-    let rows = ticket_tagged_rows(db, &mut hooks, config, t, added, removed, tags, via).await?;
-    queue(db, rows).await
-}
-
-/// The outbox rows of [`ticket_tagged`], to the endpoints in `hooks`.
+/// `ticket.tagged`'s outbox rows, to the endpoints in `hooks`: a webhook naming the tags `added` to and
+/// `removed` from `t`, and the ticket's `tags` after (no email: tags are the team's).
 #[allow(clippy::too_many_arguments)]
 pub async fn ticket_tagged_rows(
     db: &impl ConnectionTrait,
@@ -240,33 +225,20 @@ pub async fn ticket_changed_rows(
         let mut body = new_body("ticket.status_changed");
         body.from = Some(before.status.as_str());
         body.to = Some(after.status.as_str());
-        let (event_id, hooked) = webhook_rows(db, hooks, config, &body).await?;
-        rows.extend(hooked);
-        let about = chat::About {
-            event: body.event,
-            headline: format!("Status: {} → {}", before.status, after.status),
-            text: None,
-            internal: false,
-        };
-        rows.extend(chat_rows(db, hooks, config, &event_id, after, &about).await?);
+        let headline = format!("Status: {} → {}", before.status, after.status);
         let occurrence = Occurrence::StatusChanged {
             from: before.status.as_str(),
             to: after.status.as_str(),
         };
         let mut recipients = vec![Some(after.requester_id), after.assignee_id];
         recipients.extend(followers(db, after.id).await?.into_iter().map(Some));
-        rows.extend(
-            mail_rows(
-                db,
-                &event_id,
-                body.event,
-                skip,
-                after,
-                &occurrence,
-                &recipients,
-            )
-            .await?,
-        );
+        let told = Told {
+            headline,
+            occurrence,
+            recipients,
+            skip,
+        };
+        rows.extend(announce(db, hooks, config, &body, after, told).await?);
     }
     if let Some(assignee_id) = after
         .assignee_id
@@ -281,32 +253,46 @@ pub async fn ticket_changed_rows(
             .unwrap_or_default();
         let mut body = new_body("ticket.assigned");
         body.assignee = Some(&username);
-        let (event_id, hooked) = webhook_rows(db, hooks, config, &body).await?;
-        rows.extend(hooked);
-        let about = chat::About {
-            event: body.event,
-            headline: format!(
-                "Assigned to {}",
-                assignee.map_or_else(|| format!("user {assignee_id}"), |r| r.name)
-            ),
-            text: None,
-            internal: false,
+        let named = assignee.map_or_else(|| format!("user {assignee_id}"), |r| r.name);
+        let told = Told {
+            headline: format!("Assigned to {named}"),
+            occurrence: Occurrence::Assigned,
+            recipients: vec![Some(assignee_id)],
+            skip,
         };
-        rows.extend(chat_rows(db, hooks, config, &event_id, after, &about).await?);
-        let recipients = [Some(assignee_id)];
-        rows.extend(
-            mail_rows(
-                db,
-                &event_id,
-                body.event,
-                skip,
-                after,
-                &Occurrence::Assigned,
-                &recipients,
-            )
-            .await?,
-        );
+        rows.extend(announce(db, hooks, config, &body, after, told).await?);
     }
+    Ok(rows)
+}
+
+/// Who hears of an event on chat and by email: the chat line's `headline`, and the `occurrence` mailed to
+/// `recipients` but `skip`.
+struct Told<'a> {
+    headline: String,
+    occurrence: Occurrence<'a>,
+    recipients: Vec<Option<i32>>,
+    skip: Option<i32>,
+}
+
+/// The outbox rows of `body`'s event on `t`: its webhooks, then its chat lines and emails as `told`.
+async fn announce(
+    db: &impl ConnectionTrait,
+    hooks: &mut Hooks,
+    config: &Config,
+    body: &Body<'_>,
+    t: &ticket::Model,
+    told: Told<'_>,
+) -> AppResult<Vec<outbox_entity::ActiveModel>> {
+    let (event_id, mut rows) = webhook_rows(db, hooks, config, body).await?;
+    let about = chat::About {
+        event: body.event,
+        headline: told.headline,
+        text: None,
+        internal: false,
+    };
+    rows.extend(chat_rows(db, hooks, config, &event_id, t, &about).await?);
+    let (skip, occurrence, to) = (told.skip, &told.occurrence, &told.recipients);
+    rows.extend(mail_rows(db, &event_id, body.event, skip, t, occurrence, to).await?);
     Ok(rows)
 }
 

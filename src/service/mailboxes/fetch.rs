@@ -55,6 +55,8 @@ pub struct Fetcher {
     pub triggers: KnownTriggers,
     /// The active custom field definitions.
     pub fields: KnownFields,
+    /// The names of tags known to exist.
+    pub tags: crate::service::tags::KnownTags,
     /// Credentials cached (a requester account made for a new sender).
     pub auth_cache: AuthCache,
     /// Where the files mail carries are kept.
@@ -70,6 +72,7 @@ impl Fetcher {
             policies: &self.policies,
             triggers: &self.triggers,
             fields: &self.fields,
+            tags: &self.tags,
             channel: crate::domain::Channel::Email,
         }
     }

@@ -461,6 +461,69 @@ async fn admins_curate_rename_merge_and_delete_tags(app: &TestApp) {
     );
 }
 
+db_test!(a_name_used_again_after_a_delete_or_rename_makes_the_tag_again);
+/// A tag name in use is remembered, so tagging with it reads no ids; a delete or rename forgets it, so the
+/// next use of the old name makes the tag again rather than linking to what is gone.
+async fn a_name_used_again_after_a_delete_or_rename_makes_the_tag_again(app: &TestApp) {
+    let admin = app.admin("ada").await;
+    let agent = app.agent("agnes").await;
+    let rita = app.user("rita").await;
+    let mut tickets = Vec::new();
+    for i in 0..6 {
+        let t = app.as_user(&rita).ticket_titled(&format!("T{i}")).await;
+        tickets.push(t["id"].as_i64().unwrap());
+    }
+    let tag = |id: i64| {
+        let agent = agent.clone();
+        async move {
+            let r = app
+                .as_user(&agent)
+                .post(
+                    &format!("/api/tickets/{id}/tags/"),
+                    json!({"tags": ["vpn"]}),
+                )
+                .await;
+            assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+            let stored = app
+                .as_user(&agent)
+                .get(&format!("/api/tickets/{id}/tags/"))
+                .await;
+            tags_of(&stored.json)
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    let count = |name: &'static str| {
+        let admin = admin.clone();
+        async move {
+            let r = app.as_user(&admin).get(&format!("/api/tags/{name}/")).await;
+            assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+            r.json["tickets"].as_i64().unwrap()
+        }
+    };
+    // Made, then found by its id, then linked by its name.
+    for id in &tickets[..3] {
+        assert_eq!(tag(*id).await, ["vpn"]);
+    }
+    assert_eq!(count("vpn").await, 3);
+
+    let gone = app.as_user(&admin).delete("/api/tags/vpn/").await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
+    assert_eq!(tag(tickets[3]).await, ["vpn"], "made again after a delete");
+    assert_eq!(tag(tickets[4]).await, ["vpn"]);
+    assert_eq!(count("vpn").await, 2);
+
+    let renamed = app
+        .as_user(&admin)
+        .patch("/api/tags/vpn/", json!({"name": "network"}))
+        .await;
+    assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.text);
+    assert_eq!(tag(tickets[5]).await, ["vpn"], "made again after a rename");
+    assert_eq!(count("vpn").await, 1);
+    assert_eq!(count("network").await, 2);
+}
+
 db_test!(a_tag_change_is_announced_once);
 async fn a_tag_change_is_announced_once(app: &TestApp) {
     let receiver = Receiver::start(Mode::Ok).await;

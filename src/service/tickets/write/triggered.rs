@@ -487,26 +487,44 @@ impl<'a> Staged<'a> {
             writes.push(row_update(current).into());
             writes.extend(side_writes(txn, state, &self.stored, current, self.now).await?);
         }
-        if let (Some(stored), Some(wanted)) = (&self.tags_stored, &self.tags) {
-            if stored != wanted {
-                writes.extend(tags::relink(txn, current, stored, wanted, false).await?);
-                if !moved {
-                    // Lists filtered by tag count again.
-                    let status = current.status;
-                    writes.extend(counters::on_updated(status, status)?.map(Write::from));
-                }
-            }
+        if !moved && self.tags_stored != self.tags {
+            // Lists filtered by tag count again.
+            let status = current.status;
+            writes.extend(counters::on_updated(status, status)?.map(Write::from));
         }
-        let records = std::mem::take(&mut self.records);
-        writes.extend(crate::service::audit::insert_all_of(records).map(Write::from));
-        let rows = std::mem::take(&mut self.rows);
-        writes.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
+        writes.extend(
+            self.tail(txn, state, current, Vec::new(), Vec::new())
+                .await?,
+        );
         if !writes.is_empty() {
             run_together(txn, writes).await?;
         }
         self.stored = current.clone();
         self.tags_stored = self.tags.clone();
         Ok(())
+    }
+
+    /// The writes that end what is staged: the tags' links where they changed, then `records` and the rules'
+    /// records in one insert, then `rows` and the rules' outbox rows in one insert (what is given goes first).
+    async fn tail(
+        &mut self,
+        txn: &DatabaseTransaction,
+        state: WriteDeps<'_>,
+        current: &ticket::Model,
+        mut records: Vec<crate::service::audit::Entry>,
+        mut rows: Vec<entity::outbox::ActiveModel>,
+    ) -> AppResult<Vec<Write>> {
+        let mut writes = Vec::new();
+        if let (Some(stored), Some(wanted)) = (&self.tags_stored, &self.tags) {
+            if stored != wanted {
+                writes.extend(tags::relink(txn, state.tags, current, stored, wanted, false).await?);
+            }
+        }
+        records.append(&mut self.records);
+        writes.extend(crate::service::audit::insert_all_of(records).map(Write::from));
+        rows.append(&mut self.rows);
+        writes.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
+        Ok(writes)
     }
 
     /// Write the row of the ticket being made as `current` (what the rules changed so far goes with the row),
@@ -520,15 +538,8 @@ impl<'a> Staged<'a> {
         creating: Creating<'_>,
     ) -> AppResult<()> {
         let mut rest: Vec<Write> = creating.rest.into_iter().map(Write::from).collect();
-        if let (Some(stored), Some(wanted)) = (&self.tags_stored, &self.tags) {
-            rest.extend(tags::relink(txn, current, stored, wanted, false).await?);
-        }
-        let mut records = vec![creating.record];
-        records.append(&mut self.records);
-        rest.extend(crate::service::audit::insert_all_of(records).map(Write::from));
-        let mut rows = creating.rows;
-        rows.append(&mut self.rows);
-        rest.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
+        let (record, rows) = (vec![creating.record], creating.rows);
+        rest.extend(self.tail(txn, state, current, record, rows).await?);
         let mut insert =
             ticket::Entity::insert(ticket::ActiveModel::from(current.clone())).into_query();
         insert.returning_all();

@@ -110,7 +110,7 @@ pub async fn change_tag(
     let form = user.form(&body)?;
     let tag = form.get("tag");
     if form.opt("delete").is_some() {
-        let result = tags::delete(&state.db, &user.actor, tag).await;
+        let result = tags::delete(&state.db, &state.tags, &user.actor, tag).await;
         return super::outcome::<TagsPage, _>(&state, &user, "deleted", &form, result).await;
     }
     let change = TagUpdate {
@@ -121,7 +121,7 @@ pub async fn change_tag(
             .map(str::to_string),
         curated: form.opt("curated").map(|c| c == "true"),
     };
-    let result = tags::update(&state.db, &user.actor, tag, change).await;
+    let result = tags::update(&state.db, &state.tags, &user.actor, tag, change).await;
     super::outcome::<TagsPage, _>(&state, &user, "saved", &form, result).await
 }
 
