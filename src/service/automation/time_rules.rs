@@ -324,13 +324,13 @@ impl TimeRule {
                     .filter(column.lte(self.latest_moment(now)))
                     .order_by_asc(column)
                     .order_by_asc(ticket::Column::Id);
-                if let Some((ms, id)) = after {
-                    query = query.filter(keyset(column, ticket::Column::Id, ms, id));
+                if let Some((us, id)) = after {
+                    query = query.filter(keyset(column, ticket::Column::Id, us, id));
                 }
                 let rows = query.limit(limit).all(db).await?;
                 let last = rows
                     .last()
-                    .and_then(|t| since.on_ticket(t).map(|m| (m.timestamp_millis(), t.id)));
+                    .and_then(|t| since.on_ticket(t).map(|m| (m.timestamp_micros(), t.id)));
                 let read = rows.len();
                 let tickets: Vec<_> = rows
                     .into_iter()
@@ -343,8 +343,8 @@ impl TimeRule {
                     .filter(column.lte(self.latest_moment(now)))
                     .order_by_asc(column)
                     .order_by_asc(ticket_sla::Column::TicketId);
-                if let Some((ms, id)) = after {
-                    query = query.filter(keyset(column, ticket_sla::Column::TicketId, ms, id));
+                if let Some((us, id)) = after {
+                    query = query.filter(keyset(column, ticket_sla::Column::TicketId, us, id));
                 }
                 let clocks = query.limit(limit).all(db).await?;
                 let ids: Vec<i32> = clocks.iter().map(|c| c.ticket_id).collect();
@@ -359,7 +359,7 @@ impl TimeRule {
                 let last = clocks.last().and_then(|c| {
                     since
                         .on_clock(c)
-                        .map(|m| (m.timestamp_millis(), c.ticket_id))
+                        .map(|m| (m.timestamp_micros(), c.ticket_id))
                 });
                 let tickets: Vec<_> = clocks
                     .iter()
@@ -491,8 +491,21 @@ impl TimeRule {
 struct RunRow {
     rule: i32,
     generation: i32,
-    #[serde(default)]
+    /// The keyset cursor: the last moment read, in microseconds as the database keeps it (a cursor cut to
+    /// milliseconds reads that row again, and a page of rows within one millisecond for ever), and its ticket.
+    #[serde(default, rename = "after_us")]
     after: Option<(i64, i32)>,
+    /// The cursor in milliseconds, as runs queued by earlier versions carry it.
+    #[serde(default, rename = "after", skip_serializing)]
+    after_ms: Option<(i64, i32)>,
+}
+
+impl RunRow {
+    /// Where this run starts: after its cursor, if it has one.
+    fn cursor(&self) -> Option<(i64, i32)> {
+        self.after
+            .or_else(|| self.after_ms.map(|(ms, id)| (ms.saturating_mul(1_000), id)))
+    }
 }
 
 fn run_row(run: &RunRow, due: DateTime<Utc>) -> AppResult<entity::outbox::ActiveModel> {
@@ -514,18 +527,15 @@ async fn schedule(db: &impl ConnectionTrait, rule: i32, generation: i32) -> AppR
         rule,
         generation,
         after: None,
+        after_ms: None,
     };
     run_row(&run, Utc::now())?.insert(db).await?;
     Ok(())
 }
 
-fn ms_to_time(ms: i64) -> DateTime<Utc> {
-    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
-}
-
-/// Rows after the keyset cursor (`ms`, `id`) in the order of (`moment`, `key`).
-fn keyset(moment: impl ColumnTrait, key: impl ColumnTrait, ms: i64, id: i32) -> Condition {
-    let at = ms_to_time(ms);
+/// Rows after the keyset cursor (`us`, `id`) in the order of (`moment`, `key`).
+fn keyset(moment: impl ColumnTrait, key: impl ColumnTrait, us: i64, id: i32) -> Condition {
+    let at = Utc.timestamp_micros(us).single().unwrap_or_default();
     Condition::any()
         .add(moment.gt(at))
         .add(Condition::all().add(moment.eq(at)).add(key.gt(id)))
@@ -556,7 +566,7 @@ pub async fn run(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppR
             return Ok(());
         }
     };
-    let mut after = run.after;
+    let mut after = run.cursor();
     let mut examined = 0usize;
     let mut capped = false;
     loop {
@@ -610,6 +620,7 @@ pub async fn run(deps: WriteDeps<'_>, payload: &str, now: DateTime<Utc>) -> AppR
         rule: run.rule,
         generation: run.generation,
         after,
+        after_ms: None,
     };
     run_row(&next, due)?.insert(&deps.db.conn).await?;
     Ok(())
@@ -897,4 +908,31 @@ pub async fn delete(db: &Db, actor: &Actor, id: i32) -> AppResult<()> {
     .await?;
     txn.commit().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_queued_with_a_cursor_in_milliseconds_starts_where_it_stopped() -> serde_json::Result<()>
+    {
+        let old: RunRow =
+            serde_json::from_str(r#"{"rule":1,"generation":2,"after":[1700000000123,5]}"#)?;
+        assert_eq!(old.cursor(), Some((1_700_000_000_123_000, 5)));
+        let next = RunRow {
+            rule: 1,
+            generation: 2,
+            after: Some((1_700_000_000_123_456, 5)),
+            after_ms: None,
+        };
+        let written = serde_json::to_string(&next)?;
+        assert_eq!(
+            written,
+            r#"{"rule":1,"generation":2,"after_us":[1700000000123456,5]}"#
+        );
+        let read: RunRow = serde_json::from_str(&written)?;
+        assert_eq!(read.cursor(), Some((1_700_000_000_123_456, 5)));
+        Ok(())
+    }
 }

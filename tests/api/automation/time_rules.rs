@@ -389,6 +389,54 @@ async fn two_instances_racing_fire_a_time_rule_once(app: &TestApp) {
     }
 }
 
+db_test!(a_run_pages_through_moments_that_share_a_millisecond);
+/// The run reads tickets a page at a time after a cursor on (moment, id): more than a page of tickets whose
+/// moments differ only in their microseconds are all reached in one run.
+async fn a_run_pages_through_moments_that_share_a_millisecond(app: &TestApp) {
+    use entity::ticket;
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    let ann = app.user("ann").await;
+    let root = app.admin("root").await;
+    let base = chrono::DateTime::parse_from_rfc3339("2026-01-05T10:00:00.123Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    // A page is 200 tickets.
+    for i in 0..201 {
+        let id = ticket(app, &ann, &format!("Quiet {i}")).await;
+        ticket::Entity::update_many()
+            .col_expr(
+                ticket::Column::StatusChangedAt,
+                sea_orm::sea_query::Expr::value(base + Duration::microseconds(i + 1)),
+            )
+            .filter(ticket::Column::Id.eq(id as i32))
+            .exec(&app.state.db.conn)
+            .await
+            .unwrap();
+    }
+    let made = rule(
+        app,
+        &root,
+        json!({
+            "name": "Raise the quiet ones",
+            "wait": {"since": "status_changed", "hours": 1},
+            "conditions": {"all": [{"field": "ticket.priority", "operator": "is_not", "value": "high"}]},
+            "actions": [{"set": "priority", "value": "high"}]
+        }),
+    )
+    .await;
+    let payload = json!({"rule": made["id"], "generation": 1}).to_string();
+    let deps = app.state.write_deps(deskgraph::domain::Channel::Rule);
+    time_rules::run(deps, &payload, base + Duration::hours(2))
+        .await
+        .unwrap();
+    let raised = ticket::Entity::find()
+        .filter(ticket::Column::Priority.eq(deskgraph::domain::Priority::High))
+        .count(&app.state.db.conn)
+        .await
+        .unwrap();
+    assert_eq!(raised, 201, "every ticket reached in one run");
+}
+
 db_test!(a_time_rule_acts_a_while_before_an_sla_target_is_due);
 async fn a_time_rule_acts_a_while_before_an_sla_target_is_due(app: &TestApp) {
     let ann = app.user("ann").await;
