@@ -164,6 +164,41 @@ impl Conditions {
         self.all.iter().all(|c| c.holds(facts))
             && (self.any.is_empty() || self.any.iter().any(|c| c.holds(facts)))
     }
+
+    /// [`Conditions::hold`] judged before the ticket's tags and custom field values are read: the answer when
+    /// the conditions on those cannot change it (a condition of `all` fails, or one of `any` holds and `all`
+    /// asks about neither), `None` when they must be read. `facts`' tags and fields are not looked at.
+    pub fn hold_unread(&self, facts: &Facts<'_>) -> Option<bool> {
+        let judged = |c: &Condition| {
+            (!matches!(c.subject, Subject::Tags | Subject::Field(_))).then(|| c.holds(facts))
+        };
+        let mut all = Some(true);
+        for c in &self.all {
+            match judged(c) {
+                Some(false) => return Some(false),
+                None => all = None,
+                Some(true) => {}
+            }
+        }
+        let any = if self.any.is_empty() {
+            Some(true)
+        } else {
+            let answers: Vec<Option<bool>> = self.any.iter().map(judged).collect();
+            if answers.contains(&Some(true)) {
+                Some(true)
+            } else if answers.contains(&None) {
+                None
+            } else {
+                Some(false)
+            }
+        };
+        match (all, any) {
+            (_, Some(false)) => Some(false),
+            (Some(true), any) => any,
+            (None, _) => None,
+            (Some(false), _) => Some(false),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -348,6 +383,16 @@ mod tests {
         ]
     }
 
+    fn a_condition_or_read() -> impl Strategy<Value = serde_json::Value> {
+        prop_oneof![
+            a_condition(),
+            Just(json!({"field": "ticket.tags", "operator": "contains", "value": "vpn"})),
+            Just(json!({"field": "ticket.tags", "operator": "is_not", "value": "vpn"})),
+            Just(json!({"field": "ticket.fields.site", "operator": "is", "value": "Oslo"})),
+            Just(json!({"field": "ticket.fields.site", "operator": "is_not", "value": "Oslo"})),
+        ]
+    }
+
     proptest! {
         /// `all` holds exactly when each of its conditions holds alone; `any` when one of them does or
         /// when it is empty; together, when both do.
@@ -363,6 +408,30 @@ mod tests {
             let want_any = any.is_empty() || any.iter().any(each);
             let rule = Conditions::parse(&json!({"all": all, "any": any})).unwrap_or_else(|e| panic!("{e:?}"));
             prop_assert_eq!(rule.hold(&f), want_all && want_any);
+        }
+
+        /// Judged before tags and custom fields are read, the answer is either left open or the one they give,
+        /// whatever they are.
+        #[test]
+        fn judged_unread_is_the_answer_or_open(
+            all in proptest::collection::vec(a_condition_or_read(), 0..5),
+            any in proptest::collection::vec(a_condition_or_read(), 0..5),
+            tagged in any::<bool>(),
+            site in proptest::option::of(prop_oneof![Just("Oslo"), Just("Bergen")]),
+        ) {
+            let t = ticket();
+            let rule = Conditions::parse(&json!({"all": all, "any": any})).unwrap_or_else(|e| panic!("{e:?}"));
+            let tags = if tagged { vec!["vpn".to_string()] } else { Vec::new() };
+            let mut fields = super::super::fields::FieldValues::default();
+            if let Some(site) = site {
+                fields.insert("site".into(), crate::service::custom_fields::FieldValue::Text(site.into()));
+            }
+            let mut f = facts(None, &t);
+            f.tags = &tags;
+            f.fields = &fields;
+            if let Some(answer) = rule.hold_unread(&facts(None, &t)) {
+                prop_assert_eq!(rule.hold(&f), answer);
+            }
         }
 
         /// `is_not` is never true together with `is`, for any title.

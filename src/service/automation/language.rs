@@ -970,6 +970,12 @@ impl Action {
         matches!(self, Action::SetField { .. })
     }
 
+    /// Whether it may change the ticket's custom field values: sets one, or moves the ticket to a project
+    /// whose fields differ.
+    pub fn moves_fields(&self) -> bool {
+        matches!(self, Action::SetField { .. } | Action::SetProject(_))
+    }
+
     fn parse(path: &str, raw: &Json) -> AppResult<Action> {
         let map = object(path, raw)?;
         if let Some(how) = map.get("assign") {

@@ -55,6 +55,18 @@ impl Trigger {
             .is_none_or(|p| facts.after.project_id == Some(p))
             && self.conditions.hold(facts)
     }
+
+    /// [`Trigger::fires`] judged before the ticket's tags and custom field values are read: `None` when its
+    /// conditions on those decide (see [`Conditions::hold_unread`]).
+    pub fn fires_unread(&self, facts: &Facts<'_>) -> Option<bool> {
+        if self
+            .project_id
+            .is_some_and(|p| facts.after.project_id != Some(p))
+        {
+            return Some(false);
+        }
+        self.conditions.hold_unread(facts)
+    }
 }
 
 /// The active triggers in evaluation order (position, then id). A stored rule that no longer parses (written

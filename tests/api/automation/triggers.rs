@@ -4,6 +4,7 @@ use crate::db_test;
 use crate::support::helpers::{TestApp, TestUser};
 use crate::support::world::login;
 use axum::http::StatusCode;
+use deskgraph::domain::Priority;
 use serde_json::{json, Value};
 
 const TRIGGERS: &str = "/api/automation/triggers/";
@@ -766,6 +767,95 @@ async fn a_trigger_tells_a_write_within_business_hours_from_one_outside(app: &Te
     assert_eq!(notes(&ticket(app, &root, medium).await), 0);
     // The requester never sees the internal note.
     assert_eq!(notes(&ticket(app, &ann, high).await), 0);
+}
+
+db_test!(a_rule_whose_other_conditions_fail_reads_no_tags_or_fields);
+/// The ticket's tags and custom field values are read for the rules' conditions only when those conditions
+/// decide: rules that fail on the event or the status cost a write nothing, and one that gets as far as its
+/// tag condition reads the tags.
+async fn a_rule_whose_other_conditions_fail_reads_no_tags_or_fields(app: &TestApp) {
+    let root = app.admin("root").await;
+    let bob = app.agent("bob").await;
+    let bob_a = app.actor(&bob).await;
+    let made = app
+        .as_user(&root)
+        .post(
+            "/api/custom-fields/",
+            json!({"key": "site", "label": "Site", "kind": "text"}),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let (state, _) = crate::support::events::state_with(app, |_| {});
+    let (_, t) = counted_create(&state, &bob_a, "Printer").await;
+    let high = std::cell::Cell::new(false);
+    // A statement of a background task can land in a window: the fewest of three is what an update costs.
+    let cost = || {
+        let (state, bob_a, high) = (&state, &bob_a, &high);
+        async move {
+            let mut fewest = u64::MAX;
+            for _ in 0..3 {
+                high.set(!high.get());
+                let priority = if high.get() {
+                    Priority::High
+                } else {
+                    Priority::Low
+                };
+                let before = state.db.statement_count();
+                deskgraph::service::tickets::update(
+                    state.write_deps(deskgraph::domain::Channel::Rest),
+                    bob_a,
+                    t.id,
+                    deskgraph::service::tickets::TicketPatch {
+                        priority: Some(priority),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap();
+                fewest = fewest.min(state.db.statement_count() - before);
+            }
+            fewest
+        }
+    };
+    let none = cost().await;
+    let on_hold = json!({"field": "ticket.status", "operator": "is", "value": "on_hold"});
+    for (name, conditions) in [
+        (
+            "Held in Oslo",
+            json!({"all": [on_hold, {"field": "ticket.fields.site", "operator": "is", "value": "Oslo"}]}),
+        ),
+        (
+            "Tagged note",
+            json!({"all": [{"field": "event", "operator": "is", "value": "comment_added"},
+                                      {"field": "ticket.tags", "operator": "contains", "value": "vpn"}]}),
+        ),
+        (
+            "Held or tagged",
+            json!({"all": [on_hold], "any": [{"field": "ticket.tags", "operator": "contains", "value": "vpn"}]}),
+        ),
+    ] {
+        trigger(
+            app,
+            &root,
+            json!({"name": name, "conditions": conditions, "actions": [{"add_tags": ["never"]}]}),
+        )
+        .await;
+    }
+    assert_eq!(cost().await, none, "rules that cannot fire read nothing");
+    trigger(
+        app,
+        &root,
+        json!({"name": "Tagged", "conditions": {"all": [
+            {"field": "event", "operator": "is", "value": "updated"},
+            {"field": "ticket.tags", "operator": "contains", "value": "vpn"}]},
+            "actions": [{"add_tags": ["never"]}]}),
+    )
+    .await;
+    assert_eq!(
+        cost().await,
+        none + 1,
+        "a rule that gets as far as its tags reads them"
+    );
 }
 
 db_test!(the_rules_of_one_write_are_written_together);

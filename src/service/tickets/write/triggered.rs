@@ -226,13 +226,8 @@ pub async fn after_comment(
     };
     let business_hours = business_hours(txn, state, triggers, t).await?;
     let mut staged = Staged::new(t, None, events::Hooks::default());
-    let tags = if triggers.iter().any(|r| r.conditions.uses_tags()) {
-        staged.tags(txn, t.id).await?.to_vec()
-    } else {
-        Vec::new()
-    };
-    let fields = fields_asked(txn, state, triggers, t, None).await?;
-    let facts = Facts {
+    let none = FieldValues::default();
+    let unread = Facts {
         event: happened.event,
         channel: state.channel,
         role: role_of(actor),
@@ -240,13 +235,34 @@ pub async fn after_comment(
         comment_internal: happened.comment_internal,
         sla_target: None,
         business_hours,
-        tags: &tags,
-        fields: &fields,
-        fields_before: &fields,
+        tags: &[],
+        fields: &none,
+        fields_before: &none,
         before: Some(t),
         after: t,
     };
-    if !triggers.iter().any(|trigger| trigger.fires(&facts)) {
+    let judged: Vec<Option<bool>> = triggers.iter().map(|r| r.fires_unread(&unread)).collect();
+    // The tags and custom field values are read only when they decide whether a rule fires.
+    let fires = if judged.contains(&Some(true)) {
+        true
+    } else if judged.contains(&None) {
+        let tags = if triggers.iter().any(|r| r.conditions.uses_tags()) {
+            staged.tags(txn, t.id).await?.to_vec()
+        } else {
+            Vec::new()
+        };
+        let fields = fields_asked(txn, state, triggers, t, None).await?;
+        let facts = Facts {
+            tags: &tags,
+            fields: &fields,
+            fields_before: &fields,
+            ..unread
+        };
+        triggers.iter().any(|trigger| trigger.fires(&facts))
+    } else {
+        false
+    };
+    if !fires {
         return Ok(None);
     }
     let current = super::relock(txn, t.id, super::Lock::UnderComment, true).await?;
@@ -292,23 +308,15 @@ async fn run_on(
     let groups = actor.map(Actor::group_ids).unwrap_or_default();
     let role = actor.map_or(Role::System, role_of);
     let business_hours = business_hours(txn, state, triggers, &current).await?;
-    let asks_tags = triggers.iter().any(|r| r.conditions.uses_tags());
-    let mut tags = if asks_tags {
-        staged.tags(txn, current.id).await?.to_vec()
-    } else {
-        Vec::new()
-    };
-    let mut fields = fields_asked(txn, state, triggers, &current, staged.new_values()).await?;
-    // The values before the write: as they are now, but for what the write changed.
-    let mut fields_before = fields.clone();
-    for (key, was) in fields_changed {
-        match was {
-            Some(v) => fields_before.insert(key.clone(), v.clone()),
-            None => fields_before.remove(key),
-        };
-    }
+    let none = FieldValues::default();
+    let asks_fields = triggers
+        .iter()
+        .any(|r| r.conditions.fields_named().next().is_some());
+    // The custom field values the rules ask about, as they are and as they were before the write: read the
+    // first time a rule's conditions on them decide whether it fires, or before a rule changes them.
+    let mut fields: Option<(FieldValues, FieldValues)> = None;
     for trigger in triggers {
-        let facts = Facts {
+        let unread = Facts {
             event: happened.event,
             channel: state.channel,
             role,
@@ -316,25 +324,63 @@ async fn run_on(
             comment_internal: happened.comment_internal,
             sla_target: happened.sla_target,
             business_hours,
-            tags: &tags,
-            fields: &fields,
-            fields_before: &fields_before,
+            tags: &[],
+            fields: &none,
+            fields_before: &none,
             before,
             after: &current,
         };
-        if !trigger.fires(&facts) {
+        let fires = match trigger.fires_unread(&unread) {
+            Some(answer) => answer,
+            None => {
+                // Once read, the tags are the staged ones: what earlier rules put on or took off.
+                let tags = if trigger.conditions.uses_tags() {
+                    staged.tags(txn, current.id).await?.to_vec()
+                } else {
+                    Vec::new()
+                };
+                if fields.is_none() && trigger.conditions.fields_named().next().is_some() {
+                    fields = Some(
+                        fields_now_and_before(
+                            txn,
+                            state,
+                            triggers,
+                            &current,
+                            &staged,
+                            fields_changed,
+                        )
+                        .await?,
+                    );
+                }
+                let (now, was) = fields.as_ref().map_or((&none, &none), |(n, w)| (n, w));
+                let facts = Facts {
+                    tags: &tags,
+                    fields: now,
+                    fields_before: was,
+                    ..unread
+                };
+                trigger.fires(&facts)
+            }
+        };
+        if !fires {
             continue;
+        }
+        if fields.is_none() && asks_fields && trigger.actions.iter().any(Action::moves_fields) {
+            // As they were before this rule changes them, so that a later rule's `changed` compares with the
+            // write's own values.
+            fields = Some(
+                fields_now_and_before(txn, state, triggers, &current, &staged, fields_changed)
+                    .await?,
+            );
         }
         let project = current.project_id;
         let applied = apply(txn, state, actor, trigger, current, &mut staged).await?;
         current = applied.ticket;
-        // Later rules see the tags this one put on or took off,
-        if asks_tags && trigger.actions.iter().any(Action::is_tagging) {
-            tags = staged.tags(txn, current.id).await?.to_vec();
-        }
-        // and the custom field values it set (or the fields a new project brought).
-        if trigger.actions.iter().any(Action::is_set_field) || current.project_id != project {
-            fields = fields_asked(txn, state, triggers, &current, staged.new_values()).await?;
+        // Later rules see the custom field values this one set (or the fields a new project brought).
+        if let Some((now, _)) = &mut fields {
+            if trigger.actions.iter().any(Action::is_set_field) || current.project_id != project {
+                *now = fields_asked(txn, state, triggers, &current, staged.new_values()).await?;
+            }
         }
         posted.extend(applied.comments);
     }
@@ -568,6 +614,27 @@ async fn business_hours(
     } else {
         Ok(true)
     }
+}
+
+/// The ticket's values of the custom fields the triggers ask about, and the same before the write (its
+/// changes `changed` undone).
+async fn fields_now_and_before(
+    txn: &DatabaseTransaction,
+    state: WriteDeps<'_>,
+    triggers: &[Trigger],
+    t: &ticket::Model,
+    staged: &Staged<'_>,
+    changed: &custom_fields::Changed,
+) -> AppResult<(FieldValues, FieldValues)> {
+    let now = fields_asked(txn, state, triggers, t, staged.new_values()).await?;
+    let mut before = now.clone();
+    for (key, was) in changed {
+        match was {
+            Some(v) => before.insert(key.clone(), v.clone()),
+            None => before.remove(key),
+        };
+    }
+    Ok((now, before))
 }
 
 /// The ticket's values of the custom fields the triggers ask about, in one read (none when none asks).
