@@ -8,8 +8,8 @@ pub mod viewer_gate;
 use crate::error::{AppError, AppResult};
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sea_query::{
-    Alias, CommonTableExpression, DeleteStatement, InsertStatement, SubQueryStatement,
-    UpdateStatement, WithClause,
+    Alias, CommonTableExpression, DeleteStatement, InsertStatement, SelectStatement,
+    SubQueryStatement, UpdateStatement, WithClause,
 };
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
@@ -319,6 +319,31 @@ pub async fn run_together<W: Into<Write>>(
         return Ok(());
     }
     execute_each(db, writes).await
+}
+
+/// [`run_together`], and then `read` (the first column of its rows), in the writes' one statement on
+/// PostgreSQL: the writes all ride along as CTEs of the select. The statement's snapshot is taken when it starts,
+/// after every lock the transaction holds, so `read` sees what writers who held those locks committed, but not
+/// the writes themselves (one snapshot): it must not read what they change. `None` on SQLite, where the writes
+/// run one after the other and a read would be a statement of its own: the caller reads when it needs to.
+pub async fn run_together_reading<T: sea_orm::TryGetable, W: Into<Write>>(
+    db: &impl ConnectionTrait,
+    writes: Vec<W>,
+    read: SelectStatement,
+) -> AppResult<Option<Vec<T>>> {
+    let writes: Vec<Write> = writes.into_iter().map(Into::into).collect();
+    let backend = db.get_database_backend();
+    if backend != DbBackend::Postgres {
+        execute_each(db, writes).await?;
+        return Ok(None);
+    }
+    let statement = backend.build(&read.with(ctes(writes)));
+    let rows = db.query_all_raw(statement).await?;
+    let read = rows
+        .iter()
+        .map(|row| row.try_get_by_index::<T>(0))
+        .collect::<Result<Vec<T>, DbErr>>()?;
+    Ok(Some(read))
 }
 
 /// Run `writes` one after the other.

@@ -343,8 +343,9 @@ impl TagChange {
 /// The writes that take `t`'s tags from `stored` (as the database holds them) to `wanted`: the links put on
 /// and the links taken off. A name off the curated list is refused when `curated_only`.
 ///
-/// Links to names `known` to exist are inserted by name, reading nothing: a tag deleted meanwhile then gets
-/// no link, as if the delete had come after. Otherwise the names' ids are read (and made where missing) now.
+/// The links are inserted by name, their ids taken by the statement itself: a tag deleted meanwhile then gets
+/// no link, as if the delete had come after. Names all `known` to exist are linked reading nothing; otherwise
+/// they are read (and made where missing) first.
 pub(crate) async fn relink(
     txn: &DatabaseTransaction,
     known: &KnownTags,
@@ -365,25 +366,11 @@ pub(crate) async fn relink(
         .collect();
     let mut writes: Vec<Write> = Vec::new();
     if !added.is_empty() {
-        let now = Utc::now();
-        let by_name = !curated_only && added.iter().all(|n| known.known(n).is_some());
-        if by_name {
-            writes.push(links_by_name(t, added, now)?.into());
-        } else {
-            let ids = ensure(txn, known, &added, curated_only).await?;
-            let rows = ids.into_iter().map(|tag_id| ticket_tag::ActiveModel {
-                ticket_id: Set(t.id),
-                tag_id: Set(tag_id),
-                created_at: Set(now),
-                ticket_created_at: Set(t.created_at),
-            });
-            writes.push(
-                ticket_tag::Entity::insert_many(rows)
-                    .on_conflict_do_nothing()
-                    .into_query()
-                    .into(),
-            );
+        // Names all known to exist are linked as they are; otherwise they are checked and made first.
+        if curated_only || added.iter().any(|n| known.known(n).is_none()) {
+            ensure(txn, known, &added, curated_only).await?;
         }
+        writes.push(links_by_name(t, added, Utc::now())?.into());
     }
     if !removed.is_empty() {
         let gone = tag::Entity::find()
@@ -436,14 +423,14 @@ fn links_by_name(
     Ok(insert)
 }
 
-/// The ids of tags `names`, made where missing. While free tags are off, a name that is not curated is
-/// refused when `curated_only` (400 naming it).
+/// Make the tags `names` where missing. While free tags are off, a name that is not curated is refused when
+/// `curated_only` (400 naming it).
 async fn ensure(
     db: &impl ConnectionTrait,
     remembered: &KnownTags,
     names: &[String],
     curated_only: bool,
-) -> AppResult<Vec<i32>> {
+) -> AppResult<()> {
     let seen = remembered.seen();
     let known: HashMap<String, tag::Model> = tag::Entity::find()
         .filter(tag::Column::Name.is_in(names.iter().cloned()))
@@ -474,10 +461,7 @@ async fn ensure(
         ));
     }
     let new: Vec<&String> = names.iter().filter(|n| !known.contains_key(*n)).collect();
-    if new.is_empty() {
-        return Ok(known.values().map(|t| t.id).collect());
-    }
-    {
+    if !new.is_empty() {
         let now = Utc::now();
         let rows = new.iter().map(|name| tag::ActiveModel {
             id: ActiveValue::NotSet,
@@ -495,26 +479,27 @@ async fn ensure(
             .exec_without_returning(db)
             .await?;
     }
-    Ok(tag::Entity::find()
-        .select_only()
-        .column(tag::Column::Id)
-        .filter(tag::Column::Name.is_in(names.iter().cloned()))
-        .into_tuple::<i32>()
-        .all(db)
-        .await?)
+    Ok(())
 }
 
 /// The tag names of one ticket, sorted (no visibility check: callers check the ticket).
 pub(crate) async fn names_of(db: &impl ConnectionTrait, ticket_id: i32) -> AppResult<Vec<String>> {
-    Ok(ticket_tag::Entity::find()
+    let rows = db.query_all(&names_query(ticket_id)).await?;
+    Ok(rows
+        .iter()
+        .map(|row| row.try_get_by_index::<String>(0))
+        .collect::<Result<_, sea_orm::DbErr>>()?)
+}
+
+/// The select of [`names_of`], for a write that reads the tags in its own statement.
+pub(crate) fn names_query(ticket_id: i32) -> sea_orm::sea_query::SelectStatement {
+    ticket_tag::Entity::find()
         .select_only()
         .column_as(Expr::col((tag::Entity, tag::Column::Name)), "name")
         .join(sea_orm::JoinType::InnerJoin, link_to_tag())
         .filter(ticket_tag::Column::TicketId.eq(ticket_id))
         .order_by_asc(Expr::col((tag::Entity, tag::Column::Name)))
-        .into_tuple::<String>()
-        .all(db)
-        .await?)
+        .into_query()
 }
 
 /// The tags of the row's ticket (`tickets.id`) as one column, for a ticket read that brings them along

@@ -172,11 +172,11 @@ impl Conditions {
         let judged = |c: &Condition| {
             (!matches!(c.subject, Subject::Tags | Subject::Field(_))).then(|| c.holds(facts))
         };
-        let mut all = Some(true);
+        let mut all_decided = true;
         for c in &self.all {
             match judged(c) {
                 Some(false) => return Some(false),
-                None => all = None,
+                None => all_decided = false,
                 Some(true) => {}
             }
         }
@@ -192,11 +192,10 @@ impl Conditions {
                 Some(false)
             }
         };
-        match (all, any) {
-            (_, Some(false)) => Some(false),
-            (Some(true), any) => any,
-            (None, _) => None,
-            (Some(false), _) => Some(false),
+        match any {
+            Some(false) => Some(false),
+            any if all_decided => any,
+            _ => None,
         }
     }
 }

@@ -970,6 +970,11 @@ impl Action {
         matches!(self, Action::SetField { .. })
     }
 
+    /// Whether it puts tags on or takes them off (which reads the ticket's tags).
+    pub fn edits_tags(&self) -> bool {
+        matches!(self, Action::AddTags(_) | Action::RemoveTags(_))
+    }
+
     /// Whether it may change the ticket's custom field values: sets one, or moves the ticket to a project
     /// whose fields differ.
     pub fn moves_fields(&self) -> bool {

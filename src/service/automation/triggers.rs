@@ -56,6 +56,11 @@ impl Trigger {
             && self.conditions.hold(facts)
     }
 
+    /// Whether it may read the ticket's tags: asks about them or changes them.
+    pub fn touches_tags(&self) -> bool {
+        self.conditions.uses_tags() || self.actions.iter().any(Action::edits_tags)
+    }
+
     /// [`Trigger::fires`] judged before the ticket's tags and custom field values are read: `None` when its
     /// conditions on those decide (see [`Conditions::hold_unread`]).
     pub fn fires_unread(&self, facts: &Facts<'_>) -> Option<bool> {

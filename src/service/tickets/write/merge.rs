@@ -262,9 +262,10 @@ async fn merge_one(
         source,
         next,
         now,
+        false,
     )
     .await?
-    .unwrap_or(before.clone());
+    .map_or(before.clone(), |w| w.ticket);
     ticket::Entity::update_many()
         .col_expr(ticket::Column::MergedIntoId, Expr::value(target.id))
         .filter(ticket::Column::Id.eq(closed.id))

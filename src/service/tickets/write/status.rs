@@ -117,7 +117,8 @@ pub(in crate::service) async fn on_requester_reply(
         current,
         next,
         now,
+        false,
     )
     .await?;
-    Ok(saved.map(|after| (before, after)))
+    Ok(saved.map(|after| (before, after.ticket)))
 }

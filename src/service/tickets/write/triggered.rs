@@ -89,7 +89,8 @@ impl Happened {
 }
 
 /// Run `triggers` on a write of `event` that took the ticket from `before` (none: created) to `current`,
-/// changing the custom fields `fields_changed` (each with its value before).
+/// changing the custom fields `fields_changed` (each with its value before); `tags`, the ticket's tags if the
+/// write read them (otherwise read when a rule needs them).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn run(
     txn: &DatabaseTransaction,
@@ -100,11 +101,12 @@ pub(super) async fn run(
     before: Option<&ticket::Model>,
     current: ticket::Model,
     fields_changed: &custom_fields::Changed,
+    tags: Option<Vec<String>>,
     hooks: events::Hooks,
 ) -> AppResult<Ran> {
     let happened = Happened::of(event);
     let by = Some(actor);
-    let staged = Staged::new(&current, None, hooks);
+    let staged = Staged::new(&current, tags, hooks);
     Box::pin(run_on(
         txn,
         state,
@@ -241,11 +243,22 @@ pub async fn after_comment(
         before: Some(t),
         after: t,
     };
-    let judged: Vec<Option<bool>> = triggers.iter().map(|r| r.fires_unread(&unread)).collect();
-    // The tags and custom field values are read only when they decide whether a rule fires.
-    let fires = if judged.contains(&Some(true)) {
-        true
-    } else if judged.contains(&None) {
+    // Whether a rule fires on what the comment knows (`Some(true)` ends the look), or may once the tags and
+    // custom field values are read (`None`): they are read only then.
+    let mut judged = Some(false);
+    for rule in triggers {
+        match rule.fires_unread(&unread) {
+            Some(true) => {
+                judged = Some(true);
+                break;
+            }
+            None => judged = None,
+            Some(false) => {}
+        }
+    }
+    let fires = if let Some(fires) = judged {
+        fires
+    } else {
         let tags = if triggers.iter().any(|r| r.conditions.uses_tags()) {
             staged.tags(txn, t.id).await?.to_vec()
         } else {
@@ -259,8 +272,6 @@ pub async fn after_comment(
             ..unread
         };
         triggers.iter().any(|trigger| trigger.fires(&facts))
-    } else {
-        false
     };
     if !fires {
         return Ok(None);

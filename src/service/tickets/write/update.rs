@@ -2,11 +2,11 @@
 use super::status::{apply_lifecycle, check_transition};
 use super::{check_group, check_project, check_user, clean_description, triggered, TicketPatch};
 use crate::auth::Actor;
-use crate::db::{run_together, Write};
+use crate::db::{run_together, run_together_reading, Write};
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{LiveEvent, LiveKind};
 use crate::service::audit::{self, Changes};
-use crate::service::automation::{Event, Via};
+use crate::service::automation::{Event, Trigger, Via};
 use crate::service::events;
 use crate::service::text;
 use crate::service::tickets::{self, counters, rules};
@@ -229,6 +229,7 @@ pub(super) async fn update_noting(
     )
     .await?;
     let mut hooks = events::Hooks::default();
+    let tags = triggers.iter().any(Trigger::touches_tags);
     let written = write_change(
         &txn,
         state,
@@ -238,11 +239,12 @@ pub(super) async fn update_noting(
         current,
         next,
         now,
+        tags,
     )
     .await?;
     let only_fields = written.is_none();
-    let saved = match written {
-        Some(saved) => saved,
+    let (saved, tags) = match written {
+        Some(Written { ticket, tags }) => (ticket, tags),
         None if set.is_empty() => {
             let noted = match note {
                 Some((body, answering)) => Some(
@@ -255,10 +257,13 @@ pub(super) async fn update_noting(
             return Ok(publish_note(state, before, noted).await);
         }
         // Only custom fields changed: a change all the same, which the triggers see (as the row is now).
-        None => ticket::Entity::find_by_id(id)
-            .one(&txn)
-            .await?
-            .ok_or_else(|| AppError::not_found("ticket"))?,
+        None => {
+            let saved = ticket::Entity::find_by_id(id)
+                .one(&txn)
+                .await?
+                .ok_or_else(|| AppError::not_found("ticket"))?;
+            (saved, None)
+        }
     };
     let event = Event::Updated;
     let ran = triggered::run(
@@ -270,6 +275,7 @@ pub(super) async fn update_noting(
         Some(&before),
         saved,
         &set,
+        tags,
         hooks,
     )
     .await?;
@@ -314,7 +320,9 @@ async fn publish_note(
 /// Write `next` over `current` (locked in `txn`): the row, the counters, the clock and its checks, the audit
 /// record (`action`: `update`, or `status_change` for a move and nothing else) and the events, to `hooks`.
 /// `actor` is whoever's write it is (none: the service's), left out of the emails. `None` when nothing differs.
-/// (The rules' changes are staged and written together: `triggered`.)
+/// (The rules' changes are staged and written together: `triggered`.) With `tags`, the ticket's tags come back
+/// from the write's own statement where they can (PostgreSQL: [`crate::db::run_together_reading`]), for the
+/// rules that change or ask about them.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn write_change(
     txn: &DatabaseTransaction,
@@ -325,7 +333,8 @@ pub(super) async fn write_change(
     current: ticket::Model,
     mut next: ticket::Model,
     now: DateTime<Utc>,
-) -> AppResult<Option<ticket::Model>> {
+    tags: bool,
+) -> AppResult<Option<Written>> {
     let changes = diff(&current, &next);
     if changes.is_empty() {
         return Ok(None);
@@ -340,8 +349,22 @@ pub(super) async fn write_change(
     let config = state.config;
     let rows = events::ticket_changed_rows(txn, hooks, config, skip, None, &current, &next).await?;
     writes.extend(crate::notify::outbox::insert_of(rows).map(Write::from));
-    run_together(txn, writes).await?;
-    Ok(Some(next))
+    let tags = if tags {
+        let names = crate::service::tags::names_query(next.id);
+        run_together_reading(txn, writes, names).await?
+    } else {
+        run_together(txn, writes).await?;
+        None
+    };
+    Ok(Some(Written { ticket: next, tags }))
+}
+
+/// What [`write_change`] wrote: the row, and the ticket's tags (sorted) when they came with its statement.
+pub(super) struct Written {
+    /// The ticket as written.
+    pub ticket: ticket::Model,
+    /// Its tags, when asked for and read in the write's statement.
+    pub tags: Option<Vec<String>>,
 }
 
 /// What differs between `current` and `next` in the fields a change sets, as its audit record tells it.
