@@ -101,6 +101,19 @@ impl AppState {
         }
     }
 
+    /// A follower of live events signed in with `credential` ([`crate::service::ticket_events::Subscriber`]).
+    pub fn subscriber(
+        &self,
+        credential: crate::service::ticket_events::SignedInWith,
+    ) -> crate::service::ticket_events::Subscriber {
+        crate::service::ticket_events::Subscriber {
+            db: self.db.clone(),
+            auth_cache: self.auth_cache.clone(),
+            jwt: self.jwt.clone(),
+            credential,
+        }
+    }
+
     /// What the mail fetcher works with ([`crate::service::mailboxes::fetch::Fetcher`]).
     pub fn mail_fetcher(&self) -> crate::service::mailboxes::fetch::Fetcher {
         crate::service::mailboxes::fetch::Fetcher {

@@ -4,7 +4,7 @@ use crate::graphql::context::viewer;
 use crate::graphql::ids;
 use crate::graphql::types::{BulkJob, TicketEvent};
 use crate::graphql::ws::Credential;
-use crate::service::ticket_events;
+use crate::service::ticket_events::{self, SignedInWith};
 use crate::service::tickets::bulk;
 use async_graphql::{Context, Result, Subscription, ID};
 use futures_util::{Stream, StreamExt};
@@ -38,16 +38,8 @@ impl SubscriptionRoot {
         let (req, actor) = viewer(ctx)?;
         let token = bearer(ctx)?;
         let id = ids::decode_opt(ticket_id.as_ref(), "Ticket", "ticketId")?;
-        let events = ticket_events::follow(
-            &req.state.db,
-            &req.state.live,
-            &req.state.auth_cache,
-            &req.state.jwt,
-            &actor,
-            ticket_events::SignedInWith::Bearer(token),
-            id,
-        )
-        .await?;
+        let subscriber = req.state.subscriber(SignedInWith::Bearer(token));
+        let events = ticket_events::follow(&req.state.live, subscriber, &actor, id).await?;
         Ok(events.map(|event| Ok(TicketEvent(event?))))
     }
 
@@ -63,16 +55,8 @@ impl SubscriptionRoot {
         let (req, actor) = viewer(ctx)?;
         let token = bearer(ctx)?;
         let id = ids::decode(&id, "BulkJob", "id")?;
-        let progress = bulk::follow(
-            &req.state.db,
-            &req.state.live,
-            &req.state.auth_cache,
-            &req.state.jwt,
-            &actor,
-            ticket_events::SignedInWith::Bearer(token),
-            id,
-        )
-        .await?;
+        let subscriber = req.state.subscriber(SignedInWith::Bearer(token));
+        let progress = bulk::follow(&req.state.live, subscriber, &actor, id).await?;
         Ok(progress.map(|job| Ok(BulkJob(job?))))
     }
 }

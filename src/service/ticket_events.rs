@@ -50,6 +50,29 @@ impl SignedInWith {
     }
 }
 
+/// Who follows a stream of events: the credential they signed in with, and what resolves it again (for every
+/// event and on a timer), so that the stream ends with the credential.
+#[derive(Clone)]
+pub struct Subscriber {
+    /// The database the credential is read from.
+    pub db: Db,
+    /// The credentials cache.
+    pub auth_cache: AuthCache,
+    /// The keys that check a JWT.
+    pub jwt: JwtKeys,
+    /// What they signed in with.
+    pub credential: SignedInWith,
+}
+
+impl Subscriber {
+    /// The subscriber as their credential resolves now.
+    pub async fn resolve(&self) -> AppResult<Arc<Actor>> {
+        self.credential
+            .resolve(&self.db, &self.auth_cache, &self.jwt)
+            .await
+    }
+}
+
 /// An event the subscriber may see, with the records as they are now.
 #[derive(Debug, Clone)]
 pub struct VisibleEvent {
@@ -97,40 +120,35 @@ pub async fn visible(
     }))
 }
 
-/// Start following events for `actor`, signed in with `credential`, of one ticket (which must be
+/// Start following events for `actor`, the `subscriber`, of one ticket (which must be
 /// visible: NOT_FOUND otherwise) or of every ticket. The subscription is in place when this returns. It takes one
 /// of the user's places for its kind ([`Lasting::Subscription`] with a bearer, [`Lasting::QueueFeed`] with a
 /// session; TOO_MANY_OPEN beyond them) until the stream is dropped.
 /// The stream ends after an UNAUTHENTICATED error once the credential no longer resolves (a bearer checked as
 /// [`authenticate_bearer`] does, with `auth_cache` and `jwt`; a session as the web pages check it).
 pub async fn follow(
-    db: &Db,
     live: &LiveBus,
-    auth_cache: &AuthCache,
-    jwt: &JwtKeys,
+    subscriber: Subscriber,
     actor: &Actor,
-    credential: SignedInWith,
     ticket_id: Option<i32>,
 ) -> AppResult<impl Stream<Item = AppResult<VisibleEvent>> + Send + 'static> {
     if let Some(id) = ticket_id {
-        tickets::get(&db.conn, actor, id).await?;
+        tickets::get(&subscriber.db.conn, actor, id).await?;
     }
-    let kind = match credential {
+    let kind = match subscriber.credential {
         SignedInWith::Bearer(_) => Lasting::Subscription,
         SignedInWith::Session(_) => Lasting::QueueFeed,
     };
     let place = live.hold(actor.id(), kind)?;
     let receiver = live.subscribe();
-    let period = recheck_period(auth_cache.ttl().as_secs());
+    let period = recheck_period(subscriber.auth_cache.ttl().as_secs());
+    let changes = subscriber.auth_cache.watch_changes();
     let follower = Follower {
-        db: db.clone(),
-        auth_cache: auth_cache.clone(),
-        jwt: jwt.clone(),
-        credential,
+        subscriber,
         ticket_id,
         receiver,
         recheck: tokio::time::interval_at(tokio::time::Instant::now() + period, period),
-        changes: auth_cache.watch_changes(),
+        changes,
         ended: false,
         _place: place,
     };
@@ -159,10 +177,7 @@ async fn recheck(
 }
 
 struct Follower {
-    db: Db,
-    auth_cache: AuthCache,
-    jwt: JwtKeys,
-    credential: SignedInWith,
+    subscriber: Subscriber,
     ticket_id: Option<i32>,
     receiver: broadcast::Receiver<LiveEvent>,
     /// Ticks between events, so that a subscription nobody writes to still ends when its credential does.
@@ -175,13 +190,6 @@ struct Follower {
 }
 
 impl Follower {
-    /// The subscriber as their credential resolves now.
-    async fn resolve(&self) -> AppResult<Arc<Actor>> {
-        self.credential
-            .resolve(&self.db, &self.auth_cache, &self.jwt)
-            .await
-    }
-
     /// The next event the subscriber may see, or the error that ends the subscription; `None` once
     /// it has ended (or the bus closed).
     async fn next(&mut self) -> Option<AppResult<VisibleEvent>> {
@@ -192,7 +200,7 @@ impl Follower {
             let received = tokio::select! {
                 received = self.receiver.recv() => received,
                 _ = recheck(&mut self.recheck, &mut self.changes) => {
-                    match self.resolve().await {
+                    match self.subscriber.resolve().await {
                         Err(err @ AppError::Unauthenticated(_)) => {
                             self.ended = true;
                             return Some(Err(err));
@@ -215,7 +223,7 @@ impl Follower {
             }
             // Resolved again per event (through the credentials cache), so a revocation, an expiry,
             // a deactivation or a changed group membership counts from the next event on.
-            let actor = match self.resolve().await {
+            let actor = match self.subscriber.resolve().await {
                 Ok(actor) => actor,
                 Err(err @ AppError::Unauthenticated(_)) => {
                     self.ended = true;
@@ -226,7 +234,7 @@ impl Follower {
                     continue;
                 }
             };
-            match visible(&self.db.conn, actor, &event).await {
+            match visible(&self.subscriber.db.conn, actor, &event).await {
                 Ok(Some(seen)) => return Some(Ok(seen)),
                 Ok(None) => continue,
                 Err(err) => tracing::warn!(error = %err, "live event dropped: not checked"),

@@ -8,15 +8,13 @@
 //! position. A ticket tried again after a crash gets the same change again, which changes nothing the
 //! second time, so no ticket is changed twice.
 use super::{update, TicketFilter, TicketPatch, TicketReads};
-use crate::auth::cache::AuthCache;
-use crate::auth::jwt::JwtKeys;
 use crate::auth::{load_actor, Actor};
 use crate::db::Db;
 use crate::domain::Channel;
 use crate::error::{AppError, AppResult};
 use crate::notify::live::{Held, Lasting, LiveBus};
 use crate::notify::outbox::{self, JobKind};
-use crate::service::ticket_events::SignedInWith;
+use crate::service::ticket_events::Subscriber;
 use crate::service::{tags, WriteDeps};
 use chrono::{DateTime, NaiveDate, Utc};
 use entity::bulk_job;
@@ -373,26 +371,20 @@ pub async fn get(db: &impl ConnectionTrait, actor: &Actor, id: i32) -> AppResult
 /// is read from the database rather than heard.
 const FOLLOW_EVERY: Duration = Duration::from_secs(1);
 
-/// Follow bulk change `id` as `actor`, signed in with `credential` (the `bulkJob` subscription): the job as it
+/// Follow bulk change `id` as `actor`, the `subscriber` (the `bulkJob` subscription): the job as it
 /// is now, then again each time its status or counts move (read every second), ending after it is done.
 /// NOT_FOUND for a job `actor` may not read ([`get`]); it takes one of the user's subscription places until
 /// dropped, and ends with UNAUTHENTICATED once the credential no longer resolves.
 pub async fn follow(
-    db: &Db,
     live: &LiveBus,
-    auth_cache: &AuthCache,
-    jwt: &JwtKeys,
+    subscriber: Subscriber,
     actor: &Actor,
-    credential: SignedInWith,
     id: i32,
 ) -> AppResult<impl Stream<Item = AppResult<bulk_job::Model>> + Send + 'static> {
-    let first = get(&db.conn, actor, id).await?;
+    let first = get(&subscriber.db.conn, actor, id).await?;
     let place = live.hold(actor.id(), Lasting::Subscription)?;
     let progress = Progress {
-        db: db.clone(),
-        auth_cache: auth_cache.clone(),
-        jwt: jwt.clone(),
-        credential,
+        subscriber,
         id,
         first: Some(first),
         last: None,
@@ -407,10 +399,7 @@ pub async fn follow(
 
 /// A followed bulk change: what was last told, and the subscriber's place.
 struct Progress {
-    db: Db,
-    auth_cache: AuthCache,
-    jwt: JwtKeys,
-    credential: SignedInWith,
+    subscriber: Subscriber,
     id: i32,
     /// The job as read when the subscription started, told first.
     first: Option<bulk_job::Model>,
@@ -432,12 +421,8 @@ impl Progress {
                 Some(job) => Ok(job),
                 None => {
                     tokio::time::sleep(FOLLOW_EVERY).await;
-                    match self
-                        .credential
-                        .resolve(&self.db, &self.auth_cache, &self.jwt)
-                        .await
-                    {
-                        Ok(actor) => get(&self.db.conn, &actor, self.id).await,
+                    match self.subscriber.resolve().await {
+                        Ok(actor) => get(&self.subscriber.db.conn, &actor, self.id).await,
                         Err(err) => Err(err),
                     }
                 }

@@ -48,16 +48,8 @@ fn kind_name(kind: &LiveKind) -> &'static str {
     ),
     security(("session" = [])))]
 pub async fn feed(State(state): State<AppState>, user: WebActor) -> WebResult<Response> {
-    let events = ticket_events::follow(
-        &state.db,
-        &state.live,
-        &state.auth_cache,
-        &state.jwt,
-        &user.actor,
-        SignedInWith::Session(user.secret.into()),
-        None,
-    )
-    .await?;
+    let subscriber = state.subscriber(SignedInWith::Session(user.secret.into()));
+    let events = ticket_events::follow(&state.live, subscriber, &user.actor, None).await?;
     let stream = events
         .map(move |event| {
             Ok::<_, std::convert::Infallible>(match event {
