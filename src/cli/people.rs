@@ -37,18 +37,21 @@ pub async fn user(config: Config, action: UserCommand) -> anyhow::Result<()> {
             superuser,
             groups,
         } => {
-            let input = users::NewUser {
+            let group_ids = users::ensure_groups(&state.db.conn, &groups)
+                .await
+                .map_err(failed)?;
+            let input = accounts::NewAccount {
                 username,
-                password,
+                password: Some(password),
                 full_name: full_name.unwrap_or_default(),
                 email,
                 is_staff: staff,
                 is_superuser: superuser,
-                groups,
+                group_ids,
             };
-            let txn = state.db.begin_write().await?;
-            let user = users::create_user(&txn, input).await.map_err(failed)?;
-            txn.commit().await?;
+            let user = accounts::create(deps, &admin, input)
+                .await
+                .map_err(failed)?;
             println!("created user {} (id {})", user.username, user.id);
         }
         UserCommand::List {

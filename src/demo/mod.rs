@@ -3,7 +3,8 @@
 use crate::auth::{load_actor, Actor};
 use crate::domain::Priority;
 use crate::domain::{AssetStatus, AssetType};
-use crate::service::{assets, projects, sla, tokens, users};
+use crate::service::users::{self, accounts, Admin};
+use crate::service::{assets, projects, sla, tokens};
 use crate::state::AppState;
 use anyhow::Context;
 use entity::user;
@@ -77,21 +78,28 @@ async fn actor(state: &AppState, username: &str) -> anyhow::Result<Actor> {
 /// database (the accessibility audit reads its pages on them too).
 pub async fn seed(state: &AppState) -> anyhow::Result<()> {
     let db = &state.db.conn;
+    // The demo's printed passwords are what they are whatever minimum this deployment sets.
+    let deps = users::PeopleDeps {
+        min_password_length: 1,
+        ..state.people_deps()
+    };
     for demo in USERS {
-        users::create_user(
-            db,
-            users::NewUser {
-                username: demo.username.to_string(),
-                password: demo_password(demo.username),
-                full_name: demo.full_name.to_string(),
-                email: Some(format!("{}@example.com", demo.username)),
-                is_staff: demo.staff,
-                is_superuser: demo.superuser,
-                groups: demo.groups.iter().map(|g| g.to_string()).collect(),
-            },
-        )
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let groups: Vec<String> = demo.groups.iter().map(|g| g.to_string()).collect();
+        let group_ids = users::ensure_groups(db, &groups)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let account = accounts::NewAccount {
+            username: demo.username.to_string(),
+            password: Some(demo_password(demo.username)),
+            full_name: demo.full_name.to_string(),
+            email: Some(format!("{}@example.com", demo.username)),
+            is_staff: demo.staff,
+            is_superuser: demo.superuser,
+            group_ids,
+        };
+        accounts::create(deps, &Admin::command_line(), account)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     let admin = actor(state, "admin").await?;
     let alice = actor(state, "alice").await?;

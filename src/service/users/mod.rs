@@ -1,4 +1,4 @@
-//! Users and groups: creation (CLI and demo), sign-in lookup and the team's user directory; what a
+//! Users and groups: groups by name (CLI and demo), sign-in lookup and the team's user directory; what a
 //! viewer may see of other people lives in `seen`, who notifications reach in `recipients`. Accounts,
 //! groups and passwords as admins and users manage them live in `accounts`, `groups` and `passwords`;
 //! accounts the OpenID Connect provider vouches for in `sso`.
@@ -9,12 +9,10 @@ mod recipients;
 pub mod sso;
 mod visibility;
 
-use crate::auth::password::hash_password_async;
 use crate::auth::Actor;
-use crate::error::{AppError, AppResult, OnConstraint};
+use crate::error::{AppError, AppResult};
 use crate::service::text;
 use crate::service::Take;
-use chrono::Utc;
 use entity::{group, user, user_group};
 pub use recipients::{named, recipients, Recipient};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, Query};
@@ -74,65 +72,14 @@ pub struct PeopleDeps<'a> {
     pub public_url: Option<&'a str>,
 }
 
-/// Fields for a new user.
-#[derive(Debug, Clone, Default)]
-pub struct NewUser {
-    /// Unique login name, 1-150 characters.
-    pub username: String,
-    /// Password in clear (hashed before storage).
-    pub password: String,
-    /// Display name.
-    pub full_name: String,
-    /// Optional email.
-    pub email: Option<String>,
-    /// Staff flag.
-    pub is_staff: bool,
-    /// Superuser flag.
-    pub is_superuser: bool,
-    /// Group names; missing groups are created.
-    pub groups: Vec<String>,
-}
-
-/// Create a user and their group memberships.
-pub async fn create_user(db: &impl ConnectionTrait, input: NewUser) -> AppResult<user::Model> {
-    text::single_line("username", &input.username)?;
-    text::single_line("fullName", &input.full_name)?;
-    text::single_line("email", input.email.as_deref().unwrap_or(""))?;
-    let username = input.username.trim().to_string();
-    if username.is_empty() || username.chars().count() > 150 {
-        return Err(AppError::field("username", "must be 1-150 characters"));
+/// The ids of the groups named `names`, each made where missing (the command line's and the demo's
+/// `--group` names, before [`accounts::create`]).
+pub async fn ensure_groups(db: &impl ConnectionTrait, names: &[String]) -> AppResult<Vec<i32>> {
+    let mut ids = Vec::with_capacity(names.len());
+    for name in names {
+        ids.push(ensure_group(db, name).await?.id);
     }
-    if input.password.is_empty() {
-        return Err(AppError::field("password", "must not be empty"));
-    }
-    let password_hash = hash_password_async(input.password.clone()).await?;
-    let created = user::ActiveModel {
-        username: Set(username.clone()),
-        full_name: Set(input.full_name.trim().to_string()),
-        email: Set(input
-            .email
-            .map(|e| e.trim().to_string())
-            .filter(|e| !e.is_empty())),
-        password_hash: Set(password_hash),
-        is_staff: Set(input.is_staff),
-        is_superuser: Set(input.is_superuser),
-        is_active: Set(true),
-        created_at: Set(Utc::now()),
-        ..Default::default()
-    }
-    .insert(db)
-    .await
-    .on_unique("username", "a user with that username already exists")?;
-    for name in input.groups {
-        let group = ensure_group(db, &name).await?;
-        user_group::ActiveModel {
-            user_id: Set(created.id),
-            group_id: Set(group.id),
-        }
-        .insert(db)
-        .await?;
-    }
-    Ok(created)
+    Ok(ids)
 }
 
 /// Find a group by name, creating it if missing.

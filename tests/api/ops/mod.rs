@@ -1,6 +1,7 @@
 mod access;
 mod bad_input;
 mod canary;
+mod cli;
 mod connections;
 mod metrics;
 mod migrate;

@@ -498,7 +498,7 @@ async fn a_leaver_is_shut_out_everywhere_at_once(app: &TestApp) {
         .filter(|a| a.entity_type == "user" && a.entity_id == leaver.id)
         .map(|a| a.action)
         .collect();
-    assert_eq!(actions, ["deactivate", "reactivate"]);
+    assert_eq!(actions, ["create", "deactivate", "reactivate"]);
 }
 db_test!(a_leaver_is_shut_out_everywhere_at_once);
 

@@ -6,7 +6,8 @@ use axum::http::{header, HeaderMap, Method, Request, StatusCode};
 use axum::Router;
 use deskgraph::config::Config;
 use deskgraph::db::Db;
-use deskgraph::service::{tokens, users};
+use deskgraph::service::tokens;
+use deskgraph::service::users::{self, accounts, Admin};
 use deskgraph::state::AppState;
 use http_body_util::BodyExt;
 use sea_orm::{ConnectionTrait, Database, Statement};
@@ -327,20 +328,22 @@ impl TestApp {
         staff: bool,
         superuser: bool,
     ) -> TestUser {
-        let user = users::create_user(
-            &self.state.db.conn,
-            users::NewUser {
-                username: username.to_string(),
-                password: format!("{username}-password"),
-                full_name: format!("{} Example", capitalise(username)),
-                email: Some(format!("{username}@example.com")),
-                is_staff: staff,
-                is_superuser: superuser,
-                groups: groups.iter().map(|g| g.to_string()).collect(),
-            },
-        )
-        .await
-        .unwrap();
+        let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
+        let group_ids = users::ensure_groups(&self.state.db.conn, &groups)
+            .await
+            .unwrap();
+        let account = accounts::NewAccount {
+            username: username.to_string(),
+            password: Some(format!("{username}-password")),
+            full_name: format!("{} Example", capitalise(username)),
+            email: Some(format!("{username}@example.com")),
+            is_staff: staff,
+            is_superuser: superuser,
+            group_ids,
+        };
+        let user = accounts::create(self.state.people_deps(), &Admin::command_line(), account)
+            .await
+            .unwrap();
         let issued = tokens::create(&self.state.db, None, user.id, "test", None)
             .await
             .unwrap();
