@@ -126,10 +126,6 @@ pub(super) fn active(fields: &Fields<'_>) -> AppResult<Option<bool>> {
     }
 }
 
-fn rule_part(fields: &Fields<'_>, key: &str) -> Option<Value> {
-    fields.0.get(key).cloned()
-}
-
 /// `GET /api/automation/triggers/`: every trigger in evaluation order (administrators only).
 #[utoipa::path(get, path = "/api/automation/triggers/", tag = "automation", operation_id = "listTriggers",
     summary = "Every trigger, active or not, in evaluation order (administrators).",
@@ -155,9 +151,6 @@ pub async fn create_trigger(
     JsonObject(body): JsonObject,
 ) -> AppResult<(StatusCode, axum::Json<Trigger>)> {
     let fields = Fields(&body);
-    let required = |key: &str| {
-        rule_part(&fields, key).ok_or_else(|| AppError::field(key, "this field is required"))
-    };
     let input = NewTrigger {
         name: fields
             .string_not_null("name")?
@@ -165,8 +158,8 @@ pub async fn create_trigger(
         project_id: fields.nullable_id("project")?.flatten(),
         position: position(&fields)?,
         active: active(&fields)?,
-        conditions: required("conditions")?,
-        actions: required("actions")?,
+        conditions: fields.required_value("conditions")?,
+        actions: fields.required_value("actions")?,
     };
     let created = triggers::create(&state.db, &state.triggers, &actor, input).await?;
     Ok((StatusCode::CREATED, axum::Json(Trigger::of(created))))
@@ -207,8 +200,8 @@ pub async fn update_trigger(
         project_id: fields.nullable_id("project")?,
         position: position(&fields)?,
         active: active(&fields)?,
-        conditions: rule_part(&fields, "conditions"),
-        actions: rule_part(&fields, "actions"),
+        conditions: fields.value("conditions"),
+        actions: fields.value("actions"),
     };
     let saved = triggers::update(&state.db, &state.triggers, &actor, id, patch).await?;
     Ok(axum::Json(Trigger::of(saved)))
@@ -421,8 +414,7 @@ pub async fn create_macro(
             .string_not_null("name")?
             .ok_or_else(|| AppError::field("name", "this field is required"))?,
         scope,
-        actions: rule_part(&fields, "actions")
-            .ok_or_else(|| AppError::field("actions", "this field is required"))?,
+        actions: fields.required_value("actions")?,
     };
     let created = macros::create(&state.db, &state.macros, &actor, input).await?;
     Ok((StatusCode::CREATED, axum::Json(Macro::of(created))))
@@ -460,7 +452,7 @@ pub async fn update_macro(
     let fields = Fields(&body);
     let patch = MacroPatch {
         name: fields.string_not_null("name")?,
-        actions: rule_part(&fields, "actions"),
+        actions: fields.value("actions"),
     };
     let saved = macros::update(&state.db, &state.macros, &actor, id, patch).await?;
     Ok(axum::Json(Macro::of(saved)))

@@ -13,6 +13,17 @@ impl Fields<'_> {
         self.0.contains_key(key)
     }
 
+    /// A JSON part as it came (a rule's conditions or actions), for the service to check.
+    pub fn value(&self, key: &str) -> Option<Value> {
+        self.0.get(key).cloned()
+    }
+
+    /// [`Fields::value`], which must be present.
+    pub fn required_value(&self, key: &str) -> AppResult<Value> {
+        self.value(key)
+            .ok_or_else(|| AppError::field(key, "this field is required"))
+    }
+
     /// An optional string (absent or null → None).
     pub fn string(&self, key: &str) -> AppResult<Option<String>> {
         match self.0.get(key) {

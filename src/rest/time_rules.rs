@@ -110,10 +110,6 @@ pub struct DryRun {
     capped: bool,
 }
 
-fn part(fields: &Fields<'_>, key: &str) -> Option<Value> {
-    fields.0.get(key).cloned()
-}
-
 /// `GET /api/automation/time-rules/`: every time rule, oldest first (administrators only).
 #[utoipa::path(get, path = "/api/automation/time-rules/", tag = "automation", operation_id = "listTimeRules",
     summary = "Every time rule, active or not, oldest first (administrators).",
@@ -139,18 +135,17 @@ pub async fn create_time_rule(
     JsonObject(body): JsonObject,
 ) -> AppResult<(StatusCode, axum::Json<TimeRule>)> {
     let fields = Fields(&body);
-    let required = |key: &str| {
-        part(&fields, key).ok_or_else(|| AppError::field(key, "this field is required"))
-    };
     let input = NewTimeRule {
         name: fields
             .string_not_null("name")?
             .ok_or_else(|| AppError::field("name", "this field is required"))?,
         project_id: fields.nullable_id("project")?.flatten(),
         active: active(&fields)?,
-        wait: required("wait")?,
-        conditions: part(&fields, "conditions").unwrap_or_else(|| serde_json::json!({})),
-        actions: required("actions")?,
+        wait: fields.required_value("wait")?,
+        conditions: fields
+            .value("conditions")
+            .unwrap_or_else(|| serde_json::json!({})),
+        actions: fields.required_value("actions")?,
     };
     let created = time_rules::create(&state.db, &actor, input).await?;
     Ok((StatusCode::CREATED, axum::Json(TimeRule::of(created))))
@@ -190,9 +185,9 @@ pub async fn update_time_rule(
         name: fields.string_not_null("name")?,
         project_id: fields.nullable_id("project")?,
         active: active(&fields)?,
-        wait: part(&fields, "wait"),
-        conditions: part(&fields, "conditions"),
-        actions: part(&fields, "actions"),
+        wait: fields.value("wait"),
+        conditions: fields.value("conditions"),
+        actions: fields.value("actions"),
     };
     let saved = time_rules::update(&state.db, &actor, id, patch).await?;
     Ok(axum::Json(TimeRule::of(saved)))

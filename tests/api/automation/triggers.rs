@@ -184,6 +184,32 @@ async fn only_administrators_manage_triggers_through_any_door(app: &TestApp) {
             refused.text
         );
     }
+    // A rule's required parts, left out of a REST create: a 400 naming the part, for each kind of rule.
+    let missing = [
+        (TRIGGERS, json!({"name": "x", "actions": []}), "conditions"),
+        (TRIGGERS, json!({"name": "x", "conditions": {}}), "actions"),
+        (
+            "/api/automation/time-rules/",
+            json!({"name": "x", "conditions": {}, "actions": []}),
+            "wait",
+        ),
+        ("/api/automation/macros/", json!({"name": "x"}), "actions"),
+    ];
+    for (path, body, part) in missing {
+        let refused = app.as_user(&root).post(path, body).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::BAD_REQUEST,
+            "{path}: {}",
+            refused.text
+        );
+        assert_eq!(
+            refused.json["details"][part],
+            json!(["this field is required"]),
+            "{path}: {}",
+            refused.text
+        );
+    }
     let bad = app
         .as_user(&root)
         .graphql(
